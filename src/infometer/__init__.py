@@ -1,0 +1,34 @@
+"""infometer: measure information in data and models, and how far to trust each number.
+
+>>> import infometer as im
+>>> est = im.entropy([0, 1, 0, 1], method="plugin", unit="bits")
+>>> round(est.value, 6)
+1.0
+"""
+
+from . import exact, registry
+from .api import cond_mutual_info, entropy, estimate, kl_divergence, mutual_info
+from .data import InfometerWarning
+from .estimate import Estimate
+
+__version__ = "0.1.0"
+
+
+def methods(quantity: str = "mutual_info") -> list[str]:
+    """Names of the estimators registered for ``quantity``."""
+    return registry.methods(quantity)
+
+
+__all__ = [
+    "Estimate",
+    "InfometerWarning",
+    "entropy",
+    "mutual_info",
+    "cond_mutual_info",
+    "kl_divergence",
+    "estimate",
+    "exact",
+    "methods",
+    "registry",
+    "__version__",
+]

@@ -1,0 +1,1 @@
+"""bench family (filled by its issue)."""

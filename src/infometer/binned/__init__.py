@@ -1,0 +1,1 @@
+"""binned family (filled by its issue)."""

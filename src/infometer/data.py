@@ -1,0 +1,491 @@
+"""Input coercion, validation and kind detection: the only module that looks at raw user input.
+
+Every public entry point turns its data arguments into :class:`Variable` objects here.
+A :class:`Variable` is always 2-D (rows = samples, columns = dimensions of *one*
+variable) and knows the kind of each column:
+
+* ``"discrete"``: booleans, strings, categoricals, integers;
+* ``"continuous"``: floating point numbers (even when they take few distinct values:
+  that is recorded as a diagnostic, never silently turned into symbols).
+
+A variable whose columns differ in kind is ``"mixed"``.  Multi-column discrete
+variables are joint symbols; :attr:`Variable.codes` encodes them to integers once.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Variable",
+    "as_variable",
+    "as_variables",
+    "check_same_length",
+    "encode_columns",
+    "check_int",
+    "check_float",
+    "check_choice",
+    "InfometerWarning",
+]
+
+DISCRETE = "discrete"
+CONTINUOUS = "continuous"
+MIXED = "mixed"
+
+
+class InfometerWarning(UserWarning):
+    """Dubious-but-valid input or a result to take with care."""
+
+
+# --------------------------------------------------------------------------- checks
+def check_int(value: Any, name: str, *, min_value: int | None = None, max_value: int | None = None) -> int:
+    """Validate an integer parameter; raise a message naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    v = int(value)
+    if min_value is not None and v < min_value:
+        raise ValueError(f"{name} must be >= {min_value}, got {v}")
+    if max_value is not None and v > max_value:
+        raise ValueError(f"{name} must be <= {max_value}, got {v}")
+    return v
+
+
+def check_float(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    inclusive: tuple[bool, bool] = (True, True),
+) -> float:
+    """Validate a real parameter; raise a message naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    v = float(value)
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v}")
+    if low is not None and (v < low or (v == low and not inclusive[0])):
+        raise ValueError(f"{name} must be {'>=' if inclusive[0] else '>'} {low}, got {v}")
+    if high is not None and (v > high or (v == high and not inclusive[1])):
+        raise ValueError(f"{name} must be {'<=' if inclusive[1] else '<'} {high}, got {v}")
+    return v
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """Validate a string option against its allowed values."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+# ------------------------------------------------------------------ the variable
+@dataclass(frozen=True)
+class Variable:
+    """A validated variable: ``values`` is 2-D, one kind per column.
+
+    Attributes
+    ----------
+    values
+        2-D array (n, d).  Float64 for continuous-only variables; for discrete or
+        mixed ones each column keeps its own dtype inside an object-free encoding,
+        see :attr:`columns`.
+    columns
+        Tuple of 1-D arrays, one per dimension (float64 for continuous columns,
+        int64 codes ``0..K-1`` for discrete columns).
+    kinds
+        Kind of each column: ``"discrete"`` or ``"continuous"``.
+    cardinalities
+        Number of distinct symbols of each discrete column (``None`` for continuous).
+    name
+        The argument name used in error messages (``"x"``, ``"y"``, ...).
+    labels
+        Column labels, when the input had them (pandas / polars), else ``None``.
+    diagnostics
+        Facts found while validating (e.g. floats with few distinct values).
+    symbols
+        For each discrete column, the original symbol of each code (``None`` when the
+        codes are the symbols themselves, i.e. small non-negative integers).
+    """
+
+    columns: tuple[np.ndarray, ...]
+    kinds: tuple[str, ...]
+    cardinalities: tuple[int | None, ...]
+    name: str = "x"
+    labels: tuple[str, ...] | None = None
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    symbols: tuple[np.ndarray | None, ...] | None = None
+
+    @property
+    def n(self) -> int:
+        """Number of samples (rows)."""
+        return int(self.columns[0].shape[0])
+
+    @property
+    def d(self) -> int:
+        """Number of dimensions (columns)."""
+        return len(self.columns)
+
+    @property
+    def kind(self) -> str:
+        """``"discrete"``, ``"continuous"`` or ``"mixed"``."""
+        ks = set(self.kinds)
+        return ks.pop() if len(ks) == 1 else MIXED
+
+    @property
+    def is_discrete(self) -> bool:
+        return self.kind == DISCRETE
+
+    @property
+    def is_continuous(self) -> bool:
+        return self.kind == CONTINUOUS
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        """The data as one float64 (n, d) array (discrete columns as their integer codes)."""
+        return np.column_stack([c.astype(np.float64, copy=False) for c in self.columns])
+
+    @cached_property
+    def codes(self) -> np.ndarray:
+        """Joint symbol of each row as int64 codes ``0..K-1`` (discrete columns only)."""
+        disc = [c for c, k in zip(self.columns, self.kinds, strict=True) if k == DISCRETE]
+        if not disc:
+            raise ValueError(f"{self.name} has no discrete columns to encode as symbols")
+        cards = [c for c, k in zip(self.cardinalities, self.kinds, strict=True) if k == DISCRETE]
+        return encode_columns(disc, cards)
+
+    def select(self, idx: np.ndarray) -> Variable:
+        """Rows ``idx`` of this variable (codes and cardinalities are kept)."""
+        return Variable(
+            columns=tuple(c[idx] for c in self.columns),
+            kinds=self.kinds,
+            cardinalities=self.cardinalities,
+            name=self.name,
+            labels=self.labels,
+            diagnostics=self.diagnostics,
+            symbols=self.symbols,
+        )
+
+    def decoded(self, j: int) -> np.ndarray:
+        """Column ``j`` with discrete codes mapped back to the original symbols."""
+        sym = None if self.symbols is None else self.symbols[j]
+        return self.columns[j] if sym is None else sym[self.columns[j]]
+
+    def join(self, other: Variable, name: str | None = None) -> Variable:
+        """The joint variable (self, other): columns side by side."""
+        return Variable(
+            columns=self.columns + other.columns,
+            kinds=self.kinds + other.kinds,
+            cardinalities=self.cardinalities + other.cardinalities,
+            name=name or f"({self.name},{other.name})",
+            labels=None,
+            diagnostics={},
+            symbols=(self.symbols or (None,) * self.d) + (other.symbols or (None,) * other.d),
+        )
+
+    @classmethod
+    def from_codes(cls, codes: np.ndarray, name: str = "x", cardinality: int | None = None) -> Variable:
+        """A one-column discrete variable from non-negative integer codes (no checks)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        k = int(codes.max()) + 1 if cardinality is None and codes.size else cardinality
+        return cls(columns=(codes,), kinds=(DISCRETE,), cardinalities=(k,), name=name)
+
+
+# ---------------------------------------------------------------- encoding
+_MAX_DIRECT_RADIX = 1 << 22
+
+
+def _factorize_symbols(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes 0..K-1 and the sorted symbols for an arbitrary 1-D array (hash based, O(n))."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(col, sort=True)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques)
+
+
+def _factorize(col: np.ndarray) -> tuple[np.ndarray, int]:
+    """Codes 0..K-1 for an arbitrary 1-D array and the number of distinct values."""
+    codes, uniques = _factorize_symbols(col)
+    return codes, len(uniques)
+
+
+def encode_columns(cols: Sequence[np.ndarray], cards: Sequence[int | None] | None = None) -> np.ndarray:
+    """Encode several integer-code columns into one joint code per row.
+
+    Mixed radix (``c0 + K0*(c1 + K1*...)``) while the product of cardinalities fits in
+    int64; when it would overflow, the partial code is re-factorized (hashing) so
+    the radix stays bounded by ``n``.  Memory is O(n); codes are dense only after a
+    re-factorization, so callers must not assume ``max(code) < n``.
+    """
+    if cards is None:
+        cards = [None] * len(cols)
+    code = np.asarray(cols[0], dtype=np.int64)
+    radix = int(cards[0]) if cards[0] is not None else int(code.max()) + 1
+    for col, k in zip(cols[1:], cards[1:], strict=True):
+        k = int(k) if k is not None else int(col.max()) + 1
+        if radix * k >= (1 << 62):
+            code, radix = _factorize(code)
+            if radix * k >= (1 << 62):  # cannot happen for n < 2**31 rows
+                raise OverflowError("too many joint symbols to encode")
+        code = code + radix * np.asarray(col, dtype=np.int64)
+        radix *= k
+    return code
+
+
+# ------------------------------------------------------------ raw -> columns
+def _to_numpy_frame(data: Any) -> tuple[list[np.ndarray], tuple[str, ...] | None, list[bool]] | None:
+    """Split pandas / polars / torch / array-likes into columns.
+
+    Returns (columns, labels, categorical flags) or None if ``data`` is not a frame type.
+    """
+    mod = type(data).__module__
+    if mod.startswith("pandas"):
+        import pandas as pd
+
+        if isinstance(data, pd.Series):
+            data = data.to_frame()
+        if isinstance(data, pd.DataFrame):
+            cols, cats = [], []
+            for c in data.columns:
+                s = data[c]
+                is_cat = isinstance(s.dtype, pd.CategoricalDtype)
+                if is_cat:
+                    arr = np.asarray(s.cat.codes.to_numpy(), dtype=np.int64)
+                    if (arr < 0).any():
+                        raise ValueError(
+                            f"column {c!r} has missing values (row {int(np.argmax(arr < 0))})"
+                        )
+                elif pd.api.types.is_extension_array_dtype(s.dtype):
+                    if s.isna().any():
+                        row = int(np.argmax(s.isna().to_numpy()))
+                        raise ValueError(f"column {c!r} has a missing value (NaN/None) at row {row}")
+                    arr = s.to_numpy(dtype=object if s.dtype == "string" else None)
+                else:
+                    arr = s.to_numpy()
+                cols.append(arr)
+                cats.append(is_cat)
+            return cols, tuple(str(c) for c in data.columns), cats
+    if mod.startswith("polars"):
+        import polars as pl
+
+        if isinstance(data, pl.Series):
+            data = data.to_frame()
+        if isinstance(data, pl.DataFrame):
+            cols, cats = [], []
+            for c in data.columns:
+                s = data[c]
+                if s.null_count():
+                    row = int(np.argmax(s.is_null().to_numpy()))
+                    raise ValueError(f"column {c!r} has a missing value (null) at row {row}")
+                is_cat = s.dtype in (pl.Categorical, pl.Enum)
+                arr = s.cast(pl.Utf8).to_numpy() if is_cat else s.to_numpy()
+                cols.append(np.asarray(arr))
+                cats.append(is_cat)
+            return cols, tuple(data.columns), cats
+    if mod.startswith("torch"):
+        arr = data.detach().cpu().numpy()
+        arr = arr.reshape(-1, 1) if arr.ndim == 1 else arr
+        return None if arr.ndim != 2 else ([arr[:, j] for j in range(arr.shape[1])], None, [False] * arr.shape[1])
+    return None
+
+
+def _as_array(data: Any, name: str) -> np.ndarray:
+    if isinstance(data, str | bytes):
+        raise TypeError(f"{name} must be array-like (list, numpy array, Series, DataFrame), got a string")
+    if isinstance(data, dict | set):
+        raise TypeError(f"{name} must be array-like, got {type(data).__name__}")
+    if isinstance(data, np.ndarray):
+        return data
+    try:
+        arr = np.asarray(data)
+    except ValueError as exc:
+        raise ValueError(
+            f"{name} is ragged: its rows have different lengths; pass a rectangular array"
+        ) from exc
+    except TypeError as exc:
+        raise TypeError(f"{name} could not be read as an array: {exc}") from exc
+    if arr.dtype == object and arr.ndim >= 1 and arr.size and any(
+        isinstance(v, list | tuple | np.ndarray) for v in arr.ravel()[:1000]
+    ):
+        raise ValueError(f"{name} is ragged: its rows have different lengths; pass a rectangular array")
+    return arr
+
+
+def _column_kind(
+    col: np.ndarray, name: str, j: int, categorical: bool
+) -> tuple[np.ndarray, str, int | None, np.ndarray | None]:
+    """Validate one column; return (encoded column, kind, cardinality, symbols)."""
+    where = name if j < 0 else f"{name}[:, {j}]"
+    if categorical:
+        codes, sym = _factorize_symbols(col)
+        return codes, DISCRETE, len(sym), sym
+    kind_char = col.dtype.kind
+    if kind_char == "b":
+        return col.astype(np.int64), DISCRETE, 2, np.array([False, True])
+    if kind_char in "iu":
+        c = col.astype(np.int64, copy=False)
+        lo, hi = (int(c.min()), int(c.max())) if c.size else (0, 0)
+        if lo >= 0 and hi < _MAX_DIRECT_RADIX:
+            # small non-negative integers are their own codes: no hashing needed
+            return c, DISCRETE, hi + 1, None
+        codes, sym = _factorize_symbols(c)
+        return codes, DISCRETE, len(sym), sym
+    if kind_char == "f":
+        c = col.astype(np.float64, copy=False)
+        bad = ~np.isfinite(c)
+        if bad.any():
+            row = int(np.argmax(bad))
+            what = "NaN" if np.isnan(c[row]) else "inf"
+            raise ValueError(f"{where} contains {what} at row {row}; remove or impute missing values first")
+        return c, CONTINUOUS, None, None
+    if kind_char == "c":
+        raise TypeError(f"{where} is complex-valued; pass real numbers")
+    if kind_char in "US":
+        codes, sym = _factorize_symbols(col.astype(object))
+        return codes, DISCRETE, len(sym), sym
+    if kind_char == "O":
+        types = {type(v) for v in col}
+        if any(v is None for v in col):
+            row = int(np.argmax([v is None for v in col]))
+            raise ValueError(f"{where} contains None at row {row}")
+        if types <= {str} or types <= {bytes}:
+            codes, sym = _factorize_symbols(col)
+            return codes, DISCRETE, len(sym), sym
+        if types <= {bool, np.bool_}:
+            return col.astype(np.int64), DISCRETE, 2, np.array([False, True])
+        if all(issubclass(t, numbers.Number) for t in types):
+            num = np.asarray(col.tolist())
+            if num.dtype == object:
+                raise TypeError(f"{where} mixes numeric types that cannot share one array")
+            return _column_kind(num, name, j, False)
+        names = sorted(t.__name__ for t in types)
+        raise TypeError(
+            f"{where} is an object array of mixed types ({', '.join(names)}); "
+            "pass one type per column (numbers, strings or booleans)"
+        )
+    if kind_char in "mM":
+        c = col.astype("datetime64[ns]").astype(np.int64) if kind_char == "M" else col.astype(np.int64)
+        return _column_kind(c.astype(np.float64), name, j, False)
+    raise TypeError(f"{where} has unsupported dtype {col.dtype}")
+
+
+def as_variable(
+    data: Any,
+    name: str = "x",
+    *,
+    discrete: bool | None = None,
+    min_samples: int = 1,
+) -> Variable:
+    """Validate ``data`` and return a :class:`Variable`.
+
+    Parameters
+    ----------
+    data
+        numpy array, list, pandas Series/DataFrame, polars Series/DataFrame or torch tensor.
+        1-D is one variable; 2-D has samples in rows and dimensions in columns.
+    name
+        Argument name used in error messages.
+    discrete
+        Force every column to be treated as discrete symbols (``True``) or as
+        continuous numbers (``False``).  ``None`` infers per column from the dtype.
+    min_samples
+        Smallest acceptable number of rows.
+
+    Raises
+    ------
+    TypeError, ValueError
+        With a message that names ``name`` and the problem.
+    """
+    if data is None:
+        raise TypeError(f"{name} is None; pass an array of samples")
+    if isinstance(data, Variable):
+        return data
+    framed = _to_numpy_frame(data)
+    if framed is not None:
+        raw_cols, labels, cats = framed
+        if not raw_cols:
+            raise ValueError(f"{name} is empty: it has no columns")
+    else:
+        arr = _as_array(data, name)
+        if arr.ndim == 0:
+            raise ValueError(f"{name} must be array-like with at least one sample, got a scalar")
+        if arr.ndim > 2:
+            raise ValueError(
+                f"{name} has {arr.ndim} dimensions; pass 1-D (one variable) or 2-D "
+                "(rows = samples, columns = dimensions); reshape e.g. x.reshape(len(x), -1)"
+            )
+        if arr.ndim == 1:
+            arr = arr.reshape(-1, 1)
+        if arr.shape[1] == 0:
+            raise ValueError(f"{name} is empty: it has no columns")
+        raw_cols = [arr[:, j] for j in range(arr.shape[1])]
+        labels, cats = None, [False] * arr.shape[1]
+    n = len(raw_cols[0])
+    if n == 0:
+        raise ValueError(f"{name} is empty: it has no samples")
+    if n < min_samples:
+        raise ValueError(f"{name} has {n} samples; at least {min_samples} are needed")
+    cols, kinds, cards, syms, diags = [], [], [], [], {}
+    multi = len(raw_cols) > 1
+    for j, (c, cat) in enumerate(zip(raw_cols, cats, strict=True)):
+        c = np.asarray(c)
+        if c.ndim != 1:
+            raise ValueError(f"{name}[:, {j}] is not one-dimensional")
+        enc, kind, card, sym = _column_kind(c, name, j if multi else -1, cat)
+        if discrete is True and kind == CONTINUOUS:
+            enc, sym = _factorize_symbols(enc)
+            card, kind = len(sym), DISCRETE
+        elif discrete is False and kind == DISCRETE:
+            if c.dtype.kind not in "iub" and not cat:
+                raise ValueError(
+                    f"{name} has non-numeric symbols; discrete=False needs numbers"
+                )
+            enc = np.asarray(c, dtype=np.float64)
+            kind, card, sym = CONTINUOUS, None, None
+        cols.append(enc)
+        kinds.append(kind)
+        cards.append(card)
+        syms.append(sym)
+        if kind == CONTINUOUS and n >= 20:
+            nu = len(np.unique(enc[: min(n, 100_000)]))
+            if nu <= max(20, int(0.05 * min(n, 100_000))) and nu < n:
+                diags.setdefault("few_distinct_float_columns", []).append(j)
+    return Variable(
+        columns=tuple(cols),
+        kinds=tuple(kinds),
+        cardinalities=tuple(cards),
+        name=name,
+        labels=labels,
+        diagnostics=diags,
+        symbols=tuple(syms),
+    )
+
+
+def check_same_length(*variables: Variable) -> int:
+    """Raise if the variables do not all have the same number of rows; return it."""
+    first = variables[0]
+    for v in variables[1:]:
+        if v.n != first.n:
+            raise ValueError(
+                f"{v.name} has {v.n} rows but {first.name} has {first.n}; "
+                "paired samples must have the same length"
+            )
+    return first.n
+
+
+def as_variables(
+    named: dict[str, Any],
+    *,
+    discrete: bool | None = None,
+    paired: bool = True,
+) -> dict[str, Variable]:
+    """Validate several arguments at once; check lengths when ``paired``."""
+    out = {k: as_variable(v, k, discrete=discrete) for k, v in named.items() if v is not None}
+    if paired and len(out) > 1:
+        check_same_length(*out.values())
+    return out

@@ -1,0 +1,1 @@
+"""diffusion family (filled by its issue)."""

@@ -1,0 +1,304 @@
+"""The result type every estimator returns.
+
+An :class:`Estimate` is a number of nats (or bits, ...) together with what is
+known about how far it can be trusted: a standard error, a confidence interval,
+the method and parameters that produced it, and diagnostics (warnings, ties,
+saturation, the choice made by ``method="auto"``).  It behaves like a float.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Estimate", "UNITS", "unit_factor", "resolve_unit"]
+
+#: Known unit names and the logarithm base they stand for.
+UNITS: dict[str, float] = {"nats": math.e, "bits": 2.0, "hartleys": 10.0}
+_ALIASES = {"nat": "nats", "bit": "bits", "shannons": "bits", "hartley": "hartleys", "dits": "hartleys"}
+
+
+def _canonical_unit(unit: str) -> str:
+    if not isinstance(unit, str):
+        raise TypeError(f"unit must be a string such as 'nats' or 'bits', got {type(unit).__name__}")
+    u = unit.strip().lower()
+    u = _ALIASES.get(u, u)
+    if u in UNITS:
+        return u
+    if u.startswith("base-"):
+        try:
+            b = float(u[5:])
+        except ValueError:
+            b = -1.0
+        if b > 0 and b != 1:
+            return f"base-{u[5:]}"
+    raise ValueError(
+        f"unit {unit!r} is not known; use one of {sorted(UNITS)} or 'base-B' for a log base B > 0, B != 1"
+    )
+
+
+def _unit_base(unit: str) -> float:
+    u = _canonical_unit(unit)
+    return UNITS[u] if u in UNITS else float(u[5:])
+
+
+def resolve_unit(unit: str | None = "nats", base: float | None = None) -> str:
+    """Return the canonical unit name for a ``unit=`` / ``base=`` pair.
+
+    ``base`` wins when given (2 -> bits, e -> nats, 10 -> hartleys, else ``base-B``).
+    """
+    if base is None:
+        return _canonical_unit("nats" if unit is None else unit)
+    if isinstance(base, bool) or not isinstance(base, int | float | np.integer | np.floating):
+        raise TypeError(f"base must be a number, got {type(base).__name__}")
+    b = float(base)
+    if not (b > 0 and b != 1 and math.isfinite(b)):
+        raise ValueError(f"base must be a finite number > 0 and != 1, got {base}")
+    for name, val in UNITS.items():
+        if math.isclose(b, val, rel_tol=0, abs_tol=1e-12):
+            return name
+    return f"base-{b:g}"
+
+
+def unit_factor(src: str, dst: str) -> float:
+    """Multiplier that converts a value in ``src`` units into ``dst`` units."""
+    return math.log(_unit_base(src)) / math.log(_unit_base(dst))
+
+
+def _jsonable(obj: Any) -> Any:
+    """Convert numpy scalars/arrays and tuples into plain JSON types."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating | float):
+        f = float(obj)
+        if math.isnan(f):
+            return "nan"
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return f
+    if obj is None or isinstance(obj, str | int | bool):
+        return obj
+    return repr(obj)
+
+
+def _fmt(v: float) -> str:
+    if not math.isfinite(v):
+        return str(v)
+    a = abs(v)
+    if a != 0 and (a < 1e-3 or a >= 1e5):
+        return f"{v:.3e}"
+    return f"{v:.3f}" if a < 100 else f"{v:.1f}"
+
+
+@dataclass(frozen=True, eq=False)
+class Estimate:
+    """An information quantity with its uncertainty and provenance.
+
+    Parameters
+    ----------
+    value
+        The point estimate, in ``unit``.
+    unit
+        ``"nats"``, ``"bits"``, ``"hartleys"`` or ``"base-B"``.
+    method
+        Registered estimator name that produced the value (after ``auto`` resolved).
+    quantity
+        What was estimated: ``"entropy"``, ``"mutual_info"``, ``"cond_mutual_info"``,
+        ``"kl_divergence"``, ... (later families add their own names).
+    params
+        The estimator's parameters as used (defaults filled in).
+    n
+        Number of samples the estimate used (``None`` for exact computations).
+    stderr
+        Standard error in ``unit``; ``None`` unless requested or native to the method.
+    ci
+        ``(low, high)`` confidence interval in ``unit``; ``None`` unless requested.
+    ci_level
+        Nominal coverage of ``ci`` (e.g. ``0.95``).
+    diagnostics
+        Free-form, JSON-safe facts about the run: ``warnings`` (list of str),
+        ``auto_reason``, ties fraction, saturation flags, convergence, ...
+
+    Examples
+    --------
+    >>> e = Estimate(0.6931, "nats", "plugin", "entropy", n=100)
+    >>> round(e.to("bits").value, 6)
+    0.999994
+    >>> float(e) + 1
+    1.6931
+    """
+
+    value: float
+    unit: str = "nats"
+    method: str = ""
+    quantity: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    n: int | None = None
+    stderr: float | None = None
+    ci: tuple[float, float] | None = None
+    ci_level: float | None = None
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", float(self.value))
+        object.__setattr__(self, "unit", _canonical_unit(self.unit))
+        if self.stderr is not None:
+            object.__setattr__(self, "stderr", float(self.stderr))
+        if self.ci is not None:
+            lo, hi = self.ci
+            object.__setattr__(self, "ci", (float(lo), float(hi)))
+        if self.n is not None:
+            object.__setattr__(self, "n", int(self.n))
+
+    # ------------------------------------------------------------------ units
+    def to(self, unit: str) -> Estimate:
+        """Return the same estimate expressed in another unit (exact conversion)."""
+        dst = _canonical_unit(unit)
+        f = unit_factor(self.unit, dst)
+        return replace(
+            self,
+            value=self.value * f,
+            unit=dst,
+            stderr=None if self.stderr is None else self.stderr * f,
+            ci=None if self.ci is None else (self.ci[0] * f, self.ci[1] * f),
+        )
+
+    @property
+    def warnings(self) -> list[str]:
+        """Warnings raised while computing this estimate."""
+        return list(self.diagnostics.get("warnings", []))
+
+    # ------------------------------------------------------------- float-like
+    def __float__(self) -> float:
+        return self.value
+
+    def __int__(self) -> int:
+        return int(self.value)
+
+    def __round__(self, ndigits: int | None = None) -> float:
+        return round(self.value, ndigits) if ndigits is not None else round(self.value)
+
+    def __bool__(self) -> bool:
+        return self.value != 0.0
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.unit, self.method, self.quantity, self.n))
+
+    @staticmethod
+    def _other(o: Any) -> float:
+        return float(o)
+
+    def __eq__(self, o: object) -> bool:
+        if isinstance(o, Estimate):
+            return self.to_dict() == o.to_dict()
+        try:
+            return self.value == float(o)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    def __lt__(self, o: Any) -> bool:
+        return self.value < self._other(o)
+
+    def __le__(self, o: Any) -> bool:
+        return self.value <= self._other(o)
+
+    def __gt__(self, o: Any) -> bool:
+        return self.value > self._other(o)
+
+    def __ge__(self, o: Any) -> bool:
+        return self.value >= self._other(o)
+
+    def __add__(self, o: Any) -> float:
+        return self.value + self._other(o)
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> float:
+        return self.value - self._other(o)
+
+    def __rsub__(self, o: Any) -> float:
+        return self._other(o) - self.value
+
+    def __mul__(self, o: Any) -> float:
+        return self.value * self._other(o)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o: Any) -> float:
+        return self.value / self._other(o)
+
+    def __rtruediv__(self, o: Any) -> float:
+        return self._other(o) / self.value
+
+    def __neg__(self) -> float:
+        return -self.value
+
+    def __abs__(self) -> float:
+        return abs(self.value)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self.value, dtype=dtype)
+
+    # ----------------------------------------------------------- serialising
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict; :meth:`from_dict` inverts it."""
+        return {
+            "value": _jsonable(self.value),
+            "unit": self.unit,
+            "method": self.method,
+            "quantity": self.quantity,
+            "params": _jsonable(self.params),
+            "n": self.n,
+            "stderr": _jsonable(self.stderr),
+            "ci": None if self.ci is None else _jsonable(list(self.ci)),
+            "ci_level": self.ci_level,
+            "diagnostics": _jsonable(self.diagnostics),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Estimate:
+        """Rebuild an :class:`Estimate` from :meth:`to_dict` output."""
+        if not isinstance(d, dict) or "value" not in d:
+            raise ValueError("from_dict needs a dict with at least a 'value' key")
+
+        def num(v: Any) -> float | None:
+            return None if v is None else float(v)
+
+        ci = d.get("ci")
+        return cls(
+            value=float(d["value"]),
+            unit=d.get("unit", "nats"),
+            method=d.get("method", ""),
+            quantity=d.get("quantity", ""),
+            params=dict(d.get("params") or {}),
+            n=d.get("n"),
+            stderr=num(d.get("stderr")),
+            ci=None if ci is None else (float(ci[0]), float(ci[1])),
+            ci_level=d.get("ci_level"),
+            diagnostics=dict(d.get("diagnostics") or {}),
+        )
+
+    def __repr__(self) -> str:
+        s = f"{_fmt(self.value)} {self.unit}"
+        if self.stderr is not None:
+            s += f" ± {_fmt(self.stderr)}"
+        if self.ci is not None:
+            lvl = f"{round(100 * self.ci_level):d}% " if self.ci_level else ""
+            s += f" ({lvl}CI {_fmt(self.ci[0])}–{_fmt(self.ci[1])})"
+        tag = self.method or "?"
+        if self.n is not None:
+            tag += f", n={self.n}"
+        return f"{s} [{tag}]"
+
+    __str__ = __repr__

@@ -1,0 +1,1 @@
+"""knn family (filled by its issue)."""

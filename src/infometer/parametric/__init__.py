@@ -1,0 +1,1 @@
+"""parametric family (filled by its issue)."""

@@ -1,0 +1,1 @@
+"""timeseries family (filled by its issue)."""

@@ -1,0 +1,1 @@
+"""truth family (filled by its issue)."""
