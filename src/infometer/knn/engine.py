@@ -151,9 +151,7 @@ def _dist(a: np.ndarray, b: np.ndarray, euclid: bool) -> float:
             s += t * t
     else:
         for c in range(a.shape[0]):
-            t = abs(a[c] - b[c])
-            if t > s:
-                s = t
+            s = max(s, abs(a[c] - b[c]))
     return s
 
 
@@ -161,15 +159,11 @@ def _dist(a: np.ndarray, b: np.ndarray, euclid: bool) -> float:
 def _box_min(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, euclid: bool) -> float:
     s = 0.0
     for c in range(q.shape[0]):
-        t = 0.0
-        if q[c] < lo[c]:
-            t = lo[c] - q[c]
-        elif q[c] > hi[c]:
-            t = q[c] - hi[c]
+        t = max(lo[c] - q[c], q[c] - hi[c], 0.0)
         if euclid:
             s += t * t
-        elif t > s:
-            s = t
+        else:
+            s = max(s, t)
     return s
 
 
