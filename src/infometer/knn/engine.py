@@ -167,16 +167,6 @@ def _box_min(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, euclid: bool) -> flo
     return s
 
 
-@nb.njit(inline="always")
-def _box_max(q: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
-    s = 0.0
-    for c in range(q.shape[0]):
-        t = max(q[c] - lo[c], hi[c] - q[c])
-        if t > s:
-            s = t
-    return s
-
-
 # ---------------------------------------------------------------- kNN query
 @nb.njit(inline="always")
 def _scan_leaf(tdata, lo, hi, q, me, euclid, hd, hi_):
@@ -264,9 +254,17 @@ def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out):
             while sp > 0:
                 sp -= 1
                 nd = stack[sp]
-                if _box_min(q, bmin[nd], bmax[nd], False) > r:
+                # min and max max-norm distance from q to the node's box, in one pass
+                mn = 0.0
+                mx = 0.0
+                for c in range(q.shape[0]):
+                    a = q[c] - bmin[nd, c]
+                    b = bmax[nd, c] - q[c]
+                    mn = max(mn, -a, -b)
+                    mx = max(mx, a, b)
+                if mn > r:
                     continue
-                if _box_max(q, bmin[nd], bmax[nd]) <= r:
+                if mx <= r:
                     cnt += hi_a[nd] - lo_a[nd]
                     continue
                 c0 = child[nd]
