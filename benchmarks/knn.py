@@ -13,8 +13,11 @@ Peers (benchmark-only dependencies, ``pip install infometer[peers]``): scikit-le
 ``mutual_info_regression`` (1-D only), ennemi ``estimate_mi`` (1-D x, 1-D y here),
 npeet-plus ``mi`` and infomeasure ``mutual_information(approach="ksg")``.  A peer that is not
 installed is skipped.  Each cell is the median wall time of ``--repeats`` runs (one run for
-cells whose first run takes longer than 20 s); numba compilation is done (and timed) once
-before the timed runs.  The machine is shared and noisy: read the peer/infometer *ratios*.
+cells whose first run takes longer than 20 s); infometer is timed before and after the
+peers of each cell and the median of all its runs is used.  numba compilation is done (and
+timed) once before the timed runs.  CPU time is the process CPU time (all threads): the
+wall ratio includes infometer's use of both cores, the CPU ratio is per unit of work.  The
+machine is shared and noisy: read the peer/infometer *ratios*.
 
 ``--profile`` splits infometer's time into its stages; ``--memory`` measures the peak
 resident memory of one infometer run in a fresh process per N (to check O(N·d) growth).
@@ -97,17 +100,19 @@ def available(module: str) -> bool:
     return True
 
 
-def time_it(f: Callable, x, y, repeats: int) -> tuple[float, float]:
-    times, value = [], float("nan")
+def time_it(f: Callable, x, y, repeats: int) -> tuple[list[float], list[float], float]:
+    """Wall and CPU (all threads of this process) times of ``repeats`` runs, and the value."""
+    walls, cpus, value = [], [], float("nan")
     for _ in range(repeats):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             value = f(x, y)
-        times.append(time.perf_counter() - t)
-        if times[0] > 20:
+        walls.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
+        if walls[0] > 20:
             break
-    return statistics.median(times), value
+    return walls, cpus, value
 
 
 # ------------------------------------------------------------------ profile / memory
@@ -177,8 +182,6 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes only (smoke test)")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--no-slow-peers", action="store_true",
-                    help="skip npeet-plus / infomeasure at N=1e6 (default: skipped anyway)")
     ap.add_argument("--profile", action="store_true", help="stage times of infometer")
     ap.add_argument("--memory", action="store_true", help="peak RSS per N (fresh processes)")
     ap.add_argument("--out", help="write results as JSON here")
@@ -207,22 +210,29 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(meta, indent=1))
     rows = []
-    print("| dims | N | contender | median s | estimate | ratio to infometer |")
-    print("|---|---|---|---|---|---|")
+    print("| dims | N | contender | median wall s | median CPU s | estimate | wall ratio "
+          "| CPU ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    med = statistics.median
     for d, n in grid:
         x, y = make(n, d)
-        t_ours, v_ours = time_it(ours, x, y, a.repeats)
-        rows.append({"d": d, "n": n, "who": "infometer ksg1", "s": t_ours, "value": v_ours})
-        print(f"| {d}x{d} | {n:.0e} | infometer ksg1 | {t_ours:.3f} | {v_ours:.4f} | 1.0 |",
-              flush=True)
-        for name, (f, mod, dims) in PEERS.items():
-            if d not in dims or (name, d, n) in slow_skip or not available(mod):
-                continue
-            s, v = time_it(f, x, y, a.repeats)
-            rows.append({"d": d, "n": n, "who": name, "s": s, "value": v})
-            print(f"| {d}x{d} | {n:.0e} | {name} | {s:.3f} | {v:.4f} | {s / t_ours:.1f}x |",
-                  flush=True)
-        print(f"| {d}x{d} | {n:.0e} | (true MI) | | {truth(d):.4f} | |", flush=True)
+        peers = [(name, f) for name, (f, mod, dims) in PEERS.items()
+                 if d in dims and (name, d, n) not in slow_skip and available(mod)]
+        # infometer is timed before *and* after the peers (load on a shared machine drifts)
+        w1, c1, v_ours = time_it(ours, x, y, a.repeats)
+        peer_res = [(name, *time_it(f, x, y, a.repeats)) for name, f in peers]
+        w2, c2, _ = time_it(ours, x, y, a.repeats)
+        w_ours, c_ours = med(w1 + w2), med(c1 + c2)
+        rows.append({"d": d, "n": n, "who": "infometer ksg1", "wall_s": w_ours, "cpu_s": c_ours,
+                     "value": v_ours})
+        print(f"| {d}x{d} | {n:.0e} | infometer ksg1 | {w_ours:.3f} | {c_ours:.3f} | "
+              f"{v_ours:.4f} | 1 | 1 |", flush=True)
+        for name, w, c, v in peer_res:
+            rows.append({"d": d, "n": n, "who": name, "wall_s": med(w), "cpu_s": med(c),
+                         "value": v})
+            print(f"| {d}x{d} | {n:.0e} | {name} | {med(w):.3f} | {med(c):.3f} | {v:.4f} | "
+                  f"{med(w) / w_ours:.1f}x | {med(c) / c_ours:.1f}x |", flush=True)
+        print(f"| {d}x{d} | {n:.0e} | (true MI) | | | {truth(d):.4f} | | |", flush=True)
     result = {"meta": meta, "rows": rows}
     if a.profile:
         result["profile"] = {}

@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import digamma
 
 import infometer as im
@@ -298,3 +300,25 @@ def test_subsampling_interval():
     lo, hi = est.ci
     assert lo < est.value < hi and "subsampling" in est.diagnostics["ci_method"]
     assert lo < MI_RHO + 0.05 and hi > MI_RHO - 0.05
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(-20, 20), st.integers(-20, 20),
+       st.sampled_from(["ksg1", "ksg2", "gkov"]))
+def test_property_symmetry_and_scale_invariance(seed, ex, ey, method):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((150, 2))
+    y = x[:, :1] * rng.uniform(-1, 1) + rng.standard_normal((150, 1))
+    v = im.mutual_info(x, y, method=method).value
+    assert np.isfinite(v)
+    assert abs(im.mutual_info(y, x, method=method).value - v) < 1e-12
+    assert im.mutual_info(x * 2.0**ex, y * -(2.0**ey), method=method).value == v
+
+
+def test_gkov_constant_z_is_mi():
+    rng = np.random.default_rng(22)
+    x = rng.integers(0, 4, 800)
+    y = x + 2 * rng.random(800)
+    with pytest.warns(InfometerWarning, match="constant"):
+        cmi = im.cond_mutual_info(x, y, np.zeros(800, int), method="gkov").value
+    assert cmi == im.mutual_info(x, y, method="gkov").value

@@ -231,7 +231,8 @@ def gkov(
     bx, by = p.blocks[:2]
     if bx.shape[1] == 0 or by.shape[1] == 0:
         return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
-    value, diag = kernels.gkov(bx, by, None if z is None else p.blocks[2], k)
+    bz = p.blocks[2] if z is not None and p.blocks[2].shape[1] else None  # constant z: MI
+    value, diag = kernels.gkov(bx, by, bz, k)
     warns = list(p.warnings)
     diag = {**p.diagnostics, **diag}
     _info_flags(value, x.n, k, diag, warns, "GKOV")
