@@ -187,11 +187,12 @@ def _scan_leaf(tdata, lo, hi, q, me, euclid, hd, hi_):
 
 @nb.njit(parallel=True, cache=True)
 def _knn(tdata, lo_a, hi_a, child, bmin, bmax, queries, self_pos, start_leaf, k, euclid,
-         out_d, out_i):
+         out_row, perm, out_d, out_i):
     """k nearest points of ``tdata`` to each query, skipping tree position ``self_pos[q]``.
 
     When ``start_leaf[q] >= 0`` that leaf is scanned first (the query's own leaf), which
-    gives a tight bound before the depth-first search from the root.
+    gives a tight bound before the depth-first search from the root.  Results for query
+    ``q`` go to row ``out_row[q]``; neighbour indices are mapped through ``perm``.
     """
     m = queries.shape[0]
     chunk = 256
@@ -231,9 +232,10 @@ def _knn(tdata, lo_a, hi_a, child, bmin, bmax, queries, self_pos, start_leaf, k,
                     stack[sp], sdist[sp] = c0, d0
                     stack[sp + 1], sdist[sp + 1] = c0 + 1, d1
                 sp += 2
+            row = out_row[qi]
             for a in range(k):
-                out_d[qi, a] = np.sqrt(hd[a]) if euclid else hd[a]
-                out_i[qi, a] = hi_[a]
+                out_d[row, a] = np.sqrt(hd[a]) if euclid else hd[a]
+                out_i[row, a] = perm[hi_[a]]
 
 
 # -------------------------------------------------------------- range count
@@ -362,12 +364,8 @@ class KDTree:
         i = np.empty((self.n, k), np.int64)
         with _threads(self.n):
             _knn(*self._nodes(), self.data, np.arange(self.n), self._leaf_of, k,
-                 metric == "euclidean", d, i)
-        out_d = np.empty_like(d)
-        out_i = np.empty_like(i)
-        out_d[self.perm] = d
-        out_i[self.perm] = self.perm[i]
-        return out_d, out_i
+                 metric == "euclidean", self.perm, self.perm, d, i)
+        return d, i
 
     def knn(self, queries: np.ndarray, k: int, metric: str = "max") -> np.ndarray:
         """Distances (m, k) from each query row to its k nearest points of the tree."""
@@ -376,7 +374,8 @@ class KDTree:
         i = np.empty((q.shape[0], k), np.int64)
         none = np.full(q.shape[0], -1)
         with _threads(q.shape[0]):
-            _knn(*self._nodes(), q, none, none, k, metric == "euclidean", d, i)
+            _knn(*self._nodes(), q, none, none, k, metric == "euclidean",
+                 np.arange(q.shape[0]), self.perm, d, i)
         return d
 
     def count_self(self, radii: np.ndarray) -> np.ndarray:
@@ -427,7 +426,7 @@ def count_within(points: np.ndarray, radii: np.ndarray, *, strict: bool = False)
         r = np.where(r > 0, np.nextafter(r, 0), -1.0)  # nothing is at distance < 0
     if pts.ndim == 1 or pts.shape[1] == 1:
         col = pts.reshape(-1)
-        order = np.argsort(col, kind="stable")
+        order = np.argsort(col)
         s = np.ascontiguousarray(col[order])
         c = np.empty(col.shape[0], np.int64)
         with _threads(len(c)):
