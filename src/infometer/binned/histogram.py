@@ -110,7 +110,7 @@ def _histogram(
     codes: list[list[np.ndarray]] = []
     logw_mean = 0.0
     per_col: list[int] = []
-    atoms = False
+    warns_atoms: list[str] = []
     for v in vs:
         vc = []
         for j in range(v.d):
@@ -120,11 +120,16 @@ def _histogram(
             per_col.append(int(w.size))
             vc.append(c)
             if len(vs) == 1:
-                wc = w[c]
-                if np.any(wc <= 0):
-                    atoms = True
-                else:
-                    logw_mean += float(np.log(wc).mean())
+                vals, cnt = np.unique(col, return_counts=True)
+                top = int(cnt.argmax())
+                if cnt[top] >= max(10, 0.05 * n):
+                    warns_atoms.append(
+                        f"histogram: {v.name} takes the value {vals[top]:g} in "
+                        f"{cnt[top] / n:.0%} of the samples (an atom): a distribution with "
+                        "atoms has differential entropy -inf, and the finite histogram value "
+                        "depends on the bins"
+                    )
+                logw_mean += float(np.log(w[c]).mean())
         codes.append(vc)
     group_codes = [encode_columns(vc, [int(c.max()) + 1 for c in vc]) for vc in codes]
 
@@ -144,21 +149,15 @@ def _histogram(
         "occupied_cells": occupied,
         "samples_per_occupied_cell": n / occupied,
     }
-    warns: list[str] = []
+    warns: list[str] = list(warns_atoms)
+    if warns_atoms:
+        diag["atoms"] = True
     if n / occupied < 2:
         warns.append(
             f"histogram: {n} samples in {occupied} occupied cells; the grid is too fine for "
             "the plug-in/Miller-Madow entropies (use fewer bins, or a kNN estimator)"
         )
     if len(vs) == 1:
-        if atoms:
-            return Raw(
-                value=float("-inf"),
-                diagnostics={**diag, "zero_width_bins": True},
-                warnings=[*warns, f"histogram: {vs[0].name} has repeated values that fill a "
-                          "zero-width bin; its differential entropy is -inf (is it discrete? "
-                          "pass discrete=True)"],
-            )
         total += logw_mean
     elif total < 0:
         diag["negative"] = True
