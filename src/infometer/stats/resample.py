@@ -13,7 +13,8 @@ Which scheme applies is a property of the estimator (``EstimatorSpec.resampling`
   ``Var(θ̂_m − θ̂_n) ≈ σ²(1/m − 1/n)`` (sampling without replacement from the n rows:
   the delete-d jackknife of Shao & Wu 1989), so deviations of the subsample values
   from their mean are rescaled by ``sqrt(m / (n − m))`` to the spread of θ̂_n and the
-  interval is ``θ̂_n − q_{1−a}, θ̂_n − q_a`` of the rescaled deviations.  (Politis &
+  interval is ``θ̂_n − q_{1−a}, θ̂_n − q_a`` of the rescaled deviations (with fewer
+  than 100 subsamples, ``θ̂_n ± t·se``).  (Politis &
   Romano's ``sqrt(m/n)`` drops the 1/n term, which is only right when m/n → 0: at
   m = n/2 it shrinks intervals by √2.)  The rate √n holds for kNN MI estimators of
   smooth densities (Berrett, Samworth & Yuan 2019); the interval describes the spread
@@ -46,12 +47,17 @@ from scipy import stats as _st
 from ..data import Variable
 from ..registry import UNPAIRED, EstimatorSpec, Raw
 
-__all__ = ["error_bars", "resample_values", "SUBSAMPLE_FRACTION", "MAX_SEEDS"]
+__all__ = [
+    "error_bars", "resample_values", "SUBSAMPLE_FRACTION", "MAX_SEEDS", "MIN_QUANTILE_RESAMPLES",
+]
 
 #: m / n for subsampling.
 SUBSAMPLE_FRACTION = 0.5
 #: Re-runs of a trainable estimator without native error bars.
 MAX_SEEDS = 10
+#: Below this many subsamples the interval is value ± t·se instead of tail quantiles
+#: (the 5% quantile of 20 values is too noisy to cover reliably).
+MIN_QUANTILE_RESAMPLES = 100
 
 
 def _indices(rng: np.random.Generator, n: int, m: int, replace: bool) -> np.ndarray:
@@ -137,9 +143,8 @@ def error_bars(
     if scheme not in ("bootstrap", "subsample", "seeds"):
         raise ValueError(f"method {spec.name!r} declares unknown resampling scheme {scheme!r}")
     if not np.isfinite(raw.value):
-        raise ValueError(
-            f"method {spec.name!r} gave {raw.value} (see its warnings): no interval around it"
-        )
+        why = "; ".join(raw.warnings) or "no warning given"
+        raise ValueError(f"method {spec.name!r} gave {raw.value} ({why}): no interval around it")
     if scheme == "seeds":
         b = min(n_resamples, MAX_SEEDS)
         vals = resample_values(spec, variables, params, scheme="seeds", n_resamples=b, seed=seed)
@@ -171,11 +176,17 @@ def error_bars(
         scale = np.sqrt(m / (n - m))
         dev = (vals - np.mean(vals)) * scale
         se = float(np.std(dev, ddof=1))
-        q_lo, q_hi = np.quantile(dev, [a, 1 - a])
-        lo, hi = raw.value - q_hi, raw.value - q_lo
+        if n_resamples >= MIN_QUANTILE_RESAMPLES:
+            q_lo, q_hi = np.quantile(dev, [a, 1 - a])
+            lo, hi = raw.value - q_hi, raw.value - q_lo
+            how = "quantiles of the rescaled deviations"
+        else:
+            t = float(_st.t.ppf(1 - a, n_resamples - 1))
+            lo, hi = raw.value - t * se, raw.value + t * se
+            how = "value ± t·se (too few subsamples for tail quantiles)"
         diag = {
             "ci_method": f"subsampling m={m} of n={n} without replacement, {n_resamples} "
-                         "subsamples, spread scaled by sqrt(m/(n-m))",
+                         f"subsamples, spread scaled by sqrt(m/(n-m)); {how}",
             "subsample_mean": float(np.mean(vals)),
         }
     return se, (float(lo), float(hi)), diag
