@@ -20,6 +20,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from scipy.special import digamma, ndtri
@@ -55,8 +56,14 @@ def logdet_sigma(scatter: np.ndarray, n: int, bias_correct: bool) -> float:
         raise SingularCovariance("sample covariance is singular")
     if not bias_correct:
         return float(ld - d * np.log(n))
+    return float(ld - _wishart_offset(n, d))
+
+
+@lru_cache(maxsize=1024)
+def _wishart_offset(n: int, d: int) -> float:
+    """``E[log det W] - log det Σ = d log 2 + Σ_{i=1..d} ψ((n - i)/2)`` for W ~ W_d(n-1, Σ)."""
     i = np.arange(1, d + 1)
-    return float(ld - d * np.log(2.0) - digamma((n - i) / 2.0).sum())
+    return float(d * np.log(2.0) + digamma((n - i) / 2.0).sum())
 
 
 def _scatter(a: np.ndarray) -> np.ndarray:
