@@ -183,3 +183,9 @@ def test_knn_te_on_var(var2):
     assert im.transfer_entropy(x, y, method="ksg1").value == pytest.approx(truth, abs=0.08)
     assert abs(im.transfer_entropy(y, x, method="ksg1").value) < 0.03
     assert im.transfer_entropy(x, y).method in im.methods("cond_mutual_info")
+    # TE's k is the target history; the kNN neighbour count is renamed cmi_k
+    e = im.transfer_entropy(x[:500], y[:500], method="ksg1", cmi_k=5)
+    assert e.params["k"] == 1 and e.params["cmi_k"] == 5
+    xs, yf, zp = embed_arrays(x[:500], y[:500])
+    assert e.value == pytest.approx(
+        im.cond_mutual_info(xs, yf, zp, method="ksg1", k=5).value, abs=1e-12)

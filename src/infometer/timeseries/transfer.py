@@ -113,10 +113,17 @@ def embed_arrays(
     return e["x"].values, e["y"].values, e["z"].values
 
 
+def _outer_name(p: str) -> str:
+    """TE-level name of a CMI parameter: ``cmi_<name>`` when it collides with TE's own
+    (e.g. a kNN estimator's neighbour count ``k`` becomes ``cmi_k``)."""
+    return f"cmi_{p}" if p in _TE_PARAMS or p == "theiler" else p
+
+
 def _split_params(spec: EstimatorSpec, params: dict[str, Any]) -> tuple[dict, dict]:
     lags = {p: params[p] for p in _TE_PARAMS if p in params}
-    inner = {p: v for p, v in params.items() if p not in _TE_PARAMS}
-    theiler = inner.pop("theiler", 0)
+    outer = {_outer_name(p): p for p in spec.params}
+    inner = {outer[p]: v for p, v in params.items() if p in outer}
+    theiler = params.get("theiler", 0)
     theiler = check_int(theiler, "theiler", min_value=0)
     inner_names = [p for p in THEILER_NAMES if p in spec.params]
     if inner_names:
@@ -154,7 +161,10 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
     te.__name__ = f"transfer_entropy_{cmi.name}"
     te.resample_view = view  # type: ignore[attr-defined]  # read by stats.resample
     own = {**_TE_PARAMS, "theiler": 0}
-    params = {**own, **{p: d for p, d in cmi.params.items() if p not in THEILER_NAMES}}
+    params = {
+        **own,
+        **{_outer_name(p): d for p, d in cmi.params.items() if p not in THEILER_NAMES},
+    }
     te.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("vs", inspect.Parameter.VAR_POSITIONAL)]
         + [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=d)
