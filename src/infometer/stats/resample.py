@@ -16,9 +16,9 @@ Which scheme applies is a property of the estimator (``EstimatorSpec.resampling`
   interval is ``θ̂_n − q_{1−a}, θ̂_n − q_a`` of the rescaled deviations (with fewer
   than 100 subsamples, ``θ̂_n ± t·se``).  (Politis &
   Romano's ``sqrt(m/n)`` drops the 1/n term, which is only right when m/n → 0: at
-  m = n/2 it shrinks intervals by √2.)  The rate √n holds for kNN MI estimators of
-  smooth densities (Berrett, Samworth & Yuan 2019); the interval describes the spread
-  of the estimator, not its bias.
+  m = n/2 it shrinks intervals by √2.)  The rate √n holds for kNN estimators of
+  smooth low-dimensional densities (Berrett, Samworth & Yuan 2019; Gao, Oh & Viswanath
+  2018); the interval describes the spread of the estimator, not its bias.
 * ``"seeds"``: trainable estimators.  If the estimator reports a native stderr it is
   used; otherwise it is re-run with ``n_seeds`` other seeds (each seed also draws a new
   train/test split in estimators that split) and the interval is value ± t·sd.
