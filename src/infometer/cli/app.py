@@ -79,7 +79,7 @@ def emit(est: Any, as_json: bool, extra: dict[str, Any] | None = None) -> None:
             d.update(extra)
         sys.stdout.write(json.dumps(d) + "\n")
         return
-    out.print(repr(est), highlight=False)
+    out.print(repr(est), highlight=False, markup=False)
     reason = est.diagnostics.get("auto_reason")
     if reason:
         out.print(f"[dim]auto: {reason}[/]", highlight=False)
