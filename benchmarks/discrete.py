@@ -46,10 +46,20 @@ def main() -> None:
     rows: list[tuple[str, str, float, float]] = []
 
     # ---------------- Task A: H(X,Y,Z)
-    rows.append(("H(X,Y,Z)", "infometer plugin (N x 3 array)",
-                 *timed(lambda: im.entropy(xyz, method="plugin").value, a.repeats)))
-    rows.append(("H(X,Y,Z)", "infometer nsb (N x 3 array)",
-                 *timed(lambda: im.entropy(xyz, method="nsb").value, a.repeats)))
+    rows.append(
+        (
+            "H(X,Y,Z)",
+            "infometer plugin (N x 3 array)",
+            *timed(lambda: im.entropy(xyz, method="plugin").value, a.repeats),
+        )
+    )
+    rows.append(
+        (
+            "H(X,Y,Z)",
+            "infometer nsb (N x 3 array)",
+            *timed(lambda: im.entropy(xyz, method="nsb").value, a.repeats),
+        )
+    )
 
     def np_unique():
         _, c = np.unique(xyz, axis=0, return_counts=True)
@@ -60,9 +70,13 @@ def main() -> None:
     try:
         import infomeasure
 
-        rows.append(("H(X,Y,Z)", f"infomeasure {infomeasure.__version__} discrete",
-                     *timed(lambda: infomeasure.entropy((x, y, z), approach="discrete"),
-                            a.repeats)))
+        rows.append(
+            (
+                "H(X,Y,Z)",
+                f"infomeasure {infomeasure.__version__} discrete",
+                *timed(lambda: infomeasure.entropy((x, y, z), approach="discrete"), a.repeats),
+            )
+        )
     except ImportError:
         pass
 
@@ -70,16 +84,32 @@ def main() -> None:
     from sklearn import __version__ as skv
     from sklearn.metrics import mutual_info_score
 
-    rows.append(("I(X;Y)", "infometer plugin",
-                 *timed(lambda: im.mutual_info(x, y, method="plugin").value, a.repeats)))
-    rows.append(("I(X;Y)", f"scikit-learn {skv} mutual_info_score",
-                 *timed(lambda: mutual_info_score(x, y), a.repeats)))
+    rows.append(
+        (
+            "I(X;Y)",
+            "infometer plugin",
+            *timed(lambda: im.mutual_info(x, y, method="plugin").value, a.repeats),
+        )
+    )
+    rows.append(
+        (
+            "I(X;Y)",
+            f"scikit-learn {skv} mutual_info_score",
+            *timed(lambda: mutual_info_score(x, y), a.repeats),
+        )
+    )
     try:
         import infomeasure
 
-        rows.append(("I(X;Y)", f"infomeasure {infomeasure.__version__} discrete",
-                     *timed(lambda: infomeasure.mutual_information(x, y, approach="discrete"),
-                            a.repeats)))
+        rows.append(
+            (
+                "I(X;Y)",
+                f"infomeasure {infomeasure.__version__} discrete",
+                *timed(
+                    lambda: infomeasure.mutual_information(x, y, approach="discrete"), a.repeats
+                ),
+            )
+        )
     except ImportError:
         pass
 
@@ -94,16 +124,20 @@ def main() -> None:
         cpu = next(ln.split(":", 1)[1].strip() for ln in cpu.splitlines() if "Model name" in ln)
     except Exception:
         pass
-    meta = (f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, N = {a.n:,}, median of {a.repeats} "
-            f"after a warm-up; {platform.python_version()}, numpy {np.__version__}, "
-            f"{cpu}, 2 cores")
+    meta = (
+        f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, N = {a.n:,}, median of {a.repeats} "
+        f"after a warm-up; {platform.python_version()}, numpy {np.__version__}, "
+        f"{cpu}, 2 cores"
+    )
     table = "\n".join(lines)
     print(meta)
     print(table)
     if a.write:
         res = Path(__file__).with_name("RESULTS.md")
-        block = (f"\n### Discrete counting (`python benchmarks/discrete.py --n {a.n} --write`)\n\n"
-                 f"{meta}\n\n{table}\n")
+        block = (
+            f"\n### Discrete counting (`python benchmarks/discrete.py --n {a.n} --write`)\n\n"
+            f"{meta}\n\n{table}\n"
+        )
         with res.open("a") as fh:
             fh.write(block)
 
