@@ -135,9 +135,11 @@ def error_bars(
     if scheme == "posterior" or (scheme in ("native", "seeds") and raw.stderr is not None):
         if raw.stderr is None:
             raise ValueError(f"method {spec.name!r} gave no posterior spread for an interval")
-        return raw.stderr, (raw.value - z * raw.stderr, raw.value + z * raw.stderr), {
-            "ci_method": "normal from native stderr"
-        }
+        return (
+            raw.stderr,
+            (raw.value - z * raw.stderr, raw.value + z * raw.stderr),
+            {"ci_method": "normal from native stderr"},
+        )
     if scheme == "none":
         raise ValueError(f"method {spec.name!r} has no error bars; call it with ci=None")
     if scheme not in ("bootstrap", "subsample", "seeds"):
