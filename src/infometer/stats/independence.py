@@ -220,7 +220,8 @@ def independence_test(
         raise TypeError(f"progress must be True, False or None, got {progress!r}")
     from ..api import run
 
-    variables = as_variables({"x": x, "y": y, "z": z}, discrete=discrete)
+    data = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
+    variables = as_variables(data, discrete=discrete)
     quantity = "mutual_info" if z is None else "cond_mutual_info"
     stat = run(quantity, variables, method=method, unit="nats", seed=seed, params=params)
     spec = registry.get(quantity, stat.method)

@@ -108,7 +108,10 @@ def embed_arrays(
     as a TE significance test): returns ``(source_past, target_future, conditioning)``."""
     from ..data import as_variables
 
-    vs = as_variables({"source": source, "target": target, "cond": cond}, discrete=discrete)
+    data = {"source": source, "target": target}
+    if cond is not None:
+        data["cond"] = cond
+    vs = as_variables(data, discrete=discrete)
     e = embed(vs["source"], vs["target"], vs.get("cond"), **lags)
     return e["x"].values, e["y"].values, e["z"].values
 
@@ -255,8 +258,11 @@ def transfer_entropy(
     """
     from ..api import estimate
 
+    data = {"source": source, "target": target}
+    if cond is not None:
+        data["cond"] = cond
     return estimate(
-        "transfer_entropy", {"source": source, "target": target, "cond": cond},
+        "transfer_entropy", data,
         method=method, unit=unit, base=base, ci=ci, seed=seed, discrete=discrete,
         k=k, l=l, m=m, tau=tau, delay=delay, **params,
     )
