@@ -141,9 +141,28 @@ def copula_normalize(a: np.ndarray) -> np.ndarray:
     Ties get their average rank.  Strictly increasing transforms of a column leave
     the result unchanged.
     """
+    return _copula(a)[0]
+
+
+def _copula(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """Normal scores and the number of tied values (one sort per column)."""
     a = np.asarray(a, dtype=np.float64)
+    if a.ndim == 1:
+        a = a[:, None]
     n = a.shape[0]
-    return ndtri(rankdata(a, axis=0, method="average") / (n + 1.0))
+    out = np.empty_like(a)
+    ties = 0
+    for j in range(a.shape[1]):
+        col = np.ascontiguousarray(a[:, j])
+        order = np.argsort(col)
+        srt = col[order]
+        t = int(np.count_nonzero(srt[1:] == srt[:-1]))
+        if t:
+            ties += t
+            out[:, j] = rankdata(col, method="average")
+        else:  # no ties: the rank of the i-th smallest value is i + 1
+            out[order, j] = np.arange(1, n + 1)
+    return ndtri(out / (n + 1.0)), ties
 
 
 # --------------------------------------------------------------------- registered
@@ -178,10 +197,9 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
     _check_n(method, n, d)
     diag: dict = {"bias_correct": bias_correct}
     if copula:
-        a = copula_normalize(a)
-        ties = sum(v.n - len(np.unique(v.values[:, j])) for v in vs for j in range(v.d))
+        a, ties = _copula(a)
         if ties:
-            diag["tied_values"] = int(ties)
+            diag["tied_values"] = ties
     try:
         value = gaussian_entropy_terms(a, groups, _TERMS[len(vs)], bias_correct)
     except SingularCovariance:
