@@ -118,7 +118,8 @@ def part_c(reps: int) -> None:
           f"{reps} repetitions, {b} resamples\n")
     print("| scheme | coverage |")
     print("|---|---|")
-    print(f"| infometer subsampling m = n/2, scaled sqrt(m/(n-m)) | {hit['subsample'] / reps:.2f} |")
+    print("| infometer subsampling m = n/2, scaled sqrt(m/(n-m)) | "
+          f"{hit['subsample'] / reps:.2f} |")
     print(f"| with-replacement bootstrap (basic interval), same estimator | "
           f"{hit['bootstrap'] / reps:.2f} |")
 
