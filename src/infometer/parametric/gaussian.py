@@ -49,6 +49,24 @@ def logdet_sigma(scatter: np.ndarray, n: int, bias_correct: bool) -> float:
 
     Without correction this is the maximum-likelihood ``log det(W / n)``; with it, the
     unbiased ``log det W - d log 2 - Σ ψ((n - i)/2)``.
+
+    Parameters
+    ----------
+    scatter
+        ``W = Σ_t (x_t - x̄)(x_t - x̄)ᵀ``, shape (d, d).
+    n
+        Number of samples behind ``W``.
+    bias_correct
+        Unbiased (Wishart) estimate instead of the maximum-likelihood one.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    SingularCovariance
+        When ``W`` is not positive definite.
     """
     d = scatter.shape[0]
     sign, ld = np.linalg.slogdet(scatter)
@@ -72,7 +90,19 @@ def _scatter(a: np.ndarray) -> np.ndarray:
 
 
 def gaussian_entropy(a: np.ndarray, bias_correct: bool = True) -> float:
-    """Differential entropy ``½ log det(2πe Σ)`` of a Gaussian fit to ``a`` (n, d), in nats."""
+    """Differential entropy ``½ log det(2πe Σ)`` of a Gaussian fit to ``a``, in nats.
+
+    Parameters
+    ----------
+    a
+        Samples, shape (n, d).
+    bias_correct
+        Use the unbiased log-det (see :func:`logdet_sigma`).
+
+    Returns
+    -------
+    float
+    """
     a = np.asarray(a, dtype=np.float64)
     n, d = a.shape
     return 0.5 * (logdet_sigma(_scatter(a), n, bias_correct) + d * _LOG2PIE)
@@ -88,6 +118,22 @@ def gaussian_entropy_terms(
 
     ``groups[g]`` lists the columns of variable ``g``; each term ``(sign, (g1, g2, ...))``
     adds ``sign * H(variables g1, g2, ...)``.  One scatter matrix serves every term.
+
+    Parameters
+    ----------
+    a
+        Samples of all variables side by side, shape (n, d).
+    groups
+        Column indices of each variable.
+    terms
+        Signed entropy terms (e.g. MI: ``[(1, (0,)), (1, (1,)), (-1, (0, 1))]``).
+    bias_correct
+        Use the unbiased log-det (see :func:`logdet_sigma`).
+
+    Returns
+    -------
+    float
+        The signed sum in nats.
     """
     a = np.asarray(a, dtype=np.float64)
     n = a.shape[0]
@@ -108,6 +154,18 @@ def gaussian_kl(p: np.ndarray, q: np.ndarray, bias_correct: bool = True) -> floa
     Gaussian sampling: the log-dets by the Wishart correction, and, using
     ``E[Sq⁻¹] = (nq−1)/(nq−d−2) Σq⁻¹`` (inverse Wishart) and
     ``E[δ̂δ̂ᵀ] = δδᵀ + Σp/np + Σq/nq``, the trace and the quadratic form.
+
+    Parameters
+    ----------
+    p, q
+        Samples of P (n_p, d) and of Q (n_q, d); n_p ≥ d + 2, n_q ≥ d + 3.
+    bias_correct
+        Unbiased estimate under Gaussian sampling (else maximum likelihood).
+
+    Returns
+    -------
+    float
+        KL divergence in nats (may be slightly negative when unbiased).
     """
     p = np.asarray(p, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
@@ -140,6 +198,16 @@ def copula_normalize(a: np.ndarray) -> np.ndarray:
 
     Ties get their average rank.  Strictly increasing transforms of a column leave
     the result unchanged.
+
+    Parameters
+    ----------
+    a
+        Samples, shape (n,) or (n, d).
+
+    Returns
+    -------
+    numpy.ndarray
+        Normal scores, shape (n, d).
     """
     return _copula(a)[0]
 

@@ -91,6 +91,24 @@ def resample_values(
 
     ``scheme`` is ``"bootstrap"`` (n rows with replacement), ``"subsample"``
     (``fraction``·n rows without replacement) or ``"seeds"`` (same rows, other seeds).
+
+    Parameters
+    ----------
+    spec, variables, params
+        The estimator, its validated inputs and its full parameters.
+    scheme
+        ``"bootstrap"``, ``"subsample"`` or ``"seeds"``.
+    n_resamples
+        Number of re-runs.
+    seed
+        Seed of the resampling; re-run ``b`` gets estimator seed ``seed + 1 + b``.
+    fraction
+        m / n for subsampling.
+
+    Returns
+    -------
+    numpy.ndarray
+        The re-run values in nats.
     """
     spec, variables, params = _view(spec, variables, params)
     rng = np.random.default_rng(seed)
@@ -129,7 +147,31 @@ def error_bars(
     seed: int | None,
     n_resamples: int = 200,
 ) -> tuple[float | None, tuple[float, float], dict[str, Any]]:
-    """Return ``(stderr, (low, high), diagnostics)`` for ``raw`` at ``level``."""
+    """Return ``(stderr, (low, high), diagnostics)`` for ``raw`` at ``level``.
+
+    Parameters
+    ----------
+    spec, variables, params
+        The estimator, its validated inputs and its full parameters.
+    raw
+        The estimate on the full data.
+    level
+        Confidence level in (0, 1).
+    seed
+        Seed of the resampling.
+    n_resamples
+        Number of resamples (capped at :data:`MAX_SEEDS` for ``"seeds"``).
+
+    Returns
+    -------
+    tuple
+        ``(stderr, (low, high), diagnostics)`` in nats.
+
+    Raises
+    ------
+    ValueError
+        When the scheme is ``"none"``, or the estimate or a resample is not finite.
+    """
     z = float(_st.norm.ppf(0.5 + level / 2))
     scheme = spec.resampling
     if scheme == "posterior" or (scheme in ("native", "seeds") and raw.stderr is not None):

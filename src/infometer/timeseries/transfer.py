@@ -80,7 +80,29 @@ def embed(
     delay: int = 1,
 ) -> dict[str, Variable]:
     """The CMI roles of TE: ``x`` = source history, ``y`` = target future, ``z`` = target
-    history (and the conditioning history), each a :class:`Variable` with one row per t."""
+    history (and the conditioning history), each a :class:`Variable` with one row per t.
+
+    Parameters
+    ----------
+    source, target, cond
+        Validated series of equal length (``cond`` optional).
+    k, l, m
+        History lengths of target, source and conditioning series.
+    tau
+        Delay between successive lags.
+    delay
+        Source-target delay u ≥ 1.
+
+    Returns
+    -------
+    dict
+        ``{"x": source_past, "y": target_future, "z": target_past[, cond_past]}``.
+
+    Raises
+    ------
+    ValueError
+        For lags below 1 or fewer than 10 embedded rows.
+    """
     k = check_int(k, "k", min_value=1)
     l = check_int(l, "l", min_value=1)
     m = check_int(m, "m", min_value=1)
@@ -105,7 +127,23 @@ def embed_arrays(
     source: Any, target: Any, cond: Any = None, *, discrete: bool | None = None, **lags: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Plain-array version of :func:`embed` (e.g. for ``im.independence_test(x, y, z)``
-    as a TE significance test): returns ``(source_past, target_future, conditioning)``."""
+    as a TE significance test).
+
+    Parameters
+    ----------
+    source, target, cond
+        Series (array-likes) of equal length; ``cond`` optional.
+    discrete
+        As for :func:`infometer.mutual_info`.
+    **lags
+        ``k``, ``l``, ``m``, ``tau``, ``delay`` as for :func:`embed`.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(source_past, target_future, conditioning)`` as float arrays (discrete columns
+        as their integer codes).
+    """
     from ..data import as_variables
 
     data = {"source": source, "target": target}
@@ -140,7 +178,20 @@ def _split_params(spec: EstimatorSpec, params: dict[str, Any]) -> tuple[dict, di
 
 
 def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
-    """The TE estimator function that embeds the series and calls the CMI estimator ``cmi``."""
+    """The TE estimator function that embeds the series and calls the CMI estimator ``cmi``.
+
+    Parameters
+    ----------
+    cmi
+        A registered ``cond_mutual_info`` estimator.
+
+    Returns
+    -------
+    callable
+        ``te(source, target[, cond], **params) -> Raw``, with a signature listing TE's
+        parameters and the CMI's (colliding names prefixed ``cmi_``), and a
+        ``resample_view`` attribute for :mod:`infometer.stats.resample`.
+    """
 
     def view(variables: dict[str, Variable], params: dict[str, Any]):
         lags, inner = _split_params(cmi, params)
