@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
@@ -85,3 +86,22 @@ def test_nonfinite_estimates_have_no_interval():
     x = np.random.default_rng(0).normal(size=100)
     with pytest.raises(ValueError, match="singular.*no interval"):
         api.run("mutual_info", as_variables({"x": x, "y": 2 * x}), method="gaussian", ci=0.9)
+
+
+@pytest.mark.parametrize("method,params", [("gaussian", {}), ("histogram", {"bins": 5})])
+def test_bootstrap_of_bias_corrected_estimator_centres_on_plugin(method, params):
+    """Independent data, true MI 0.  Replicates of a bias-corrected estimator estimate the
+    bootstrap world's truth T(F̂) (the plug-in MI, > 0), so reflecting them around the
+    corrected estimate pushes intervals below 0: measured coverage of 0 was 0.40
+    (gaussian) and 0.48 (histogram) that way.  Centred on the plug-in value it is nominal."""
+    rng = np.random.default_rng(12)
+    hits = 0
+    for r in range(40):
+        vs = as_variables({"x": rng.normal(size=300), "y": rng.normal(size=300)})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            e = api.run("mutual_info", vs, method=method, ci=0.9, seed=r, n_resamples=100,
+                        params=params)
+        hits += e.ci[0] <= 0.0 <= e.ci[1]
+    assert "plug-in value" in e.diagnostics["ci_method"]
+    assert hits / 40 >= 0.8

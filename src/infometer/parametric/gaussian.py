@@ -409,3 +409,12 @@ def gaussian_kl_divergence(p: Variable, q: Variable, *, bias_correct: bool = Tru
         warns.append(f"gaussian KL estimate is negative ({value:.3g} nats): the unbiased "
                      "estimate of a small divergence can fall below zero; it is not clipped")
     return Raw(value=value, diagnostics=diag, warnings=warns)
+
+
+def _ml_params(params: dict) -> dict:
+    """Parameters of the plug-in (maximum-likelihood) version, for bootstrap centring."""
+    return {**params, "bias_correct": False}
+
+
+for _f in (gaussian, gaussian_copula, gaussian_kl_divergence):
+    _f.plugin_params = _ml_params  # type: ignore[attr-defined]

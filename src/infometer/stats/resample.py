@@ -6,7 +6,9 @@ Which scheme applies is a property of the estimator (``EstimatorSpec.resampling`
   normal one, value ± z·sd.
 * ``"bootstrap"``: rows resampled with replacement (paired roles share indices,
   unpaired roles such as KL's p and q are resampled separately); the "basic"
-  interval, i.e. bootstrap quantiles reflected around the estimate.
+  interval ``θ̂ − (q_{1−a} − T(F̂)), θ̂ − (q_a − T(F̂))``, where T(F̂), the quantity of the
+  empirical distribution, is the estimate for plug-in estimators and the plug-in value
+  for bias-corrected ones that expose ``func.plugin_params``.
 * ``"subsample"``: m-out-of-n *without* replacement (duplicated rows collapse
   nearest-neighbour distances, so a kNN estimator must never see them), m = n/2.
   For a √n-consistent estimator the subsample values satisfy
@@ -71,6 +73,26 @@ def _view(
 ) -> tuple[EstimatorSpec, dict[str, Variable], dict[str, Any]]:
     view = getattr(spec.func, "resample_view", None)
     return (spec, variables, params) if view is None else view(variables, params)
+
+
+def _plugin_center(
+    spec: EstimatorSpec, variables: dict[str, Variable], params: dict[str, Any], raw: Raw
+) -> tuple[float, str]:
+    """T(F̂): the quantity of the empirical distribution, the truth of the bootstrap world.
+
+    For a plug-in estimator it is the estimate itself.  A bias-corrected estimator exposes
+    ``func.plugin_params(params)``, the parameters of its plug-in version (e.g.
+    ``bias_correct=False``); centring on the estimate instead would subtract the
+    bootstrap-world bias of a plug-in a second time (intervals that exclude 0 under
+    independence).
+    """
+    spec, variables, params = _view(spec, variables, params)
+    hook = getattr(spec.func, "plugin_params", None)
+    if hook is None:
+        return raw.value, "the estimate"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(spec.func(*variables.values(), **hook(params)).value), "the plug-in value"
 
 
 def _subsample_size(n: int, fraction: float) -> int:
@@ -210,9 +232,10 @@ def error_bars(
     if scheme == "bootstrap":
         se = float(np.std(vals, ddof=1))
         q_lo, q_hi = np.quantile(vals, [a, 1 - a])
-        # basic bootstrap: reflect the quantiles around the estimate
-        lo, hi = 2 * raw.value - q_hi, 2 * raw.value - q_lo
-        diag = {"ci_method": f"basic bootstrap, {n_resamples} resamples"}
+        center, how = _plugin_center(spec, variables, params, raw)
+        # basic bootstrap: the law of (estimate - truth) is that of (replicate - T(F̂))
+        lo, hi = raw.value - (q_hi - center), raw.value - (q_lo - center)
+        diag = {"ci_method": f"basic bootstrap, {n_resamples} resamples, centred on {how}"}
     else:
         inner_spec, inner_vars, _ = _view(spec, variables, params)
         n = next(iter(inner_vars.values())).n
