@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.linalg import solve_discrete_lyapunov
 
 import infometer as im
@@ -189,3 +191,18 @@ def test_knn_te_on_var(var2):
     xs, yf, zp = embed_arrays(x[:500], y[:500])
     assert e.value == pytest.approx(
         im.cond_mutual_info(xs, yf, zp, method="ksg1", k=5).value, abs=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(a=st.floats(0.2, 5), b=st.floats(-3, 3), c=st.floats(0.2, 5), seed=st.integers(0, 999))
+def test_te_invariances(a, b, c, seed):
+    """Gaussian TE is invariant under affine maps of either series; the copula TE under
+    any increasing map (ranks are unchanged)."""
+    v = simulate_var1(A2, 400, seed=seed)
+    x, y = v[:, 0], v[:, 1]
+    g = im.transfer_entropy(x, y, method="gaussian", k=2).value
+    assert im.transfer_entropy(a * x + b, c * y - b, method="gaussian", k=2).value == \
+        pytest.approx(g, abs=1e-9)
+    cop = im.transfer_entropy(x, y, method="gaussian_copula").value
+    assert im.transfer_entropy(np.exp(a * x), np.arctan(y) + b, method="gaussian_copula").value \
+        == pytest.approx(cop, abs=1e-9)
