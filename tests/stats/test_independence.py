@@ -72,6 +72,28 @@ def test_plain_permutation_would_fail_there():
     assert rej / 20 > 0.3
 
 
+@pytest.mark.slow
+def test_knn_cmi_local_permutation_calibrated_with_nonlinear_z():
+    """The usual case: KSG CMI, X = sin(2Z) + ε, Y = Z² + ε′ (n = 200, B = 49, so a
+    calibrated test rejects at exactly 0.04).  Measured: local permutation 0.03; a plain
+    permutation of x 0.37 (30 repetitions), checked here on 20."""
+    rng = np.random.default_rng(11)
+    spec = registry.get("cond_mutual_info", "ksg1")
+    n, rej, plain = 200, 0, 0
+    for r in range(100):
+        z = rng.normal(size=n)
+        x, y = np.sin(2 * z) + 0.3 * rng.normal(size=n), z**2 + 0.3 * rng.normal(size=n)
+        res = im.independence_test(x, y, z, method="ksg1", n_permutations=49, seed=r)
+        rej += res.rejects()
+        if r < 20:
+            vs = as_variables({"x": x, "y": y, "z": z})
+            null = [spec.func(vs["x"].select(rng.permutation(n)), vs["y"], vs["z"]).value
+                    for _ in range(49)]
+            plain += (1 + np.sum(np.asarray(null) >= res.statistic.value)) / 50 <= 0.05
+    assert LOW <= rej / 100 <= HIGH
+    assert plain / 20 > 0.15
+
+
 def test_cmi_power_and_discrete_strata():
     rng = np.random.default_rng(3)
     z = rng.integers(0, 3, size=300)
