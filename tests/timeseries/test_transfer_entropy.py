@@ -206,3 +206,27 @@ def test_te_invariances(a, b, c, seed):
     cop = im.transfer_entropy(x, y, method="gaussian_copula").value
     assert im.transfer_entropy(np.exp(a * x), np.arctan(y) + b, method="gaussian_copula").value \
         == pytest.approx(cop, abs=1e-9)
+
+
+def test_trials_never_cross_boundaries():
+    s, t = np.arange(40.0) * 10, np.arange(40.0)
+    x, y, z = embed_arrays(s, t, k=2, trials=2)
+    # each trial of 20 rows gives t = 1..18: 18 rows, none pairing rows of both trials
+    assert len(y) == 36
+    assert np.all((y[:, 0] - z[:, 1]) == 2) and not np.any(z[:, 1] == 19)
+    with pytest.raises(ValueError, match="equal trials"):
+        embed_arrays(s, t, trials=3)
+
+
+def test_te_pooled_over_trials_matches_closed_form():
+    trials = [simulate_var1(A2, 300, seed=100 + i) for i in range(20)]
+    v = np.vstack(trials)
+    truth = te_truth(A2, 0, 1, k=2)
+    e = im.transfer_entropy(v[:, 0], v[:, 1], method="gaussian", k=2, trials=20)
+    assert e.diagnostics["embedded_rows"] == 20 * 298
+    assert e.value == pytest.approx(truth, abs=5 * sd_cmi(truth, 20 * 298))
+    # the same as the CMI of the per-trial embeddings stacked
+    parts = [embed_arrays(tr[:, 0], tr[:, 1], k=2) for tr in trials]
+    stacked = [np.vstack([p[i] for p in parts]) for i in range(3)]
+    assert e.value == pytest.approx(
+        im.cond_mutual_info(*stacked, method="gaussian").value, abs=1e-12)

@@ -44,7 +44,7 @@ registry.QUANTITY_ROLES.setdefault("transfer_entropy", ROLES)
 
 #: Names under which CMI estimators may accept a Theiler window.
 THEILER_NAMES = ("theiler", "theiler_window")
-_TE_PARAMS = {"k": 1, "l": 1, "m": 1, "tau": 1, "delay": 1}
+_TE_PARAMS = {"k": 1, "l": 1, "m": 1, "tau": 1, "delay": 1, "trials": 1}
 
 
 def _lag_rows(n: int, k: int, l: int, m: int | None, tau: int, delay: int) -> np.ndarray:
@@ -78,6 +78,7 @@ def embed(
     m: int = 1,
     tau: int = 1,
     delay: int = 1,
+    trials: int = 1,
 ) -> dict[str, Variable]:
     """The CMI roles of TE: ``x`` = source history, ``y`` = target future, ``z`` = target
     history (and the conditioning history), each a :class:`Variable` with one row per t.
@@ -92,6 +93,9 @@ def embed(
         Delay between successive lags.
     delay
         Source-target delay u ≥ 1.
+    trials
+        The rows are this many consecutive trials (repetitions) of equal length; no
+        embedded row spans two trials.
 
     Returns
     -------
@@ -108,12 +112,18 @@ def embed(
     m = check_int(m, "m", min_value=1)
     tau = check_int(tau, "tau", min_value=1)
     delay = check_int(delay, "delay", min_value=1)
+    trials = check_int(trials, "trials", min_value=1)
     n = target.n
-    t = _lag_rows(n, k, l, None if cond is None else m, tau, delay)
+    if n % trials:
+        raise ValueError(f"trials={trials} does not divide the {n} rows into equal trials")
+    length = n // trials
+    local = _lag_rows(length, k, l, None if cond is None else m, tau, delay)
+    t = (np.arange(trials)[:, None] * length + local[None, :]).ravel()
     if t.size < 10:
         raise ValueError(
-            f"the series have {n} samples, too few for k={k}, l={l}, tau={tau}, delay={delay}: "
-            f"only {max(t.size, 0)} embedded rows (need at least 10)"
+            f"the series have {n} samples, too few for k={k}, l={l}, tau={tau}, delay={delay}"
+            f"{f', {trials} trials' if trials > 1 else ''}: only {max(t.size, 0)} embedded "
+            "rows (need at least 10)"
         )
     x = _history(source, t, 1 - delay, l, tau, "source_past")
     y = _history(target, t, 1, 1, tau, "target_future")
@@ -268,6 +278,7 @@ def transfer_entropy(
     m: int = 1,
     tau: int = 1,
     delay: int = 1,
+    trials: int = 1,
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
@@ -295,6 +306,10 @@ def transfer_entropy(
         Embedding delay between successive lags of a history.
     delay
         Source-target delay u ≥ 1: the newest source sample used is X_{t+1-u}.
+    trials
+        The series are this many trials (repetitions) of equal length, concatenated; the
+        embedding never crosses a trial boundary and pools the rows of all trials (as
+        JIDT's ``addObservations`` and IDTxl's replications).
     unit, base, ci, seed, discrete
         As for :func:`infometer.mutual_info`.  ``ci`` resamples the embedded rows with
         the CMI estimator's scheme (rows treated as exchangeable: see docs/timeseries.md).
@@ -315,5 +330,5 @@ def transfer_entropy(
     return estimate(
         "transfer_entropy", data,
         method=method, unit=unit, base=base, ci=ci, seed=seed, discrete=discrete,
-        k=k, l=l, m=m, tau=tau, delay=delay, **params,
+        k=k, l=l, m=m, tau=tau, delay=delay, trials=trials, **params,
     )
