@@ -213,7 +213,7 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         from ..api import run
 
         names = dict(zip(ROLES, vs, strict=False))
-        spec_, e, inner = view(names, params)
+        _, e, inner = view(names, params)
         seed = inner.pop("seed", 0) if "seed" in cmi.params else 0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
