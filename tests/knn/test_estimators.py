@@ -165,6 +165,22 @@ def test_ksg1_matches_sklearn_without_noise():
     assert abs(ours5 - _compute_mi_cc(xs, ys, 5)) < 1e-9
 
 
+def test_ksg1_matches_public_mutual_info_regression(monkeypatch):
+    """The public function, with its 1e-10 noise replaced by zeros (and its own scaling)."""
+    from sklearn.feature_selection import _mutual_info, mutual_info_regression
+
+    class NoNoise:
+        def standard_normal(self, size=None):
+            return np.zeros(size)
+
+    monkeypatch.setattr(_mutual_info, "check_random_state", lambda _: NoNoise())
+    for seed, rho in ((23, 0.75), (24, 0.3)):
+        x, y = gauss_pair(n=3000, seed=seed, rho=rho)
+        theirs = mutual_info_regression(x.reshape(-1, 1), y, n_neighbors=3)[0]
+        assert theirs > 0  # (sklearn clips at 0; positive here, so nothing was clipped)
+        assert abs(im.mutual_info(x, y, method="ksg1").value - theirs) < 1e-9
+
+
 def test_gkov_reduces_to_ksg1_on_continuous_data():
     x, y = gauss_pair(n=1500, seed=11)
     a = im.mutual_info(x, y, method="gkov").value
