@@ -167,6 +167,21 @@ def _box_min(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, euclid: bool) -> flo
     return s
 
 
+@nb.njit(inline="always")
+def _rel(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, r: float) -> int:
+    """Max-norm box vs the ball of radius r: 0 disjoint, 2 inside, 1 straddling (exact)."""
+    mn = 0.0
+    mx = 0.0
+    for c in range(q.shape[0]):
+        a = q[c] - lo[c]
+        b = hi[c] - q[c]
+        mn = max(mn, -a, -b)  # exactly max(0, lo - q, q - hi): float negation is exact
+        mx = max(mx, a, b)
+    if mn > r:
+        return 0
+    return 2 if mx <= r else 1
+
+
 # ---------------------------------------------------------------- kNN query
 @nb.njit(inline="always")
 def _scan_leaf(tdata, lo, hi, q, me, euclid, hd, hi_):
@@ -251,33 +266,30 @@ def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out):
             q = queries[qi]
             r = radii[qi]
             cnt = 0
-            stack[0] = 0
-            sp = 1
+            # classify the root, then each child before pushing it: 0 disjoint, 2 inside
+            rel = _rel(q, bmin[0], bmax[0], r)
+            if rel == 2:
+                cnt = hi_a[0] - lo_a[0]
+            sp = 0
+            if rel == 1:
+                stack[0] = 0
+                sp = 1
             while sp > 0:
                 sp -= 1
                 nd = stack[sp]
-                # min and max max-norm distance from q to the node's box, in one pass
-                mn = 0.0
-                mx = 0.0
-                for c in range(q.shape[0]):
-                    a = q[c] - bmin[nd, c]
-                    b = bmax[nd, c] - q[c]
-                    mn = max(mn, -a, -b)
-                    mx = max(mx, a, b)
-                if mn > r:
-                    continue
-                if mx <= r:
-                    cnt += hi_a[nd] - lo_a[nd]
-                    continue
                 c0 = child[nd]
                 if c0 < 0:
                     for t in range(lo_a[nd], hi_a[nd]):
                         if _dist(tdata[t], q, False) <= r:
                             cnt += 1
                     continue
-                stack[sp] = c0
-                stack[sp + 1] = c0 + 1
-                sp += 2
+                for ch_ in (c0, c0 + 1):
+                    rel = _rel(q, bmin[ch_], bmax[ch_], r)
+                    if rel == 2:
+                        cnt += hi_a[ch_] - lo_a[ch_]
+                    elif rel == 1:
+                        stack[sp] = ch_
+                        sp += 1
             out[qi] = cnt
 
 
