@@ -116,6 +116,9 @@ def _make(method: str, with_alphabet: bool) -> Callable[..., Raw]:
             return _combo(method, vs)
 
     f.__name__ = f"discrete_{method}"
+    if method != "plugin":
+        # bootstrap intervals centre on T(F^), the plug-in value (see stats.resample)
+        f.plugin_method = "plugin"  # type: ignore[attr-defined]
     return f
 
 

@@ -48,6 +48,7 @@ from scipy import stats as _st
 
 from ..data import Variable
 from ..registry import UNPAIRED, EstimatorSpec, Raw
+from ..registry import get as get_spec
 
 __all__ = [
     "error_bars", "resample_values", "SUBSAMPLE_FRACTION", "MAX_SEEDS", "MIN_QUANTILE_RESAMPLES",
@@ -82,17 +83,23 @@ def _plugin_center(
 
     For a plug-in estimator it is the estimate itself.  A bias-corrected estimator exposes
     ``func.plugin_params(params)``, the parameters of its plug-in version (e.g.
-    ``bias_correct=False``); centring on the estimate instead would subtract the
-    bootstrap-world bias of a plug-in a second time (intervals that exclude 0 under
-    independence).
+    ``bias_correct=False``), or ``func.plugin_method``, the name of the registered
+    plug-in estimator of the same quantity (the discrete family); centring on the
+    estimate instead would subtract the bootstrap-world bias of a plug-in a second time
+    (intervals that exclude 0 under independence).
     """
     spec, variables, params = _view(spec, variables, params)
     hook = getattr(spec.func, "plugin_params", None)
-    if hook is None:
+    other = getattr(spec.func, "plugin_method", None)
+    if hook is None and other is None:
         return raw.value, "the estimate"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return float(spec.func(*variables.values(), **hook(params)).value), "the plug-in value"
+        if other is not None:  # the plug-in is a separate registered method of the family
+            value = get_spec(spec.quantity, other).func(*variables.values()).value
+        else:
+            value = spec.func(*variables.values(), **hook(params)).value
+    return float(value), "the plug-in value"
 
 
 def _subsample_size(n: int, fraction: float) -> int:
