@@ -65,14 +65,22 @@ def part_a(repeats: int) -> None:
     xs, yf, zp = im.timeseries.embed_arrays(x, y)
     rows = [
         ("infometer gaussian", lambda: im.transfer_entropy(x, y, method="gaussian").value),
-        ("infometer gaussian_copula",
-         lambda: im.transfer_entropy(x, y, method="gaussian_copula").value),
+        (
+            "infometer gaussian_copula",
+            lambda: im.transfer_entropy(x, y, method="gaussian_copula").value,
+        ),
         ("infometer histogram", lambda: im.transfer_entropy(x, y, method="histogram").value),
         ("infometer ksg1 (k=3)", lambda: im.transfer_entropy(x, y, method="ksg1").value),
-        ("infomeasure 0.6.3 ksg (k=4)", lambda: imf.transfer_entropy(
-            x, y, approach="ksg", k=4, src_hist_len=1, dest_hist_len=1, step_size=1)),
-        ("ennemi 1.5.0 kNN CMI (k=3)", lambda: float(np.ravel(ennemi.estimate_mi(
-            yf[:, 0], xs[:, 0], cond=zp[:, 0], k=3))[0])),
+        (
+            "infomeasure 0.6.3 ksg (k=4)",
+            lambda: imf.transfer_entropy(
+                x, y, approach="ksg", k=4, src_hist_len=1, dest_hist_len=1, step_size=1
+            ),
+        ),
+        (
+            "ennemi 1.5.0 kNN CMI (k=3)",
+            lambda: float(np.ravel(ennemi.estimate_mi(yf[:, 0], xs[:, 0], cond=zp[:, 0], k=3))[0]),
+        ),
     ]
     print(f"\n### A. TE X->Y, Gaussian VAR(1), N = {n}, k = l = 1; closed form {truth:.4f} nats\n")
     print("| tool | median time (s) | TE (nats) | error | ratio to infometer ksg1 |")
@@ -92,8 +100,11 @@ def part_b(repeats: int) -> None:
     print(f"\n### B. MI at N = {n}, rho = {rho}; closed form {truth:.4f} nats\n")
     print("| tool | median time (s) | MI (nats) |")
     print("|---|---|---|")
-    for m, xx, yy in [("gaussian", x, y), ("gaussian_copula", np.exp(x), y**3),
-                      ("histogram", x, y)]:
+    for m, xx, yy in [
+        ("gaussian", x, y),
+        ("gaussian_copula", np.exp(x), y**3),
+        ("histogram", x, y),
+    ]:
         t, v = timed(lambda m=m, xx=xx, yy=yy: im.mutual_info(xx, yy, method=m).value, repeats)
         note = " (exp/cube marginals)" if m == "gaussian_copula" else ""
         print(f"| infometer {m}{note} | {t:.3f} | {v:.4f} |")
@@ -110,18 +121,24 @@ def part_c(reps: int) -> None:
         vs = as_variables({"x": x, "y": rho * x + np.sqrt(1 - rho**2) * rng.normal(size=n)})
         est = im.api.run("mutual_info", vs, method="ksg1", ci=0.9, seed=r, n_resamples=b)
         hit["subsample"] += est.ci[0] <= truth <= est.ci[1]
-        vals = resample_values(spec, vs, dict(est.params), scheme="bootstrap", n_resamples=b,
-                               seed=r)
+        vals = resample_values(
+            spec, vs, dict(est.params), scheme="bootstrap", n_resamples=b, seed=r
+        )
         lo, hi = 2 * est.value - np.quantile(vals, [0.95, 0.05])
         hit["bootstrap"] += lo <= truth <= hi
-    print(f"\n### C. Coverage of nominal 90% KSG intervals, N = {n}, rho = {rho}, "
-          f"{reps} repetitions, {b} resamples\n")
+    print(
+        f"\n### C. Coverage of nominal 90% KSG intervals, N = {n}, rho = {rho}, "
+        f"{reps} repetitions, {b} resamples\n"
+    )
     print("| scheme | coverage |")
     print("|---|---|")
-    print("| infometer subsampling m = n/2, scaled sqrt(m/(n-m)) | "
-          f"{hit['subsample'] / reps:.2f} |")
-    print(f"| with-replacement bootstrap (basic interval), same estimator | "
-          f"{hit['bootstrap'] / reps:.2f} |")
+    print(
+        f"| infometer subsampling m = n/2, scaled sqrt(m/(n-m)) | {hit['subsample'] / reps:.2f} |"
+    )
+    print(
+        f"| with-replacement bootstrap (basic interval), same estimator | "
+        f"{hit['bootstrap'] / reps:.2f} |"
+    )
 
 
 if __name__ == "__main__":

@@ -171,8 +171,12 @@ print(rss("VmHWM") - base, x.nbytes * 2 / 2**20)
 
 def memory(n: int, d: int) -> tuple[float, float]:
     src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-    r = subprocess.run([sys.executable, "-c", _MEM_SNIPPET.format(src=src, n=n, d=d)],
-                       capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [sys.executable, "-c", _MEM_SNIPPET.format(src=src, n=n, d=d)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     extra, data = map(float, r.stdout.split())
     return extra, data
 
@@ -210,33 +214,53 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(meta, indent=1))
     rows = []
-    print("| dims | N | contender | median wall s | median CPU s | estimate | wall ratio "
-          "| CPU ratio |")
+    print(
+        "| dims | N | contender | median wall s | median CPU s | estimate | wall ratio "
+        "| CPU ratio |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     med = statistics.median
     for d, n in grid:
         x, y = make(n, d)
-        peers = [(name, f) for name, (f, mod, dims) in PEERS.items()
-                 if d in dims and (name, d, n) not in slow_skip and available(mod)]
+        peers = [
+            (name, f)
+            for name, (f, mod, dims) in PEERS.items()
+            if d in dims and (name, d, n) not in slow_skip and available(mod)
+        ]
         # infometer is timed before *and* after the peers (load on a shared machine drifts)
         w1, c1, v_ours = time_it(ours, x, y, a.repeats)
         peer_res = [(name, *time_it(f, x, y, a.repeats)) for name, f in peers]
         w2, c2, _ = time_it(ours, x, y, a.repeats)
         w_ours, c_ours = med(w1 + w2), med(c1 + c2)
-        rows.append({"d": d, "n": n, "who": "infometer ksg1", "wall_s": w_ours, "cpu_s": c_ours,
-                     "value": v_ours})
-        print(f"| {d}x{d} | {n:.0e} | infometer ksg1 | {w_ours:.3f} | {c_ours:.3f} | "
-              f"{v_ours:.4f} | 1 | 1 |", flush=True)
+        rows.append(
+            {
+                "d": d,
+                "n": n,
+                "who": "infometer ksg1",
+                "wall_s": w_ours,
+                "cpu_s": c_ours,
+                "value": v_ours,
+            }
+        )
+        print(
+            f"| {d}x{d} | {n:.0e} | infometer ksg1 | {w_ours:.3f} | {c_ours:.3f} | "
+            f"{v_ours:.4f} | 1 | 1 |",
+            flush=True,
+        )
         for name, w, c, v in peer_res:
-            rows.append({"d": d, "n": n, "who": name, "wall_s": med(w), "cpu_s": med(c),
-                         "value": v})
-            print(f"| {d}x{d} | {n:.0e} | {name} | {med(w):.3f} | {med(c):.3f} | {v:.4f} | "
-                  f"{med(w) / w_ours:.1f}x | {med(c) / c_ours:.1f}x |", flush=True)
+            rows.append(
+                {"d": d, "n": n, "who": name, "wall_s": med(w), "cpu_s": med(c), "value": v}
+            )
+            print(
+                f"| {d}x{d} | {n:.0e} | {name} | {med(w):.3f} | {med(c):.3f} | {v:.4f} | "
+                f"{med(w) / w_ours:.1f}x | {med(c) / c_ours:.1f}x |",
+                flush=True,
+            )
         print(f"| {d}x{d} | {n:.0e} | (true MI) | | | {truth(d):.4f} | | |", flush=True)
     result = {"meta": meta, "rows": rows}
     if a.profile:
         result["profile"] = {}
-        for d, n in ([(1, 2000), (3, 2000)] if a.quick else [(1, 10**6), (3, 10**5)]):
+        for d, n in [(1, 2000), (3, 2000)] if a.quick else [(1, 10**6), (3, 10**5)]:
             profile(min(n, 5000), d)  # warm
             stages = profile(n, d)
             result["profile"][f"{d}x{d} N={n}"] = stages
@@ -250,8 +274,10 @@ def main(argv: list[str] | None = None) -> int:
             for n in sizes:
                 extra, data = memory(n, d)
                 result["memory"][f"{d}x{d} N={n}"] = {"peak_extra_MiB": extra, "data_MiB": data}
-                print(f"memory {d}x{d} N={n:.0e}: peak RSS growth {extra:.1f} MiB "
-                      f"(input data {data:.1f} MiB)")
+                print(
+                    f"memory {d}x{d} N={n:.0e}: peak RSS growth {extra:.1f} MiB "
+                    f"(input data {data:.1f} MiB)"
+                )
     if a.out:
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         with open(a.out, "w") as fh:

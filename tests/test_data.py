@@ -124,3 +124,15 @@ def test_bad_core_options():
 def test_kl_dimension_mismatch():
     with pytest.raises(ValueError, match="p has 2 columns but q has 1"):
         im.kl_divergence(np.zeros((5, 2), int), np.zeros(5, int))
+
+
+def test_joint_codes_of_many_wide_variables_do_not_overflow():
+    # 2 x 30 columns of 4 symbols: each variable's own code is sparse (up to 4**30), so their
+    # joint needs the column codes densified too (this raised OverflowError before).
+    from infometer.discrete import counts, joint_codes
+
+    rng = np.random.default_rng(0)
+    x = as_variable(rng.integers(0, 4, (300, 30)), "x")
+    y = as_variable(rng.integers(0, 4, (300, 30)), "y")
+    c = counts(joint_codes(x, y))
+    assert c.sum() == 300 and c.size == len(np.unique(np.hstack([x.values, y.values]), axis=0))

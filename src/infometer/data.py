@@ -236,8 +236,8 @@ def encode_columns(
         k = int(k) if k is not None else int(col.max()) + 1
         if radix * k >= (1 << 62):
             code, radix = _factorize(code)
-            if radix * k >= (1 << 62):  # cannot happen for n < 2**31 rows
-                raise OverflowError("too many joint symbols to encode")
+            if radix * k >= (1 << 62):  # the column's own codes are sparse: densify them too
+                col, k = _factorize(np.asarray(col, dtype=np.int64))
         code = code + radix * np.asarray(col, dtype=np.int64)
         radix *= k
     return code

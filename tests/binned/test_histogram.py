@@ -50,8 +50,9 @@ def test_mi_matches_exactly_binned_gaussian(bivariate, strategy):
     x, y, rho, n = bivariate
     k = 12
     e = im.mutual_info(x, y, method="histogram", bins=k, strategy=strategy)
-    truth_k, sd1 = binned_gaussian_mi(sample_edges(x, k, strategy), sample_edges(y, k, strategy),
-                                      rho)
+    truth_k, sd1 = binned_gaussian_mi(
+        sample_edges(x, k, strategy), sample_edges(y, k, strategy), rho
+    )
     # data processing: the binned MI is below the true MI -1/2 log(1 - rho^2)
     assert truth_k < -0.5 * np.log(1 - rho**2)
     # plug-in sd = sd1/sqrt(n) (~0.008 here); Miller-Madow leaves an O(m/n^2) bias.
@@ -64,8 +65,9 @@ def test_cmi_with_independent_z_equals_binned_mi(bivariate):
     x, y, rho, n = bivariate
     z = np.random.default_rng(1).normal(size=n)
     k = 8  # 512 cells for 5000 samples
-    truth_k, sd1 = binned_gaussian_mi(sample_edges(x, k, "frequency"),
-                                      sample_edges(y, k, "frequency"), rho)
+    truth_k, sd1 = binned_gaussian_mi(
+        sample_edges(x, k, "frequency"), sample_edges(y, k, "frequency"), rho
+    )
     e = im.cond_mutual_info(x, y, z, method="histogram", bins=k, strategy="frequency")
     # I(X;Y|Z) = I(X;Y) when Z is independent, binned or not.  With ~10 samples per
     # cell the Miller-Madow residual bias of the four entropy terms is ~0.01.
@@ -80,8 +82,11 @@ def test_plugin_is_biased_upwards_and_miller_madow_removes_it():
     for _ in range(60):
         x, y = rng.normal(size=n), rng.normal(size=n)
         mm.append(im.mutual_info(x, y, method="histogram", bins=k, strategy="frequency").value)
-        pl.append(im.mutual_info(x, y, method="histogram", bins=k, strategy="frequency",
-                                 correction="none").value)
+        pl.append(
+            im.mutual_info(
+                x, y, method="histogram", bins=k, strategy="frequency", correction="none"
+            ).value
+        )
     # independent data, true binned MI 0: plug-in bias ~ (k-1)^2/(2n) = 0.10
     assert np.mean(pl) == pytest.approx((k - 1) ** 2 / (2 * n), rel=0.15)
     assert abs(np.mean(mm)) < 0.02
@@ -93,14 +98,17 @@ def test_entropy_uniform_and_normal():
     # uniform cells: -log p_hat has no first-order variance; edge effects are O(k/n)
     for strategy in ("width", "frequency"):
         assert im.entropy(u, method="histogram", strategy=strategy).value == pytest.approx(
-            0.0, abs=0.01)
+            0.0, abs=0.01
+        )
     g = rng.normal(size=5000)
     # sd(log f(X))/sqrt(n) = sqrt(1/2)/sqrt(5000) = 0.010; FD binning bias h^2/24 = 0.001
     assert im.entropy(g, method="histogram").value == pytest.approx(
-        0.5 * np.log(2 * np.pi * np.e), abs=4 * 0.010 + 0.001)
+        0.5 * np.log(2 * np.pi * np.e), abs=4 * 0.010 + 0.001
+    )
     # two independent columns: h adds up
-    assert im.entropy(np.column_stack([g, u]), method="histogram", bins=30).value == \
-        pytest.approx(0.5 * np.log(2 * np.pi * np.e), abs=0.06)
+    assert im.entropy(np.column_stack([g, u]), method="histogram", bins=30).value == pytest.approx(
+        0.5 * np.log(2 * np.pi * np.e), abs=0.06
+    )
 
 
 @settings(max_examples=20, deadline=None)
@@ -113,11 +121,13 @@ def test_affine_and_monotone_invariance(seed, a, b):
     assert im.mutual_info(a * x + b, y, method="histogram").value == pytest.approx(mi, abs=1e-9)
     # h(aX + b) = h(X) + log a for equal-width bins
     assert im.entropy(a * x + b, method="histogram").value == pytest.approx(
-        im.entropy(x, method="histogram").value + np.log(a), abs=1e-9)
+        im.entropy(x, method="histogram").value + np.log(a), abs=1e-9
+    )
     # equal-frequency bins follow any increasing map
     f = im.mutual_info(x, y, method="histogram", strategy="frequency").value
-    assert im.mutual_info(np.exp(x), y**3, method="histogram", strategy="frequency").value == \
-        pytest.approx(f, abs=1e-9)
+    assert im.mutual_info(
+        np.exp(x), y**3, method="histogram", strategy="frequency"
+    ).value == pytest.approx(f, abs=1e-9)
 
 
 def test_bin_rules():

@@ -52,8 +52,12 @@ def test_count_within_brute_force(d, ties):
     dist = _pairwise(p)
     np.fill_diagonal(dist, np.inf)
     # radii exactly equal to neighbour distances: the boundary cases that matter for KSG
-    for r in (np.sort(dist, 1)[:, 2], np.sort(dist, 1)[:, 7], np.zeros(len(p)),
-              rng.uniform(0, 1, len(p))):
+    for r in (
+        np.sort(dist, 1)[:, 2],
+        np.sort(dist, 1)[:, 7],
+        np.zeros(len(p)),
+        rng.uniform(0, 1, len(p)),
+    ):
         assert np.array_equal(count_within(p, r), (dist <= r[:, None]).sum(1))
         assert np.array_equal(count_within(p, r, strict=True), (dist < r[:, None]).sum(1))
 
@@ -95,8 +99,11 @@ def test_identical_points_and_tiny_sets():
 
 @settings(max_examples=40, deadline=None)
 @given(
-    hnp.arrays(np.float64, st.tuples(st.integers(5, 60), st.integers(1, 3)),
-               elements=st.integers(-4, 4).map(float) | st.floats(-3, 3, width=32)),
+    hnp.arrays(
+        np.float64,
+        st.tuples(st.integers(5, 60), st.integers(1, 3)),
+        elements=st.integers(-4, 4).map(float) | st.floats(-3, 3, width=32),
+    ),
     st.integers(1, 4),
 )
 def test_property_counts_and_knn(p, k):

@@ -30,6 +30,11 @@ def test_additive_uniform_by_integration():
     def f(y):
         return np.clip(np.minimum(y + eps, 1) - np.maximum(y - eps, 0), 0, None) / (2 * eps)
 
-    h, _ = integrate.quad(lambda y: -f(y) * np.log(f(y)) if f(y) > 0 else 0.0, -eps, 1 + eps,
-                          points=[eps, 1 - eps], limit=200)
+    h, _ = integrate.quad(
+        lambda y: -f(y) * np.log(f(y)) if f(y) > 0 else 0.0,
+        -eps,
+        1 + eps,
+        points=[eps, 1 - eps],
+        limit=200,
+    )
     assert abs(h - np.log(2 * eps) - additive_uniform_mi(eps)) < 1e-8

@@ -14,6 +14,7 @@ def gauss_entropy(cov: np.ndarray) -> float:
 
 def gauss_cmi(cov: np.ndarray, ix: list[int], iy: list[int], iz: list[int]) -> float:
     """I(X;Y|Z) of a Gaussian by log-dets (iz=[] gives I(X;Y))."""
+
     def ld(idx: list[int]) -> float:
         return float(np.linalg.slogdet(cov[np.ix_(idx, idx)])[1]) if idx else 0.0
 
@@ -26,8 +27,11 @@ def gauss_kl(m0, c0, m1, c1) -> float:
     dm = np.asarray(m1, float) - np.asarray(m0, float)
     d = c0.shape[0]
     return 0.5 * float(
-        np.trace(np.linalg.solve(c1, c0)) + dm @ np.linalg.solve(c1, dm) - d
-        + np.linalg.slogdet(c1)[1] - np.linalg.slogdet(c0)[1]
+        np.trace(np.linalg.solve(c1, c0))
+        + dm @ np.linalg.solve(c1, dm)
+        - d
+        + np.linalg.slogdet(c1)[1]
+        - np.linalg.slogdet(c0)[1]
     )
 
 
@@ -35,7 +39,9 @@ def student_entropy(nu: float, k: int) -> float:
     """Entropy of a standard k-variate Student-t with identity dispersion (Arellano-Valle 2013)."""
     a = (nu + k) / 2
     return float(
-        -gammaln(a) + gammaln(nu / 2) + k / 2 * np.log(nu * np.pi)
+        -gammaln(a)
+        + gammaln(nu / 2)
+        + k / 2 * np.log(nu * np.pi)
         + a * (digamma(a) - digamma(nu / 2))
     )
 

@@ -24,9 +24,11 @@ def h_true(s: np.ndarray) -> float:
 
 def cmi_true(s: np.ndarray, ix, iy, iz=()) -> float:
     """I(X;Y|Z) = h(XZ) + h(YZ) - h(XYZ) - h(Z) for a Gaussian with covariance S."""
+
     def h(idx):
         idx = list(idx)
         return h_true(s[np.ix_(idx, idx)]) if idx else 0.0
+
     ix, iy, iz = list(ix), list(iy), list(iz)
     return h(ix + iz) + h(iy + iz) - h(ix + iy + iz) - h(iz)
 
@@ -53,13 +55,16 @@ def test_entropy_mi_cmi_match_closed_form(gauss5):
     # <= sqrt(2/8000) = 0.016.  Tolerance: 4 sd.
     assert im.entropy(a, method="gaussian").value == pytest.approx(h_true(s), abs=4 * 0.018)
     assert im.mutual_info(x, y, method="gaussian").value == pytest.approx(
-        cmi_true(s, [0, 1], [2, 3]), abs=4 * 0.016)
+        cmi_true(s, [0, 1], [2, 3]), abs=4 * 0.016
+    )
     assert im.cond_mutual_info(x, y, z, method="gaussian").value == pytest.approx(
-        cmi_true(s, [0, 1], [2, 3], [4]), abs=4 * 0.016)
+        cmi_true(s, [0, 1], [2, 3], [4]), abs=4 * 0.016
+    )
     # the copula version sees the same Gaussian (normal scores of Gaussian data are
     # Gaussian up to O(log n / n) in the tails)
     assert im.mutual_info(x, y, method="gaussian_copula").value == pytest.approx(
-        cmi_true(s, [0, 1], [2, 3]), abs=4 * 0.016 + 0.01)
+        cmi_true(s, [0, 1], [2, 3]), abs=4 * 0.016 + 0.01
+    )
     assert n == 8000
 
 
@@ -110,24 +115,33 @@ def test_kl_closed_form_and_unbiased():
         assert ok is bc
 
 
-monotone = st.sampled_from([
-    np.exp, np.arctan, lambda t: t ** 3, lambda t: 2.5 * t - 1, np.sinh,
-    lambda t: np.log1p(np.exp(t)),
-])
+monotone = st.sampled_from(
+    [
+        np.exp,
+        np.arctan,
+        lambda t: t**3,
+        lambda t: 2.5 * t - 1,
+        np.sinh,
+        lambda t: np.log1p(np.exp(t)),
+    ]
+)
 
 
 @settings(max_examples=25, deadline=None)
 @given(f=monotone, g=monotone, h=monotone, seed=st.integers(0, 10_000))
 def test_copula_invariant_under_monotone_transforms(f, g, h, seed):
     rng = np.random.default_rng(seed)
-    a = rng.multivariate_normal(np.zeros(3), [[1, .5, .3], [.5, 1, .4], [.3, .4, 1]], size=300)
+    a = rng.multivariate_normal(
+        np.zeros(3), [[1, 0.5, 0.3], [0.5, 1, 0.4], [0.3, 0.4, 1]], size=300
+    )
     x, y, z = a.T
     mi = im.mutual_info(x, y, method="gaussian_copula").value
     cmi = im.cond_mutual_info(x, y, z, method="gaussian_copula").value
     # strictly increasing maps keep the ranks, hence the normal scores: equal to rounding
     assert im.mutual_info(f(x), g(y), method="gaussian_copula").value == pytest.approx(mi, abs=1e-9)
-    assert im.cond_mutual_info(f(x), g(y), h(z), method="gaussian_copula").value == \
-        pytest.approx(cmi, abs=1e-9)
+    assert im.cond_mutual_info(f(x), g(y), h(z), method="gaussian_copula").value == pytest.approx(
+        cmi, abs=1e-9
+    )
 
 
 def test_copula_recovers_mi_through_nonlinear_marginals():
@@ -146,16 +160,21 @@ def test_copula_recovers_mi_through_nonlinear_marginals():
 
 def test_symmetry_and_affine_invariance():
     rng = np.random.default_rng(4)
-    a = rng.multivariate_normal(np.zeros(3), [[1, .7, .2], [.7, 1, .1], [.2, .1, 1]], size=500)
+    a = rng.multivariate_normal(
+        np.zeros(3), [[1, 0.7, 0.2], [0.7, 1, 0.1], [0.2, 0.1, 1]], size=500
+    )
     x, y, z = a.T
     for m in ("gaussian", "gaussian_copula"):
         assert im.mutual_info(x, y, method=m).value == pytest.approx(
-            im.mutual_info(y, x, method=m).value, abs=1e-12)
+            im.mutual_info(y, x, method=m).value, abs=1e-12
+        )
         assert im.cond_mutual_info(x, y, z, method=m).value == pytest.approx(
-            im.cond_mutual_info(-3 * y + 1, 2 * x, z, method=m).value, abs=1e-9)
+            im.cond_mutual_info(-3 * y + 1, 2 * x, z, method=m).value, abs=1e-9
+        )
     # h(aX + b) = h(X) + log|a|
     assert im.entropy(4 * x + 2, method="gaussian").value == pytest.approx(
-        im.entropy(x, method="gaussian").value + np.log(4), abs=1e-9)
+        im.entropy(x, method="gaussian").value + np.log(4), abs=1e-9
+    )
 
 
 def test_copula_has_no_entropy():
@@ -173,8 +192,7 @@ def test_singular_and_bad_input():
     with pytest.raises(TypeError, match="bias_correct"):
         im.mutual_info(x, x[::-1], method="gaussian", bias_correct="yes")
     with pytest.raises(ValueError, match="more samples than dimensions"):
-        im.mutual_info(np.ones((4, 2)) + np.arange(8).reshape(4, 2) ** 2, x[:4],
-                       method="gaussian")
+        im.mutual_info(np.ones((4, 2)) + np.arange(8).reshape(4, 2) ** 2, x[:4], method="gaussian")
     with pytest.raises(TypeError, match="no parameter"):
         im.mutual_info(x, x[::-1], method="gaussian", k=3)
     with pytest.raises(ValueError, match="continuous"):
@@ -211,7 +229,7 @@ def test_copula_cmi_given_discrete_z_matches_closed_form():
     """(X, Y) | Z=z is a bivariate normal with correlation rho_z: I(X;Y|Z) = Σ p(z) I_z."""
     rng = np.random.default_rng(9)
     n = 6000
-    z = (rng.random(n) < 0.7).astype(int)          # p(z=1) = 0.7
+    z = (rng.random(n) < 0.7).astype(int)  # p(z=1) = 0.7
     rho = np.where(z == 1, 0.2, 0.8)
     x = rng.normal(size=n)
     y = rho * x + np.sqrt(1 - rho**2) * rng.normal(size=n)
@@ -221,7 +239,8 @@ def test_copula_cmi_given_discrete_z_matches_closed_form():
     e = im.cond_mutual_info(np.exp(x), y**3, z, method="gaussian_copula")
     assert e.value == pytest.approx(truth, abs=4 * 0.008)
     assert e.value == pytest.approx(
-        im.cond_mutual_info(x, y, z, method="gaussian_copula").value, abs=1e-9)
+        im.cond_mutual_info(x, y, z, method="gaussian_copula").value, abs=1e-9
+    )
     assert e.diagnostics["z_classes"] == 2
 
 
@@ -260,7 +279,8 @@ def test_copula_mi_continuous_discrete_population_value():
     assert e.value == pytest.approx(pop, abs=4 * 0.012)
     # argument order does not matter; a monotone map of x does not either
     assert im.mutual_info(y, np.arctan(x), method="gaussian_copula").value == pytest.approx(
-        e.value, abs=1e-9)
+        e.value, abs=1e-9
+    )
     assert e.diagnostics["model"].startswith("cd")
 
 

@@ -34,8 +34,7 @@ def test_mi_permutation_calibrated_and_powerful():
         rej += im.independence_test(x, y, method="gaussian", n_permutations=99, seed=r).rejects()
     assert LOW <= rej / 100 <= HIGH
     x = rng.normal(size=200)
-    res = im.independence_test(x, x + rng.normal(size=200), method="gaussian",
-                               n_permutations=99)
+    res = im.independence_test(x, x + rng.normal(size=200), method="gaussian", n_permutations=99)
     assert res.p_value == pytest.approx(1 / 100)  # the +1 correction: never 0
 
 
@@ -53,8 +52,9 @@ def test_cmi_local_permutation_calibrated_with_strong_z():
     n, rej = 300, 0
     for r in range(100):
         x, y, z = _strong_z(rng, n)
-        rej += im.independence_test(x, y, z, method="histogram", bins=4, n_permutations=99,
-                                    seed=r).rejects()
+        rej += im.independence_test(
+            x, y, z, method="histogram", bins=4, n_permutations=99, seed=r
+        ).rejects()
     assert LOW <= rej / 100 <= HIGH
 
 
@@ -66,8 +66,10 @@ def test_plain_permutation_would_fail_there():
     for _ in range(20):
         vs = as_variables(dict(zip("xyz", _strong_z(rng, n), strict=True)))
         obs = spec.func(*vs.values(), bins=4).value
-        null = [spec.func(vs["x"].select(rng.permutation(n)), vs["y"], vs["z"], bins=4).value
-                for _ in range(99)]
+        null = [
+            spec.func(vs["x"].select(rng.permutation(n)), vs["y"], vs["z"], bins=4).value
+            for _ in range(99)
+        ]
         rej += (1 + np.sum(np.asarray(null) >= obs)) / 100 <= 0.05
     assert rej / 20 > 0.3
 
@@ -87,8 +89,10 @@ def test_knn_cmi_local_permutation_calibrated_with_nonlinear_z():
         rej += res.rejects()
         if r < 20:
             vs = as_variables({"x": x, "y": y, "z": z})
-            null = [spec.func(vs["x"].select(rng.permutation(n)), vs["y"], vs["z"]).value
-                    for _ in range(49)]
+            null = [
+                spec.func(vs["x"].select(rng.permutation(n)), vs["y"], vs["z"]).value
+                for _ in range(49)
+            ]
             plain += (1 + np.sum(np.asarray(null) >= res.statistic.value)) / 50 <= 0.05
     assert LOW <= rej / 100 <= HIGH
     assert plain / 20 > 0.15
@@ -98,13 +102,14 @@ def test_cmi_power_and_discrete_strata():
     rng = np.random.default_rng(3)
     z = rng.integers(0, 3, size=300)
     x = z + rng.normal(size=300)
-    y = x + z + rng.normal(size=300)      # X -> Y beyond Z
+    y = x + z + rng.normal(size=300)  # X -> Y beyond Z
     res = im.independence_test(x, y, z, method="gkov", n_permutations=19)
     assert "strata" in res.scheme
     assert res.p_value == pytest.approx(1 / 20)
     # within-strata permutation keeps every row's z: each permuted x comes from its stratum
     codes = as_variables({"z": z})["z"].codes
     from infometer.stats.independence import _strata_permutation
+
     perm = _strata_permutation(np.random.default_rng(0), codes)
     assert np.array_equal(codes[perm], codes) and np.array_equal(np.sort(perm), np.arange(300))
 
@@ -127,11 +132,13 @@ def test_block_permutation_for_autocorrelated_series():
     plain = block = 0
     for r in range(100):
         x, y = ar(), ar()
-        block += im.independence_test(x, y, method="gaussian", n_permutations=99, seed=r,
-                                      block=40).rejects()
+        block += im.independence_test(
+            x, y, method="gaussian", n_permutations=99, seed=r, block=40
+        ).rejects()
         if r < 20:
-            plain += im.independence_test(x, y, method="gaussian", n_permutations=99,
-                                          seed=r).rejects()
+            plain += im.independence_test(
+                x, y, method="gaussian", n_permutations=99, seed=r
+            ).rejects()
     assert plain / 20 > 0.15
     assert LOW <= block / 100 <= HIGH
 
@@ -140,6 +147,7 @@ def test_local_permutation_properties():
     rng = np.random.default_rng(5)
     z = rng.normal(size=500)
     from infometer.stats.independence import _z_neighbors
+
     nb = _z_neighbors(as_variables({"z": z})["z"], 5)
     perm = local_permutation(rng, nb)
     # every row draws from its own Z-neighbourhood, and most rows are used once
@@ -172,8 +180,9 @@ def test_result_object_and_validation():
 def test_knn_statistic_runs():
     rng = np.random.default_rng(7)
     x = rng.normal(size=150)
-    res = im.independence_test(x, x**2 + 0.2 * rng.normal(size=150), method="ksg1",
-                               n_permutations=19)
+    res = im.independence_test(
+        x, x**2 + 0.2 * rng.normal(size=150), method="ksg1", n_permutations=19
+    )
     assert res.p_value == pytest.approx(1 / 20)
 
 
@@ -186,8 +195,9 @@ def test_bh_holm_bonferroni_by_hand():
     holm = multipletests(p, "holm")
     # ×(5,4,3,2,1) in sorted order: 0.025 0.04 0.09 0.08->0.09 0.5
     np.testing.assert_allclose(holm.p_adjusted, [0.04, 0.09, 0.09, 0.025, 0.5])
-    np.testing.assert_allclose(multipletests(p, "bonferroni").p_adjusted,
-                               [0.05, 0.2, 0.15, 0.025, 1.0])
+    np.testing.assert_allclose(
+        multipletests(p, "bonferroni").p_adjusted, [0.05, 0.2, 0.15, 0.025, 1.0]
+    )
     with pytest.raises(ValueError, match="method"):
         multipletests(p, "fdr")
     with pytest.raises(ValueError, match="0, 1"):
@@ -204,7 +214,7 @@ def test_adjusted_pvalues_properties(ps):
         adj = multipletests(p, m).p_adjusted
         assert np.all(adj >= p - 1e-15) and np.all(adj <= 1)
         order = np.argsort(p, kind="stable")
-        assert np.all(np.diff(adj[order]) >= -1e-12)   # monotone in p
+        assert np.all(np.diff(adj[order]) >= -1e-12)  # monotone in p
 
 
 def test_maxstat_controls_familywise_error():
@@ -212,8 +222,12 @@ def test_maxstat_controls_familywise_error():
     fwe = 0
     for r in range(40):
         y = rng.normal(size=150)
-        tests = [im.independence_test(rng.normal(size=150), y, method="gaussian",
-                                      n_permutations=49, seed=r) for _ in range(4)]
+        tests = [
+            im.independence_test(
+                rng.normal(size=150), y, method="gaussian", n_permutations=49, seed=r
+            )
+            for _ in range(4)
+        ]
         adj = multipletests(tests, "maxstat").p_adjusted
         raw = np.array([t.p_value for t in tests])
         assert np.all(adj >= raw - 1e-12)

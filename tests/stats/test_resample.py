@@ -33,8 +33,9 @@ def test_subsampling_spread_is_rescaled_to_the_full_sample_sd():
     vs = bivariate(rng, n)
     spec = dataclasses.replace(registry.get("mutual_info", "gaussian"), resampling="subsample")
     raw = spec.func(*vs.values(), bias_correct=True)
-    se, (lo, hi), diag = error_bars(spec, vs, {"bias_correct": True}, raw, level=0.9, seed=1,
-                                    n_resamples=400)
+    se, (lo, hi), diag = error_bars(
+        spec, vs, {"bias_correct": True}, raw, level=0.9, seed=1, n_resamples=400
+    )
     assert se == pytest.approx(RHO / np.sqrt(n), rel=0.15)
     assert lo < raw.value < hi
     assert "m=2000 of n=4000" in diag["ci_method"]
@@ -44,8 +45,14 @@ def _coverage(method: str, n_resamples: int, reps: int = 40) -> float:
     rng = np.random.default_rng(2026)
     hits = 0
     for r in range(reps):
-        est = api.run("mutual_info", bivariate(rng, 2000), method=method, ci=0.9, seed=r,
-                      n_resamples=n_resamples)
+        est = api.run(
+            "mutual_info",
+            bivariate(rng, 2000),
+            method=method,
+            ci=0.9,
+            seed=r,
+            n_resamples=n_resamples,
+        )
         hits += est.ci[0] <= TRUTH <= est.ci[1]
     return hits / reps
 
@@ -66,19 +73,27 @@ def test_bootstrap_coverage_gaussian():
 
 def test_seeds_scheme_uses_reruns():
     """A trainable-style estimator without native stderr: spread over re-runs with seeds."""
+
     def noisy(x, *, seed=0):
         return Raw(value=1.0 + 0.1 * np.random.default_rng(seed).normal())
 
-    spec = EstimatorSpec(name="noisy", quantity="entropy", func=noisy,
-                         kinds=frozenset({"continuous"}), family="test",
-                         params={"seed": 0}, resampling="seeds")
+    spec = EstimatorSpec(
+        name="noisy",
+        quantity="entropy",
+        func=noisy,
+        kinds=frozenset({"continuous"}),
+        family="test",
+        params={"seed": 0},
+        resampling="seeds",
+    )
     vs = as_variables({"x": np.arange(10.0)})
     se, (lo, hi), diag = error_bars(spec, vs, {"seed": 0}, noisy(None), level=0.95, seed=0)
     assert 0.03 < se < 0.3 and lo < 1.0 < hi
     assert "10 re-runs" in diag["ci_method"]
     # a native stderr wins
-    se2, _, diag2 = error_bars(spec, vs, {"seed": 0}, Raw(value=1.0, stderr=0.5), level=0.95,
-                               seed=0)
+    se2, _, diag2 = error_bars(
+        spec, vs, {"seed": 0}, Raw(value=1.0, stderr=0.5), level=0.95, seed=0
+    )
     assert se2 == 0.5 and "native" in diag2["ci_method"]
 
 
@@ -100,8 +115,9 @@ def test_bootstrap_of_bias_corrected_estimator_centres_on_plugin(method, params)
         vs = as_variables({"x": rng.normal(size=300), "y": rng.normal(size=300)})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            e = api.run("mutual_info", vs, method=method, ci=0.9, seed=r, n_resamples=100,
-                        params=params)
+            e = api.run(
+                "mutual_info", vs, method=method, ci=0.9, seed=r, n_resamples=100, params=params
+            )
         hits += e.ci[0] <= 0.0 <= e.ci[1]
     assert "plug-in value" in e.diagnostics["ci_method"]
     assert hits / 40 >= 0.8

@@ -42,6 +42,7 @@ def gaussian_cmi(c: np.ndarray, ix, iy, iz) -> float:
     def ld(idx):
         idx = list(idx)
         return np.linalg.slogdet(c[np.ix_(idx, idx)])[1] if idx else 0.0
+
     ix, iy, iz = list(ix), list(iy), list(iz)
     return 0.5 * (ld(ix + iz) + ld(iy + iz) - ld(ix + iy + iz) - ld(iz))
 
@@ -100,16 +101,17 @@ def test_conditional_te_removes_a_common_driver():
     # Z drives X at lag 1 and Y at lag 2: X "predicts" Y without any X -> Y coupling
     # state (X, Y, Z, W) with W_t = Z_{t-1} + noise, a delay line, so Y hears Z at lag 2
     b = np.zeros((4, 4))
-    b[0, 2] = 0.9          # x_t = 0.9 z_{t-1}
+    b[0, 2] = 0.9  # x_t = 0.9 z_{t-1}
     b[1, 1], b[1, 3] = 0.3, 0.8  # y_t = 0.3 y_{t-1} + 0.8 w_{t-1}
-    b[2, 2] = 0.6          # z_t = 0.6 z_{t-1}
-    b[3, 2] = 1.0          # w_t = z_{t-1} (+ noise)
+    b[2, 2] = 0.6  # z_t = 0.6 z_{t-1}
+    b[3, 2] = 1.0  # w_t = z_{t-1} (+ noise)
     v = simulate_var1(b, N, seed=2)
     x, y, z = v[:, 0], v[:, 1], v[:, 2]
     spurious = te_truth(b, 0, 1)
     assert spurious > 0.05
     assert im.transfer_entropy(x, y, method="gaussian").value == pytest.approx(
-        spurious, abs=5 * sd_cmi(spurious, N))
+        spurious, abs=5 * sd_cmi(spurious, N)
+    )
     cond_truth = te_truth(b, 0, 1, cond=2, m=2)
     cte = im.transfer_entropy(x, y, z, method="gaussian", m=2).value
     assert cte == pytest.approx(cond_truth, abs=5 * sd_cmi(cond_truth, N) * 2)
@@ -117,8 +119,8 @@ def test_conditional_te_removes_a_common_driver():
 
 
 def test_embedding_rows_are_right():
-    s = np.arange(20.0) * 10   # source
-    t = np.arange(20.0)        # target
+    s = np.arange(20.0) * 10  # source
+    t = np.arange(20.0)  # target
     x, y, z = embed_arrays(s, t, k=2, l=2, tau=2, delay=2)
     # rows t = max((k-1)tau, delay-1+(l-1)tau) = 3 .. n-2 = 18
     ts = np.arange(3, 19)
@@ -132,7 +134,8 @@ def test_te_is_the_cmi_of_the_embedding(var2, method):
     x, y = var2[:2000, 0], var2[:2000, 1]
     xs, yf, zp = embed_arrays(x, y, k=2, l=1)
     assert im.transfer_entropy(x, y, method=method, k=2).value == pytest.approx(
-        im.cond_mutual_info(xs, yf, zp, method=method).value, abs=1e-12)
+        im.cond_mutual_info(xs, yf, zp, method=method).value, abs=1e-12
+    )
 
 
 def test_discrete_te_binary_copy_channel():
@@ -190,7 +193,8 @@ def test_knn_te_on_var(var2):
     assert e.params["k"] == 1 and e.params["cmi_k"] == 5
     xs, yf, zp = embed_arrays(x[:500], y[:500])
     assert e.value == pytest.approx(
-        im.cond_mutual_info(xs, yf, zp, method="ksg1", k=5).value, abs=1e-12)
+        im.cond_mutual_info(xs, yf, zp, method="ksg1", k=5).value, abs=1e-12
+    )
 
 
 @settings(max_examples=15, deadline=None)
@@ -201,11 +205,13 @@ def test_te_invariances(a, b, c, seed):
     v = simulate_var1(A2, 400, seed=seed)
     x, y = v[:, 0], v[:, 1]
     g = im.transfer_entropy(x, y, method="gaussian", k=2).value
-    assert im.transfer_entropy(a * x + b, c * y - b, method="gaussian", k=2).value == \
-        pytest.approx(g, abs=1e-9)
+    assert im.transfer_entropy(a * x + b, c * y - b, method="gaussian", k=2).value == pytest.approx(
+        g, abs=1e-9
+    )
     cop = im.transfer_entropy(x, y, method="gaussian_copula").value
-    assert im.transfer_entropy(np.exp(a * x), np.arctan(y) + b, method="gaussian_copula").value \
-        == pytest.approx(cop, abs=1e-9)
+    assert im.transfer_entropy(
+        np.exp(a * x), np.arctan(y) + b, method="gaussian_copula"
+    ).value == pytest.approx(cop, abs=1e-9)
 
 
 def test_trials_never_cross_boundaries():
@@ -229,4 +235,5 @@ def test_te_pooled_over_trials_matches_closed_form():
     parts = [embed_arrays(tr[:, 0], tr[:, 1], k=2) for tr in trials]
     stacked = [np.vstack([p[i] for p in parts]) for i in range(3)]
     assert e.value == pytest.approx(
-        im.cond_mutual_info(*stacked, method="gaussian").value, abs=1e-12)
+        im.cond_mutual_info(*stacked, method="gaussian").value, abs=1e-12
+    )

@@ -124,9 +124,7 @@ def _entropy(c: np.ndarray, correction: str) -> float:
     return kernels.miller_madow(c) if correction == "miller_madow" else kernels.plugin(c)
 
 
-def _histogram(
-    vs: Sequence[Variable], bins: int | str, strategy: str, correction: str
-) -> Raw:
+def _histogram(vs: Sequence[Variable], bins: int | str, strategy: str, correction: str) -> Raw:
     if isinstance(bins, str):
         check_choice(bins, "bins", ("auto", *NUMPY_RULES))
     else:
@@ -189,14 +187,20 @@ def _histogram(
         total += logw_mean
     elif total < 0:
         diag["negative"] = True
-        warns.append(f"histogram estimate is negative ({total:.3g} nats): the bias correction "
-                     "exceeds the signal; it is not clipped")
+        warns.append(
+            f"histogram estimate is negative ({total:.3g} nats): the bias correction "
+            "exceeds the signal; it is not clipped"
+        )
     return Raw(value=total, diagnostics=diag, warnings=warns)
 
 
-@register("histogram", ("entropy", "mutual_info", "cond_mutual_info"), kinds=("continuous",),
-          family="binned",
-          summary="Histogram (equal-width or equal-frequency bins) with Miller-Madow correction")
+@register(
+    "histogram",
+    ("entropy", "mutual_info", "cond_mutual_info"),
+    kinds=("continuous",),
+    family="binned",
+    summary="Histogram (equal-width or equal-frequency bins) with Miller-Madow correction",
+)
 def histogram(
     *vs: Variable,
     bins: int | str = "auto",

@@ -87,11 +87,19 @@ def _combo(method: str, vs: Sequence[Variable], alphabet_size=None) -> Raw:
             diag["shrinkage_lambda"] = lam
     elif alphabet_size is not None:
         raise TypeError(f"method {method!r} has no parameter 'alphabet_size'")
-    if n / c_all.size < 2 and method not in ("nsb", "chao_shen"):
-        warns.append(
-            f"undersampled: {n} samples for {c_all.size} distinct joint symbols; {method} is "
-            "biased here (nsb or chao_shen are built for this regime)"
-        )
+    if n / c_all.size < 2:
+        diag["undersampled"] = True
+        if len(vs) > 1:
+            warns.append(
+                f"undersampled: {n} samples for {c_all.size} distinct joint symbols; MI from "
+                "counts is unreliable here whatever the estimator (for long sequences use "
+                "method='infosedd')"
+            )
+        elif method not in ("nsb", "chao_shen"):
+            warns.append(
+                f"undersampled: {n} samples for {c_all.size} distinct symbols; {method} is "
+                "biased here (nsb or chao_shen are built for this regime)"
+            )
     total, sd = 0.0, None
     for sign, idx in terms:
         k = float(np.prod([ks[i] for i in idx]))

@@ -137,8 +137,16 @@ def _build(pts: np.ndarray, leafsize: int):
         stack[sp] = left
         stack[sp + 1] = left + 1
         sp += 2
-    return (idx, work, leaf_of, lo_a[:n_nodes], hi_a[:n_nodes], child[:n_nodes],
-            bmin[:n_nodes], bmax[:n_nodes])
+    return (
+        idx,
+        work,
+        leaf_of,
+        lo_a[:n_nodes],
+        hi_a[:n_nodes],
+        child[:n_nodes],
+        bmin[:n_nodes],
+        bmax[:n_nodes],
+    )
 
 
 # ---------------------------------------------------------------- distances
@@ -201,8 +209,23 @@ def _scan_leaf(tdata, lo, hi, q, me, euclid, hd, hi_):
 
 
 @nb.njit(parallel=True, cache=True)
-def _knn(tdata, lo_a, hi_a, child, bmin, bmax, queries, self_pos, start_leaf, k, euclid,
-         out_row, perm, out_d, out_i):
+def _knn(
+    tdata,
+    lo_a,
+    hi_a,
+    child,
+    bmin,
+    bmax,
+    queries,
+    self_pos,
+    start_leaf,
+    k,
+    euclid,
+    out_row,
+    perm,
+    out_d,
+    out_i,
+):
     """k nearest points of ``tdata`` to each query, skipping tree position ``self_pos[q]``.
 
     When ``start_leaf[q] >= 0`` that leaf is scanned first (the query's own leaf), which
@@ -375,8 +398,18 @@ class KDTree:
         d = np.empty((self.n, k))
         i = np.empty((self.n, k), np.int64)
         with _threads(self.n):
-            _knn(*self._nodes(), self.data, np.arange(self.n), self._leaf_of, k,
-                 metric == "euclidean", self.perm, self.perm, d, i)
+            _knn(
+                *self._nodes(),
+                self.data,
+                np.arange(self.n),
+                self._leaf_of,
+                k,
+                metric == "euclidean",
+                self.perm,
+                self.perm,
+                d,
+                i,
+            )
         return d, i
 
     def knn(self, queries: np.ndarray, k: int, metric: str = "max") -> np.ndarray:
@@ -386,8 +419,18 @@ class KDTree:
         i = np.empty((q.shape[0], k), np.int64)
         none = np.full(q.shape[0], -1)
         with _threads(q.shape[0]):
-            _knn(*self._nodes(), q, none, none, k, metric == "euclidean",
-                 np.arange(q.shape[0]), self.perm, d, i)
+            _knn(
+                *self._nodes(),
+                q,
+                none,
+                none,
+                k,
+                metric == "euclidean",
+                np.arange(q.shape[0]),
+                self.perm,
+                d,
+                i,
+            )
         return d
 
     def count_self(self, radii: np.ndarray) -> np.ndarray:

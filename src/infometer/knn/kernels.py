@@ -124,9 +124,7 @@ def wkv(p: np.ndarray, q: np.ndarray, k: int, metric: str = "euclidean") -> tupl
     return float(val), {}
 
 
-def gkov(
-    x: np.ndarray, y: np.ndarray, z: np.ndarray | None, k: int
-) -> tuple[float, dict]:
+def gkov(x: np.ndarray, y: np.ndarray, z: np.ndarray | None, k: int) -> tuple[float, dict]:
     """Gao-Kannan-Oh-Viswanath (2017) MI / CMI for discrete-continuous mixtures (nats).
 
     For each point, ``rho`` is the k-th neighbour distance in the joint space.  If
@@ -153,8 +151,12 @@ def gkov(
     if z is None:
         val = np.mean(digamma(kt)) + np.log(n) - _psi_mean(cnt(x)) - _psi_mean(cnt(y))
     else:
-        val = (np.mean(digamma(kt)) - _psi_mean(cnt(np.hstack([x, z])))
-               - _psi_mean(cnt(np.hstack([y, z]))) + _psi_mean(cnt(z)))
+        val = (
+            np.mean(digamma(kt))
+            - _psi_mean(cnt(np.hstack([x, z])))
+            - _psi_mean(cnt(np.hstack([y, z])))
+            + _psi_mean(cnt(z))
+        )
     return float(val), {"atom_fraction": float(np.mean(atom))}
 
 

@@ -52,6 +52,7 @@ def prepare(
     seed: int | None,
     continuous: dict[str, np.ndarray] | None = None,
     pooled: bool = False,
+    atom_min_count: int | None = None,
 ) -> Prepared:
     """Apply the scaling / tie / constant-column policy to named (n_i, d) float blocks.
 
@@ -67,6 +68,10 @@ def prepare(
     pooled
         Blocks are samples of the *same* space (KL's p and q): scale, ties and constancy are
         judged on the pooled column and the same affine map is applied to every block.
+    atom_min_count
+        When given (GKOV), a value repeated at least this many times in a continuous column
+        is a discrete atom (an exact zero of zero-inflated data, say): it is standardised
+        but never jittered.  Rarer repeats are rounding ties and follow ``jitter``.
     """
     rng = np.random.default_rng(seed)
     names = list(blocks)
@@ -75,6 +80,7 @@ def prepare(
     constant: dict[str, list[int]] = {}
     ties: dict[str, dict[int, float]] = {}
     jittered: dict[str, list[int]] = {}
+    atom_values: dict[str, dict[str, int]] = {}
     groups = [names] if pooled else [[nm] for nm in names]
     for group in groups:
         arrays = [np.array(blocks[nm], dtype=np.float64, copy=True) for nm in group]
@@ -103,10 +109,27 @@ def prepare(
             if tf > 0:
                 for nm in group:
                     ties.setdefault(nm, {})[j] = tf
+            movable = None
+            if atom_min_count is not None and tf > 0:
+                _, inv, cnt = np.unique(col, return_inverse=True, return_counts=True)
+                movable = cnt[inv] < atom_min_count
+                n_atoms = int(np.count_nonzero(cnt >= atom_min_count))
+                if n_atoms:
+                    for nm in group:
+                        atom_values.setdefault(nm, {})[str(j)] = n_atoms
+                if movable.all():
+                    movable = None
+                elif np.unique(col[movable]).size == np.count_nonzero(movable):
+                    tf = 0.0  # every tie is an atom: nothing to jitter under "auto"
             if (jitter == "auto" and tf > 0) or jitter == "always":
                 scale = jitter_scale * (1.0 if standardize else sd)
+                start = 0
                 for nm, a in zip(group, arrays, strict=True):
-                    a[:, j] += scale * rng.standard_normal(a.shape[0])
+                    noise = scale * rng.standard_normal(a.shape[0])
+                    if movable is not None:
+                        noise *= movable[start : start + a.shape[0]] if pooled else movable
+                    start += a.shape[0]
+                    a[:, j] += noise
                     jittered.setdefault(nm, []).append(j)
         for nm, a in zip(group, arrays, strict=True):
             out[nm] = np.ascontiguousarray(a[:, keep])
@@ -119,6 +142,8 @@ def prepare(
             msgs.append(
                 f"{nm} columns {cols} are constant; they carry no information and are dropped"
             )
+    if atom_values:
+        diag["atom_values"] = atom_values
     if ties:
         diag["tie_fraction"] = {nm: {str(j): f for j, f in t.items()} for nm, t in ties.items()}
     if jittered:

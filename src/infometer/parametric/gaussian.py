@@ -275,14 +275,18 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
             return Raw(
                 value=float("-inf"),
                 diagnostics={**diag, "singular_covariance": True},
-                warnings=[f"{method}: {vs[0].name} has a singular covariance (constant or "
-                          "collinear columns); its Gaussian entropy is -inf"],
+                warnings=[
+                    f"{method}: {vs[0].name} has a singular covariance (constant or "
+                    "collinear columns); its Gaussian entropy is -inf"
+                ],
             )
         return Raw(
             value=float("inf"),
             diagnostics={**diag, "singular_covariance": True},
-            warnings=[f"{method}: the joint covariance is singular (a column is an exact linear "
-                      "function of others); the Gaussian MI is infinite"],
+            warnings=[
+                f"{method}: the joint covariance is singular (a column is an exact linear "
+                "function of others); the Gaussian MI is infinite"
+            ],
         )
     warns: list[str] = []
     if len(vs) > 1 and value < 0:
@@ -294,10 +298,14 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
     return Raw(value=value, diagnostics=diag, warnings=warns)
 
 
-@register("gaussian", ("entropy", "mutual_info", "cond_mutual_info"), kinds=("continuous",),
-          family="parametric",
-          summary="Gaussian fit (log-det of the covariance), Wishart bias-corrected; "
-                  "exact for Gaussian data, blind to non-linear dependence")
+@register(
+    "gaussian",
+    ("entropy", "mutual_info", "cond_mutual_info"),
+    kinds=("continuous",),
+    family="parametric",
+    summary="Gaussian fit (log-det of the covariance), Wishart bias-corrected; "
+    "exact for Gaussian data, blind to non-linear dependence",
+)
 def gaussian(*vs: Variable, bias_correct: bool = True) -> Raw:
     """Entropy / MI / CMI of the Gaussian with the sample covariance."""
     return _combo("gaussian", vs, bias_correct, copula=False)
@@ -330,24 +338,31 @@ def _mi_cd(x: np.ndarray, y_codes: np.ndarray, bias_correct: bool) -> float:
 def _copula_mixed(vs: Sequence[Variable], bias_correct: bool) -> Raw:
     """GCMI with discrete variables (Ince et al. 2017, gcmi 'cd' and 'ccd' models)."""
     if any(v.kind == "mixed" for v in vs):
-        raise ValueError("method 'gaussian_copula' takes variables that are wholly continuous "
-                         "or wholly discrete, not mixed columns in one variable")
+        raise ValueError(
+            "method 'gaussian_copula' takes variables that are wholly continuous "
+            "or wholly discrete, not mixed columns in one variable"
+        )
     x, y = vs[0], vs[1]
     z = vs[2] if len(vs) == 3 else None
     if z is not None and not z.is_discrete:
-        raise ValueError("method 'gaussian_copula' with discrete x or y needs a discrete z "
-                         "(or none); use gkov for mixed data")
+        raise ValueError(
+            "method 'gaussian_copula' with discrete x or y needs a discrete z "
+            "(or none); use gkov for mixed data"
+        )
     if x.is_discrete and y.is_discrete:
-        raise ValueError("method 'gaussian_copula' needs at least one continuous variable "
-                         "among x, y; use a discrete estimator (e.g. nsb, miller_madow)")
+        raise ValueError(
+            "method 'gaussian_copula' needs at least one continuous variable "
+            "among x, y; use a discrete estimator (e.g. nsb, miller_madow)"
+        )
     diag: dict = {"bias_correct": bias_correct}
 
     def mi(rows: np.ndarray) -> float:
         if x.is_continuous and y.is_continuous:
             a = np.column_stack([_copula(x.values[rows])[0], _copula(y.values[rows])[0]])
             _check_n("gaussian_copula", rows.size, a.shape[1])
-            return gaussian_entropy_terms(a, [list(range(x.d)), list(range(x.d, a.shape[1]))],
-                                          _TERMS[2], bias_correct)
+            return gaussian_entropy_terms(
+                a, [list(range(x.d)), list(range(x.d, a.shape[1]))], _TERMS[2], bias_correct
+            )
         c, dv = (x, y) if y.is_discrete else (y, x)
         return _mi_cd(_copula(c.values[rows])[0], dv.codes[rows], bias_correct)
 
@@ -363,15 +378,21 @@ def _copula_mixed(vs: Sequence[Variable], bias_correct: bool) -> Raw:
     warns: list[str] = []
     if value < 0:
         diag["negative"] = True
-        warns.append(f"gaussian_copula estimate is negative ({value:.3g} nats): with bias "
-                     "correction an unbiased estimate of a small MI can fall below zero")
+        warns.append(
+            f"gaussian_copula estimate is negative ({value:.3g} nats): with bias "
+            "correction an unbiased estimate of a small MI can fall below zero"
+        )
     return Raw(value=float(value), diagnostics=diag, warnings=warns)
 
 
-@register("gaussian_copula", ("mutual_info", "cond_mutual_info"),
-          kinds=("continuous", "discrete"), family="parametric",
-          summary="Gaussian-copula MI/CMI (GCMI, Ince et al. 2017): ranks -> normal scores, "
-                  "then log-det; invariant to monotone transforms")
+@register(
+    "gaussian_copula",
+    ("mutual_info", "cond_mutual_info"),
+    kinds=("continuous", "discrete"),
+    family="parametric",
+    summary="Gaussian-copula MI/CMI (GCMI, Ince et al. 2017): ranks -> normal scores, "
+    "then log-det; invariant to monotone transforms",
+)
 def gaussian_copula(*vs: Variable, bias_correct: bool = True) -> Raw:
     """MI / CMI of the Gaussian copula of the data (normal scores of the ranks).
 
@@ -386,8 +407,13 @@ def gaussian_copula(*vs: Variable, bias_correct: bool = True) -> Raw:
     return _copula_mixed(vs, bias_correct)
 
 
-@register("gaussian", "kl_divergence", kinds=("continuous",), family="parametric",
-          summary="KL divergence between Gaussian fits to p and q (unbiased under Gaussianity)")
+@register(
+    "gaussian",
+    "kl_divergence",
+    kinds=("continuous",),
+    family="parametric",
+    summary="KL divergence between Gaussian fits to p and q (unbiased under Gaussianity)",
+)
 def gaussian_kl_divergence(p: Variable, q: Variable, *, bias_correct: bool = True) -> Raw:
     """KL divergence between the Gaussians fitted to the samples of p and of q."""
     if not isinstance(bias_correct, bool):
@@ -406,8 +432,10 @@ def gaussian_kl_divergence(p: Variable, q: Variable, *, bias_correct: bool = Tru
     warns: list[str] = []
     if value < 0:
         diag["negative"] = True
-        warns.append(f"gaussian KL estimate is negative ({value:.3g} nats): the unbiased "
-                     "estimate of a small divergence can fall below zero; it is not clipped")
+        warns.append(
+            f"gaussian KL estimate is negative ({value:.3g} nats): the unbiased "
+            "estimate of a small divergence can fall below zero; it is not clipped"
+        )
     return Raw(value=value, diagnostics=diag, warnings=warns)
 
 

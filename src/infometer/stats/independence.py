@@ -39,8 +39,14 @@ from .. import registry
 from ..data import Variable, as_variables, check_choice, check_float, check_int
 from ..estimate import Estimate, _fmt, unit_factor
 
-__all__ = ["IndependenceTest", "MultipleTests", "independence_test", "multipletests",
-           "local_permutation", "block_permutation"]
+__all__ = [
+    "IndependenceTest",
+    "MultipleTests",
+    "independence_test",
+    "multipletests",
+    "local_permutation",
+    "block_permutation",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,8 +82,13 @@ class IndependenceTest:
     def null_summary(self) -> dict[str, float]:
         """Mean, sd and upper quantiles of the null distribution (statistic's unit)."""
         q = np.quantile(self.null, [0.5, 0.95, 0.99])
-        return {"mean": float(np.mean(self.null)), "sd": float(np.std(self.null, ddof=1)),
-                "median": float(q[0]), "q95": float(q[1]), "q99": float(q[2])}
+        return {
+            "mean": float(np.mean(self.null)),
+            "sd": float(np.std(self.null, ddof=1)),
+            "median": float(q[0]),
+            "q95": float(q[1]),
+            "q99": float(q[2]),
+        }
 
     def rejects(self, alpha: float = 0.05) -> bool:
         """Whether independence is rejected at level ``alpha``."""
@@ -85,9 +96,13 @@ class IndependenceTest:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary (the null values are summarised, not listed)."""
-        return {"statistic": self.statistic.to_dict(), "p_value": self.p_value,
-                "n_permutations": self.n_permutations, "scheme": self.scheme,
-                "null_summary": self.null_summary}
+        return {
+            "statistic": self.statistic.to_dict(),
+            "p_value": self.p_value,
+            "n_permutations": self.n_permutations,
+            "scheme": self.scheme,
+            "null_summary": self.null_summary,
+        }
 
     def __repr__(self) -> str:
         s = self.statistic
@@ -241,8 +256,9 @@ def independence_test(
     if block is not None:
         block = check_int(block, "block", min_value=1)
         if z is not None:
-            raise ValueError("block permutation is for the unconditional test; pass z=None "
-                             "or block=None")
+            raise ValueError(
+                "block permutation is for the unconditional test; pass z=None or block=None"
+            )
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None, got {progress!r}")
     from ..api import run
@@ -291,21 +307,25 @@ def independence_test(
                 if progress or (expected > 5.0 and sys.stderr.isatty()):
                     from tqdm.auto import tqdm
 
-                    bar = tqdm(total=n_permutations, initial=1, desc="permutations",
-                               leave=False)
+                    bar = tqdm(total=n_permutations, initial=1, desc="permutations", leave=False)
             elif bar is not None:
                 bar.update(1)
     if bar is not None:
         bar.close()
     bad = ~np.isfinite(null)
     if bad.any():
-        raise ValueError(f"the estimator returned a non-finite value on {int(bad.sum())} "
-                         "permuted data sets; the permutation null is undefined")
+        raise ValueError(
+            f"the estimator returned a non-finite value on {int(bad.sum())} "
+            "permuted data sets; the permutation null is undefined"
+        )
     p = (1.0 + np.count_nonzero(null >= stat.value)) / (1.0 + n_permutations)
     f = unit_factor("nats", stat.to(unit).unit)
     return IndependenceTest(
-        statistic=stat.to(unit), p_value=float(p), n_permutations=n_permutations,
-        scheme=scheme, null=null * f,
+        statistic=stat.to(unit),
+        p_value=float(p),
+        n_permutations=n_permutations,
+        scheme=scheme,
+        null=null * f,
     )
 
 
@@ -320,8 +340,10 @@ class MultipleTests:
     alpha: float
 
     def __repr__(self) -> str:
-        return (f"MultipleTests({self.method}, alpha={self.alpha}: {int(self.reject.sum())} of "
-                f"{self.reject.size} rejected)")
+        return (
+            f"MultipleTests({self.method}, alpha={self.alpha}: {int(self.reject.sum())} of "
+            f"{self.reject.size} rejected)"
+        )
 
 
 def _bh(p: np.ndarray) -> np.ndarray:
@@ -377,13 +399,17 @@ def multipletests(
     tests = all(isinstance(t, IndependenceTest) for t in items)
     if method == "maxstat":
         if not tests:
-            raise TypeError("method='maxstat' needs the IndependenceTest results (their null "
-                            "distributions), not bare p-values")
+            raise TypeError(
+                "method='maxstat' needs the IndependenceTest results (their null "
+                "distributions), not bare p-values"
+            )
         sizes = {t.n_permutations for t in items}
         units = {t.statistic.unit for t in items}
         if len(sizes) > 1 or len(units) > 1:
-            raise ValueError("method='maxstat' needs tests with the same n_permutations and "
-                             f"unit; got n_permutations {sorted(sizes)}, units {sorted(units)}")
+            raise ValueError(
+                "method='maxstat' needs tests with the same n_permutations and "
+                f"unit; got n_permutations {sorted(sizes)}, units {sorted(units)}"
+            )
         mx = np.max(np.vstack([t.null for t in items]), axis=0)
         stats_ = np.array([t.statistic.value for t in items])
         adj = (1.0 + (mx[None, :] >= stats_[:, None]).sum(axis=1)) / (1.0 + mx.size)

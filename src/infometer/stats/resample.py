@@ -51,7 +51,11 @@ from ..registry import UNPAIRED, EstimatorSpec, Raw
 from ..registry import get as get_spec
 
 __all__ = [
-    "error_bars", "resample_values", "SUBSAMPLE_FRACTION", "MAX_SEEDS", "MIN_QUANTILE_RESAMPLES",
+    "error_bars",
+    "resample_values",
+    "SUBSAMPLE_FRACTION",
+    "MAX_SEEDS",
+    "MIN_QUANTILE_RESAMPLES",
 ]
 
 #: m / n for subsampling.
@@ -223,9 +227,11 @@ def error_bars(
         vals = resample_values(spec, variables, params, scheme="seeds", n_resamples=b, seed=seed)
         se = float(np.std(vals, ddof=1))
         t = float(_st.t.ppf(0.5 + level / 2, b - 1))
-        return se, (raw.value - t * se, raw.value + t * se), {
-            "ci_method": f"value ± t·sd over {b} re-runs with other seeds (and splits)"
-        }
+        return (
+            se,
+            (raw.value - t * se, raw.value + t * se),
+            {"ci_method": f"value ± t·sd over {b} re-runs with other seeds (and splits)"},
+        )
     vals = resample_values(
         spec, variables, params, scheme=scheme, n_resamples=n_resamples, seed=seed
     )
@@ -260,7 +266,7 @@ def error_bars(
             how = "value ± t·se (too few subsamples for tail quantiles)"
         diag = {
             "ci_method": f"subsampling m={m} of n={n} without replacement, {n_resamples} "
-                         f"subsamples, spread scaled by sqrt(m/(n-m)); {how}",
+            f"subsamples, spread scaled by sqrt(m/(n-m)); {how}",
             "subsample_mean": float(np.mean(vals)),
         }
     return se, (float(lo), float(hi)), diag

@@ -63,8 +63,12 @@ def _history(v: Variable, t: np.ndarray, first: int, length: int, tau: int, name
         out = part if out is None else out.join(part)
     assert out is not None
     return Variable(
-        columns=out.columns, kinds=out.kinds, cardinalities=out.cardinalities, name=name,
-        diagnostics=v.diagnostics, symbols=out.symbols,
+        columns=out.columns,
+        kinds=out.kinds,
+        cardinalities=out.cardinalities,
+        name=name,
+        diagnostics=v.diagnostics,
+        symbols=out.symbols,
     )
 
 
@@ -231,8 +235,10 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
     }
     te.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("vs", inspect.Parameter.VAR_POSITIONAL)]
-        + [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=d)
-           for p, d in params.items()]
+        + [
+            inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=d)
+            for p, d in params.items()
+        ]
     )
     return te
 
@@ -243,7 +249,10 @@ def _sync() -> None:
     for cmi in registry.specs("cond_mutual_info"):
         if cmi.name not in have:
             registry.register(
-                cmi.name, "transfer_entropy", kinds=tuple(cmi.kinds), family=cmi.family,
+                cmi.name,
+                "transfer_entropy",
+                kinds=tuple(cmi.kinds),
+                family=cmi.family,
                 # a posterior sd of one CMI is no error bar for TE: resample the embedded rows
                 resampling="bootstrap" if cmi.resampling == "posterior" else cmi.resampling,
                 summary=f"TE via CMI: {cmi.summary}",
@@ -260,11 +269,15 @@ def _auto(ctx: AutoContext) -> tuple[str, str]:
     return registry.choose_auto(inner)
 
 
-registry.register_auto(AutoRule(
-    "transfer_entropy", 100, lambda ctx: True,
-    lambda ctx: _auto(ctx)[0],
-    lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx)[1]}",
-))
+registry.register_auto(
+    AutoRule(
+        "transfer_entropy",
+        100,
+        lambda ctx: True,
+        lambda ctx: _auto(ctx)[0],
+        lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx)[1]}",
+    )
+)
 
 
 def transfer_entropy(
@@ -328,7 +341,19 @@ def transfer_entropy(
     if cond is not None:
         data["cond"] = cond
     return estimate(
-        "transfer_entropy", data,
-        method=method, unit=unit, base=base, ci=ci, seed=seed, discrete=discrete,
-        k=k, l=l, m=m, tau=tau, delay=delay, trials=trials, **params,
+        "transfer_entropy",
+        data,
+        method=method,
+        unit=unit,
+        base=base,
+        ci=ci,
+        seed=seed,
+        discrete=discrete,
+        k=k,
+        l=l,
+        m=m,
+        tau=tau,
+        delay=delay,
+        trials=trials,
+        **params,
     )
