@@ -485,7 +485,7 @@ def as_variables(
     paired: bool = True,
 ) -> dict[str, Variable]:
     """Validate several arguments at once; check lengths when ``paired``."""
-    out = {k: as_variable(v, k, discrete=discrete) for k, v in named.items() if v is not None}
+    out = {k: as_variable(v, k, discrete=discrete) for k, v in named.items()}
     if paired and len(out) > 1:
         check_same_length(*out.values())
     return out

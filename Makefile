@@ -1,0 +1,31 @@
+# Set-up and the two commands the README shows first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# the CPU build of torch that lies on this disk; an unpinned torch pulls a CUDA build
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e ".[torch,dask,text,io,dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/infometer demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 --durations=15
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/discrete.py
+
+clean:
+	rm -rf $(VENV) demo-out .pytest_cache

@@ -1,0 +1,94 @@
+"""File readers for the CLI and for users: tables (CSV/TSV, Parquet, NumPy .npy, JSONL).
+
+Readers never unpickle: ``.npy`` files are loaded with ``allow_pickle=False``.
+Errors are :class:`FileReadError` (a ``ValueError``) with one readable line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["FileReadError", "read_table", "select_columns", "TABLE_FORMATS"]
+
+TABLE_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".txt": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".npy": "npy",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+}
+
+
+class FileReadError(ValueError):
+    """A file that does not exist, cannot be parsed, or lacks the requested columns."""
+
+
+def _format_of(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz", ".zst"):
+        suffixes = suffixes[:-1]
+    fmt = TABLE_FORMATS.get(suffixes[-1] if suffixes else "")
+    if fmt is None:
+        known = ", ".join(sorted(TABLE_FORMATS))
+        raise FileReadError(f"{path}: unknown table format {path.suffix!r}; known: {known}")
+    return fmt
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a table file into a DataFrame (columns named; ``.npy`` columns are ``"0", "1", ...``)."""
+    p = Path(path)
+    if not p.exists():
+        raise FileReadError(f"{p}: no such file")
+    if p.is_dir():
+        raise FileReadError(f"{p}: is a directory, not a file")
+    fmt = _format_of(p)
+    try:
+        if fmt == "csv":
+            df = pd.read_csv(p)
+        elif fmt == "tsv":
+            df = pd.read_csv(p, sep="\t")
+        elif fmt == "parquet":
+            df = pd.read_parquet(p)
+        elif fmt == "jsonl":
+            df = pd.read_json(p, lines=True)
+        else:
+            arr = np.load(p, allow_pickle=False)
+            if arr.ndim == 1:
+                arr = arr.reshape(-1, 1)
+            if arr.ndim != 2:
+                raise FileReadError(f"{p}: .npy array has {arr.ndim} dimensions; expected 1 or 2")
+            df = pd.DataFrame(arr, columns=[str(j) for j in range(arr.shape[1])])
+    except FileReadError:
+        raise
+    except ImportError as exc:
+        raise FileReadError(f"{p}: reading {fmt} needs an extra package ({exc.name}); "
+                            "pip install 'infometer[io]'") from exc
+    except Exception as exc:  # parsers raise many types; report one line
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise FileReadError(f"{p}: cannot read as {fmt}: {msg}") from exc
+    if df.shape[0] == 0 or df.shape[1] == 0:
+        raise FileReadError(f"{p}: the table is empty")
+    df.columns = [str(c) for c in df.columns]
+    return df
+
+
+def select_columns(df: pd.DataFrame, spec: str | None, what: str, path: str | Path = "") -> pd.DataFrame:
+    """Columns named in a comma-separated ``spec`` (all columns when ``spec`` is None)."""
+    if spec is None or spec.strip() == "":
+        return df
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    missing = [c for c in names if c not in df.columns]
+    if missing:
+        real = ", ".join(df.columns[:30]) + (" ..." if df.shape[1] > 30 else "")
+        where = f"{path}: " if path else ""
+        raise FileReadError(
+            f"{where}{what}: no column {', '.join(map(repr, missing))}; columns are: {real}"
+        )
+    return df[names]
