@@ -1,0 +1,282 @@
+"""Registered kNN estimators of H, MI, CMI and KL (thin specs over :mod:`.kernels`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import digamma
+
+from ..data import Variable, check_choice, check_float, check_int
+from ..registry import AutoContext, AutoRule, Raw, register, register_auto
+from . import kernels
+from .prep import JITTER_CHOICES, Prepared, prepare
+
+__all__ = [
+    "kozachenko_leonenko",
+    "ksg1",
+    "ksg2",
+    "frenzel_pompe",
+    "wkv",
+    "gkov",
+]
+
+_FAMILY = "knn"
+_CONT = ("continuous",)
+#: Estimates above this fraction of the ceiling psi(N) - psi(k) are flagged as saturated.
+SATURATION = 0.7
+
+
+def _check(n: int, k: int, standardize: bool, jitter: str, jitter_scale: float) -> int:
+    k = check_int(k, "k", min_value=1)
+    if k >= n:
+        raise ValueError(f"k must be smaller than the number of samples ({n}), got k={k}")
+    if not isinstance(standardize, bool | np.bool_):
+        raise TypeError(f"standardize must be True or False, got {standardize!r}")
+    check_choice(jitter, "jitter", JITTER_CHOICES)
+    check_float(jitter_scale, "jitter_scale", low=0.0, inclusive=(False, True))
+    return k
+
+
+def _prep(vs: dict[str, Variable], standardize, jitter, jitter_scale, seed, **kw) -> Prepared:
+    return prepare(
+        {nm: v.values for nm, v in vs.items()},
+        standardize=bool(standardize), jitter=jitter, jitter_scale=float(jitter_scale),
+        seed=seed, **kw,
+    )
+
+
+def _info_flags(value: float, n: int, k: int, diag: dict, warns: list[str], what: str) -> None:
+    """Record (never clip) negative values and values near the kNN ceiling."""
+    ceiling = float(digamma(n) - digamma(k))
+    diag["ceiling"] = ceiling
+    if value < 0:
+        diag["negative"] = True
+        warns.append(
+            f"{what} estimate is negative ({value:.3g} nats): the true value is >= 0, so this "
+            "is estimation error (bias/variance at this N); it is not clipped"
+        )
+    if value > SATURATION * ceiling:
+        diag["near_ceiling"] = True
+        warns.append(
+            f"{what} estimate {value:.3g} nats is near the kNN ceiling psi(N)-psi(k) = "
+            f"{ceiling:.3g}: kNN estimates saturate there, the true value may be much larger"
+        )
+
+
+def _zero(p: Prepared, why: str) -> Raw:
+    return Raw(value=0.0, diagnostics={**p.diagnostics, "exact_zero": why},
+               warnings=[*p.warnings, f"{why}: the information is exactly 0"])
+
+
+# ---------------------------------------------------------------------- entropy
+@register("kozachenko_leonenko", "entropy", kinds=_CONT, family=_FAMILY, resampling="subsample",
+          summary="Kozachenko-Leonenko kNN differential entropy (max-norm or Euclidean)")
+def kozachenko_leonenko(
+    x: Variable,
+    *,
+    k: int = 3,
+    metric: str = "max",
+    standardize: bool = True,
+    jitter: str = "auto",
+    jitter_scale: float = 1e-10,
+    seed: int | None = 0,
+) -> Raw:
+    """Kozachenko-Leonenko (1987) differential entropy from k-th neighbour distances."""
+    k = _check(x.n, k, standardize, jitter, jitter_scale)
+    check_choice(metric, "metric", ("max", "euclidean"))
+    p = _prep({"x": x}, standardize, jitter, jitter_scale, seed)
+    if p.constant:
+        return Raw(value=float("-inf"), diagnostics=p.diagnostics, warnings=[
+            *p.warnings, "a constant column has no density: the differential entropy is -inf"])
+    h, diag = kernels.kozachenko_leonenko(p.blocks[0], k, metric)
+    return Raw(value=h + p.log_scale[0], diagnostics={**p.diagnostics, **diag},
+               warnings=p.warnings)
+
+
+# ----------------------------------------------------------------------------- MI
+def _ksg(x: Variable, y: Variable, variant: int, k, standardize, jitter, jitter_scale, seed) -> Raw:
+    k = _check(x.n, k, standardize, jitter, jitter_scale)
+    p = _prep({"x": x, "y": y}, standardize, jitter, jitter_scale, seed)
+    bx, by = p.blocks
+    if bx.shape[1] == 0 or by.shape[1] == 0:
+        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
+    value, diag = kernels.ksg(bx, by, k, variant)
+    warns = list(p.warnings)
+    diag = {**p.diagnostics, **diag}
+    _info_flags(value, x.n, k, diag, warns, f"KSG-{variant}")
+    return Raw(value=value, diagnostics=diag, warnings=warns)
+
+
+@register("ksg1", "mutual_info", kinds=_CONT, family=_FAMILY, resampling="subsample",
+          summary="Kraskov-Stoegbauer-Grassberger MI, algorithm 1 (max-norm, strict counts)")
+def ksg1(
+    x: Variable,
+    y: Variable,
+    *,
+    k: int = 3,
+    standardize: bool = True,
+    jitter: str = "auto",
+    jitter_scale: float = 1e-10,
+    seed: int | None = 0,
+) -> Raw:
+    """KSG-1 mutual information for multivariate continuous X and Y."""
+    return _ksg(x, y, 1, k, standardize, jitter, jitter_scale, seed)
+
+
+@register("ksg2", "mutual_info", kinds=_CONT, family=_FAMILY, resampling="subsample",
+          summary="Kraskov-Stoegbauer-Grassberger MI, algorithm 2 (per-block radii)")
+def ksg2(
+    x: Variable,
+    y: Variable,
+    *,
+    k: int = 3,
+    standardize: bool = True,
+    jitter: str = "auto",
+    jitter_scale: float = 1e-10,
+    seed: int | None = 0,
+) -> Raw:
+    """KSG-2 mutual information for multivariate continuous X and Y."""
+    return _ksg(x, y, 2, k, standardize, jitter, jitter_scale, seed)
+
+
+# ---------------------------------------------------------------------------- CMI
+@register("frenzel_pompe", "cond_mutual_info", kinds=_CONT, family=_FAMILY,
+          resampling="subsample",
+          summary="Frenzel-Pompe kNN conditional MI (KSG-1 in the (x,y,z) space)")
+@register("ksg1", "cond_mutual_info", kinds=_CONT, family=_FAMILY, resampling="subsample",
+          summary="KSG-1 conditional MI, i.e. Frenzel-Pompe")
+def frenzel_pompe(
+    x: Variable,
+    y: Variable,
+    z: Variable,
+    *,
+    k: int = 3,
+    standardize: bool = True,
+    jitter: str = "auto",
+    jitter_scale: float = 1e-10,
+    seed: int | None = 0,
+) -> Raw:
+    """Frenzel-Pompe (2007) conditional mutual information I(X;Y|Z)."""
+    k = _check(x.n, k, standardize, jitter, jitter_scale)
+    p = _prep({"x": x, "y": y, "z": z}, standardize, jitter, jitter_scale, seed)
+    bx, by, bz = p.blocks
+    if bx.shape[1] == 0 or by.shape[1] == 0:
+        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
+    value, diag = kernels.frenzel_pompe(bx, by, bz, k)
+    warns = list(p.warnings)
+    diag = {**p.diagnostics, **diag}
+    _info_flags(value, x.n, k, diag, warns, "Frenzel-Pompe CMI")
+    return Raw(value=value, diagnostics=diag, warnings=warns)
+
+
+# ----------------------------------------------------------------------------- KL
+@register("wkv", "kl_divergence", kinds=_CONT, family=_FAMILY, resampling="subsample",
+          summary="Wang-Kulkarni-Verdu kNN KL divergence between two samples")
+def wkv(
+    p: Variable,
+    q: Variable,
+    *,
+    k: int = 3,
+    metric: str = "euclidean",
+    standardize: bool = True,
+    jitter: str = "auto",
+    jitter_scale: float = 1e-10,
+    seed: int | None = 0,
+) -> Raw:
+    """Wang-Kulkarni-Verdu (2009) kNN estimate of D(P||Q) from samples of P and Q.
+
+    ``standardize`` applies one affine map (pooled mean and sd per column) to both samples,
+    to which the divergence is invariant.
+    """
+    k = _check(p.n, k, standardize, jitter, jitter_scale)
+    if k > q.n:
+        raise ValueError(f"k must be at most the number of samples of q ({q.n}), got k={k}")
+    check_choice(metric, "metric", ("max", "euclidean"))
+    pr = _prep({"p": p, "q": q}, standardize, jitter, jitter_scale, seed, pooled=True)
+    bp, bq = pr.blocks
+    if bp.shape[1] == 0:
+        return _zero(pr, "p and q are the same constant")
+    value, diag = kernels.wkv(bp, bq, k, metric)
+    warns = list(pr.warnings)
+    diag = {**pr.diagnostics, **diag}
+    if value < 0:
+        diag["negative"] = True
+        warns.append(f"KL estimate is negative ({value:.3g} nats): estimation error, not clipped")
+    return Raw(value=value, diagnostics=diag, warnings=warns)
+
+
+# ------------------------------------------------------------------------ mixed
+@register("gkov", ("mutual_info", "cond_mutual_info"),
+          kinds=("continuous", "discrete", "mixed"), family=_FAMILY, resampling="subsample",
+          summary="Gao-Kannan-Oh-Viswanath kNN MI/CMI for discrete-continuous mixtures")
+def gkov(
+    x: Variable,
+    y: Variable,
+    z: Variable | None = None,
+    *,
+    k: int = 3,
+    standardize: bool = True,
+) -> Raw:
+    """Gao-Kannan-Oh-Viswanath (2017) MI (and CMI) for any mix of discrete and continuous columns.
+
+    Discrete columns enter the max-norm as their integer codes (two different symbols are
+    at distance >= 1; only exact ties are at distance 0); continuous columns are
+    standardised when ``standardize``.  Ties are handled natively, so nothing is jittered.
+    """
+    k = _check(x.n, k, standardize, "never", 1.0)
+    vs = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
+    cont = {nm: np.array([kd == "continuous" for kd in v.kinds]) for nm, v in vs.items()}
+    p = prepare({nm: v.values for nm, v in vs.items()}, standardize=bool(standardize),
+                jitter="never", jitter_scale=1.0, seed=None, continuous=cont)
+    p.warnings = [w for w in p.warnings if not w.startswith("tied values")]
+    bx, by = p.blocks[:2]
+    if bx.shape[1] == 0 or by.shape[1] == 0:
+        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
+    value, diag = kernels.gkov(bx, by, None if z is None else p.blocks[2], k)
+    warns = list(p.warnings)
+    diag = {**p.diagnostics, **diag}
+    _info_flags(value, x.n, k, diag, warns, "GKOV")
+    return Raw(value=value, diagnostics=diag, warnings=warns)
+
+
+# ---------------------------------------------------------------------- auto rules
+def _continuous(ctx: AutoContext) -> bool:
+    return ctx.kinds == {"continuous"}
+
+
+def _smooth(ctx: AutoContext) -> bool:
+    """All continuous and no float column with few distinct values."""
+    return _continuous(ctx) and not any(
+        v.diagnostics.get("few_distinct_float_columns") for v in ctx.variables.values()
+    )
+
+
+def _has_continuous(ctx: AutoContext) -> bool:
+    return bool(ctx.kinds & {"continuous", "mixed"})
+
+
+def _mixed_reason(ctx: AutoContext) -> str:
+    kinds = ", ".join(f"{nm}={v.kind}" for nm, v in ctx.variables.items())
+    if _continuous(ctx):
+        return ("continuous data with float columns taking few distinct values (ties): GKOV "
+                "treats tied points as discrete atoms instead of jittering them")
+    return f"discrete and continuous columns ({kinds}): GKOV handles discrete-continuous mixtures"
+
+
+register_auto(AutoRule(
+    "entropy", 200, _continuous, "kozachenko_leonenko",
+    "continuous data: Kozachenko-Leonenko kNN entropy (k=3, max-norm)",
+))
+register_auto(AutoRule(
+    "mutual_info", 200, _smooth, "ksg1",
+    "continuous data: KSG-1 kNN mutual information (k=3, standardised)",
+))
+register_auto(AutoRule(
+    "cond_mutual_info", 200, _smooth, "frenzel_pompe",
+    "continuous data: Frenzel-Pompe kNN conditional mutual information (k=3, standardised)",
+))
+for _q in ("mutual_info", "cond_mutual_info"):
+    register_auto(AutoRule(_q, 210, _has_continuous, "gkov", _mixed_reason))
+register_auto(AutoRule(
+    "kl_divergence", 200, _continuous, "wkv",
+    "continuous samples: Wang-Kulkarni-Verdu kNN divergence (k=3, Euclidean)",
+))

@@ -1,0 +1,164 @@
+"""Pure kNN estimator kernels: float arrays in, nats out (no validation, no warnings).
+
+All distances in the joint spaces of KSG, Frenzel-Pompe and GKOV are max-norms, so the
+max-norm ball of a joint space is the product of the marginal balls.  Counts ``n_x``
+etc. exclude the point itself.  See ``docs/knn.md`` for the formulas and references.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import digamma, gammaln
+
+from .engine import count_within, kth_distance_to, kth_neighbours
+
+__all__ = [
+    "log_unit_ball",
+    "kozachenko_leonenko",
+    "ksg",
+    "frenzel_pompe",
+    "wkv",
+    "gkov",
+]
+
+
+def log_unit_ball(d: int, metric: str) -> float:
+    """log volume of the unit-radius ball in R^d (max-norm: the cube [-1, 1]^d)."""
+    if metric == "max":
+        return d * np.log(2.0)
+    return d / 2 * np.log(np.pi) - float(gammaln(d / 2 + 1))
+
+
+def kozachenko_leonenko(x: np.ndarray, k: int, metric: str = "max") -> tuple[float, dict]:
+    """Kozachenko-Leonenko entropy ``psi(N) - psi(k) + log V_d + d <log eps_k>`` (nats).
+
+    ``eps_k`` is each point's distance to its k-th nearest other point.  Raises
+    ``ValueError`` when a distance is zero (tied points), where the estimate is ``-inf``.
+    """
+    n, d = x.shape
+    eps, _ = kth_neighbours(x, k, metric)
+    if np.any(eps <= 0):
+        raise ValueError(
+            f"{int(np.sum(eps <= 0))} points have {k} or more exact duplicates, so their "
+            "k-th neighbour distance is 0 and the entropy estimate is -inf; use jitter='auto'"
+        )
+    h = digamma(n) - digamma(k) + log_unit_ball(d, metric) + d * float(np.mean(np.log(eps)))
+    return float(h), {"mean_log_eps": float(np.mean(np.log(eps)))}
+
+
+def _psi_mean(counts: np.ndarray) -> float:
+    return float(np.mean(digamma(counts)))
+
+
+def ksg(x: np.ndarray, y: np.ndarray, k: int, variant: int = 1) -> tuple[float, dict]:
+    """Kraskov-Stoegbauer-Grassberger MI (2004), algorithm 1 or 2 (nats).
+
+    * KSG-1: ``psi(k) + psi(N) - <psi(n_x + 1) + psi(n_y + 1)>`` with ``n_x`` the number
+      of other points strictly closer than the k-th joint neighbour distance ``eps``.
+    * KSG-2: ``psi(k) - 1/k + psi(N) - <psi(n_x) + psi(n_y)>`` with ``n_x`` the number of
+      other points within ``eps_x`` (inclusive), the largest x-distance among the k
+      joint neighbours.
+    """
+    n = x.shape[0]
+    xy = np.hstack([x, y])
+    eps, nbr = kth_neighbours(xy, k, "max")
+    if variant == 1:
+        nx = count_within(x, eps, strict=True)
+        ny = count_within(y, eps, strict=True)
+        val = digamma(k) + digamma(n) - _psi_mean(nx + 1) - _psi_mean(ny + 1)
+    else:
+        ex = _block_radius(x, nbr)
+        ey = _block_radius(y, nbr)
+        nx = count_within(x, ex)
+        ny = count_within(y, ey)
+        val = digamma(k) - 1.0 / k + digamma(n) - _psi_mean(nx) - _psi_mean(ny)
+    diag = {"mean_n_x": float(np.mean(nx)), "mean_n_y": float(np.mean(ny))}
+    return float(val), diag
+
+
+def _block_radius(block: np.ndarray, nbr: np.ndarray) -> np.ndarray:
+    """Largest max-norm distance from each point to its listed neighbours within ``block``."""
+    out = np.zeros(block.shape[0])
+    for j in range(nbr.shape[1]):  # k is small: O(n d) memory per step
+        np.maximum(out, np.abs(block[nbr[:, j]] - block).max(axis=1), out=out)
+    return out
+
+
+def frenzel_pompe(x: np.ndarray, y: np.ndarray, z: np.ndarray, k: int) -> tuple[float, dict]:
+    """Frenzel-Pompe (2007) / KSG-1-style conditional MI I(X;Y|Z) (nats).
+
+    ``psi(k) - <psi(n_xz + 1) + psi(n_yz + 1) - psi(n_z + 1)>``, counts strictly inside
+    the k-th neighbour distance in the joint (x, y, z) space.  With no columns in ``z``
+    it is exactly KSG-1 (``n_z + 1 = N``).
+    """
+    n = x.shape[0]
+    eps, _ = kth_neighbours(np.hstack([x, y, z]), k, "max")
+    nxz = count_within(np.hstack([x, z]), eps, strict=True)
+    nyz = count_within(np.hstack([y, z]), eps, strict=True)
+    if z.shape[1]:
+        psi_z = _psi_mean(count_within(z, eps, strict=True) + 1)
+    else:
+        psi_z = float(digamma(n))
+    val = digamma(k) - _psi_mean(nxz + 1) - _psi_mean(nyz + 1) + psi_z
+    return float(val), {"mean_n_xz": float(np.mean(nxz)), "mean_n_yz": float(np.mean(nyz))}
+
+
+def wkv(p: np.ndarray, q: np.ndarray, k: int, metric: str = "euclidean") -> tuple[float, dict]:
+    """Wang-Kulkarni-Verdu (2009) kNN estimate of D(P||Q) (nats).
+
+    ``d <log(nu_k / rho_k)> + log(m / (n - 1))`` where ``rho_k`` is the k-th neighbour
+    distance of each P point among the other P points and ``nu_k`` its k-th neighbour
+    distance among the m points of Q.
+    """
+    n, d = p.shape
+    m = q.shape[0]
+    rho, _ = kth_neighbours(p, k, metric)
+    nu = kth_distance_to(q, p, k, metric)
+    zero = int(np.sum(rho <= 0)) + int(np.sum(nu <= 0))
+    if zero:
+        raise ValueError(
+            f"{zero} k-th neighbour distances are 0 (duplicated points), so the KL estimate "
+            "is undefined; use jitter='auto'"
+        )
+    val = d * float(np.mean(np.log(nu) - np.log(rho))) + np.log(m / (n - 1))
+    return float(val), {}
+
+
+def gkov(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray | None, k: int
+) -> tuple[float, dict]:
+    """Gao-Kannan-Oh-Viswanath (2017) MI / CMI for discrete-continuous mixtures (nats).
+
+    For each point, ``rho`` is the k-th neighbour distance in the joint space.  If
+    ``rho > 0``, ``k~ = k`` and the marginal counts are strictly inside ``rho``; if
+    ``rho = 0`` (a discrete atom), ``k~`` and the marginal counts are the numbers of exact
+    ties.  Counts include the point itself, as in the authors' code.
+
+    * MI: ``< psi(k~) + log N - psi(n_x) - psi(n_y) >``
+    * CMI: ``< psi(k~) - psi(n_xz) - psi(n_yz) + psi(n_z) >``
+    """
+    n = x.shape[0]
+    blocks = [x, y] if z is None else [x, y, z]
+    joint = np.hstack(blocks)
+    rho, _ = kth_neighbours(joint, k, "max")
+    atom = rho <= 0
+    radius = np.where(atom, 0.0, np.nextafter(rho, 0))
+    kt = np.full(n, float(k))
+    if atom.any():
+        kt[atom] = _tie_counts(joint, atom)
+
+    def cnt(a: np.ndarray) -> np.ndarray:
+        return count_within(a, radius) + 1
+
+    if z is None:
+        val = np.mean(digamma(kt)) + np.log(n) - _psi_mean(cnt(x)) - _psi_mean(cnt(y))
+    else:
+        val = (np.mean(digamma(kt)) - _psi_mean(cnt(np.hstack([x, z])))
+               - _psi_mean(cnt(np.hstack([y, z]))) + _psi_mean(cnt(z)))
+    return float(val), {"atom_fraction": float(np.mean(atom))}
+
+
+def _tie_counts(joint: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Number of rows identical to each selected row (itself included)."""
+    _, inv, cnt = np.unique(joint, axis=0, return_inverse=True, return_counts=True)
+    return cnt[inv.reshape(-1)][rows].astype(float)

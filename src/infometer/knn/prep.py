@@ -1,0 +1,145 @@
+"""Scaling, tie and constant-column policy shared by the kNN estimators (pure; returns messages).
+
+Policy (documented in ``docs/knn.md``):
+
+* **standardise** (default): each continuous column is centred and divided by its
+  standard deviation.  The max-norm mixes coordinates, so without this the KSG estimate
+  changes when one variable is rescaled; with it the estimate is invariant to rescaling
+  any column (exactly for powers of two, up to float rounding otherwise).  Entropy adds
+  back ``sum(log sd)``, so it transforms as ``h(aX) = h(X) + log|a|``.
+* **constant columns** carry no information: they are reported and dropped (MI with a
+  constant variable is exactly 0; a constant column makes a differential entropy -inf).
+* **ties** (repeated values in a continuous column) make k-th neighbour distances 0 and
+  bias kNN estimates.  With ``jitter="auto"`` every column with ties gets independent
+  Gaussian noise of standard deviation ``jitter_scale`` × the column's sd (seeded with
+  ``seed``) and a warning says so; ``"always"`` jitters every column; ``"never"`` only
+  warns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Prepared", "prepare", "JITTER_CHOICES"]
+
+JITTER_CHOICES = ("auto", "always", "never")
+
+
+@dataclass
+class Prepared:
+    """Prepared blocks (constant columns dropped), with what was done to them."""
+
+    blocks: list[np.ndarray]
+    log_scale: list[float]
+    constant: dict[str, list[int]] = field(default_factory=dict)
+    diagnostics: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _tie_fraction(col: np.ndarray) -> float:
+    s = np.sort(col)
+    return float(np.count_nonzero(s[1:] == s[:-1])) / col.shape[0]
+
+
+def prepare(
+    blocks: dict[str, np.ndarray],
+    *,
+    standardize: bool,
+    jitter: str,
+    jitter_scale: float,
+    seed: int | None,
+    continuous: dict[str, np.ndarray] | None = None,
+    pooled: bool = False,
+) -> Prepared:
+    """Apply the scaling / tie / constant-column policy to named (n_i, d) float blocks.
+
+    Parameters
+    ----------
+    blocks
+        Role name -> 2-D float array.
+    standardize, jitter, jitter_scale, seed
+        The policy (see the module docstring).
+    continuous
+        Role name -> boolean mask of continuous columns; other columns (discrete codes) are
+        left untouched and never jittered.  Default: all columns continuous.
+    pooled
+        Blocks are samples of the *same* space (KL's p and q): scale, ties and constancy are
+        judged on the pooled column and the same affine map is applied to every block.
+    """
+    rng = np.random.default_rng(seed)
+    names = list(blocks)
+    out: dict[str, np.ndarray] = {}
+    log_scale: dict[str, float] = {}
+    constant: dict[str, list[int]] = {}
+    ties: dict[str, dict[int, float]] = {}
+    jittered: dict[str, list[int]] = {}
+    groups = [names] if pooled else [[nm] for nm in names]
+    for group in groups:
+        arrays = [np.array(blocks[nm], dtype=np.float64, copy=True) for nm in group]
+        d = arrays[0].shape[1]
+        mask = (continuous or {}).get(group[0], np.ones(d, bool))
+        keep = np.ones(d, bool)
+        ls = 0.0
+        for j in range(d):
+            col = np.concatenate([a[:, j] for a in arrays]) if pooled else arrays[0][:, j]
+            if col[0] == col.min() == col.max():  # constant: drop
+                keep[j] = False
+                for nm in group:
+                    constant.setdefault(nm, []).append(j)
+                continue
+            if not mask[j]:
+                continue
+            sd = float(np.std(col))
+            if not np.isfinite(sd) or sd <= 0:  # only representable-spread corner cases
+                sd = float(np.ptp(col))
+            if standardize:
+                mu = float(np.mean(col))
+                for a in arrays:
+                    a[:, j] = (a[:, j] - mu) / sd
+                ls += np.log(sd)
+            tf = _tie_fraction(col)
+            if tf > 0:
+                for nm in group:
+                    ties.setdefault(nm, {})[j] = tf
+            if (jitter == "auto" and tf > 0) or jitter == "always":
+                scale = jitter_scale * (1.0 if standardize else sd)
+                for nm, a in zip(group, arrays, strict=True):
+                    a[:, j] += scale * rng.standard_normal(a.shape[0])
+                    jittered.setdefault(nm, []).append(j)
+        for nm, a in zip(group, arrays, strict=True):
+            out[nm] = np.ascontiguousarray(a[:, keep])
+            log_scale[nm] = ls
+    diag: dict = {}
+    msgs: list[str] = []
+    if constant:
+        diag["constant_columns"] = constant
+        for nm, cols in constant.items():
+            msgs.append(
+                f"{nm} columns {cols} are constant; they carry no information and are dropped"
+            )
+    if ties:
+        diag["tie_fraction"] = {nm: {str(j): f for j, f in t.items()} for nm, t in ties.items()}
+    if jittered:
+        diag["jittered_columns"] = jittered
+        diag["jitter_scale"] = jitter_scale
+        if jitter == "auto":
+            for nm, cols in jittered.items():
+                worst = max(ties[nm][j] for j in cols)
+                msgs.append(
+                    f"{nm} columns {cols} have tied values (up to {worst:.1%} of rows); added "
+                    f"seeded Gaussian jitter of {jitter_scale:g} x each column's sd so kNN "
+                    "distances are not 0 (discrete-looking data: consider method='gkov')"
+                )
+    elif ties and jitter == "never":
+        msgs.append(
+            "tied values found and jitter='never': zero neighbour distances bias kNN estimates"
+        )
+    return Prepared(
+        blocks=[out[nm] for nm in names],
+        log_scale=[log_scale[nm] for nm in names],
+        constant=constant,
+        diagnostics=diag,
+        warnings=msgs,
+    )
