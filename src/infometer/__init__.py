@@ -10,6 +10,8 @@ from . import exact, registry
 from .api import cond_mutual_info, entropy, estimate, kl_divergence, mutual_info
 from .data import InfometerWarning
 from .estimate import Estimate
+from .stats import independence_test, multipletests
+from .timeseries import transfer_entropy
 
 __version__ = "0.1.0"
 
@@ -31,4 +33,7 @@ __all__ = [
     "methods",
     "registry",
     "__version__",
+    "transfer_entropy",
+    "independence_test",
+    "multipletests",
 ]

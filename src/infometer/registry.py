@@ -26,6 +26,7 @@ __all__ = [
     "AutoContext",
     "register",
     "register_auto",
+    "register_post_load",
     "get",
     "methods",
     "specs",
@@ -165,6 +166,7 @@ class AutoRule:
 
 _SPECS: dict[tuple[str, str], EstimatorSpec] = {}
 _AUTO: list[AutoRule] = []
+_POST_LOAD: list[Callable[[], None]] = []
 _loaded = False
 
 
@@ -175,6 +177,19 @@ def _ensure_loaded() -> None:
     _loaded = True
     for mod in FAMILIES:
         importlib.import_module(mod)
+    for hook in _POST_LOAD:
+        hook()
+
+
+def register_post_load(hook: Callable[[], None]) -> None:
+    """Run ``hook()`` once every family is imported (e.g. to derive estimators of a new
+    quantity from all registered estimators of another, as transfer entropy does from CMI).
+
+    Hooks must be idempotent: a hook added after loading runs at once.
+    """
+    _POST_LOAD.append(hook)
+    if _loaded:
+        hook()
 
 
 def register(

@@ -5,15 +5,39 @@ Which scheme applies is a property of the estimator (``EstimatorSpec.resampling`
 * ``"posterior"``: the estimator reports a posterior sd (NSB); the interval is the
   normal one, value ± z·sd.
 * ``"bootstrap"``: rows resampled with replacement (paired roles share indices,
-  unpaired roles such as KL's p and q are resampled separately); percentile interval
-  after removing the bootstrap's estimate of bias (the "basic" interval).
-* ``"subsample"``: m-out-of-n without replacement (duplicates break kNN estimators),
-  m = n/2 by default, spread rescaled by sqrt(m/n) (Politis & Romano 1994).
+  unpaired roles such as KL's p and q are resampled separately); the "basic"
+  interval, i.e. bootstrap quantiles reflected around the estimate.
+* ``"subsample"``: m-out-of-n *without* replacement (duplicated rows collapse
+  nearest-neighbour distances, so a kNN estimator must never see them), m = n/2.
+  For a √n-consistent estimator the subsample values satisfy
+  ``Var(θ̂_m − θ̂_n) ≈ σ²(1/m − 1/n)`` (sampling without replacement from the n rows:
+  the delete-d jackknife of Shao & Wu 1989), so deviations of the subsample values
+  from their mean are rescaled by ``sqrt(m / (n − m))`` to the spread of θ̂_n and the
+  interval is ``θ̂_n − q_{1−a}, θ̂_n − q_a`` of the rescaled deviations.  (Politis &
+  Romano's ``sqrt(m/n)`` drops the 1/n term, which is only right when m/n → 0: at
+  m = n/2 it shrinks intervals by √2.)  The rate √n holds for kNN MI estimators of
+  smooth densities (Berrett, Samworth & Yuan 2019); the interval describes the spread
+  of the estimator, not its bias.
+* ``"seeds"``: trainable estimators.  If the estimator reports a native stderr it is
+  used; otherwise it is re-run with ``n_seeds`` other seeds (each seed also draws a new
+  train/test split in estimators that split) and the interval is value ± t·sd.
 * ``"none"``: no error bars; asking for them is an error.
+
+An estimator function may expose ``func.resample_view(variables, params)`` returning
+``(inner_spec, inner_variables, inner_params)``: rows of ``inner_variables`` are then
+resampled with ``inner_spec`` (transfer entropy resamples its embedded rows, never the
+raw time steps).
+
+References
+----------
+* Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, §13 (basic interval).
+* Politis & Romano (1994), Ann. Stat. 22:2031; Politis, Romano & Wolf (1999), *Subsampling*.
+* Shao & Wu (1989), Ann. Stat. 17:1176 (delete-d jackknife).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -22,13 +46,29 @@ from scipy import stats as _st
 from ..data import Variable
 from ..registry import UNPAIRED, EstimatorSpec, Raw
 
-__all__ = ["error_bars", "resample_values"]
+__all__ = ["error_bars", "resample_values", "SUBSAMPLE_FRACTION", "MAX_SEEDS"]
+
+#: m / n for subsampling.
+SUBSAMPLE_FRACTION = 0.5
+#: Re-runs of a trainable estimator without native error bars.
+MAX_SEEDS = 10
 
 
 def _indices(rng: np.random.Generator, n: int, m: int, replace: bool) -> np.ndarray:
     if replace:
         return rng.integers(0, n, size=m)
     return np.sort(rng.choice(n, size=m, replace=False))
+
+
+def _view(
+    spec: EstimatorSpec, variables: dict[str, Variable], params: dict[str, Any]
+) -> tuple[EstimatorSpec, dict[str, Variable], dict[str, Any]]:
+    view = getattr(spec.func, "resample_view", None)
+    return (spec, variables, params) if view is None else view(variables, params)
+
+
+def _subsample_size(n: int, fraction: float) -> int:
+    return min(n - 1, max(2, int(round(fraction * n))))
 
 
 def resample_values(
@@ -39,9 +79,14 @@ def resample_values(
     scheme: str,
     n_resamples: int,
     seed: int | None,
-    fraction: float = 0.5,
+    fraction: float = SUBSAMPLE_FRACTION,
 ) -> np.ndarray:
-    """Re-run ``spec`` on ``n_resamples`` resampled data sets; return the values (nats)."""
+    """Re-run ``spec`` on ``n_resamples`` resampled data sets; return the values (nats).
+
+    ``scheme`` is ``"bootstrap"`` (n rows with replacement), ``"subsample"``
+    (``fraction``·n rows without replacement) or ``"seeds"`` (same rows, other seeds).
+    """
+    spec, variables, params = _view(spec, variables, params)
     rng = np.random.default_rng(seed)
     paired = spec.quantity not in UNPAIRED
     replace = scheme == "bootstrap"
@@ -50,18 +95,18 @@ def resample_values(
     for b in range(n_resamples):
         if "seed" in p:
             p["seed"] = None if seed is None else int(seed) + 1 + b
-        if paired:
+        if scheme == "seeds":
+            vs = list(variables.values())
+        elif paired:
             n = next(iter(variables.values())).n
-            m = n if replace else max(2, int(round(fraction * n)))
+            m = n if replace else _subsample_size(n, fraction)
             idx = _indices(rng, n, m, replace)
             vs = [v.select(idx) for v in variables.values()]
         else:
             vs = []
             for v in variables.values():
-                m = v.n if replace else max(2, int(round(fraction * v.n)))
+                m = v.n if replace else _subsample_size(v.n, fraction)
                 vs.append(v.select(_indices(rng, v.n, m, replace)))
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out[b] = spec.func(*vs, **p).value
@@ -89,11 +134,29 @@ def error_bars(
         }
     if scheme == "none":
         raise ValueError(f"method {spec.name!r} has no error bars; call it with ci=None")
-    if scheme not in ("bootstrap", "subsample"):
+    if scheme not in ("bootstrap", "subsample", "seeds"):
         raise ValueError(f"method {spec.name!r} declares unknown resampling scheme {scheme!r}")
+    if not np.isfinite(raw.value):
+        raise ValueError(
+            f"method {spec.name!r} gave {raw.value} (see its warnings): no interval around it"
+        )
+    if scheme == "seeds":
+        b = min(n_resamples, MAX_SEEDS)
+        vals = resample_values(spec, variables, params, scheme="seeds", n_resamples=b, seed=seed)
+        se = float(np.std(vals, ddof=1))
+        t = float(_st.t.ppf(0.5 + level / 2, b - 1))
+        return se, (raw.value - t * se, raw.value + t * se), {
+            "ci_method": f"value ± t·sd over {b} re-runs with other seeds (and splits)"
+        }
     vals = resample_values(
         spec, variables, params, scheme=scheme, n_resamples=n_resamples, seed=seed
     )
+    bad = ~np.isfinite(vals)
+    if bad.any():
+        raise ValueError(
+            f"method {spec.name!r} gave a non-finite value on {int(bad.sum())} of "
+            f"{n_resamples} resamples (singular or degenerate resamples); no interval"
+        )
     a = (1 - level) / 2
     if scheme == "bootstrap":
         se = float(np.std(vals, ddof=1))
@@ -102,12 +165,17 @@ def error_bars(
         lo, hi = 2 * raw.value - q_hi, 2 * raw.value - q_lo
         diag = {"ci_method": f"basic bootstrap, {n_resamples} resamples"}
     else:
-        n = next(iter(variables.values())).n
-        m = max(2, int(round(0.5 * n)))
-        scale = np.sqrt(m / n)
+        inner_spec, inner_vars, _ = _view(spec, variables, params)
+        n = next(iter(inner_vars.values())).n
+        m = _subsample_size(n, SUBSAMPLE_FRACTION)
+        scale = np.sqrt(m / (n - m))
         dev = (vals - np.mean(vals)) * scale
         se = float(np.std(dev, ddof=1))
         q_lo, q_hi = np.quantile(dev, [a, 1 - a])
         lo, hi = raw.value - q_hi, raw.value - q_lo
-        diag = {"ci_method": f"subsampling m={m} of n={n}, {n_resamples} subsamples"}
+        diag = {
+            "ci_method": f"subsampling m={m} of n={n} without replacement, {n_resamples} "
+                         "subsamples, spread scaled by sqrt(m/(n-m))",
+            "subsample_mean": float(np.mean(vals)),
+        }
     return se, (float(lo), float(hi)), diag

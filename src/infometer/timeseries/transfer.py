@@ -1,0 +1,252 @@
+"""Transfer entropy (TE) and conditional TE, built on any registered CMI estimator.
+
+    TE(X → Y) = I(Y_{t+1} ; X_t^(l) | Y_t^(k))                       (Schreiber 2000)
+    TE(X → Y | Z) = I(Y_{t+1} ; X_t^(l) | Y_t^(k), Z_t^(m))
+
+with the histories (rows of the embedding)
+
+    Y_t^(k) = (Y_t, Y_{t-τ}, ..., Y_{t-(k-1)τ})
+    X_t^(l) = (X_{t+1-u}, X_{t+1-u-τ}, ..., X_{t+1-u-(l-1)τ})       u = ``delay`` ≥ 1
+    Z_t^(m) = (Z_{t+1-u}, ..., Z_{t+1-u-(m-1)τ})
+
+Every CMI method registered with :mod:`infometer.registry` becomes a TE method of the
+same name (registered after all families load), so ``method="ksg1"``, ``"gaussian"``
+(Granger causality / 2, Barnett et al. 2009), ``"gaussian_copula"``, ``"histogram"``,
+``"plugin"`` or ``"nsb"`` for discrete series all work.  The CMI estimator's own
+parameters pass through; a Theiler window is passed to those that take one.
+
+References
+----------
+* Schreiber (2000), Phys. Rev. Lett. 85:461.
+* Lizier (2014), Front. Robot. AI 1:11 (JIDT: TE via CMI, embedding, Theiler window).
+* Barnett, Barrett & Seth (2009), Phys. Rev. Lett. 103:238701.
+* Theiler (1986), Phys. Rev. A 34:2427.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import registry
+from ..data import Variable, check_int
+from ..estimate import Estimate
+from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
+
+__all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
+
+ROLES = ("source", "target", "cond")
+registry.QUANTITY_ROLES.setdefault("transfer_entropy", ROLES)
+
+#: Names under which CMI estimators may accept a Theiler window.
+THEILER_NAMES = ("theiler", "theiler_window")
+_TE_PARAMS = {"k": 1, "l": 1, "m": 1, "tau": 1, "delay": 1}
+
+
+def _lag_rows(n: int, k: int, l: int, m: int | None, tau: int, delay: int) -> np.ndarray:
+    """Times t of the rows: every t with all lags inside 0..n-1 and t + 1 <= n - 1."""
+    t0 = max((k - 1) * tau, delay - 1 + (l - 1) * tau)
+    if m is not None:
+        t0 = max(t0, delay - 1 + (m - 1) * tau)
+    return np.arange(t0, n - 1)
+
+
+def _history(v: Variable, t: np.ndarray, first: int, length: int, tau: int, name: str) -> Variable:
+    """Columns v[t + first], v[t + first - τ], ... (``length`` lags) as one variable."""
+    out = None
+    for j in range(length):
+        part = v.select(t + first - j * tau)
+        out = part if out is None else out.join(part)
+    assert out is not None
+    return Variable(
+        columns=out.columns, kinds=out.kinds, cardinalities=out.cardinalities, name=name,
+        diagnostics=v.diagnostics, symbols=out.symbols,
+    )
+
+
+def embed(
+    source: Variable,
+    target: Variable,
+    cond: Variable | None = None,
+    *,
+    k: int = 1,
+    l: int = 1,
+    m: int = 1,
+    tau: int = 1,
+    delay: int = 1,
+) -> dict[str, Variable]:
+    """The CMI roles of TE: ``x`` = source history, ``y`` = target future, ``z`` = target
+    history (and the conditioning history), each a :class:`Variable` with one row per t."""
+    k = check_int(k, "k", min_value=1)
+    l = check_int(l, "l", min_value=1)
+    m = check_int(m, "m", min_value=1)
+    tau = check_int(tau, "tau", min_value=1)
+    delay = check_int(delay, "delay", min_value=1)
+    n = target.n
+    t = _lag_rows(n, k, l, None if cond is None else m, tau, delay)
+    if t.size < 10:
+        raise ValueError(
+            f"the series have {n} samples, too few for k={k}, l={l}, tau={tau}, delay={delay}: "
+            f"only {max(t.size, 0)} embedded rows (need at least 10)"
+        )
+    x = _history(source, t, 1 - delay, l, tau, "source_past")
+    y = _history(target, t, 1, 1, tau, "target_future")
+    z = _history(target, t, 0, k, tau, "target_past")
+    if cond is not None:
+        z = z.join(_history(cond, t, 1 - delay, m, tau, "cond_past"), name="target_cond_past")
+    return {"x": x, "y": y, "z": z}
+
+
+def embed_arrays(
+    source: Any, target: Any, cond: Any = None, *, discrete: bool | None = None, **lags: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Plain-array version of :func:`embed` (e.g. for ``im.independence_test(x, y, z)``
+    as a TE significance test): returns ``(source_past, target_future, conditioning)``."""
+    from ..data import as_variables
+
+    vs = as_variables({"source": source, "target": target, "cond": cond}, discrete=discrete)
+    e = embed(vs["source"], vs["target"], vs.get("cond"), **lags)
+    return e["x"].values, e["y"].values, e["z"].values
+
+
+def _split_params(spec: EstimatorSpec, params: dict[str, Any]) -> tuple[dict, dict]:
+    lags = {p: params[p] for p in _TE_PARAMS if p in params}
+    inner = {p: v for p, v in params.items() if p not in _TE_PARAMS}
+    theiler = inner.pop("theiler", 0)
+    theiler = check_int(theiler, "theiler", min_value=0)
+    inner_names = [p for p in THEILER_NAMES if p in spec.params]
+    if inner_names:
+        inner[inner_names[0]] = theiler
+    elif theiler:
+        raise ValueError(
+            f"theiler={theiler} but CMI method {spec.name!r} has no Theiler window (only "
+            "nearest-neighbour estimators use one); leave theiler=0 for this method"
+        )
+    return lags, inner
+
+
+def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
+    """The TE estimator function that embeds the series and calls the CMI estimator ``cmi``."""
+
+    def view(variables: dict[str, Variable], params: dict[str, Any]):
+        lags, inner = _split_params(cmi, params)
+        vs = list(variables.values())
+        e = embed(vs[0], vs[1], vs[2] if len(vs) > 2 else None, **lags)
+        return cmi, e, inner
+
+    def te(*vs: Variable, **params: Any) -> Raw:
+        from ..api import run
+
+        names = dict(zip(ROLES, vs, strict=False))
+        spec_, e, inner = view(names, params)
+        seed = inner.pop("seed", 0) if "seed" in cmi.params else 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = run("cond_mutual_info", e, method=cmi.name, seed=seed, params=inner)
+        diag = {k: v for k, v in est.diagnostics.items() if k != "warnings"}
+        diag["embedded_rows"] = e["y"].n
+        return Raw(value=est.value, diagnostics=diag, warnings=est.warnings)
+
+    te.__name__ = f"transfer_entropy_{cmi.name}"
+    te.resample_view = view  # type: ignore[attr-defined]  # read by stats.resample
+    own = {**_TE_PARAMS, "theiler": 0}
+    params = {**own, **{p: d for p, d in cmi.params.items() if p not in THEILER_NAMES}}
+    te.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("vs", inspect.Parameter.VAR_POSITIONAL)]
+        + [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=d)
+           for p, d in params.items()]
+    )
+    return te
+
+
+def _sync() -> None:
+    """Derive a TE estimator from every registered CMI estimator (idempotent)."""
+    have = set(registry.methods("transfer_entropy"))
+    for cmi in registry.specs("cond_mutual_info"):
+        if cmi.name not in have:
+            registry.register(
+                cmi.name, "transfer_entropy", kinds=tuple(cmi.kinds), family=cmi.family,
+                # a posterior sd of one CMI is no error bar for TE: resample the embedded rows
+                resampling="bootstrap" if cmi.resampling == "posterior" else cmi.resampling,
+                summary=f"TE via CMI: {cmi.summary}",
+            )(transfer_entropy_spec(cmi))
+
+
+registry.register_post_load(_sync)
+
+
+def _auto(ctx: AutoContext) -> tuple[str, str]:
+    v = ctx.variables
+    z = v["target"] if "cond" not in v else v["target"].join(v["cond"])
+    inner = AutoContext("cond_mutual_info", {"x": v["source"], "y": v["target"], "z": z})
+    return registry.choose_auto(inner)
+
+
+registry.register_auto(AutoRule(
+    "transfer_entropy", 100, lambda ctx: True,
+    lambda ctx: _auto(ctx)[0],
+    lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx)[1]}",
+))
+
+
+def transfer_entropy(
+    source: Any,
+    target: Any,
+    cond: Any = None,
+    *,
+    method: str = "auto",
+    k: int = 1,
+    l: int = 1,
+    m: int = 1,
+    tau: int = 1,
+    delay: int = 1,
+    unit: str | None = "nats",
+    base: float | None = None,
+    ci: float | None = None,
+    seed: int | None = 0,
+    discrete: bool | None = None,
+    **params: Any,
+) -> Estimate:
+    """Transfer entropy from ``source`` to ``target`` (conditional on ``cond`` if given).
+
+    ``TE = I(Y_{t+1}; X_{t+1-delay}^(l) | Y_t^(k), Z_{t+1-delay}^(m))`` estimated by the
+    CMI estimator named by ``method`` on the embedded series.
+
+    Parameters
+    ----------
+    source, target, cond
+        Time series with one row per time step (2-D for multivariate processes); all
+        the same length.  ``cond`` (optional) is conditioned on (conditional TE).
+    method
+        Any CMI method (``infometer.methods("transfer_entropy")``), or ``"auto"`` (the
+        CMI estimator auto picks for these kinds).  ``"gaussian"`` is linear Granger
+        causality / 2.
+    k, l, m
+        History lengths of the target, the source and the conditioning series.
+    tau
+        Embedding delay between successive lags of a history.
+    delay
+        Source-target delay u ≥ 1: the newest source sample used is X_{t+1-u}.
+    unit, base, ci, seed, discrete
+        As for :func:`infometer.mutual_info`.  ``ci`` resamples the embedded rows with
+        the CMI estimator's scheme (rows treated as exchangeable: see docs/timeseries.md).
+    **params
+        The CMI estimator's own parameters; ``theiler=`` (Theiler window, in rows) for
+        nearest-neighbour estimators that support one.
+
+    Returns
+    -------
+    Estimate
+        With ``quantity="transfer_entropy"`` and ``diagnostics["embedded_rows"]``.
+    """
+    from ..api import estimate
+
+    return estimate(
+        "transfer_entropy", {"source": source, "target": target, "cond": cond},
+        method=method, unit=unit, base=base, ci=ci, seed=seed, discrete=discrete,
+        k=k, l=l, m=m, tau=tau, delay=delay, **params,
+    )
