@@ -22,8 +22,8 @@ from .store import Store
 __all__ = ["load", "aggregate", "write_report"]
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;
-color:#222;background:#fff;padding:0 1em}
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;
+max-width:1200px;color:#222;background:#fff;padding:0 1em}
 h1{font-size:1.6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
@@ -231,11 +231,14 @@ def write_report(directory: str | Path, output: str | Path, tolerance: float = 0
     err_html = _table(tab, {"truth": "{:.4f}", "mean": "{:.4f}", "sd": "{:.4f}", "bias": f3,
                             "time_s": "{:.4f}"}, cls)
     failing = agg[~agg["pass"]].sort_values("bias", key=lambda s: -s.abs())
-    fail_html = (_table(failing[["task", "method", "n", "truth", "mean", "bias", "failed"]]
-                        .reset_index(drop=True),
-                        {"truth": "{:.4f}", "mean": "{:.4f}", "bias": f3},
-                        lambda i, c: "fail" if c == "bias" else None)
-                 if len(failing) else "<p>None: every (task, estimator, n) is within tolerance.</p>")
+    fail_html = "<p>None: every (task, estimator, n) is within tolerance.</p>"
+    if len(failing):
+        fail_html = _table(
+            failing[["task", "method", "n", "truth", "mean", "bias", "failed"]]
+            .reset_index(drop=True),
+            {"truth": "{:.4f}", "mean": "{:.4f}", "bias": f3},
+            lambda i, c: "fail" if c == "bias" else None,
+        )
     errors = df[df["status"] != "ok"][["task", "method", "n", "seed", "message"]]
     errors_html = _table(errors.head(50).reset_index(drop=True), {},
                          left=("task", "method", "message")) if len(errors) else ""

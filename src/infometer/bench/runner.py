@@ -17,6 +17,7 @@ import platform
 import signal
 import time
 import tracemalloc
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -136,8 +137,10 @@ def run_job(job: Job) -> dict[str, Any]:
         paired = task.quantity not in registry.UNPAIRED
         tracemalloc.start()
         t0 = time.perf_counter()
-        est = api.estimate(task.quantity, data, method=job.method, seed=job.seed,
-                           discrete=task.discrete, paired=paired)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # they are in est.diagnostics -> flags
+            est = api.estimate(task.quantity, data, method=job.method, seed=job.seed,
+                               discrete=task.discrete, paired=paired)
         wall = time.perf_counter() - t0
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
@@ -172,6 +175,10 @@ def _init_worker() -> None:
     except ImportError:  # pragma: no cover - optional
         pass
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import sys
+
+    if "numba" in sys.modules:  # parallel kernels: one thread per worker process
+        sys.modules["numba"].set_num_threads(1)
 
 
 def _progress(total: int, enabled: bool):
@@ -241,6 +248,7 @@ def run_sweep(
 
     ex = None
     if scheduler is None and workers > 1:
+        _warm_up(todo)
         # start the worker processes before the progress bar's thread exists (fork safety)
         ex = ProcessPoolExecutor(max_workers=min(workers, len(todo)), initializer=_init_worker)
         ex.submit(int).result()
@@ -257,6 +265,22 @@ def run_sweep(
         except KeyboardInterrupt:
             res.interrupted = True
     return res
+
+
+def _warm_up(todo: Sequence[Job]) -> None:
+    """Run each (method, kind of task) once on tiny data in this process before forking.
+
+    JIT-compiled kernels (numba) then compile once, here, and forked workers inherit them
+    instead of each compiling its own copy.
+    """
+    seen = set()
+    for j in todo:
+        t = truth.get_task(j.task)
+        sig = (j.method, t.quantity, t.discrete, all(d == 1 for d in t.dims))
+        if sig in seen:
+            continue
+        seen.add(sig)
+        run_job(Job(j.task, j.method, min(j.n, 200), j.seed))
 
 
 def _run_pool(

@@ -49,6 +49,7 @@ def bench_cmd(
                                   help="Dask scheduler address, e.g. tcp://HOST:8786."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     list_only: bool = typer.Option(False, "--list", help="List the suite's tasks and exit."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List skipped pairs and why."),
 ) -> None:
     """Benchmark estimators on tasks with exact answers; results go to OUT/results.sqlite."""
     from .. import __version__
@@ -85,8 +86,16 @@ def bench_cmd(
     if not methods:
         _fail("--estimators is empty")
     jobs, skipped = plan(ts, methods, ns, range(n_seeds))
-    for task, m, why in skipped:
-        _err.print(f"[dim]skip {task} × {m}: {why}[/]", highlight=False, soft_wrap=True)
+    if skipped:
+        by: dict[str, int] = {}
+        for _, m, _ in skipped:
+            by[m] = by.get(m, 0) + 1
+        counts = ", ".join(f"{m} on {k} task(s)" for m, k in by.items())
+        _err.print(f"[dim]not applicable (skipped): {counts}; --verbose lists why[/]",
+                   highlight=False, soft_wrap=True)
+        if verbose:
+            for task, m, why in skipped:
+                _err.print(f"[dim]  {task} × {m}: {why}[/]", highlight=False, soft_wrap=True)
     if not jobs:
         _fail("no (task, estimator) pair applies; see the skip lines above")
     with Store(out) as store:
