@@ -15,6 +15,7 @@ import math
 import os
 import platform
 import signal
+import threading
 import time
 import tracemalloc
 import warnings
@@ -252,19 +253,48 @@ def run_sweep(
         # start the worker processes before the progress bar's thread exists (fork safety)
         ex = ProcessPoolExecutor(max_workers=min(workers, len(todo)), initializer=_init_worker)
         ex.submit(int).result()
-    with _progress(len(todo), progress) as bar:
+    stop = _StopRequest()
+    with _progress(len(todo), progress) as bar, stop:
         tid = bar.add_task("bench", total=len(todo), last="")
         try:
             if scheduler is not None:
-                _run_dask(todo, scheduler, lambda r: record(r, bar, tid))
+                _run_dask(todo, scheduler, lambda r: record(r, bar, tid), stop)
             elif ex is None:
                 for j in todo:
+                    if stop.requested:
+                        break
                     record(run_job(j), bar, tid)
             else:
-                _run_pool(todo, ex, workers, lambda r: record(r, bar, tid))
-        except KeyboardInterrupt:
+                _run_pool(todo, ex, workers, lambda r: record(r, bar, tid), stop)
+        except KeyboardInterrupt:  # a second Ctrl-C: abort without waiting
             res.interrupted = True
+        finally:
+            if ex is not None:
+                ex.shutdown(wait=not res.interrupted, cancel_futures=True)
+    res.interrupted = res.interrupted or stop.requested
     return res
+
+
+class _StopRequest:
+    """First Ctrl-C: finish the runs in flight, store them, stop.  Second: abort at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._prev = None
+
+    def _handler(self, signum: int, frame: object) -> None:
+        self.requested = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def __enter__(self) -> _StopRequest:
+        if threading.current_thread() is threading.main_thread():
+            self._prev = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._prev is not None:
+            signal.signal(signal.SIGINT, self._prev)
 
 
 def _warm_up(todo: Sequence[Job]) -> None:
@@ -284,39 +314,35 @@ def _warm_up(todo: Sequence[Job]) -> None:
 
 
 def _run_pool(
-    todo: Sequence[Job], ex: ProcessPoolExecutor, workers: int, record: Callable[[dict], None]
+    todo: Sequence[Job],
+    ex: ProcessPoolExecutor,
+    workers: int,
+    record: Callable[[dict], None],
+    stop: _StopRequest,
 ) -> None:
     pending: set[Future] = set()
     it = iter(todo)
-    try:
-        # keep a bounded queue so Ctrl-C leaves little behind
-        for j in it:
-            pending.add(ex.submit(run_job, j))
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in finished:
-                record(f.result())
-                nxt = next(it, None)
-                if nxt is not None:
-                    pending.add(ex.submit(run_job, nxt))
-    except KeyboardInterrupt:
-        for f in pending:
-            f.cancel()
-        # in-flight runs finish and are kept: store what completes, then stop
-        for f in pending:
+    # a bounded queue: after Ctrl-C only the runs in flight are waited for
+    for j in it:
+        pending.add(ex.submit(run_job, j))
+        if len(pending) >= 2 * workers:
+            break
+    while pending:
+        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for f in finished:
             if not f.cancelled():
-                try:
-                    record(f.result(timeout=30))
-                except Exception:  # noqa: BLE001 - best effort on shutdown
-                    pass
-        ex.shutdown(wait=False, cancel_futures=True)
-        raise
-    ex.shutdown(wait=True)
+                record(f.result())
+            nxt = None if stop.requested else next(it, None)
+            if nxt is not None:
+                pending.add(ex.submit(run_job, nxt))
+        if stop.requested:
+            for f in pending:
+                f.cancel()  # not started yet: dropped; running ones finish and are stored
 
 
-def _run_dask(todo: Sequence[Job], scheduler: str, record: Callable[[dict], None]) -> None:
+def _run_dask(
+    todo: Sequence[Job], scheduler: str, record: Callable[[dict], None], stop: _StopRequest
+) -> None:
     try:
         from distributed import Client, as_completed
     except ImportError as exc:  # pragma: no cover - optional extra
@@ -325,7 +351,10 @@ def _run_dask(todo: Sequence[Job], scheduler: str, record: Callable[[dict], None
         futures = client.map(run_job, list(todo), pure=False)
         try:
             for fut in as_completed(futures):
-                record(fut.result())
-        except KeyboardInterrupt:
-            client.cancel(futures)
-            raise
+                if fut.status == "finished":
+                    record(fut.result())
+                if stop.requested:
+                    client.cancel([f for f in futures if not f.done()])
+                    break
+        finally:
+            client.cancel([f for f in futures if not f.done()])

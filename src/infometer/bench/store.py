@@ -105,7 +105,8 @@ class Store:
             )
             self._con.execute("COMMIT")
         except BaseException:
-            self._con.execute("ROLLBACK")
+            if self._con.in_transaction:
+                self._con.execute("ROLLBACK")
             raise
 
     def set_meta(self, items: dict[str, Any]) -> None:
