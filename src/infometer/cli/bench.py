@@ -67,12 +67,11 @@ def bench_cmd(
             ts = [truth.get_task(t) for t in want]
         except ValueError as exc:
             _fail(f"--tasks: {exc}")
-    if list_only:
-        t = Table("task", "quantity", "truth (nats)", "dims", "family")
+    if list_only:  # plain tab-separated lines: easy to read and to grep
+        typer.echo("task\tquantity\ttruth_nats\tdims\tfamily")
         for task in ts:
-            t.add_row(task.name, task.quantity, f"{task.truth:.4f}",
-                      "×".join(map(str, task.dims)), task.family)
-        _out.print(t)
+            dims = "x".join(map(str, task.dims))
+            typer.echo(f"{task.name}\t{task.quantity}\t{task.truth:.6f}\t{dims}\t{task.family}")
         return
     ns = _ints(n, "--n") if n else list(s.ns)
     n_seeds = s.seeds if seeds is None else seeds
