@@ -97,7 +97,13 @@ def test_ctrl_c_stops_cleanly(tmp_path, bench_env):
         assert st.integrity_ok()
         n = st.count()
     assert 10 <= n < len(_expected())
-    # no worker left behind
-    time.sleep(0.5)
-    with pytest.raises(ProcessLookupError):
-        os.killpg(proc.pid, 0)
+    # no worker left behind (multiprocessing helpers exit when their parent's pipe closes)
+    t0 = time.time()
+    while time.time() - t0 < 20:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail("processes of the interrupted bench are still alive")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import multiprocessing
 import os
 import platform
 import signal
@@ -32,6 +33,7 @@ from .store import Store
 
 __all__ = ["Job", "SweepResult", "plan", "applicable", "run_job", "run_sweep"]
 
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 _FLAG_WORDS = ("saturat", "clip", "fail", "collapse", "diverg", "max_steps", "hit_max")
 
 
@@ -175,7 +177,6 @@ def _init_worker() -> None:
         threadpool_limits(1)
     except ImportError:  # pragma: no cover - optional
         pass
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     import sys
 
     if "numba" in sys.modules:  # parallel kernels: one thread per worker process
@@ -248,10 +249,20 @@ def run_sweep(
         bar.update(tid, advance=1, last=f"{row['task'][:28]} {row['method']}")
 
     ex = None
+    saved_env = {v: os.environ.get(v) for v in _THREAD_VARS}
     if scheduler is None and workers > 1:
         _warm_up(todo)
-        # start the worker processes before the progress bar's thread exists (fork safety)
-        ex = ProcessPoolExecutor(max_workers=min(workers, len(todo)), initializer=_init_worker)
+        # "spawn": fresh interpreters.  Forking a parent that already ran OpenMP code (numba,
+        # scikit-learn) is unsafe; JIT kernels compiled by the warm-up are read from numba's
+        # on-disk cache.  Methods registered by the __main__ script are re-registered when
+        # the workers import it.
+        for var in _THREAD_VARS:  # inherited by the spawned workers: one thread each
+            os.environ[var] = "1"
+        ex = ProcessPoolExecutor(
+            max_workers=min(workers, len(todo)),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+        )
         ex.submit(int).result()
     stop = _StopRequest()
     with _progress(len(todo), progress) as bar, stop:
@@ -271,6 +282,11 @@ def run_sweep(
         finally:
             if ex is not None:
                 ex.shutdown(wait=not res.interrupted, cancel_futures=True)
+            for var, old in saved_env.items():
+                if old is None:
+                    os.environ.pop(var, None)
+                else:
+                    os.environ[var] = old
     res.interrupted = res.interrupted or stop.requested
     return res
 
@@ -298,10 +314,10 @@ class _StopRequest:
 
 
 def _warm_up(todo: Sequence[Job]) -> None:
-    """Run each (method, kind of task) once on tiny data in this process before forking.
+    """Run each (method, kind of task) once on tiny data in this process first.
 
-    JIT-compiled kernels (numba) then compile once, here, and forked workers inherit them
-    instead of each compiling its own copy.
+    JIT-compiled kernels (numba, ``cache=True``) then compile once, here, and the workers
+    load them from the on-disk cache instead of each compiling its own copy.
     """
     seen = set()
     for j in todo:
