@@ -57,14 +57,16 @@ def register_peers() -> dict[str, str]:
     try:
         from sklearn.feature_selection import mutual_info_regression
 
-        @registry.register("peer_sklearn", "mutual_info", kinds=["continuous"], family="peers",
-                           resampling="none")
+        @registry.register(
+            "peer_sklearn", "mutual_info", kinds=["continuous"], family="peers", resampling="none"
+        )
         def _sk(x, y, *, k: int = 3, seed: int = 0) -> Raw:
             """scikit-learn mutual_info_regression (1-D x and y)."""
             if x.d != 1 or y.d != 1:
                 raise ValueError("scikit-learn estimates MI of one feature with a 1-D target")
-            v = mutual_info_regression(_vals(x), _vals(y)[:, 0], n_neighbors=k,
-                                       random_state=seed)[0]
+            v = mutual_info_regression(_vals(x), _vals(y)[:, 0], n_neighbors=k, random_state=seed)[
+                0
+            ]
             return Raw(float(v))
 
         found["peer_sklearn"] = f"scikit-learn {version('scikit-learn')}"
@@ -73,14 +75,16 @@ def register_peers() -> dict[str, str]:
     try:
         import ennemi
 
-        @registry.register("peer_ennemi", "mutual_info", kinds=["continuous"], family="peers",
-                           resampling="none")
+        @registry.register(
+            "peer_ennemi", "mutual_info", kinds=["continuous"], family="peers", resampling="none"
+        )
         def _en(x, y, *, k: int = 3) -> Raw:
             """ennemi estimate_mi (1-D x and y)."""
             if x.d != 1 or y.d != 1:
                 raise ValueError("ennemi estimates MI of 1-D x and y")
-            return Raw(float(ennemi.estimate_mi(_vals(y)[:, 0], _vals(x)[:, 0], k=k,
-                                                max_threads=1)[0, 0]))
+            return Raw(
+                float(ennemi.estimate_mi(_vals(y)[:, 0], _vals(x)[:, 0], k=k, max_threads=1)[0, 0])
+            )
 
         found["peer_ennemi"] = f"ennemi {version('ennemi')}"
     except ImportError:
@@ -88,8 +92,9 @@ def register_peers() -> dict[str, str]:
     try:
         import npeet_plus
 
-        @registry.register("peer_npeet", "mutual_info", kinds=["continuous"], family="peers",
-                           resampling="none")
+        @registry.register(
+            "peer_npeet", "mutual_info", kinds=["continuous"], family="peers", resampling="none"
+        )
         def _np(x, y, *, k: int = 3) -> Raw:
             """npeet-plus mi (KSG-1, max-norm), in nats."""
             return Raw(float(npeet_plus.mi(_vals(x), _vals(y), k=k, base=np.e)))
@@ -100,12 +105,18 @@ def register_peers() -> dict[str, str]:
     try:
         import infomeasure
 
-        @registry.register("peer_infomeasure", "mutual_info", kinds=["continuous"],
-                           family="peers", resampling="none")
+        @registry.register(
+            "peer_infomeasure",
+            "mutual_info",
+            kinds=["continuous"],
+            family="peers",
+            resampling="none",
+        )
         def _im(x, y, *, k: int = 3) -> Raw:
             """infomeasure mutual_information(approach='ksg'), in nats."""
-            return Raw(float(infomeasure.mutual_information(_vals(x), _vals(y), approach="ksg",
-                                                            k=k)))
+            return Raw(
+                float(infomeasure.mutual_information(_vals(x), _vals(y), approach="ksg", k=k))
+            )
 
         found["peer_infomeasure"] = f"infomeasure {version('infomeasure')}"
     except ImportError:
@@ -117,17 +128,27 @@ def run(n: int, seeds: int, out: Path, workers: int, peers: dict[str, str]) -> f
     tasks = truth.tasks("beyond-normal")
     methods = OURS + list(peers)
     jobs, skipped = plan(tasks, methods, [n], range(seeds))
-    jobs = [j for j in jobs
-            if not (j.method in ONE_D_ONLY and truth.get_task(j.task).dims != (1, 1))]
+    jobs = [
+        j for j in jobs if not (j.method in ONE_D_ONLY and truth.get_task(j.task).dims != (1, 1))
+    ]
     for t, m, why in skipped:
         print(f"skip {t} x {m}: {why}", file=sys.stderr)
     t0 = time.time()
     with Store(out) as st:
-        st.set_meta({"suite": "beyond-normal", "methods": methods, "ns": [n], "seeds": seeds,
-                     "peers": peers})
+        st.set_meta(
+            {
+                "suite": "beyond-normal",
+                "methods": methods,
+                "ns": [n],
+                "seeds": seeds,
+                "peers": peers,
+            }
+        )
         res = run_sweep(jobs, st, workers=workers, progress=sys.stderr.isatty())
-    print(f"{res.ran} runs now, {res.already_done} already stored, {res.failed} failed",
-          file=sys.stderr)
+    print(
+        f"{res.ran} runs now, {res.already_done} already stored, {res.failed} failed",
+        file=sys.stderr,
+    )
     return time.time() - t0
 
 
@@ -181,7 +202,8 @@ def table(out: Path, n: int, wall: float | None, peers: dict[str, str], command:
         "median abs error": lambda m: f"{ok[ok.method == m]['abs_error'].median():.3f}",
         "mean abs error": lambda m: f"{ok[ok.method == m]['abs_error'].mean():.3f}",
         "tasks with abs bias ≤ 0.1": lambda m: (
-            f"{int(agg[(agg.method == m)]['pass'].sum())}/{int((agg.method == m).sum())}"),
+            f"{int(agg[(agg.method == m)]['pass'].sum())}/{int((agg.method == m).sum())}"
+        ),
         "median time per estimate (s)": lambda m: f"{ok[ok.method == m]['wall_s'].median():.3f}",
         "total time (s)": lambda m: f"{ok[ok.method == m]['wall_s'].sum():.1f}",
     }
@@ -213,8 +235,9 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--out", default="bench-peers")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--update-results", action="store_true",
-                    help="write the table into benchmarks/RESULTS.md")
+    ap.add_argument(
+        "--update-results", action="store_true", help="write the table into benchmarks/RESULTS.md"
+    )
     args = ap.parse_args()
     peers = PEERS
     wall = run(args.n, args.seeds, Path(args.out), args.workers, peers)

@@ -18,5 +18,13 @@ def bench_env():
 
 
 def bench_cmd(out, *args):
-    return [sys.executable, "-m", "infometer.cli.bench", "bench", "--out", str(out),
-            "--no-progress", *args]
+    return [
+        sys.executable,
+        "-m",
+        "infometer.cli.bench",
+        "bench",
+        "--out",
+        str(out),
+        "--no-progress",
+        *args,
+    ]

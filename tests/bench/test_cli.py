@@ -16,9 +16,24 @@ runner = CliRunner()
 
 def test_bench_then_report(tmp_path):
     out = tmp_path / "b"
-    args = ["bench", "--suite", "discrete", "--tasks", "zipf-100,table-4x5-dirichlet",
-            "-e", "plugin,miller_madow", "--n", "200,400", "--seeds", "2", "--out", str(out),
-            "--workers", "1", "--no-progress"]
+    args = [
+        "bench",
+        "--suite",
+        "discrete",
+        "--tasks",
+        "zipf-100,table-4x5-dirichlet",
+        "-e",
+        "plugin,miller_madow",
+        "--n",
+        "200,400",
+        "--seeds",
+        "2",
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
     r = runner.invoke(_app(), args)
     assert r.exit_code == 0, r.output
     assert "16 run(s) done now" in r.output and "median |err|" in r.output
@@ -43,7 +58,8 @@ def test_bench_list_and_bad_input(tmp_path):
         (["bench", "--tasks", "1v1-normal-0.75", "-e", "plugin"], "no (task, estimator)"),
         (["report", str(tmp_path / "missing")], "results.sqlite"),
     ]:
-        r = runner.invoke(_app(), args + ["--out", str(tmp_path / "o")] if args[0] == "bench"
-                          else args)
+        r = runner.invoke(
+            _app(), args + ["--out", str(tmp_path / "o")] if args[0] == "bench" else args
+        )
         assert r.exit_code == 2, (args, r.output)
         assert msg in r.output, (args, r.output)

@@ -37,10 +37,24 @@ def _count(db):
 
 
 def _start(out, env, workers):
-    args = bench_cmd(out, "--suite", "discrete", "--tasks", TASKS, "-e", METHODS, "--n", "300",
-                     "--seeds", str(N_SEEDS), "--workers", str(workers))
-    return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    args = bench_cmd(
+        out,
+        "--suite",
+        "discrete",
+        "--tasks",
+        TASKS,
+        "-e",
+        METHODS,
+        "--n",
+        "300",
+        "--seeds",
+        str(N_SEEDS),
+        "--workers",
+        str(workers),
+    )
+    return subprocess.Popen(
+        args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
 
 
 def _wait_for(db, at_least, proc, timeout=120):

@@ -19,15 +19,31 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def bench_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("bench")
-    tasks = [truth.get_task(t) for t in
-             ("symchannel-1pair-V2-0.5nat", "symchannel-2pairs-V8-1nat", "zipf-100",
-              "ising2d-3x3-T2.5")]
+    tasks = [
+        truth.get_task(t)
+        for t in (
+            "symchannel-1pair-V2-0.5nat",
+            "symchannel-2pairs-V8-1nat",
+            "zipf-100",
+            "ising2d-3x3-T2.5",
+        )
+    ]
     jobs, _ = plan(tasks, ["plugin", "miller_madow"], [300, 1000], [0, 1])
     with Store(d) as st:
         run_sweep(jobs, st, workers=1, progress=False)
-        st.add({"task": "zipf-100", "method": "nsb", "n": 300, "seed": 0, "quantity": "entropy",
-                "family": "table", "truth": tasks[2].truth, "status": "error",
-                "message": "RuntimeError: synthetic failure for the report test"})
+        st.add(
+            {
+                "task": "zipf-100",
+                "method": "nsb",
+                "n": 300,
+                "seed": 0,
+                "quantity": "entropy",
+                "family": "table",
+                "truth": tasks[2].truth,
+                "status": "error",
+                "message": "RuntimeError: synthetic failure for the report test",
+            }
+        )
         st.set_meta({"suite": "test"})
     return d
 
@@ -60,8 +76,14 @@ def _chromium():
 def test_report_renders_in_headless_chromium(bench_dir, tmp_path):
     out = write_report(bench_dir, tmp_path / "report.html", tolerance=0.1)
     text = out.read_text()
-    for section in ("Summary per estimator", "Failing tasks", "Estimates vs truth",
-                    "Time per estimator", "Error table", "Run errors"):
+    for section in (
+        "Summary per estimator",
+        "Failing tasks",
+        "Estimates vs truth",
+        "Time per estimator",
+        "Error table",
+        "Run errors",
+    ):
         assert section in text
     assert 'class="fail"' in text and "symchannel-2pairs-V8-1nat" in text
     assert "synthetic failure" in text
@@ -71,11 +93,24 @@ def test_report_renders_in_headless_chromium(bench_dir, tmp_path):
     shot = tmp_path / "shot.png"
     with tempfile.TemporaryDirectory() as profile:
         subprocess.run(
-            [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-             "--no-first-run", "--disable-background-networking", "--disable-component-update",
-             "--disable-sync", f"--user-data-dir={profile}", "--window-size=1280,1600",
-             f"--screenshot={shot}", out.as_uri()],
-            check=True, timeout=180, capture_output=True,
+            [
+                _chromium(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--window-size=1280,1600",
+                f"--screenshot={shot}",
+                out.as_uri(),
+            ],
+            check=True,
+            timeout=180,
+            capture_output=True,
         )
     import matplotlib.image as mpimg
 

@@ -14,21 +14,35 @@ from infometer.truth import closed_forms as cf
 
 # Published values (Czyż et al. 2023, bmi BENCHMARK_TASKS), 4 decimals.
 PUBLISHED = {
-    "1v1-normal-0.75": 0.4133, "normal_cdf-1v1-normal-0.75": 0.4133,
-    "1v1-additive-0.1": 1.7094, "1v1-additive-0.75": 0.3333, "1v1-bimodal-0.75": 0.4133,
-    "wiggly-1v1-normal-0.75": 0.4133, "half_cube-1v1-normal-0.75": 0.4133,
-    "student-identity-1-1-1": 0.2242, "asinh-student-identity-1-1-1": 0.2242,
+    "1v1-normal-0.75": 0.4133,
+    "normal_cdf-1v1-normal-0.75": 0.4133,
+    "1v1-additive-0.1": 1.7094,
+    "1v1-additive-0.75": 0.3333,
+    "1v1-bimodal-0.75": 0.4133,
+    "wiggly-1v1-normal-0.75": 0.4133,
+    "half_cube-1v1-normal-0.75": 0.4133,
+    "student-identity-1-1-1": 0.2242,
+    "asinh-student-identity-1-1-1": 0.2242,
     "swissroll_x-normal_cdf-1v1-normal-0.75": 0.4133,
-    "multinormal-dense-2-2-0.5": 0.2939, "multinormal-dense-3-3-0.5": 0.4133,
-    "multinormal-dense-5-5-0.5": 0.5928, "multinormal-dense-25-25-0.5": 1.2922,
+    "multinormal-dense-2-2-0.5": 0.2939,
+    "multinormal-dense-3-3-0.5": 0.4133,
+    "multinormal-dense-5-5-0.5": 0.5928,
+    "multinormal-dense-25-25-0.5": 1.2922,
     "multinormal-dense-50-50-0.5": 1.6243,
     **{f"multinormal-sparse-{d}-{d}-2-2.0": 1.0217 for d in (2, 3, 5, 25)},
-    "student-identity-2-2-1": 0.4319, "student-identity-2-2-2": 0.1931,
-    "student-identity-3-3-2": 0.2909, "student-identity-3-3-3": 0.1787,
-    "student-identity-5-5-2": 0.4482, "student-identity-5-5-3": 0.2985,
-    **{f"{t}-multinormal-sparse-{d}-{d}-2-2.0": 1.0217
-       for t in ("normal_cdf", "half_cube", "spiral", "spiral-normal_cdf") for d in (3, 5, 25)},
-    "asinh-student-identity-2-2-1": 0.4319, "asinh-student-identity-3-3-2": 0.2909,
+    "student-identity-2-2-1": 0.4319,
+    "student-identity-2-2-2": 0.1931,
+    "student-identity-3-3-2": 0.2909,
+    "student-identity-3-3-3": 0.1787,
+    "student-identity-5-5-2": 0.4482,
+    "student-identity-5-5-3": 0.2985,
+    **{
+        f"{t}-multinormal-sparse-{d}-{d}-2-2.0": 1.0217
+        for t in ("normal_cdf", "half_cube", "spiral", "spiral-normal_cdf")
+        for d in (3, 5, 25)
+    },
+    "asinh-student-identity-2-2-1": 0.4319,
+    "asinh-student-identity-3-3-2": 0.2909,
     "asinh-student-identity-5-5-2": 0.4482,
 }
 
@@ -77,8 +91,13 @@ def test_additive_uniform_by_quadrature(eps):
         return (min(y + eps, 1.0) - max(y - eps, 0.0)) / (2 * eps)
 
     pts = sorted({-eps, eps, 1 - eps, 1 + eps, 0.0, 1.0})
-    hy = -integrate.quad(lambda y: py(y) * math.log(py(y)) if py(y) > 0 else 0.0,
-                         -eps, 1 + eps, points=pts[1:-1], limit=200)[0]
+    hy = -integrate.quad(
+        lambda y: py(y) * math.log(py(y)) if py(y) > 0 else 0.0,
+        -eps,
+        1 + eps,
+        points=pts[1:-1],
+        limit=200,
+    )[0]
     assert cf.additive_uniform_mi(eps) == pytest.approx(hy - math.log(2 * eps), abs=1e-8)
 
 
@@ -87,10 +106,14 @@ def test_gaussian_forms():
     a = rng.standard_normal((5, 5))
     cov = a @ a.T + np.eye(5)
     assert cf.gaussian_entropy(cov) == pytest.approx(
-        stats.multivariate_normal(np.zeros(5), cov).entropy(), abs=1e-12)
+        stats.multivariate_normal(np.zeros(5), cov).entropy(), abs=1e-12
+    )
     # MI = h(X) + h(Y) - h(X,Y)
-    mi = (cf.gaussian_entropy(cov[:2, :2]) + cf.gaussian_entropy(cov[2:, 2:])
-          - cf.gaussian_entropy(cov))
+    mi = (
+        cf.gaussian_entropy(cov[:2, :2])
+        + cf.gaussian_entropy(cov[2:, 2:])
+        - cf.gaussian_entropy(cov)
+    )
     assert cf.gaussian_mi(cov, 2) == pytest.approx(mi, abs=1e-12)
     # 1-1-1 CMI = -1/2 log(1 - partial correlation^2)
     c = np.array([[2.0, 1.6, 1.0], [1.6, 2.0, 1.0], [1.0, 1.0, 1.0]])
@@ -133,9 +156,10 @@ def test_transforms_are_injective_and_spiral_matches_expm():
     for f in (bn.half_cube, bn.asinh, bn.wiggly_x, bn.wiggly_y, bn.normal_cdf):
         assert np.all(np.diff(f(x)) > 0) or f is bn.normal_cdf
     u = np.linspace(1e-6, 1 - 1e-6, 5001)
-    for f, mix in ((bn.bimodal_x, lambda t: 0.3 * stats.norm.cdf(t) + 0.7 * stats.norm.cdf(t - 5)),
-                   (bn.bimodal_y, lambda t: 0.5 * stats.norm.cdf(t + 1)
-                    + 0.5 * stats.norm.cdf(t - 3))):
+    for f, mix in (
+        (bn.bimodal_x, lambda t: 0.3 * stats.norm.cdf(t) + 0.7 * stats.norm.cdf(t - 5)),
+        (bn.bimodal_y, lambda t: 0.5 * stats.norm.cdf(t + 1) + 0.5 * stats.norm.cdf(t - 3)),
+    ):
         v = f(u)
         assert np.all(np.diff(v) > 0)
         np.testing.assert_allclose(mix(v), u, atol=1e-10)

@@ -11,6 +11,14 @@ from .store import Store
 from .suites import SUITES, Suite, suite_tasks
 
 __all__ = [
-    "Job", "SweepResult", "applicable", "plan", "run_job", "run_sweep", "Store", "SUITES",
-    "Suite", "suite_tasks",
+    "Job",
+    "SweepResult",
+    "applicable",
+    "plan",
+    "run_job",
+    "run_sweep",
+    "Store",
+    "SUITES",
+    "Suite",
+    "suite_tasks",
 ]

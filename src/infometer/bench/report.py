@@ -55,14 +55,26 @@ def aggregate(df: pd.DataFrame, tolerance: float = 0.1) -> pd.DataFrame:
     ok = df[df["status"] == "ok"]
     g = ok.groupby(["task", "method", "n"], sort=False)
     agg = g.agg(
-        family=("family", "first"), quantity=("quantity", "first"), truth=("truth", "first"),
-        truth_se=("truth_se", "first"), mean=("estimate", "mean"), sd=("estimate", "std"),
-        bias=("error", "mean"), mae=("abs_error", "mean"), runs=("estimate", "size"),
-        time_s=("wall_s", "median"), mem_mb=("peak_mem_mb", "max"),
+        family=("family", "first"),
+        quantity=("quantity", "first"),
+        truth=("truth", "first"),
+        truth_se=("truth_se", "first"),
+        mean=("estimate", "mean"),
+        sd=("estimate", "std"),
+        bias=("error", "mean"),
+        mae=("abs_error", "mean"),
+        runs=("estimate", "size"),
+        time_s=("wall_s", "median"),
+        mem_mb=("peak_mem_mb", "max"),
         flagged=("flags", lambda s: int(sum(bool(f) for f in s))),
     ).reset_index()
-    bad = (df[df["status"] != "ok"].groupby(["task", "method", "n"]).size()
-           .rename("failed").reset_index())
+    bad = (
+        df[df["status"] != "ok"]
+        .groupby(["task", "method", "n"])
+        .size()
+        .rename("failed")
+        .reset_index()
+    )
     agg = agg.merge(bad, on=["task", "method", "n"], how="outer")
     agg["failed"] = agg["failed"].fillna(0).astype(int)
     agg["runs"] = agg["runs"].fillna(0).astype(int)
@@ -107,11 +119,20 @@ def _family_plots(agg: pd.DataFrame) -> list[tuple[str, str]]:
             if not idx:
                 continue
             vals = md.loc[[tasks[j] for j in idx]]
-            ax.errorbar(xs[idx] - 0.3 + (i + 0.5) * w, vals["mean"], yerr=vals["sd"].fillna(0),
-                        fmt="o", ms=4, color=colors[m], label=m, capsize=2)
+            ax.errorbar(
+                xs[idx] - 0.3 + (i + 0.5) * w,
+                vals["mean"],
+                yerr=vals["sd"].fillna(0),
+                fmt="o",
+                ms=4,
+                color=colors[m],
+                label=m,
+                capsize=2,
+            )
         ax.set_xticks(xs)
-        ax.set_xticklabels([t if len(t) < 38 else t[:35] + "…" for t in tasks], rotation=35,
-                           ha="right", fontsize=7)
+        ax.set_xticklabels(
+            [t if len(t) < 38 else t[:35] + "…" for t in tasks], rotation=35, ha="right", fontsize=7
+        )
         ax.set_ylabel("nats")
         ax.set_title(f"{fam} (n = {n_max}; mean ± sd over seeds)", fontsize=10)
         ax.legend(fontsize=7, loc="best")
@@ -127,8 +148,9 @@ def _heatmap(agg: pd.DataFrame, tolerance: float) -> str | None:
     import matplotlib.pyplot as plt
 
     n_max = agg["n"].max()
-    piv = agg[agg["n"] == n_max].pivot_table(index="task", columns="method", values="bias",
-                                              sort=False)
+    piv = agg[agg["n"] == n_max].pivot_table(
+        index="task", columns="method", values="bias", sort=False
+    )
     if piv.empty:
         return None
     fig, ax = plt.subplots(figsize=(2.2 + 1.1 * piv.shape[1], 1.2 + 0.24 * piv.shape[0]))
@@ -140,8 +162,16 @@ def _heatmap(agg: pd.DataFrame, tolerance: float) -> str | None:
     ax.set_yticklabels(piv.index, fontsize=7)
     for (i, j), v in np.ndenumerate(piv.values):
         if np.isfinite(v):
-            ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=6,
-                    color="black" if abs(v) <= tolerance else "white", weight="bold")
+            ax.text(
+                j,
+                i,
+                f"{v:+.2f}",
+                ha="center",
+                va="center",
+                fontsize=6,
+                color="black" if abs(v) <= tolerance else "white",
+                weight="bold",
+            )
     fig.colorbar(im, ax=ax, label="mean error (nats)", shrink=0.6)
     ax.set_title(f"mean error (estimate − truth), n = {n_max}", fontsize=10)
     return _png(fig)
@@ -170,8 +200,9 @@ def _timing(df: pd.DataFrame) -> str | None:
 
 
 def _table(frame: pd.DataFrame, fmt: dict[str, str], cls=None, left=("task", "method")) -> str:
-    head = "".join(f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>'
-                   for c in frame.columns)
+    head = "".join(
+        f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in frame.columns
+    )
     body = []
     for i, (_, r) in enumerate(frame.iterrows()):
         cells = []
@@ -202,23 +233,40 @@ def write_report(directory: str | Path, output: str | Path, tolerance: float = 0
     for m, d in df.groupby("method"):
         o = ok[ok["method"] == m]
         cells = agg[agg["method"] == m]
-        summ.append({
-            "method": m, "runs": len(d), "errors": int((d["status"] != "ok").sum()),
-            "bias": o["error"].mean(), "spread (sd)": o.groupby(["task", "n"])["estimate"]
-            .std().mean(), "median |err|": o["abs_error"].median(),
-            f"within {tolerance:g}": float((o["abs_error"] <= tolerance).mean()) if len(o) else
-            np.nan, "tasks passed": f"{int(cells['pass'].sum())}/{len(cells)}",
-            "median time (s)": o["wall_s"].median(), "peak MB": o["peak_mem_mb"].max(),
-            "flagged": int(sum(bool(f) for f in o["flags"])),
-        })
+        summ.append(
+            {
+                "method": m,
+                "runs": len(d),
+                "errors": int((d["status"] != "ok").sum()),
+                "bias": o["error"].mean(),
+                "spread (sd)": o.groupby(["task", "n"])["estimate"].std().mean(),
+                "median |err|": o["abs_error"].median(),
+                f"within {tolerance:g}": float((o["abs_error"] <= tolerance).mean())
+                if len(o)
+                else np.nan,
+                "tasks passed": f"{int(cells['pass'].sum())}/{len(cells)}",
+                "median time (s)": o["wall_s"].median(),
+                "peak MB": o["peak_mem_mb"].max(),
+                "flagged": int(sum(bool(f) for f in o["flags"])),
+            }
+        )
     summ_df = pd.DataFrame(summ)
     f3 = "{:+.3f}"
-    summary_html = _table(summ_df, {"bias": f3, "spread (sd)": "{:.3f}", "median |err|": "{:.3f}",
-                                    f"within {tolerance:g}": "{:.0%}",
-                                    "median time (s)": "{:.4f}", "peak MB": "{:.1f}"})
+    summary_html = _table(
+        summ_df,
+        {
+            "bias": f3,
+            "spread (sd)": "{:.3f}",
+            "median |err|": "{:.3f}",
+            f"within {tolerance:g}": "{:.0%}",
+            "median time (s)": "{:.4f}",
+            "peak MB": "{:.1f}",
+        },
+    )
 
-    tab = agg[["task", "method", "n", "truth", "mean", "sd", "bias", "runs", "failed",
-               "time_s", "pass"]].copy()
+    tab = agg[
+        ["task", "method", "n", "truth", "mean", "sd", "bias", "runs", "failed", "time_s", "pass"]
+    ].copy()
     tab = tab.sort_values(["task", "method", "n"], kind="stable").reset_index(drop=True)
     passes = tab["pass"].tolist()
     tab = tab.drop(columns="pass")
@@ -228,23 +276,33 @@ def write_report(directory: str | Path, output: str | Path, tolerance: float = 0
             return "ok" if passes[i] else "fail"
         return None
 
-    err_html = _table(tab, {"truth": "{:.4f}", "mean": "{:.4f}", "sd": "{:.4f}", "bias": f3,
-                            "time_s": "{:.4f}"}, cls)
+    err_html = _table(
+        tab,
+        {"truth": "{:.4f}", "mean": "{:.4f}", "sd": "{:.4f}", "bias": f3, "time_s": "{:.4f}"},
+        cls,
+    )
     failing = agg[~agg["pass"]].sort_values("bias", key=lambda s: -s.abs())
     fail_html = "<p>None: every (task, estimator, n) is within tolerance.</p>"
     if len(failing):
         fail_html = _table(
-            failing[["task", "method", "n", "truth", "mean", "bias", "failed"]]
-            .reset_index(drop=True),
+            failing[["task", "method", "n", "truth", "mean", "bias", "failed"]].reset_index(
+                drop=True
+            ),
             {"truth": "{:.4f}", "mean": "{:.4f}", "bias": f3},
             lambda i, c: "fail" if c == "bias" else None,
         )
     errors = df[df["status"] != "ok"][["task", "method", "n", "seed", "message"]]
-    errors_html = _table(errors.head(50).reset_index(drop=True), {},
-                         left=("task", "method", "message")) if len(errors) else ""
+    errors_html = (
+        _table(errors.head(50).reset_index(drop=True), {}, left=("task", "method", "message"))
+        if len(errors)
+        else ""
+    )
 
-    figs = "".join(f'<figure><img alt="{html.escape(f)}" src="{src}"><figcaption>'
-                   f'{html.escape(f)}</figcaption></figure>' for f, src in _family_plots(agg))
+    figs = "".join(
+        f'<figure><img alt="{html.escape(f)}" src="{src}"><figcaption>'
+        f"{html.escape(f)}</figcaption></figure>"
+        for f, src in _family_plots(agg)
+    )
     heat = _heatmap(agg, tolerance)
     timing = _timing(df)
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -253,8 +311,8 @@ def write_report(directory: str | Path, output: str | Path, tolerance: float = 0
 <html lang="en"><head><meta charset="utf-8"><title>infometer benchmark report</title>
 <style>{_CSS}</style></head><body>
 <h1>infometer benchmark report</h1>
-<p class="note">{len(df)} runs ({int((df['status'] != 'ok').sum())} errors) on
-{df['task'].nunique()} tasks × {df['method'].nunique()} estimators; infometer {__version__};
+<p class="note">{len(df)} runs ({int((df["status"] != "ok").sum())} errors) on
+{df["task"].nunique()} tasks × {df["method"].nunique()} estimators; infometer {__version__};
 written {now}. Sweep: {settings}.
 A cell fails when |mean error| &gt; {tolerance:g} nats (+2 Monte Carlo s.e. of the truth)
 or any run errored. Wall time covers the estimate only (not sampling); peak memory is the
@@ -262,11 +320,11 @@ Python-tracked peak (tracemalloc) during the estimate.</p>
 <h2>Summary per estimator</h2>{summary_html}
 <h2>Failing tasks ({len(failing)})</h2>{fail_html}
 <h2>Mean error per task and estimator</h2>
-{f'<img alt="error heat map" src="{heat}">' if heat else ''}
+{f'<img alt="error heat map" src="{heat}">' if heat else ""}
 <h2>Estimates vs truth, per task family</h2><div class="grid">{figs}</div>
-<h2>Time per estimator</h2>{f'<img alt="timing" src="{timing}">' if timing else ''}
+<h2>Time per estimator</h2>{f'<img alt="timing" src="{timing}">' if timing else ""}
 <h2>Error table</h2>{err_html}
-{'<h2>Run errors (first 50)</h2>' + errors_html if errors_html else ''}
+{"<h2>Run errors (first 50)</h2>" + errors_html if errors_html else ""}
 </body></html>
 """
     out = Path(output)

@@ -100,8 +100,14 @@ def plan(
                 continue
             for n in ns:
                 for s in seeds:
-                    jobs.append(Job(t.name, m, check_int(n, "n", min_value=2),
-                                    check_int(s, "seed", min_value=0)))
+                    jobs.append(
+                        Job(
+                            t.name,
+                            m,
+                            check_int(n, "n", min_value=2),
+                            check_int(s, "seed", min_value=0),
+                        )
+                    )
     return jobs, skipped
 
 
@@ -118,8 +124,9 @@ def _flags(diag: dict[str, Any]) -> list[str]:
 
 def _jsonable(obj: Any) -> Any:
     try:
-        return json.loads(json.dumps(obj, default=lambda o: o.tolist() if hasattr(o, "tolist")
-                                     else str(o)))
+        return json.loads(
+            json.dumps(obj, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
+        )
     except (TypeError, ValueError):
         return str(obj)
 
@@ -130,10 +137,18 @@ def run_job(job: Job) -> dict[str, Any]:
 
     task = truth.get_task(job.task)
     row: dict[str, Any] = {
-        "task": job.task, "method": job.method, "n": job.n, "seed": job.seed,
-        "quantity": task.quantity, "family": task.family, "tags": sorted(task.tags),
-        "dims": list(task.dims), "truth": task.truth, "truth_se": task.truth_se,
-        "version": __version__, "host": platform.node(),
+        "task": job.task,
+        "method": job.method,
+        "n": job.n,
+        "seed": job.seed,
+        "quantity": task.quantity,
+        "family": task.family,
+        "tags": sorted(task.tags),
+        "dims": list(task.dims),
+        "truth": task.truth,
+        "truth_se": task.truth_se,
+        "version": __version__,
+        "host": platform.node(),
     }
     try:
         data = task.sample(job.n, seed=job.seed)
@@ -142,8 +157,14 @@ def run_job(job: Job) -> dict[str, Any]:
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # they are in est.diagnostics -> flags
-            est = api.estimate(task.quantity, data, method=job.method, seed=job.seed,
-                               discrete=task.discrete, paired=paired)
+            est = api.estimate(
+                task.quantity,
+                data,
+                method=job.method,
+                seed=job.seed,
+                discrete=task.discrete,
+                paired=paired,
+            )
         wall = time.perf_counter() - t0
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
@@ -194,9 +215,15 @@ def _progress(total: int, enabled: bool):
     )
 
     return Progress(
-        TextColumn("[bold]bench[/]"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[last]}"), TimeElapsedColumn(), TextColumn("ETA"),
-        TimeRemainingColumn(), disable=not enabled, transient=False,
+        TextColumn("[bold]bench[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[last]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        disable=not enabled,
+        transient=False,
     )
 
 

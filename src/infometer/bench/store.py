@@ -88,8 +88,11 @@ class Store:
 
     def add(self, row: dict[str, Any]) -> None:
         """Write one finished run in its own transaction."""
-        missing = [k for k in ("task", "method", "n", "seed", "quantity", "truth", "status")
-                   if row.get(k) is None]
+        missing = [
+            k
+            for k in ("task", "method", "n", "seed", "quantity", "truth", "status")
+            if row.get(k) is None
+        ]
         if missing:
             raise ValueError(f"row is missing {missing}")
         rec = {k: row.get(k) for k in COLUMNS}

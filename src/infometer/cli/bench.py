@@ -36,17 +36,23 @@ def _ints(text: str, name: str) -> list[int]:
 
 
 def bench_cmd(
-    suite: str = typer.Option("quick", "--suite", "-s", help="quick, beyond-normal, high-mi, "
-                              "discrete, consistency or all."),
-    estimators: str = typer.Option("auto", "--estimators", "-e",
-                                   help="Comma-separated method names (or 'auto')."),
+    suite: str = typer.Option(
+        "quick",
+        "--suite",
+        "-s",
+        help="quick, beyond-normal, high-mi, discrete, consistency or all.",
+    ),
+    estimators: str = typer.Option(
+        "auto", "--estimators", "-e", help="Comma-separated method names (or 'auto')."
+    ),
     n: str = typer.Option(None, "--n", help="Comma-separated sample sizes (default: suite's)."),
     seeds: int = typer.Option(None, "--seeds", help="Number of seeds 0..S-1 (default: suite's)."),
     out: str = typer.Option("bench-out", "--out", "-o", help="Results directory (resumable)."),
     tasks: str = typer.Option(None, "--tasks", help="Only these task names (comma-separated)."),
     workers: int = typer.Option(None, "--workers", "-j", help="Local processes (default: cores)."),
-    scheduler: str = typer.Option(None, "--scheduler",
-                                  help="Dask scheduler address, e.g. tcp://HOST:8786."),
+    scheduler: str = typer.Option(
+        None, "--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786."
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     list_only: bool = typer.Option(False, "--list", help="List the suite's tasks and exit."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List skipped pairs and why."),
@@ -90,25 +96,41 @@ def bench_cmd(
         for _, m, _ in skipped:
             by[m] = by.get(m, 0) + 1
         counts = ", ".join(f"{m} on {k} task(s)" for m, k in by.items())
-        _err.print(f"[dim]not applicable (skipped): {counts}; --verbose lists why[/]",
-                   highlight=False, soft_wrap=True)
+        _err.print(
+            f"[dim]not applicable (skipped): {counts}; --verbose lists why[/]",
+            highlight=False,
+            soft_wrap=True,
+        )
         if verbose:
             for task, m, why in skipped:
                 _err.print(f"[dim]  {task} × {m}: {why}[/]", highlight=False, soft_wrap=True)
     if not jobs:
         _fail("no (task, estimator) pair applies; see the skip lines above")
     with Store(out) as store:
-        store.set_meta({"suite": suite, "methods": methods, "ns": ns, "seeds": n_seeds,
-                        "version": __version__, "argv": sys.argv[1:], "cpus": os.cpu_count()})
+        store.set_meta(
+            {
+                "suite": suite,
+                "methods": methods,
+                "ns": ns,
+                "seeds": n_seeds,
+                "version": __version__,
+                "argv": sys.argv[1:],
+                "cpus": os.cpu_count(),
+            }
+        )
         res = run_sweep(jobs, store, workers=workers, scheduler=scheduler, progress=progress)
         rows = store.rows()
     _summary(rows, {j.key for j in jobs})
-    _out.print(f"{res.ran} run(s) done now, {res.already_done} already stored, "
-               f"{res.failed} failed; results in {os.path.join(out, 'results.sqlite')}",
-               highlight=False)
+    _out.print(
+        f"{res.ran} run(s) done now, {res.already_done} already stored, "
+        f"{res.failed} failed; results in {os.path.join(out, 'results.sqlite')}",
+        highlight=False,
+    )
     if res.interrupted:
-        _err.print("[yellow]stopped by Ctrl-C[/]: finished runs are saved; run the same "
-                   "command again to resume.")
+        _err.print(
+            "[yellow]stopped by Ctrl-C[/]: finished runs are saved; run the same "
+            "command again to resume."
+        )
         raise typer.Exit(code=130)
 
 
@@ -124,7 +146,9 @@ def _summary(rows: list[dict], keys: set) -> None:
         ok = [r for r in rs if r["status"] == "ok"]
         err = np.abs([r["error"] for r in ok]) if ok else np.array([])
         t.add_row(
-            m, str(len(rs)), str(len(rs) - len(ok)),
+            m,
+            str(len(rs)),
+            str(len(rs) - len(ok)),
             f"{np.median(err):.3f}" if err.size else "-",
             f"{(err <= 0.1).mean():.0%}" if err.size else "-",
             f"{np.median([r['wall_s'] for r in ok]):.3f}" if ok else "-",
@@ -135,8 +159,9 @@ def _summary(rows: list[dict], keys: set) -> None:
 def report_cmd(
     directory: str = typer.Argument(..., help="Directory written by `infometer bench`."),
     output: str = typer.Option("report.html", "--output", "-o", help="HTML file to write."),
-    tolerance: float = typer.Option(0.1, "--tolerance",
-                                    help="A task fails when |mean error| exceeds this (nats)."),
+    tolerance: float = typer.Option(
+        0.1, "--tolerance", help="A task fails when |mean error| exceeds this (nats)."
+    ),
 ) -> None:
     """Write a self-contained HTML report of a benchmark directory."""
     from ..bench.report import write_report

@@ -129,7 +129,5 @@ def tasks(tags: str | Iterable[str] | None = None, quantity: str | None = None) 
     _load()
     want = {tags} if isinstance(tags, str) else set(tags or ())
     return [
-        t
-        for t in TASKS.values()
-        if want <= t.tags and (quantity is None or t.quantity == quantity)
+        t for t in TASKS.values() if want <= t.tags and (quantity is None or t.quantity == quantity)
     ]

@@ -223,77 +223,223 @@ def _register() -> None:
     ident = np.eye(2)
 
     # --- one-dimensional tasks
-    _bn(_pair_task("1v1-normal-0.75", binorm, i_binorm, (1, 1), "normal",
-                   description="bivariate normal, ρ = 0.75"))
-    _bn(_pair_task("normal_cdf-1v1-normal-0.75", binorm, i_binorm, (1, 1), "normal_cdf",
-                   [normal_cdf], [normal_cdf], description="uniform margins (Φ of the normal)"))
+    _bn(
+        _pair_task(
+            "1v1-normal-0.75",
+            binorm,
+            i_binorm,
+            (1, 1),
+            "normal",
+            description="bivariate normal, ρ = 0.75",
+        )
+    )
+    _bn(
+        _pair_task(
+            "normal_cdf-1v1-normal-0.75",
+            binorm,
+            i_binorm,
+            (1, 1),
+            "normal_cdf",
+            [normal_cdf],
+            [normal_cdf],
+            description="uniform margins (Φ of the normal)",
+        )
+    )
     for eps in (0.1, 0.75):
-        _bn(_pair_task(f"1v1-additive-{eps}", _additive(eps), cf.additive_uniform_mi(eps),
-                       (1, 1), "additive", description=f"Y = X + U(−{eps}, {eps})"))
-    _bn(_pair_task("1v1-bimodal-0.75", binorm, i_binorm, (1, 1), "bimodal",
-                   [normal_cdf, bimodal_x], [normal_cdf, bimodal_y],
-                   description="normal pushed to bimodal margins by inverse mixture CDFs"))
-    _bn(_pair_task("wiggly-1v1-normal-0.75", binorm, i_binorm, (1, 1), "wiggly",
-                   [wiggly_x], [wiggly_y], description="sine-wiggled normal"))
-    _bn(_pair_task("half_cube-1v1-normal-0.75", binorm, i_binorm, (1, 1), "half_cube",
-                   [half_cube], [half_cube], description="t·√|t| of the normal"))
+        _bn(
+            _pair_task(
+                f"1v1-additive-{eps}",
+                _additive(eps),
+                cf.additive_uniform_mi(eps),
+                (1, 1),
+                "additive",
+                description=f"Y = X + U(−{eps}, {eps})",
+            )
+        )
+    _bn(
+        _pair_task(
+            "1v1-bimodal-0.75",
+            binorm,
+            i_binorm,
+            (1, 1),
+            "bimodal",
+            [normal_cdf, bimodal_x],
+            [normal_cdf, bimodal_y],
+            description="normal pushed to bimodal margins by inverse mixture CDFs",
+        )
+    )
+    _bn(
+        _pair_task(
+            "wiggly-1v1-normal-0.75",
+            binorm,
+            i_binorm,
+            (1, 1),
+            "wiggly",
+            [wiggly_x],
+            [wiggly_y],
+            description="sine-wiggled normal",
+        )
+    )
+    _bn(
+        _pair_task(
+            "half_cube-1v1-normal-0.75",
+            binorm,
+            i_binorm,
+            (1, 1),
+            "half_cube",
+            [half_cube],
+            [half_cube],
+            description="t·√|t| of the normal",
+        )
+    )
     st1 = cf.student_t_mi(ident, 1, 1)
-    _bn(_pair_task("student-identity-1-1-1", _student(ident, 1, 1), st1, (1, 1), "student",
-                   description="Student t, ν = 1, identity dispersion"))
-    _bn(_pair_task("asinh-student-identity-1-1-1", _student(ident, 1, 1), st1, (1, 1),
-                   "asinh_student", [asinh], [asinh], description="asinh of the Student t"))
+    _bn(
+        _pair_task(
+            "student-identity-1-1-1",
+            _student(ident, 1, 1),
+            st1,
+            (1, 1),
+            "student",
+            description="Student t, ν = 1, identity dispersion",
+        )
+    )
+    _bn(
+        _pair_task(
+            "asinh-student-identity-1-1-1",
+            _student(ident, 1, 1),
+            st1,
+            (1, 1),
+            "asinh_student",
+            [asinh],
+            [asinh],
+            description="asinh of the Student t",
+        )
+    )
 
     # --- embedding
-    _bn(_pair_task("swissroll_x-normal_cdf-1v1-normal-0.75", binorm, i_binorm, (2, 1),
-                   "swissroll", [normal_cdf, swissroll2d], [normal_cdf],
-                   description="uniform X embedded as a swiss roll in R²"))
+    _bn(
+        _pair_task(
+            "swissroll_x-normal_cdf-1v1-normal-0.75",
+            binorm,
+            i_binorm,
+            (2, 1),
+            "swissroll",
+            [normal_cdf, swissroll2d],
+            [normal_cdf],
+            description="uniform X embedded as a swiss roll in R²",
+        )
+    )
 
     # --- multinormal
     for d in (2, 3, 5, 25, 50):
         cov = np.eye(2 * d) * 0.5 + 0.5
-        _bn(_pair_task(f"multinormal-dense-{d}-{d}-0.5", _gaussian(cov, d),
-                       cf.gaussian_mi(cov, d), (d, d), "multinormal-dense",
-                       description=f"{d}x{d} normal, all correlations 0.5"))
+        _bn(
+            _pair_task(
+                f"multinormal-dense-{d}-{d}-0.5",
+                _gaussian(cov, d),
+                cf.gaussian_mi(cov, d),
+                (d, d),
+                "multinormal-dense",
+                description=f"{d}x{d} normal, all correlations 0.5",
+            )
+        )
     sparse = {d: cf.lvm_correlation(d, d, 2, lambd=2.0) for d in (2, 3, 5, 25)}
     for d, cov in sparse.items():
-        _bn(_pair_task(f"multinormal-sparse-{d}-{d}-2-2.0", _gaussian(cov, d),
-                       cf.gaussian_mi(cov, d), (d, d), "multinormal-sparse",
-                       description=f"{d}x{d} normal, two pairs with ρ = 0.8"))
+        _bn(
+            _pair_task(
+                f"multinormal-sparse-{d}-{d}-2-2.0",
+                _gaussian(cov, d),
+                cf.gaussian_mi(cov, d),
+                (d, d),
+                "multinormal-sparse",
+                description=f"{d}x{d} normal, two pairs with ρ = 0.8",
+            )
+        )
 
     # --- Student t
     for dx, df in ((2, 1), (2, 2), (3, 2), (3, 3), (5, 2), (5, 3)):
         disp = np.eye(2 * dx)
-        _bn(_pair_task(f"student-identity-{dx}-{dx}-{df}", _student(disp, dx, df),
-                       cf.student_t_mi(disp, dx, df), (dx, dx), "student",
-                       description=f"{dx}x{dx} Student t, ν = {df}, identity dispersion"))
+        _bn(
+            _pair_task(
+                f"student-identity-{dx}-{dx}-{df}",
+                _student(disp, dx, df),
+                cf.student_t_mi(disp, dx, df),
+                (dx, dx),
+                "student",
+                description=f"{dx}x{dx} Student t, ν = {df}, identity dispersion",
+            )
+        )
 
     # --- transformed sparse multinormals and Student t
     for d in (3, 5, 25):
         cov = sparse[d]
         i = cf.gaussian_mi(cov, d)
-        _bn(_pair_task(f"normal_cdf-multinormal-sparse-{d}-{d}-2-2.0", _gaussian(cov, d), i,
-                       (d, d), "normal_cdf", [normal_cdf], [normal_cdf]))
+        _bn(
+            _pair_task(
+                f"normal_cdf-multinormal-sparse-{d}-{d}-2-2.0",
+                _gaussian(cov, d),
+                i,
+                (d, d),
+                "normal_cdf",
+                [normal_cdf],
+                [normal_cdf],
+            )
+        )
     for d in (3, 5, 25):
         cov = sparse[d]
         i = cf.gaussian_mi(cov, d)
-        _bn(_pair_task(f"half_cube-multinormal-sparse-{d}-{d}-2-2.0", _gaussian(cov, d), i,
-                       (d, d), "half_cube", [half_cube], [half_cube]))
+        _bn(
+            _pair_task(
+                f"half_cube-multinormal-sparse-{d}-{d}-2-2.0",
+                _gaussian(cov, d),
+                i,
+                (d, d),
+                "half_cube",
+                [half_cube],
+                [half_cube],
+            )
+        )
     for d in (3, 5, 25):
         cov = sparse[d]
         sx, sy = _spiral_maps(d, d)
-        _bn(_pair_task(f"spiral-multinormal-sparse-{d}-{d}-2-2.0", _gaussian(cov, d),
-                       cf.gaussian_mi(cov, d), (d, d), "spiral", [sx], [sy]))
+        _bn(
+            _pair_task(
+                f"spiral-multinormal-sparse-{d}-{d}-2-2.0",
+                _gaussian(cov, d),
+                cf.gaussian_mi(cov, d),
+                (d, d),
+                "spiral",
+                [sx],
+                [sy],
+            )
+        )
     for d in (3, 5, 25):
         cov = sparse[d]
         sx, sy = _spiral_maps(d, d)
-        _bn(_pair_task(f"spiral-normal_cdf-multinormal-sparse-{d}-{d}-2-2.0", _gaussian(cov, d),
-                       cf.gaussian_mi(cov, d), (d, d), "spiral", [normal_cdf, sx],
-                       [normal_cdf, sy]))
+        _bn(
+            _pair_task(
+                f"spiral-normal_cdf-multinormal-sparse-{d}-{d}-2-2.0",
+                _gaussian(cov, d),
+                cf.gaussian_mi(cov, d),
+                (d, d),
+                "spiral",
+                [normal_cdf, sx],
+                [normal_cdf, sy],
+            )
+        )
     for dx, df in ((2, 1), (3, 2), (5, 2)):
         disp = np.eye(2 * dx)
-        _bn(_pair_task(f"asinh-student-identity-{dx}-{dx}-{df}", _student(disp, dx, df),
-                       cf.student_t_mi(disp, dx, df), (dx, dx), "asinh_student",
-                       [asinh], [asinh]))
+        _bn(
+            _pair_task(
+                f"asinh-student-identity-{dx}-{dx}-{df}",
+                _student(disp, dx, df),
+                cf.student_t_mi(disp, dx, df),
+                (dx, dx),
+                "asinh_student",
+                [asinh],
+                [asinh],
+            )
+        )
 
 
 _register()

@@ -81,7 +81,9 @@ def gaussian_cmi(cov: np.ndarray, dim_x: int, dim_y: int) -> float:
     ix, iy, iz = np.arange(dim_x), np.arange(dim_x, dim_x + dim_y), np.arange(dim_x + dim_y, d)
     xz, yz = np.r_[ix, iz], np.r_[iy, iz]
     v = 0.5 * (
-        _logdet(c[np.ix_(xz, xz)]) + _logdet(c[np.ix_(yz, yz)]) - _logdet(c[np.ix_(iz, iz)])
+        _logdet(c[np.ix_(xz, xz)])
+        + _logdet(c[np.ix_(yz, yz)])
+        - _logdet(c[np.ix_(iz, iz)])
         - _logdet(c)
     )
     return max(v, 0.0)
@@ -97,8 +99,11 @@ def gaussian_kl(mu0: np.ndarray, cov0: np.ndarray, mu1: np.ndarray, cov1: np.nda
     dm = m1 - m0
     sol = np.linalg.solve(c1, np.column_stack([c0, dm]))
     return 0.5 * (
-        float(np.trace(sol[:, :d])) + float(dm @ sol[:, d]) - d
-        + _logdet(c1, "cov1") - _logdet(c0, "cov0")
+        float(np.trace(sol[:, :d]))
+        + float(dm @ sol[:, d])
+        - d
+        + _logdet(c1, "cov1")
+        - _logdet(c0, "cov0")
     )
 
 
@@ -124,7 +129,9 @@ def student_t_entropy(dim: int, df: float) -> float:
     nu = check_float(df, "df", low=0.0, inclusive=(False, True))
     a = (nu + k) / 2.0
     return float(
-        -gammaln(a) + gammaln(nu / 2) + 0.5 * k * math.log(nu * math.pi)
+        -gammaln(a)
+        + gammaln(nu / 2)
+        + 0.5 * k * math.log(nu * math.pi)
         + a * (digamma(a) - digamma(nu / 2))
     )
 
@@ -139,7 +146,8 @@ def student_t_mi(dispersion: np.ndarray, dim_x: int, df: float) -> float:
     dim_x = check_int(dim_x, "dim_x", min_value=1, max_value=c.shape[0] - 1)
     dim_y = c.shape[0] - dim_x
     corr = (
-        student_t_entropy(dim_x, df) + student_t_entropy(dim_y, df)
+        student_t_entropy(dim_x, df)
+        + student_t_entropy(dim_y, df)
         - student_t_entropy(dim_x + dim_y, df)
     )
     return gaussian_mi(c, dim_x) + corr

@@ -103,8 +103,13 @@ def doubled(base: Task) -> Task:
 
 
 def _register() -> None:
-    for name in ("1v1-normal-0.75", "multinormal-sparse-3-3-2-2.0", "symchannel-1pair-V2-0.5nat",
-                 "table-4x5-dirichlet", "mixed-uniform-m5"):
+    for name in (
+        "1v1-normal-0.75",
+        "multinormal-sparse-3-3-2-2.0",
+        "symchannel-1pair-V2-0.5nat",
+        "table-4x5-dirichlet",
+        "mixed-uniform-m5",
+    ):
         base = get_task(name)
         register_task(independent(base))
         register_task(injective(base))

@@ -207,10 +207,18 @@ def _register() -> None:
     # Markov chain X -> Z -> Y: I(X;Y|Z) = 0 although I(X;Y) > 0
     m = np.array([[1.0, 0.8, 0.64], [0.8, 1.0, 0.8], [0.64, 0.8, 1.0]])[[0, 2, 1]][:, [0, 2, 1]]
     register_task(gaussian_cmi_task("gauss-cmi-markov-zero", m, (1, 1, 1)))
-    register_task(gaussian_kl_task("gauss-kl-1d-shift", np.zeros(1), np.eye(1), np.ones(1),
-                                   np.eye(1)))
-    register_task(gaussian_kl_task("gauss-kl-3d", np.zeros(3), np.diag([1.0, 2.0, 0.5]),
-                                   np.array([0.5, -0.5, 0.0]), np.eye(3) + 0.3))
+    register_task(
+        gaussian_kl_task("gauss-kl-1d-shift", np.zeros(1), np.eye(1), np.ones(1), np.eye(1))
+    )
+    register_task(
+        gaussian_kl_task(
+            "gauss-kl-3d",
+            np.zeros(3),
+            np.diag([1.0, 2.0, 0.5]),
+            np.array([0.5, -0.5, 0.0]),
+            np.eye(3) + 0.3,
+        )
+    )
     register_task(gaussian_entropy_task("gauss-entropy-1d", np.eye(1)))
     register_task(gaussian_entropy_task("gauss-entropy-5d", np.eye(5) * 0.5 + 0.5))
 
