@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -210,10 +211,21 @@ def table(out: Path, n: int, wall: float | None, peers: dict[str, str], command:
     for label, f in summary.items():
         lines.append(f"| *{label}* | | " + " | ".join(f(m) for m in methods) + " |")
     lines.append("")
-    if wall is not None:
-        lines.append(f"Wall time of the whole sweep: {wall / 60:.1f} min.")
+    stamps = pd.to_datetime(df["finished_at"])
+    span = (stamps.max() - stamps.min()).total_seconds()
+    invocation = "" if wall is None else f"; the last invocation ran {wall / 60:.1f} min"
+    lines.append(
+        f"Span from first to last stored run: {span / 60:.1f} min{invocation}. "
+        "'total time' sums each estimator's estimate times."
+    )
     lines.append("")
     return "\n".join(lines)
+
+
+def args_workers(wall: float | None) -> str:
+    return (
+        "this invocation: resumed" if wall is None else f"this invocation ran {wall / 60:.1f} min"
+    )
 
 
 def update_results(text: str) -> None:
