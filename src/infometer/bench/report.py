@@ -169,7 +169,7 @@ def _heatmap(agg: pd.DataFrame, tolerance: float) -> str | None:
                 ha="center",
                 va="center",
                 fontsize=6,
-                color="black" if abs(v) <= tolerance else "white",
+                color="black" if abs(v) <= 0.6 * lim else "white",
                 weight="bold",
             )
     fig.colorbar(im, ax=ax, label="mean error (nats)", shrink=0.6)
