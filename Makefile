@@ -18,6 +18,7 @@ demo: $(STAMP)
 	$(BIN)/infometer demo
 
 test: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest -q -n 2 --durations=15
 
 lint: $(STAMP)

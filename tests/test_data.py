@@ -67,10 +67,25 @@ def test_encode_columns_overflow_falls_back_to_hashing():
     [
         (np.arange(10), np.arange(9), ValueError, "y has 9 rows but x has 10"),
         ([], [], ValueError, "x is empty"),
-        (np.array([1.0, np.nan, 2.0]), np.array([1.0, 2.0, 3.0]), ValueError, r"x contains NaN at row 1"),
-        (np.array([0.0, 1.0, 2.0]), np.array([1.0, np.inf, 3.0]), ValueError, r"y contains inf at row 1"),
+        (
+            np.array([1.0, np.nan, 2.0]),
+            np.array([1.0, 2.0, 3.0]),
+            ValueError,
+            r"x contains NaN at row 1",
+        ),
+        (
+            np.array([0.0, 1.0, 2.0]),
+            np.array([1.0, np.inf, 3.0]),
+            ValueError,
+            r"y contains inf at row 1",
+        ),
         ([[1, 2], [3]], [1, 2], ValueError, "x is ragged"),
-        (np.array([1, "a", 2.5], dtype=object), [1, 2, 3], TypeError, "x is an object array of mixed types"),
+        (
+            np.array([1, "a", 2.5], dtype=object),
+            [1, 2, 3],
+            TypeError,
+            "x is an object array of mixed types",
+        ),
         ("abc", [1, 2, 3], TypeError, "x must be array-like"),
         (None, [1, 2], TypeError, "x is None"),
         (np.zeros((2, 2, 2)), np.zeros(2), ValueError, "x has 3 dimensions"),

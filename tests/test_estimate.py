@@ -10,9 +10,18 @@ from infometer.estimate import resolve_unit, unit_factor
 
 
 def make(**kw):
-    base = dict(value=0.6931, unit="nats", method="plugin", quantity="entropy", n=10000,
-                stderr=0.012, ci=(0.67, 0.72), ci_level=0.95, params={"k": 3},
-                diagnostics={"warnings": ["w"], "ties": 0.1})
+    base = dict(
+        value=0.6931,
+        unit="nats",
+        method="plugin",
+        quantity="entropy",
+        n=10000,
+        stderr=0.012,
+        ci=(0.67, 0.72),
+        ci_level=0.95,
+        params={"k": 3},
+        diagnostics={"warnings": ["w"], "ties": 0.1},
+    )
     base.update(kw)
     return Estimate(**base)
 
@@ -46,8 +55,11 @@ def test_to_bits_converts_value_stderr_and_ci_exactly():
     assert back.value == pytest.approx(0.6931, rel=1e-15)
 
 
-@given(st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from(["nats", "bits", "hartleys"]),
-       st.sampled_from(["nats", "bits", "hartleys"]))
+@given(
+    st.floats(-1e6, 1e6, allow_nan=False),
+    st.sampled_from(["nats", "bits", "hartleys"]),
+    st.sampled_from(["nats", "bits", "hartleys"]),
+)
 def test_unit_round_trip_is_exact(v, a, b):
     e = Estimate(v, a)
     assert e.to(b).to(a).value == pytest.approx(v, rel=1e-12, abs=1e-12)

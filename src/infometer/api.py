@@ -172,8 +172,15 @@ def entropy(
         Samples: 1-D, or 2-D with rows as samples (columns form one joint variable).
     """
     return estimate(
-        "entropy", {"x": x}, method=method, unit=unit, base=base, ci=ci, seed=seed,
-        discrete=discrete, **params,
+        "entropy",
+        {"x": x},
+        method=method,
+        unit=unit,
+        base=base,
+        ci=ci,
+        seed=seed,
+        discrete=discrete,
+        **params,
     )
 
 
@@ -197,8 +204,15 @@ def mutual_info(
         Paired samples with the same number of rows.
     """
     return estimate(
-        "mutual_info", {"x": x, "y": y}, method=method, unit=unit, base=base, ci=ci,
-        seed=seed, discrete=discrete, **params,
+        "mutual_info",
+        {"x": x, "y": y},
+        method=method,
+        unit=unit,
+        base=base,
+        ci=ci,
+        seed=seed,
+        discrete=discrete,
+        **params,
     )
 
 
@@ -223,8 +237,15 @@ def cond_mutual_info(
         Paired samples with the same number of rows.
     """
     return estimate(
-        "cond_mutual_info", {"x": x, "y": y, "z": z}, method=method, unit=unit, base=base,
-        ci=ci, seed=seed, discrete=discrete, **params,
+        "cond_mutual_info",
+        {"x": x, "y": y, "z": z},
+        method=method,
+        unit=unit,
+        base=base,
+        ci=ci,
+        seed=seed,
+        discrete=discrete,
+        **params,
     )
 
 
@@ -254,11 +275,16 @@ def kl_divergence(
             "both samples must live in the same space"
         )
     return run(
-        "kl_divergence", variables, method=method, unit=unit, base=base, ci=ci, seed=seed,
+        "kl_divergence",
+        variables,
+        method=method,
+        unit=unit,
+        base=base,
+        ci=ci,
+        seed=seed,
         params=params,
     )
 
 
 for _f in (entropy, mutual_info, cond_mutual_info, kl_divergence):
     _f.__doc__ = (_f.__doc__ or "").rstrip() + "\n" + _COMMON_DOC
-

@@ -44,7 +44,9 @@ class InfometerWarning(UserWarning):
 
 
 # --------------------------------------------------------------------------- checks
-def check_int(value: Any, name: str, *, min_value: int | None = None, max_value: int | None = None) -> int:
+def check_int(
+    value: Any, name: str, *, min_value: int | None = None, max_value: int | None = None
+) -> int:
     """Validate an integer parameter; raise a message naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
@@ -189,7 +191,9 @@ class Variable:
         )
 
     @classmethod
-    def from_codes(cls, codes: np.ndarray, name: str = "x", cardinality: int | None = None) -> Variable:
+    def from_codes(
+        cls, codes: np.ndarray, name: str = "x", cardinality: int | None = None
+    ) -> Variable:
         """A one-column discrete variable from non-negative integer codes (no checks)."""
         codes = np.asarray(codes, dtype=np.int64)
         k = int(codes.max()) + 1 if cardinality is None and codes.size else cardinality
@@ -214,7 +218,9 @@ def _factorize(col: np.ndarray) -> tuple[np.ndarray, int]:
     return codes, len(uniques)
 
 
-def encode_columns(cols: Sequence[np.ndarray], cards: Sequence[int | None] | None = None) -> np.ndarray:
+def encode_columns(
+    cols: Sequence[np.ndarray], cards: Sequence[int | None] | None = None
+) -> np.ndarray:
     """Encode several integer-code columns into one joint code per row.
 
     Mixed radix (``c0 + K0*(c1 + K1*...)``) while the product of cardinalities fits in
@@ -238,7 +244,9 @@ def encode_columns(cols: Sequence[np.ndarray], cards: Sequence[int | None] | Non
 
 
 # ------------------------------------------------------------ raw -> columns
-def _to_numpy_frame(data: Any) -> tuple[list[np.ndarray], tuple[str, ...] | None, list[bool]] | None:
+def _to_numpy_frame(
+    data: Any,
+) -> tuple[list[np.ndarray], tuple[str, ...] | None, list[bool]] | None:
     """Split pandas / polars / torch / array-likes into columns.
 
     Returns (columns, labels, categorical flags) or None if ``data`` is not a frame type.
@@ -263,7 +271,9 @@ def _to_numpy_frame(data: Any) -> tuple[list[np.ndarray], tuple[str, ...] | None
                 elif pd.api.types.is_extension_array_dtype(s.dtype):
                     if s.isna().any():
                         row = int(np.argmax(s.isna().to_numpy()))
-                        raise ValueError(f"column {c!r} has a missing value (NaN/None) at row {row}")
+                        raise ValueError(
+                            f"column {c!r} has a missing value (NaN/None) at row {row}"
+                        )
                     arr = s.to_numpy(dtype=object if s.dtype == "string" else None)
                 else:
                     arr = s.to_numpy()
@@ -290,13 +300,19 @@ def _to_numpy_frame(data: Any) -> tuple[list[np.ndarray], tuple[str, ...] | None
     if mod.startswith("torch"):
         arr = data.detach().cpu().numpy()
         arr = arr.reshape(-1, 1) if arr.ndim == 1 else arr
-        return None if arr.ndim != 2 else ([arr[:, j] for j in range(arr.shape[1])], None, [False] * arr.shape[1])
+        return (
+            None
+            if arr.ndim != 2
+            else ([arr[:, j] for j in range(arr.shape[1])], None, [False] * arr.shape[1])
+        )
     return None
 
 
 def _as_array(data: Any, name: str) -> np.ndarray:
     if isinstance(data, str | bytes):
-        raise TypeError(f"{name} must be array-like (list, numpy array, Series, DataFrame), got a string")
+        raise TypeError(
+            f"{name} must be array-like (list, numpy array, Series, DataFrame), got a string"
+        )
     if isinstance(data, dict | set):
         raise TypeError(f"{name} must be array-like, got {type(data).__name__}")
     if isinstance(data, np.ndarray):
@@ -309,10 +325,15 @@ def _as_array(data: Any, name: str) -> np.ndarray:
         ) from exc
     except TypeError as exc:
         raise TypeError(f"{name} could not be read as an array: {exc}") from exc
-    if arr.dtype == object and arr.ndim >= 1 and arr.size and any(
-        isinstance(v, list | tuple | np.ndarray) for v in arr.ravel()[:1000]
+    if (
+        arr.dtype == object
+        and arr.ndim >= 1
+        and arr.size
+        and any(isinstance(v, list | tuple | np.ndarray) for v in arr.ravel()[:1000])
     ):
-        raise ValueError(f"{name} is ragged: its rows have different lengths; pass a rectangular array")
+        raise ValueError(
+            f"{name} is ragged: its rows have different lengths; pass a rectangular array"
+        )
     return arr
 
 
@@ -341,7 +362,9 @@ def _column_kind(
         if bad.any():
             row = int(np.argmax(bad))
             what = "NaN" if np.isnan(c[row]) else "inf"
-            raise ValueError(f"{where} contains {what} at row {row}; remove or impute missing values first")
+            raise ValueError(
+                f"{where} contains {what} at row {row}; remove or impute missing values first"
+            )
         return c, CONTINUOUS, None, None
     if kind_char == "c":
         raise TypeError(f"{where} is complex-valued; pass real numbers")
@@ -369,7 +392,11 @@ def _column_kind(
             "pass one type per column (numbers, strings or booleans)"
         )
     if kind_char in "mM":
-        c = col.astype("datetime64[ns]").astype(np.int64) if kind_char == "M" else col.astype(np.int64)
+        c = (
+            col.astype("datetime64[ns]").astype(np.int64)
+            if kind_char == "M"
+            else col.astype(np.int64)
+        )
         return _column_kind(c.astype(np.float64), name, j, False)
     raise TypeError(f"{where} has unsupported dtype {col.dtype}")
 
@@ -442,9 +469,7 @@ def as_variable(
             card, kind = len(sym), DISCRETE
         elif discrete is False and kind == DISCRETE:
             if c.dtype.kind not in "iub" and not cat:
-                raise ValueError(
-                    f"{name} has non-numeric symbols; discrete=False needs numbers"
-                )
+                raise ValueError(f"{name} has non-numeric symbols; discrete=False needs numbers")
             enc = np.asarray(c, dtype=np.float64)
             kind, card, sym = CONTINUOUS, None, None
         cols.append(enc)

@@ -18,12 +18,20 @@ __all__ = ["Estimate", "UNITS", "unit_factor", "resolve_unit"]
 
 #: Known unit names and the logarithm base they stand for.
 UNITS: dict[str, float] = {"nats": math.e, "bits": 2.0, "hartleys": 10.0}
-_ALIASES = {"nat": "nats", "bit": "bits", "shannons": "bits", "hartley": "hartleys", "dits": "hartleys"}
+_ALIASES = {
+    "nat": "nats",
+    "bit": "bits",
+    "shannons": "bits",
+    "hartley": "hartleys",
+    "dits": "hartleys",
+}
 
 
 def _canonical_unit(unit: str) -> str:
     if not isinstance(unit, str):
-        raise TypeError(f"unit must be a string such as 'nats' or 'bits', got {type(unit).__name__}")
+        raise TypeError(
+            f"unit must be a string such as 'nats' or 'bits', got {type(unit).__name__}"
+        )
     u = unit.strip().lower()
     u = _ALIASES.get(u, u)
     if u in UNITS:
@@ -36,7 +44,8 @@ def _canonical_unit(unit: str) -> str:
         if b > 0 and b != 1:
             return f"base-{u[5:]}"
     raise ValueError(
-        f"unit {unit!r} is not known; use one of {sorted(UNITS)} or 'base-B' for a log base B > 0, B != 1"
+        f"unit {unit!r} is not known; use one of {sorted(UNITS)} "
+        "or 'base-B' for a log base B > 0, B != 1"
     )
 
 

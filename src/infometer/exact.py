@@ -77,7 +77,9 @@ def mutual_info(pxy: Any, *, unit: str | None = "nats", base: float | None = Non
     return _wrap(max(v, 0.0), "mutual_info", unit, base)
 
 
-def cond_mutual_info(pxyz: Any, *, unit: str | None = "nats", base: float | None = None) -> Estimate:
+def cond_mutual_info(
+    pxyz: Any, *, unit: str | None = "nats", base: float | None = None
+) -> Estimate:
     """I(X;Y|Z) of a 3-D joint table with axes (X, Y, Z)."""
     a = _pmf(pxyz, "pxyz", 3)
     v = _h(a.sum(1)) + _h(a.sum(0)) - _h(a) - _h(a.sum((0, 1)))
@@ -91,7 +93,9 @@ def _pq(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray]:
     return a.ravel(), b.ravel()
 
 
-def kl_divergence(p: Any, q: Any, *, unit: str | None = "nats", base: float | None = None) -> Estimate:
+def kl_divergence(
+    p: Any, q: Any, *, unit: str | None = "nats", base: float | None = None
+) -> Estimate:
     """D(P‖Q) = sum p log(p/q); ``inf`` when q is 0 where p is not."""
     a, b = _pq(p, q)
     s = a > 0
@@ -99,7 +103,9 @@ def kl_divergence(p: Any, q: Any, *, unit: str | None = "nats", base: float | No
     return _wrap(v, "kl_divergence", unit, base)
 
 
-def cross_entropy(p: Any, q: Any, *, unit: str | None = "nats", base: float | None = None) -> Estimate:
+def cross_entropy(
+    p: Any, q: Any, *, unit: str | None = "nats", base: float | None = None
+) -> Estimate:
     """Cross-entropy ``-sum p log q``."""
     a, b = _pq(p, q)
     s = a > 0

@@ -42,7 +42,7 @@ def _format_of(path: Path) -> str:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a table file into a DataFrame (columns named; ``.npy`` columns are ``"0", "1", ...``)."""
+    """Read a table file into a DataFrame (``.npy`` columns are named ``"0", "1", ...``)."""
     p = Path(path)
     if not p.exists():
         raise FileReadError(f"{p}: no such file")
@@ -68,8 +68,9 @@ def read_table(path: str | Path) -> pd.DataFrame:
     except FileReadError:
         raise
     except ImportError as exc:
-        raise FileReadError(f"{p}: reading {fmt} needs an extra package ({exc.name}); "
-                            "pip install 'infometer[io]'") from exc
+        raise FileReadError(
+            f"{p}: reading {fmt} needs an extra package ({exc.name}); pip install 'infometer[io]'"
+        ) from exc
     except Exception as exc:  # parsers raise many types; report one line
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise FileReadError(f"{p}: cannot read as {fmt}: {msg}") from exc
@@ -79,7 +80,9 @@ def read_table(path: str | Path) -> pd.DataFrame:
     return df
 
 
-def select_columns(df: pd.DataFrame, spec: str | None, what: str, path: str | Path = "") -> pd.DataFrame:
+def select_columns(
+    df: pd.DataFrame, spec: str | None, what: str, path: str | Path = ""
+) -> pd.DataFrame:
     """Columns named in a comma-separated ``spec`` (all columns when ``spec`` is None)."""
     if spec is None or spec.strip() == "":
         return df

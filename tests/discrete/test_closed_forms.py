@@ -73,7 +73,9 @@ def test_plugin_on_exact_frequencies_is_exact():
     )
     die = np.repeat(np.arange(6), [1, 2, 3, 4, 5, 5])
     p = np.array([1, 2, 3, 4, 5, 5]) / 20
-    assert im.entropy(die, method="plugin").value == pytest.approx(exact.entropy(p).value, abs=1e-12)
+    assert im.entropy(die, method="plugin").value == pytest.approx(
+        exact.entropy(p).value, abs=1e-12
+    )
 
 
 def test_plugin_kl_on_exact_frequencies():
@@ -130,10 +132,14 @@ def test_bias_corrected_mi_of_independent_variables_near_zero(method):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             vals.append(im.mutual_info(x, y, method=method).value)
-    plug = np.mean([
-        im.mutual_info(*np.random.default_rng(s).integers(0, 10, (2, 2000)), method="plugin").value
-        for s in range(10)
-    ])
+    plug = np.mean(
+        [
+            im.mutual_info(
+                *np.random.default_rng(s).integers(0, 10, (2, 2000)), method="plugin"
+            ).value
+            for s in range(10)
+        ]
+    )
     assert plug == pytest.approx(81 / 4000, abs=0.006)  # the bias the others must remove
     assert abs(np.mean(vals)) < 0.01
 
@@ -147,4 +153,6 @@ def test_markov_cmi_is_zero_and_chain_order_matters():
     z = y ^ (rng.random(n) < 0.1)
     cmi = im.cond_mutual_info(x, z, y, method="miller_madow").value
     assert abs(cmi) < 0.002  # sd of the MM CMI under H0 at n=1e5 is ~ 4e-4
-    assert im.mutual_info(x, z, method="miller_madow").value == pytest.approx(LN2 - h2(0.18), abs=0.01)
+    assert im.mutual_info(x, z, method="miller_madow").value == pytest.approx(
+        LN2 - h2(0.18), abs=0.01
+    )

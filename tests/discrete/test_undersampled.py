@@ -92,8 +92,9 @@ def test_dirichlet_posterior_moments_match_monte_carlo():
     c = np.bincount(rng.integers(0, 8, 30), minlength=k)  # 4 bins unseen
     nz = c[c > 0]
     vals, mult = np.unique(nz, return_counts=True)
-    _, mean, second = _nsb_moments(np.array([alpha]), vals.astype(float), mult.astype(float),
-                                   float(k), float(c.sum()))
+    _, mean, second = _nsb_moments(
+        np.array([alpha]), vals.astype(float), mult.astype(float), float(k), float(c.sum())
+    )
     draws = rng.dirichlet(c + alpha, size=200_000)
     h = -xlogy(draws, draws).sum(1)
     se = h.std() / math.sqrt(len(h))
@@ -112,16 +113,25 @@ def test_nsb_matches_direct_quadrature():
 
     def logw(xi):
         a = math.exp(xi)
-        return (special.gammaln(k * a) - special.gammaln(n + k * a)
-                + np.sum(special.gammaln(c + a) - special.gammaln(a))
-                + math.log(k * special.polygamma(1, k * a + 1) - special.polygamma(1, a + 1)) + xi)
+        return (
+            special.gammaln(k * a)
+            - special.gammaln(n + k * a)
+            + np.sum(special.gammaln(c + a) - special.gammaln(a))
+            + math.log(k * special.polygamma(1, k * a + 1) - special.polygamma(1, a + 1))
+            + xi
+        )
 
     def mean(xi):
         a = math.exp(xi)
         big_a = n + k * a
-        return special.digamma(big_a + 1) - (
-            np.sum((c + a) * special.digamma(c + a + 1)) + (k - c.size) * a * special.digamma(a + 1)
-        ) / big_a
+        return (
+            special.digamma(big_a + 1)
+            - (
+                np.sum((c + a) * special.digamma(c + a + 1))
+                + (k - c.size) * a * special.digamma(a + 1)
+            )
+            / big_a
+        )
 
     ref = logw(0.0)
     num = integrate.quad(lambda t: math.exp(logw(t) - ref) * mean(t), -15, 12, limit=400)[0]

@@ -204,3 +204,72 @@ def test_bootstrap_error_bar_matches_asymptotic_sd():
     # 200 resamples is within ~10% of it (its own sampling error is 1/sqrt(2*200) = 5%)
     assert e.stderr == pytest.approx(rho / np.sqrt(n), rel=0.25)
     assert e.ci[0] < e.value < e.ci[1]
+
+
+# ------------------------------------------------------------- GCMI with discrete variables
+def test_copula_cmi_given_discrete_z_matches_closed_form():
+    """(X, Y) | Z=z is a bivariate normal with correlation rho_z: I(X;Y|Z) = Σ p(z) I_z."""
+    rng = np.random.default_rng(9)
+    n = 6000
+    z = (rng.random(n) < 0.7).astype(int)          # p(z=1) = 0.7
+    rho = np.where(z == 1, 0.2, 0.8)
+    x = rng.normal(size=n)
+    y = rho * x + np.sqrt(1 - rho**2) * rng.normal(size=n)
+    truth = 0.3 * -0.5 * np.log(1 - 0.8**2) + 0.7 * -0.5 * np.log(1 - 0.2**2)
+    # per-class sd rho_z/sqrt(n_z): 0.3·0.8/sqrt(1800) + 0.7·0.2/sqrt(4200) = 0.008 (summed
+    # conservatively); tolerance 4 sd.  Monotone maps of x within the data keep the value.
+    e = im.cond_mutual_info(np.exp(x), y**3, z, method="gaussian_copula")
+    assert e.value == pytest.approx(truth, abs=4 * 0.008)
+    assert e.value == pytest.approx(
+        im.cond_mutual_info(x, y, z, method="gaussian_copula").value, abs=1e-9)
+    assert e.diagnostics["z_classes"] == 2
+
+
+def test_copula_mi_continuous_discrete_population_value():
+    """X | Y=y ~ N(mu_y, 1), Y uniform on 3 classes.  The 'cd' model's population value is
+    1/2 log Var(T) − Σ p(y) 1/2 log Var(T | y) with T = Φ⁻¹(F(X)) (so Var(T) = 1), computed
+    here by quadrature; it is below the true MI h(X) − h(X|Y) in this example."""
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    mus = np.array([-1.5, 0.0, 1.5])
+
+    def f(t):
+        return norm.pdf(t - mus).mean()
+
+    def cdf(t):
+        return norm.cdf(t - mus).mean()
+
+    def tnorm(t):
+        return norm.ppf(np.clip(cdf(t), 1e-300, 1 - 1e-16))
+
+    pop = 0.0
+    for mu in mus:
+        m1 = quad(lambda t, mu=mu: tnorm(t) * norm.pdf(t - mu), -12, 12, limit=200)[0]
+        m2 = quad(lambda t, mu=mu: tnorm(t) ** 2 * norm.pdf(t - mu), -12, 12, limit=200)[0]
+        pop -= 0.5 * np.log(m2 - m1**2) / 3
+    h_mix = -quad(lambda t: f(t) * np.log(f(t)), -12, 12, limit=200)[0]
+    true_mi = h_mix - 0.5 * np.log(2 * np.pi * np.e)
+    assert pop < true_mi
+    rng = np.random.default_rng(10)
+    n = 6000
+    y = rng.integers(0, 3, size=n)
+    x = mus[y] + rng.normal(size=n)
+    e = im.mutual_info(x, y, method="gaussian_copula")
+    # sd ~ sqrt(Var(pointwise log-ratio)/n) < 0.9/sqrt(6000) = 0.012; 4 sd
+    assert e.value == pytest.approx(pop, abs=4 * 0.012)
+    # argument order does not matter; a monotone map of x does not either
+    assert im.mutual_info(y, np.arctan(x), method="gaussian_copula").value == pytest.approx(
+        e.value, abs=1e-9)
+    assert e.diagnostics["model"].startswith("cd")
+
+
+def test_copula_discrete_validation():
+    rng = np.random.default_rng(11)
+    x, c = rng.normal(size=100), rng.integers(0, 3, size=100)
+    with pytest.raises(ValueError, match="at least one continuous"):
+        im.mutual_info(c, c[::-1], method="gaussian_copula")
+    with pytest.raises(ValueError, match="discrete z"):
+        im.cond_mutual_info(x, c, rng.normal(size=100), method="gaussian_copula")
+    with pytest.raises(ValueError, match="class"):
+        im.mutual_info(x, np.r_[np.zeros(99, int), 1], method="gaussian_copula")

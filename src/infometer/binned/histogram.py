@@ -52,7 +52,21 @@ _TERMS = {
 
 
 def bins_per_column(col: np.ndarray, bins: int | str, n_dims: int) -> int:
-    """Number of bins for one column under rule ``bins`` (see the module docstring)."""
+    """Number of bins for one column under rule ``bins`` (see the module docstring).
+
+    Parameters
+    ----------
+    col
+        The column's values.
+    bins
+        An integer, a rule name, or ``"auto"``.
+    n_dims
+        Total number of columns of the quantity (for the ``"auto"`` cap).
+
+    Returns
+    -------
+    int
+    """
     if not isinstance(bins, str):
         return int(bins)
     rule = "fd" if bins == "auto" else bins
@@ -78,7 +92,21 @@ def bins_per_column(col: np.ndarray, bins: int | str, n_dims: int) -> int:
 
 def bin_column(col: np.ndarray, k: int, strategy: str) -> tuple[np.ndarray, np.ndarray]:
     """Bin codes ``0..k'-1`` of each value and the bin widths (``k' <= k`` after merging
-    equal-frequency edges that coincide because of ties)."""
+    equal-frequency edges that coincide because of ties).
+
+    Parameters
+    ----------
+    col
+        The column's values.
+    k
+        Number of bins.
+    strategy
+        ``"width"`` (equal width over [min, max]) or ``"frequency"`` (sample quantiles).
+
+    Returns
+    -------
+    codes, widths : numpy.ndarray
+    """
     lo, hi = float(col.min()), float(col.max())
     if strategy == "width":
         edges = np.linspace(lo, hi, k + 1) if hi > lo else np.array([lo, lo + 1.0])
@@ -189,3 +217,6 @@ def histogram(
         ``"miller_madow"`` (add (m−1)/2n to each entropy term) or ``"none"`` (plug-in).
     """
     return _histogram(vs, bins, strategy, correction)
+
+
+histogram.plugin_params = lambda params: {**params, "correction": "none"}  # type: ignore[attr-defined]

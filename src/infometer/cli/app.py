@@ -85,16 +85,31 @@ def emit(est: Any, as_json: bool, extra: dict[str, Any] | None = None) -> None:
         out.print(f"[dim]auto: {reason}[/]", highlight=False)
 
 
-def _estimate(quantity: str, data: dict[str, Any], method: str, unit: str, ci: float | None,
-              seed: int, discrete: bool | None) -> Any:
+def _estimate(
+    quantity: str,
+    data: dict[str, Any],
+    method: str,
+    unit: str,
+    ci: float | None,
+    seed: int,
+    discrete: bool | None,
+) -> Any:
     import warnings
 
     from ..api import estimate
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # warnings are in diagnostics; printed below
-        est = estimate(quantity, data, method=method, unit=unit, ci=ci, seed=seed,
-                       discrete=discrete, paired=quantity != "kl_divergence")
+        est = estimate(
+            quantity,
+            data,
+            method=method,
+            unit=unit,
+            ci=ci,
+            seed=seed,
+            discrete=discrete,
+            paired=quantity != "kl_divergence",
+        )
     for w in est.warnings:
         err.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
     return est
@@ -114,7 +129,9 @@ _DISCRETE = typer.Option(
 @user_errors
 def entropy_cmd(
     file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL file."),
-    columns: str = typer.Option(None, "--columns", "-c", help="Comma-separated columns (default all)."),
+    columns: str = typer.Option(
+        None, "--columns", "-c", help="Comma-separated columns (default all)."
+    ),
     method: str = _METHOD,
     unit: str = _UNIT,
     ci: float = _CI,
@@ -162,7 +179,9 @@ def mi_cmd(
 def kl_cmd(
     p_file: str = typer.Argument(..., help="Samples of P."),
     q_file: str = typer.Argument(..., help="Samples of Q."),
-    columns: str = typer.Option(None, "--columns", "-c", help="Comma-separated columns (default all)."),
+    columns: str = typer.Option(
+        None, "--columns", "-c", help="Comma-separated columns (default all)."
+    ),
     method: str = _METHOD,
     unit: str = _UNIT,
     ci: float = _CI,

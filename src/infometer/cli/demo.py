@@ -43,8 +43,9 @@ def load(name: str) -> tuple[Any, Any, str]:
     return X, y, source
 
 
-def rank_features(X: Any, y: Any, *, method: str, unit: str, ci: float, seed: int,
-                  progress: bool = True) -> list[dict[str, Any]]:
+def rank_features(
+    X: Any, y: Any, *, method: str, unit: str, ci: float, seed: int, progress: bool = True
+) -> list[dict[str, Any]]:
     """MI of every column of X with y, sorted from most to least informative."""
     from rich.progress import Progress
 
@@ -70,8 +71,9 @@ def register(app: typer.Typer) -> None:
     @app.command("demo")
     @user_errors
     def demo(
-        dataset: str = typer.Option("digits", "--dataset", "-d",
-                                    help=f"One of: {', '.join(DATASETS)}."),
+        dataset: str = typer.Option(
+            "digits", "--dataset", "-d", help=f"One of: {', '.join(DATASETS)}."
+        ),
         method: str = typer.Option("auto", "--method", "-m", help="Estimator, or 'auto'."),
         unit: str = typer.Option("bits", "--unit", "-u", help="nats, bits or hartleys."),
         ci: float = typer.Option(0.95, "--ci", help="Confidence level of the error bars."),
@@ -108,18 +110,26 @@ def register(app: typer.Typer) -> None:
             if reason:
                 chosen.setdefault(r["estimate"].method, []).append(reason)
         for m, reasons in chosen.items():
-            out.print(f"[dim]auto chose {m} for {len(reasons)} features, e.g. {reasons[0]}[/]",
-                      highlight=False)
+            out.print(
+                f"[dim]auto chose {m} for {len(reasons)} features, e.g. {reasons[0]}[/]",
+                highlight=False,
+            )
         od = Path(out_dir)
         od.mkdir(parents=True, exist_ok=True)
-        table = pd.DataFrame([
-            {"feature": r["feature"], "value": r["estimate"].value, "unit": r["estimate"].unit,
-             "stderr": r["estimate"].stderr,
-             "ci_low": None if r["estimate"].ci is None else r["estimate"].ci[0],
-             "ci_high": None if r["estimate"].ci is None else r["estimate"].ci[1],
-             "method": r["estimate"].method}
-            for r in rows
-        ])
+        table = pd.DataFrame(
+            [
+                {
+                    "feature": r["feature"],
+                    "value": r["estimate"].value,
+                    "unit": r["estimate"].unit,
+                    "stderr": r["estimate"].stderr,
+                    "ci_low": None if r["estimate"].ci is None else r["estimate"].ci[0],
+                    "ci_high": None if r["estimate"].ci is None else r["estimate"].ci[1],
+                    "method": r["estimate"].method,
+                }
+                for r in rows
+            ]
+        )
         csv = od / f"{dataset}_mi.csv"
         table.to_csv(csv, index=False)
         plot_rows = shown[:40]

@@ -46,9 +46,7 @@ def _alphabets(
     sizes = [given] if np.isscalar(given) else list(given)
     if len(sizes) != len(vs):
         roles = ", ".join(v.name for v in vs)
-        raise ValueError(
-            f"alphabet_size needs one size per variable ({roles}), got {len(sizes)}"
-        )
+        raise ValueError(f"alphabet_size needs one size per variable ({roles}), got {len(sizes)}")
     out = []
     for v, k, c in zip(vs, sizes, marg_counts, strict=True):
         if isinstance(k, bool) or not isinstance(k, int | np.integer):
@@ -118,6 +116,9 @@ def _make(method: str, with_alphabet: bool) -> Callable[..., Raw]:
             return _combo(method, vs)
 
     f.__name__ = f"discrete_{method}"
+    if method != "plugin":
+        # bootstrap intervals centre on T(F^), the plug-in value (see stats.resample)
+        f.plugin_method = "plugin"  # type: ignore[attr-defined]
     return f
 
 
@@ -133,13 +134,23 @@ _SUMMARIES = {
 for _name, (_k, _needs) in ENTROPY_KERNELS.items():
     _f = _make(_name, _needs)
     if _name == "nsb":
-        register(_name, "entropy", kinds=("discrete",), family="discrete",
-                 resampling="posterior", summary=_SUMMARIES[_name])(_f)
-        register(_name, ("mutual_info", "cond_mutual_info"), kinds=("discrete",),
-                 family="discrete", summary=_SUMMARIES[_name])(_f)
+        register(
+            _name,
+            "entropy",
+            kinds=("discrete",),
+            family="discrete",
+            resampling="posterior",
+            summary=_SUMMARIES[_name],
+        )(_f)
+        register(
+            _name,
+            ("mutual_info", "cond_mutual_info"),
+            kinds=("discrete",),
+            family="discrete",
+            summary=_SUMMARIES[_name],
+        )(_f)
     else:
-        register(_name, _Q3, kinds=("discrete",), family="discrete",
-                 summary=_SUMMARIES[_name])(_f)
+        register(_name, _Q3, kinds=("discrete",), family="discrete", summary=_SUMMARIES[_name])(_f)
 
 
 # ------------------------------------------------------------------------ KL
@@ -165,8 +176,13 @@ def _kl_tables(p: Variable, q: Variable) -> tuple[np.ndarray, np.ndarray]:
     return np.bincount(cp, minlength=k).astype(float), np.bincount(cq, minlength=k).astype(float)
 
 
-@register("plugin", "kl_divergence", kinds=("discrete",), family="discrete",
-          summary="Plug-in KL of the empirical pmfs; inf when q misses a symbol of p")
+@register(
+    "plugin",
+    "kl_divergence",
+    kinds=("discrete",),
+    family="discrete",
+    summary="Plug-in KL of the empirical pmfs; inf when q misses a symbol of p",
+)
 def kl_plugin(p: Variable, q: Variable) -> Raw:
     """Plug-in KL divergence sum p̂ log(p̂/q̂)."""
     a, b = _kl_tables(p, q)
@@ -185,8 +201,13 @@ def kl_plugin(p: Variable, q: Variable) -> Raw:
     return Raw(value=float((pa[s] * np.log(pa[s] / qb[s])).sum()))
 
 
-@register("pseudocount", "kl_divergence", kinds=("discrete",), family="discrete",
-          summary="KL of Dirichlet-smoothed pmfs (add alpha to each symbol's count)")
+@register(
+    "pseudocount",
+    "kl_divergence",
+    kinds=("discrete",),
+    family="discrete",
+    summary="KL of Dirichlet-smoothed pmfs (add alpha to each symbol's count)",
+)
 def kl_pseudocount(p: Variable, q: Variable, *, alpha: float = 0.5) -> Raw:
     """KL divergence of the posterior-mean pmfs under a symmetric Dirichlet(alpha) prior."""
     alpha = check_float(alpha, "alpha", low=0.0, inclusive=(False, True))
@@ -206,20 +227,33 @@ def _ratio(ctx: AutoContext) -> float:
     return ctx.n / c.size
 
 
-register_auto(AutoRule(
-    "entropy", 100, _all_discrete, "nsb",
-    "discrete data: NSB is accurate from well- to under-sampled regimes and gives a posterior sd",
-))
+register_auto(
+    AutoRule(
+        "entropy",
+        100,
+        _all_discrete,
+        "nsb",
+        "discrete data: NSB is accurate from well- to under-sampled regimes "
+        "and gives a posterior sd",
+    )
+)
 for _q in ("mutual_info", "cond_mutual_info"):
-    register_auto(AutoRule(
-        _q, 100, _all_discrete,
-        lambda ctx: "miller_madow" if _ratio(ctx) >= 5 else "nsb",
-        lambda ctx: (
-            f"discrete data with {_ratio(ctx):.1f} samples per joint symbol: "
-            + ("well sampled, Miller-Madow removes the first-order bias" if _ratio(ctx) >= 5
-               else "undersampled (< 5 per joint symbol), NSB entropies")
-        ),
-    ))
+    register_auto(
+        AutoRule(
+            _q,
+            100,
+            _all_discrete,
+            lambda ctx: "miller_madow" if _ratio(ctx) >= 5 else "nsb",
+            lambda ctx: (
+                f"discrete data with {_ratio(ctx):.1f} samples per joint symbol: "
+                + (
+                    "well sampled, Miller-Madow removes the first-order bias"
+                    if _ratio(ctx) >= 5
+                    else "undersampled (< 5 per joint symbol), NSB entropies"
+                )
+            ),
+        )
+    )
 
 
 def _kl_ok(ctx: AutoContext) -> bool:
@@ -227,11 +261,21 @@ def _kl_ok(ctx: AutoContext) -> bool:
     return not bool(np.any((a > 0) & (b == 0)))
 
 
-register_auto(AutoRule(
-    "kl_divergence", 100, lambda c: _all_discrete(c) and _kl_ok(c), "plugin",
-    "discrete data, every symbol of p occurs in q: plug-in KL",
-))
-register_auto(AutoRule(
-    "kl_divergence", 101, _all_discrete, "pseudocount",
-    "discrete data, some symbols of p never occur in q: Jeffreys pseudocounts keep KL finite",
-))
+register_auto(
+    AutoRule(
+        "kl_divergence",
+        100,
+        lambda c: _all_discrete(c) and _kl_ok(c),
+        "plugin",
+        "discrete data, every symbol of p occurs in q: plug-in KL",
+    )
+)
+register_auto(
+    AutoRule(
+        "kl_divergence",
+        101,
+        _all_discrete,
+        "pseudocount",
+        "discrete data, some symbols of p never occur in q: Jeffreys pseudocounts keep KL finite",
+    )
+)

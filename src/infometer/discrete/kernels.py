@@ -155,9 +155,7 @@ def _nsb_moments(
     m = mult.sum()
     c0 = k - m  # unseen symbols: posterior parameter alpha
     loge = (
-        gammaln(k * alpha)
-        - gammaln(n + k * alpha)
-        + (c * (gammaln(a) - gammaln(al))).sum(axis=1)
+        gammaln(k * alpha) - gammaln(n + k * alpha) + (c * (gammaln(a) - gammaln(al))).sum(axis=1)
     )
     logw = loge + _log_prior(alpha, k) + np.log(alpha)
     # first moment (Wolpert & Wolf): psi(A+1) - sum_i a_i/A psi(a_i+1)

@@ -32,6 +32,8 @@ Memory is O(n·d) (plus O(n·k) for neighbour indices); no pairwise matrices.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numba as nb
 import numpy as np
 
@@ -39,6 +41,9 @@ __all__ = ["KDTree", "kth_neighbours", "kth_distance_to", "count_within", "LEAFS
 
 #: Points per kd-tree leaf.
 LEAFSIZE = 16
+#: Below this many queries the kernels run on one thread: a parallel region costs more
+#: (thread wake-up and barrier, ~10 ms on a busy 2-core machine) than it saves.
+PARALLEL_MIN = 20_000
 _STACK = 256  # DFS stack; the tree depth is ~log2(n / LEAFSIZE) + 1, far below this
 
 
@@ -146,9 +151,7 @@ def _dist(a: np.ndarray, b: np.ndarray, euclid: bool) -> float:
             s += t * t
     else:
         for c in range(a.shape[0]):
-            t = abs(a[c] - b[c])
-            if t > s:
-                s = t
+            s = max(s, abs(a[c] - b[c]))
     return s
 
 
@@ -156,15 +159,11 @@ def _dist(a: np.ndarray, b: np.ndarray, euclid: bool) -> float:
 def _box_min(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, euclid: bool) -> float:
     s = 0.0
     for c in range(q.shape[0]):
-        t = 0.0
-        if q[c] < lo[c]:
-            t = lo[c] - q[c]
-        elif q[c] > hi[c]:
-            t = q[c] - hi[c]
+        t = max(lo[c] - q[c], q[c] - hi[c], 0.0)
         if euclid:
             s += t * t
-        elif t > s:
-            s = t
+        else:
+            s = max(s, t)
     return s
 
 
@@ -325,6 +324,17 @@ def _count_sorted(s: np.ndarray, radii_sorted: np.ndarray, out: np.ndarray) -> N
 
 
 # ------------------------------------------------------------------- wrappers
+@contextmanager
+def _threads(m: int):
+    """Use all numba threads for ``m >= PARALLEL_MIN`` queries, one thread below."""
+    prev = nb.get_num_threads()
+    nb.set_num_threads(prev if m >= PARALLEL_MIN else 1)
+    try:
+        yield
+    finally:
+        nb.set_num_threads(prev)
+
+
 class KDTree:
     """A kd-tree over ``points`` (n, d) for exact kNN queries and max-norm range counts.
 
@@ -352,8 +362,9 @@ class KDTree:
         """Distances (n, k) and original indices (n, k) of each point's k nearest others."""
         d = np.empty((self.n, k))
         i = np.empty((self.n, k), np.int64)
-        _knn(*self._nodes(), self.data, np.arange(self.n), self._leaf_of, k,
-             metric == "euclidean", d, i)
+        with _threads(self.n):
+            _knn(*self._nodes(), self.data, np.arange(self.n), self._leaf_of, k,
+                 metric == "euclidean", d, i)
         out_d = np.empty_like(d)
         out_i = np.empty_like(i)
         out_d[self.perm] = d
@@ -366,14 +377,16 @@ class KDTree:
         d = np.empty((q.shape[0], k))
         i = np.empty((q.shape[0], k), np.int64)
         none = np.full(q.shape[0], -1)
-        _knn(*self._nodes(), q, none, none, k, metric == "euclidean", d, i)
+        with _threads(q.shape[0]):
+            _knn(*self._nodes(), q, none, none, k, metric == "euclidean", d, i)
         return d
 
     def count_self(self, radii: np.ndarray) -> np.ndarray:
         """For each point i, the number of *other* points within max-norm distance <= radii[i]."""
         r = np.ascontiguousarray(np.asarray(radii, dtype=np.float64)[self.perm])
         c = np.empty(self.n, np.int64)
-        _count(*self._nodes(), self.data, r, c)
+        with _threads(self.n):
+            _count(*self._nodes(), self.data, r, c)
         out = np.empty(self.n, np.int64)
         out[self.perm] = c - 1  # the point itself is always within r >= 0
         return out
@@ -419,7 +432,8 @@ def count_within(points: np.ndarray, radii: np.ndarray, *, strict: bool = False)
         order = np.argsort(col, kind="stable")
         s = np.ascontiguousarray(col[order])
         c = np.empty(col.shape[0], np.int64)
-        _count_sorted(s, np.ascontiguousarray(r[order]), c)
+        with _threads(len(c)):
+            _count_sorted(s, np.ascontiguousarray(r[order]), c)
         out = np.empty_like(c)
         out[order] = c
     else:

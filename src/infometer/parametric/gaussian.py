@@ -20,6 +20,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from scipy.special import digamma, ndtri
@@ -48,6 +49,24 @@ def logdet_sigma(scatter: np.ndarray, n: int, bias_correct: bool) -> float:
 
     Without correction this is the maximum-likelihood ``log det(W / n)``; with it, the
     unbiased ``log det W - d log 2 - Σ ψ((n - i)/2)``.
+
+    Parameters
+    ----------
+    scatter
+        ``W = Σ_t (x_t - x̄)(x_t - x̄)ᵀ``, shape (d, d).
+    n
+        Number of samples behind ``W``.
+    bias_correct
+        Unbiased (Wishart) estimate instead of the maximum-likelihood one.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    SingularCovariance
+        When ``W`` is not positive definite.
     """
     d = scatter.shape[0]
     sign, ld = np.linalg.slogdet(scatter)
@@ -55,8 +74,14 @@ def logdet_sigma(scatter: np.ndarray, n: int, bias_correct: bool) -> float:
         raise SingularCovariance("sample covariance is singular")
     if not bias_correct:
         return float(ld - d * np.log(n))
+    return float(ld - _wishart_offset(n, d))
+
+
+@lru_cache(maxsize=1024)
+def _wishart_offset(n: int, d: int) -> float:
+    """``E[log det W] - log det Σ = d log 2 + Σ_{i=1..d} ψ((n - i)/2)`` for W ~ W_d(n-1, Σ)."""
     i = np.arange(1, d + 1)
-    return float(ld - d * np.log(2.0) - digamma((n - i) / 2.0).sum())
+    return float(d * np.log(2.0) + digamma((n - i) / 2.0).sum())
 
 
 def _scatter(a: np.ndarray) -> np.ndarray:
@@ -65,7 +90,19 @@ def _scatter(a: np.ndarray) -> np.ndarray:
 
 
 def gaussian_entropy(a: np.ndarray, bias_correct: bool = True) -> float:
-    """Differential entropy ``½ log det(2πe Σ)`` of a Gaussian fit to ``a`` (n, d), in nats."""
+    """Differential entropy ``½ log det(2πe Σ)`` of a Gaussian fit to ``a``, in nats.
+
+    Parameters
+    ----------
+    a
+        Samples, shape (n, d).
+    bias_correct
+        Use the unbiased log-det (see :func:`logdet_sigma`).
+
+    Returns
+    -------
+    float
+    """
     a = np.asarray(a, dtype=np.float64)
     n, d = a.shape
     return 0.5 * (logdet_sigma(_scatter(a), n, bias_correct) + d * _LOG2PIE)
@@ -81,6 +118,22 @@ def gaussian_entropy_terms(
 
     ``groups[g]`` lists the columns of variable ``g``; each term ``(sign, (g1, g2, ...))``
     adds ``sign * H(variables g1, g2, ...)``.  One scatter matrix serves every term.
+
+    Parameters
+    ----------
+    a
+        Samples of all variables side by side, shape (n, d).
+    groups
+        Column indices of each variable.
+    terms
+        Signed entropy terms (e.g. MI: ``[(1, (0,)), (1, (1,)), (-1, (0, 1))]``).
+    bias_correct
+        Use the unbiased log-det (see :func:`logdet_sigma`).
+
+    Returns
+    -------
+    float
+        The signed sum in nats.
     """
     a = np.asarray(a, dtype=np.float64)
     n = a.shape[0]
@@ -101,6 +154,18 @@ def gaussian_kl(p: np.ndarray, q: np.ndarray, bias_correct: bool = True) -> floa
     Gaussian sampling: the log-dets by the Wishart correction, and, using
     ``E[Sq⁻¹] = (nq−1)/(nq−d−2) Σq⁻¹`` (inverse Wishart) and
     ``E[δ̂δ̂ᵀ] = δδᵀ + Σp/np + Σq/nq``, the trace and the quadratic form.
+
+    Parameters
+    ----------
+    p, q
+        Samples of P (n_p, d) and of Q (n_q, d); n_p ≥ d + 2, n_q ≥ d + 3.
+    bias_correct
+        Unbiased estimate under Gaussian sampling (else maximum likelihood).
+
+    Returns
+    -------
+    float
+        KL divergence in nats (may be slightly negative when unbiased).
     """
     p = np.asarray(p, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
@@ -133,10 +198,39 @@ def copula_normalize(a: np.ndarray) -> np.ndarray:
 
     Ties get their average rank.  Strictly increasing transforms of a column leave
     the result unchanged.
+
+    Parameters
+    ----------
+    a
+        Samples, shape (n,) or (n, d).
+
+    Returns
+    -------
+    numpy.ndarray
+        Normal scores, shape (n, d).
     """
+    return _copula(a)[0]
+
+
+def _copula(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """Normal scores and the number of tied values (one sort per column)."""
     a = np.asarray(a, dtype=np.float64)
+    if a.ndim == 1:
+        a = a[:, None]
     n = a.shape[0]
-    return ndtri(rankdata(a, axis=0, method="average") / (n + 1.0))
+    out = np.empty_like(a)
+    ties = 0
+    for j in range(a.shape[1]):
+        col = np.ascontiguousarray(a[:, j])
+        order = np.argsort(col)
+        srt = col[order]
+        t = int(np.count_nonzero(srt[1:] == srt[:-1]))
+        if t:
+            ties += t
+            out[:, j] = rankdata(col, method="average")
+        else:  # no ties: the rank of the i-th smallest value is i + 1
+            out[order, j] = np.arange(1, n + 1)
+    return ndtri(out / (n + 1.0)), ties
 
 
 # --------------------------------------------------------------------- registered
@@ -171,10 +265,9 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
     _check_n(method, n, d)
     diag: dict = {"bias_correct": bias_correct}
     if copula:
-        a = copula_normalize(a)
-        ties = sum(v.n - len(np.unique(v.values[:, j])) for v in vs for j in range(v.d))
+        a, ties = _copula(a)
         if ties:
-            diag["tied_values"] = int(ties)
+            diag["tied_values"] = ties
     try:
         value = gaussian_entropy_terms(a, groups, _TERMS[len(vs)], bias_correct)
     except SingularCovariance:
@@ -210,13 +303,87 @@ def gaussian(*vs: Variable, bias_correct: bool = True) -> Raw:
     return _combo("gaussian", vs, bias_correct, copula=False)
 
 
-@register("gaussian_copula", ("mutual_info", "cond_mutual_info"), kinds=("continuous",),
-          family="parametric",
+def _classes(codes: np.ndarray, min_size: int, what: str) -> list[np.ndarray]:
+    """Row indices of each class; every class needs ``min_size`` rows."""
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    groups = np.split(order, bounds)
+    small = min(len(g) for g in groups)
+    if small < min_size:
+        raise ValueError(
+            f"method 'gaussian_copula': a class of {what} has {small} samples; each needs at "
+            f"least {min_size} (more than the continuous dimensions + 1)"
+        )
+    return groups
+
+
+def _mi_cd(x: np.ndarray, y_codes: np.ndarray, bias_correct: bool) -> float:
+    """I(X;Y), X continuous (already normal scores), Y discrete (GCMI 'cd' model):
+    H_G(X) − Σ_y p(y) H_G(X | Y=y) with a Gaussian per class."""
+    n, d = x.shape
+    total = gaussian_entropy(x, bias_correct)
+    for g in _classes(y_codes, d + 2, "the discrete variable"):
+        total -= g.size / n * gaussian_entropy(x[g], bias_correct)
+    return total
+
+
+def _copula_mixed(vs: Sequence[Variable], bias_correct: bool) -> Raw:
+    """GCMI with discrete variables (Ince et al. 2017, gcmi 'cd' and 'ccd' models)."""
+    if any(v.kind == "mixed" for v in vs):
+        raise ValueError("method 'gaussian_copula' takes variables that are wholly continuous "
+                         "or wholly discrete, not mixed columns in one variable")
+    x, y = vs[0], vs[1]
+    z = vs[2] if len(vs) == 3 else None
+    if z is not None and not z.is_discrete:
+        raise ValueError("method 'gaussian_copula' with discrete x or y needs a discrete z "
+                         "(or none); use gkov for mixed data")
+    if x.is_discrete and y.is_discrete:
+        raise ValueError("method 'gaussian_copula' needs at least one continuous variable "
+                         "among x, y; use a discrete estimator (e.g. nsb, miller_madow)")
+    diag: dict = {"bias_correct": bias_correct}
+
+    def mi(rows: np.ndarray) -> float:
+        if x.is_continuous and y.is_continuous:
+            a = np.column_stack([_copula(x.values[rows])[0], _copula(y.values[rows])[0]])
+            _check_n("gaussian_copula", rows.size, a.shape[1])
+            return gaussian_entropy_terms(a, [list(range(x.d)), list(range(x.d, a.shape[1]))],
+                                          _TERMS[2], bias_correct)
+        c, dv = (x, y) if y.is_discrete else (y, x)
+        return _mi_cd(_copula(c.values[rows])[0], dv.codes[rows], bias_correct)
+
+    n = x.n
+    if z is None:
+        diag["model"] = "cd: Gaussian per class of the discrete variable"
+        value = mi(np.arange(n))
+    else:
+        diag["model"] = "ccd: copula MI within each class of z, weighted by p(z)"
+        groups = _classes(z.codes, max(x.d + y.d, 1) + 2, "z")
+        value = sum(g.size / n * mi(g) for g in groups)
+        diag["z_classes"] = len(groups)
+    warns: list[str] = []
+    if value < 0:
+        diag["negative"] = True
+        warns.append(f"gaussian_copula estimate is negative ({value:.3g} nats): with bias "
+                     "correction an unbiased estimate of a small MI can fall below zero")
+    return Raw(value=float(value), diagnostics=diag, warnings=warns)
+
+
+@register("gaussian_copula", ("mutual_info", "cond_mutual_info"),
+          kinds=("continuous", "discrete"), family="parametric",
           summary="Gaussian-copula MI/CMI (GCMI, Ince et al. 2017): ranks -> normal scores, "
                   "then log-det; invariant to monotone transforms")
 def gaussian_copula(*vs: Variable, bias_correct: bool = True) -> Raw:
-    """MI / CMI of the Gaussian copula of the data (normal scores of the ranks)."""
-    return _combo("gaussian_copula", vs, bias_correct, copula=True)
+    """MI / CMI of the Gaussian copula of the data (normal scores of the ranks).
+
+    Discrete variables follow GCMI's models: MI between continuous X and discrete Y is
+    ``H(X) − Σ_y p(y) H(X|Y=y)`` with Gaussian entropies of the copula-normalised X;
+    CMI given a discrete Z is ``Σ_z p(z) I(X;Y | Z=z)``, normalising within each class.
+    """
+    if not isinstance(bias_correct, bool):
+        raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
+    if all(v.is_continuous for v in vs):
+        return _combo("gaussian_copula", vs, bias_correct, copula=True)
+    return _copula_mixed(vs, bias_correct)
 
 
 @register("gaussian", "kl_divergence", kinds=("continuous",), family="parametric",
@@ -242,3 +409,12 @@ def gaussian_kl_divergence(p: Variable, q: Variable, *, bias_correct: bool = Tru
         warns.append(f"gaussian KL estimate is negative ({value:.3g} nats): the unbiased "
                      "estimate of a small divergence can fall below zero; it is not clipped")
     return Raw(value=value, diagnostics=diag, warnings=warns)
+
+
+def _ml_params(params: dict) -> dict:
+    """Parameters of the plug-in (maximum-likelihood) version, for bootstrap centring."""
+    return {**params, "bias_correct": False}
+
+
+for _f in (gaussian, gaussian_copula, gaussian_kl_divergence):
+    _f.plugin_params = _ml_params  # type: ignore[attr-defined]

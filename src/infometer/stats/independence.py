@@ -104,7 +104,22 @@ class IndependenceTest:
 
 # ------------------------------------------------------------------ permutations
 def block_permutation(rng: np.random.Generator, n: int, block: int) -> np.ndarray:
-    """Row order that keeps blocks of ``block`` consecutive rows and shuffles the blocks."""
+    """Row order that keeps blocks of ``block`` consecutive rows and shuffles the blocks.
+
+    Parameters
+    ----------
+    rng
+        Random generator.
+    n
+        Number of rows.
+    block
+        Block length (the last block may be shorter).
+
+    Returns
+    -------
+    numpy.ndarray
+        A permutation of ``0..n-1``.
+    """
     starts = np.arange(0, n, block)
     order = rng.permutation(starts.size)
     return np.concatenate([np.arange(s, min(s + block, n)) for s in starts[order]])
@@ -136,6 +151,18 @@ def local_permutation(rng: np.random.Generator, neighbors: np.ndarray) -> np.nda
     ``neighbors[i]`` holds the indices of the k nearest rows to row i in Z (itself
     included).  Rows are visited in random order; each takes a random unused row among
     its neighbours, or a random neighbour when all are used (a few repeats).
+
+    Parameters
+    ----------
+    rng
+        Random generator.
+    neighbors
+        (n, k) int array of neighbour indices in Z-space.
+
+    Returns
+    -------
+    numpy.ndarray
+        Row ``i`` of the permuted data takes x from row ``perm[i]``.
     """
     n, k = neighbors.shape
     order = rng.permutation(n)
@@ -220,7 +247,8 @@ def independence_test(
         raise TypeError(f"progress must be True, False or None, got {progress!r}")
     from ..api import run
 
-    variables = as_variables({"x": x, "y": y, "z": z}, discrete=discrete)
+    data = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
+    variables = as_variables(data, discrete=discrete)
     quantity = "mutual_info" if z is None else "cond_mutual_info"
     stat = run(quantity, variables, method=method, unit="nats", seed=seed, params=params)
     spec = registry.get(quantity, stat.method)

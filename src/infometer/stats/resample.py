@@ -6,18 +6,21 @@ Which scheme applies is a property of the estimator (``EstimatorSpec.resampling`
   normal one, value ± z·sd.
 * ``"bootstrap"``: rows resampled with replacement (paired roles share indices,
   unpaired roles such as KL's p and q are resampled separately); the "basic"
-  interval, i.e. bootstrap quantiles reflected around the estimate.
+  interval ``θ̂ − (q_{1−a} − T(F̂)), θ̂ − (q_a − T(F̂))``, where T(F̂), the quantity of the
+  empirical distribution, is the estimate for plug-in estimators and the plug-in value
+  for bias-corrected ones that expose ``func.plugin_params``.
 * ``"subsample"``: m-out-of-n *without* replacement (duplicated rows collapse
   nearest-neighbour distances, so a kNN estimator must never see them), m = n/2.
   For a √n-consistent estimator the subsample values satisfy
   ``Var(θ̂_m − θ̂_n) ≈ σ²(1/m − 1/n)`` (sampling without replacement from the n rows:
   the delete-d jackknife of Shao & Wu 1989), so deviations of the subsample values
   from their mean are rescaled by ``sqrt(m / (n − m))`` to the spread of θ̂_n and the
-  interval is ``θ̂_n − q_{1−a}, θ̂_n − q_a`` of the rescaled deviations.  (Politis &
+  interval is ``θ̂_n − q_{1−a}, θ̂_n − q_a`` of the rescaled deviations (with fewer
+  than 100 subsamples, ``θ̂_n ± t·se``).  (Politis &
   Romano's ``sqrt(m/n)`` drops the 1/n term, which is only right when m/n → 0: at
-  m = n/2 it shrinks intervals by √2.)  The rate √n holds for kNN MI estimators of
-  smooth densities (Berrett, Samworth & Yuan 2019); the interval describes the spread
-  of the estimator, not its bias.
+  m = n/2 it shrinks intervals by √2.)  The rate √n holds for kNN estimators of
+  smooth low-dimensional densities (Berrett, Samworth & Yuan 2019; Gao, Oh & Viswanath
+  2018); the interval describes the spread of the estimator, not its bias.
 * ``"seeds"``: trainable estimators.  If the estimator reports a native stderr it is
   used; otherwise it is re-run with ``n_seeds`` other seeds (each seed also draws a new
   train/test split in estimators that split) and the interval is value ± t·sd.
@@ -45,13 +48,19 @@ from scipy import stats as _st
 
 from ..data import Variable
 from ..registry import UNPAIRED, EstimatorSpec, Raw
+from ..registry import get as get_spec
 
-__all__ = ["error_bars", "resample_values", "SUBSAMPLE_FRACTION", "MAX_SEEDS"]
+__all__ = [
+    "error_bars", "resample_values", "SUBSAMPLE_FRACTION", "MAX_SEEDS", "MIN_QUANTILE_RESAMPLES",
+]
 
 #: m / n for subsampling.
 SUBSAMPLE_FRACTION = 0.5
 #: Re-runs of a trainable estimator without native error bars.
 MAX_SEEDS = 10
+#: Below this many subsamples the interval is value ± t·se instead of tail quantiles
+#: (the 5% quantile of 20 values is too noisy to cover reliably).
+MIN_QUANTILE_RESAMPLES = 100
 
 
 def _indices(rng: np.random.Generator, n: int, m: int, replace: bool) -> np.ndarray:
@@ -65,6 +74,32 @@ def _view(
 ) -> tuple[EstimatorSpec, dict[str, Variable], dict[str, Any]]:
     view = getattr(spec.func, "resample_view", None)
     return (spec, variables, params) if view is None else view(variables, params)
+
+
+def _plugin_center(
+    spec: EstimatorSpec, variables: dict[str, Variable], params: dict[str, Any], raw: Raw
+) -> tuple[float, str]:
+    """T(F̂): the quantity of the empirical distribution, the truth of the bootstrap world.
+
+    For a plug-in estimator it is the estimate itself.  A bias-corrected estimator exposes
+    ``func.plugin_params(params)``, the parameters of its plug-in version (e.g.
+    ``bias_correct=False``), or ``func.plugin_method``, the name of the registered
+    plug-in estimator of the same quantity (the discrete family); centring on the
+    estimate instead would subtract the bootstrap-world bias of a plug-in a second time
+    (intervals that exclude 0 under independence).
+    """
+    spec, variables, params = _view(spec, variables, params)
+    hook = getattr(spec.func, "plugin_params", None)
+    other = getattr(spec.func, "plugin_method", None)
+    if hook is None and other is None:
+        return raw.value, "the estimate"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if other is not None:  # the plug-in is a separate registered method of the family
+            value = get_spec(spec.quantity, other).func(*variables.values()).value
+        else:
+            value = spec.func(*variables.values(), **hook(params)).value
+    return float(value), "the plug-in value"
 
 
 def _subsample_size(n: int, fraction: float) -> int:
@@ -85,6 +120,24 @@ def resample_values(
 
     ``scheme`` is ``"bootstrap"`` (n rows with replacement), ``"subsample"``
     (``fraction``·n rows without replacement) or ``"seeds"`` (same rows, other seeds).
+
+    Parameters
+    ----------
+    spec, variables, params
+        The estimator, its validated inputs and its full parameters.
+    scheme
+        ``"bootstrap"``, ``"subsample"`` or ``"seeds"``.
+    n_resamples
+        Number of re-runs.
+    seed
+        Seed of the resampling; re-run ``b`` gets estimator seed ``seed + 1 + b``.
+    fraction
+        m / n for subsampling.
+
+    Returns
+    -------
+    numpy.ndarray
+        The re-run values in nats.
     """
     spec, variables, params = _view(spec, variables, params)
     rng = np.random.default_rng(seed)
@@ -123,23 +176,48 @@ def error_bars(
     seed: int | None,
     n_resamples: int = 200,
 ) -> tuple[float | None, tuple[float, float], dict[str, Any]]:
-    """Return ``(stderr, (low, high), diagnostics)`` for ``raw`` at ``level``."""
+    """Return ``(stderr, (low, high), diagnostics)`` for ``raw`` at ``level``.
+
+    Parameters
+    ----------
+    spec, variables, params
+        The estimator, its validated inputs and its full parameters.
+    raw
+        The estimate on the full data.
+    level
+        Confidence level in (0, 1).
+    seed
+        Seed of the resampling.
+    n_resamples
+        Number of resamples (capped at :data:`MAX_SEEDS` for ``"seeds"``).
+
+    Returns
+    -------
+    tuple
+        ``(stderr, (low, high), diagnostics)`` in nats.
+
+    Raises
+    ------
+    ValueError
+        When the scheme is ``"none"``, or the estimate or a resample is not finite.
+    """
     z = float(_st.norm.ppf(0.5 + level / 2))
     scheme = spec.resampling
     if scheme == "posterior" or (scheme in ("native", "seeds") and raw.stderr is not None):
         if raw.stderr is None:
             raise ValueError(f"method {spec.name!r} gave no posterior spread for an interval")
-        return raw.stderr, (raw.value - z * raw.stderr, raw.value + z * raw.stderr), {
-            "ci_method": "normal from native stderr"
-        }
+        return (
+            raw.stderr,
+            (raw.value - z * raw.stderr, raw.value + z * raw.stderr),
+            {"ci_method": "normal from native stderr"},
+        )
     if scheme == "none":
         raise ValueError(f"method {spec.name!r} has no error bars; call it with ci=None")
     if scheme not in ("bootstrap", "subsample", "seeds"):
         raise ValueError(f"method {spec.name!r} declares unknown resampling scheme {scheme!r}")
     if not np.isfinite(raw.value):
-        raise ValueError(
-            f"method {spec.name!r} gave {raw.value} (see its warnings): no interval around it"
-        )
+        why = "; ".join(raw.warnings) or "no warning given"
+        raise ValueError(f"method {spec.name!r} gave {raw.value} ({why}): no interval around it")
     if scheme == "seeds":
         b = min(n_resamples, MAX_SEEDS)
         vals = resample_values(spec, variables, params, scheme="seeds", n_resamples=b, seed=seed)
@@ -161,9 +239,10 @@ def error_bars(
     if scheme == "bootstrap":
         se = float(np.std(vals, ddof=1))
         q_lo, q_hi = np.quantile(vals, [a, 1 - a])
-        # basic bootstrap: reflect the quantiles around the estimate
-        lo, hi = 2 * raw.value - q_hi, 2 * raw.value - q_lo
-        diag = {"ci_method": f"basic bootstrap, {n_resamples} resamples"}
+        center, how = _plugin_center(spec, variables, params, raw)
+        # basic bootstrap: the law of (estimate - truth) is that of (replicate - T(F̂))
+        lo, hi = raw.value - (q_hi - center), raw.value - (q_lo - center)
+        diag = {"ci_method": f"basic bootstrap, {n_resamples} resamples, centred on {how}"}
     else:
         inner_spec, inner_vars, _ = _view(spec, variables, params)
         n = next(iter(inner_vars.values())).n
@@ -171,11 +250,17 @@ def error_bars(
         scale = np.sqrt(m / (n - m))
         dev = (vals - np.mean(vals)) * scale
         se = float(np.std(dev, ddof=1))
-        q_lo, q_hi = np.quantile(dev, [a, 1 - a])
-        lo, hi = raw.value - q_hi, raw.value - q_lo
+        if n_resamples >= MIN_QUANTILE_RESAMPLES:
+            q_lo, q_hi = np.quantile(dev, [a, 1 - a])
+            lo, hi = raw.value - q_hi, raw.value - q_lo
+            how = "quantiles of the rescaled deviations"
+        else:
+            t = float(_st.t.ppf(1 - a, n_resamples - 1))
+            lo, hi = raw.value - t * se, raw.value + t * se
+            how = "value ± t·se (too few subsamples for tail quantiles)"
         diag = {
             "ci_method": f"subsampling m={m} of n={n} without replacement, {n_resamples} "
-                         "subsamples, spread scaled by sqrt(m/(n-m))",
+                         f"subsamples, spread scaled by sqrt(m/(n-m)); {how}",
             "subsample_mean": float(np.mean(vals)),
         }
     return se, (float(lo), float(hi)), diag

@@ -44,7 +44,7 @@ registry.QUANTITY_ROLES.setdefault("transfer_entropy", ROLES)
 
 #: Names under which CMI estimators may accept a Theiler window.
 THEILER_NAMES = ("theiler", "theiler_window")
-_TE_PARAMS = {"k": 1, "l": 1, "m": 1, "tau": 1, "delay": 1}
+_TE_PARAMS = {"k": 1, "l": 1, "m": 1, "tau": 1, "delay": 1, "trials": 1}
 
 
 def _lag_rows(n: int, k: int, l: int, m: int | None, tau: int, delay: int) -> np.ndarray:
@@ -78,20 +78,52 @@ def embed(
     m: int = 1,
     tau: int = 1,
     delay: int = 1,
+    trials: int = 1,
 ) -> dict[str, Variable]:
     """The CMI roles of TE: ``x`` = source history, ``y`` = target future, ``z`` = target
-    history (and the conditioning history), each a :class:`Variable` with one row per t."""
+    history (and the conditioning history), each a :class:`Variable` with one row per t.
+
+    Parameters
+    ----------
+    source, target, cond
+        Validated series of equal length (``cond`` optional).
+    k, l, m
+        History lengths of target, source and conditioning series.
+    tau
+        Delay between successive lags.
+    delay
+        Source-target delay u ≥ 1.
+    trials
+        The rows are this many consecutive trials (repetitions) of equal length; no
+        embedded row spans two trials.
+
+    Returns
+    -------
+    dict
+        ``{"x": source_past, "y": target_future, "z": target_past[, cond_past]}``.
+
+    Raises
+    ------
+    ValueError
+        For lags below 1 or fewer than 10 embedded rows.
+    """
     k = check_int(k, "k", min_value=1)
     l = check_int(l, "l", min_value=1)
     m = check_int(m, "m", min_value=1)
     tau = check_int(tau, "tau", min_value=1)
     delay = check_int(delay, "delay", min_value=1)
+    trials = check_int(trials, "trials", min_value=1)
     n = target.n
-    t = _lag_rows(n, k, l, None if cond is None else m, tau, delay)
+    if n % trials:
+        raise ValueError(f"trials={trials} does not divide the {n} rows into equal trials")
+    length = n // trials
+    local = _lag_rows(length, k, l, None if cond is None else m, tau, delay)
+    t = (np.arange(trials)[:, None] * length + local[None, :]).ravel()
     if t.size < 10:
         raise ValueError(
-            f"the series have {n} samples, too few for k={k}, l={l}, tau={tau}, delay={delay}: "
-            f"only {max(t.size, 0)} embedded rows (need at least 10)"
+            f"the series have {n} samples, too few for k={k}, l={l}, tau={tau}, delay={delay}"
+            f"{f', {trials} trials' if trials > 1 else ''}: only {max(t.size, 0)} embedded "
+            "rows (need at least 10)"
         )
     x = _history(source, t, 1 - delay, l, tau, "source_past")
     y = _history(target, t, 1, 1, tau, "target_future")
@@ -105,18 +137,44 @@ def embed_arrays(
     source: Any, target: Any, cond: Any = None, *, discrete: bool | None = None, **lags: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Plain-array version of :func:`embed` (e.g. for ``im.independence_test(x, y, z)``
-    as a TE significance test): returns ``(source_past, target_future, conditioning)``."""
+    as a TE significance test).
+
+    Parameters
+    ----------
+    source, target, cond
+        Series (array-likes) of equal length; ``cond`` optional.
+    discrete
+        As for :func:`infometer.mutual_info`.
+    **lags
+        ``k``, ``l``, ``m``, ``tau``, ``delay`` as for :func:`embed`.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(source_past, target_future, conditioning)`` as float arrays (discrete columns
+        as their integer codes).
+    """
     from ..data import as_variables
 
-    vs = as_variables({"source": source, "target": target, "cond": cond}, discrete=discrete)
+    data = {"source": source, "target": target}
+    if cond is not None:
+        data["cond"] = cond
+    vs = as_variables(data, discrete=discrete)
     e = embed(vs["source"], vs["target"], vs.get("cond"), **lags)
     return e["x"].values, e["y"].values, e["z"].values
 
 
+def _outer_name(p: str) -> str:
+    """TE-level name of a CMI parameter: ``cmi_<name>`` when it collides with TE's own
+    (e.g. a kNN estimator's neighbour count ``k`` becomes ``cmi_k``)."""
+    return f"cmi_{p}" if p in _TE_PARAMS or p == "theiler" else p
+
+
 def _split_params(spec: EstimatorSpec, params: dict[str, Any]) -> tuple[dict, dict]:
     lags = {p: params[p] for p in _TE_PARAMS if p in params}
-    inner = {p: v for p, v in params.items() if p not in _TE_PARAMS}
-    theiler = inner.pop("theiler", 0)
+    outer = {_outer_name(p): p for p in spec.params}
+    inner = {outer[p]: v for p, v in params.items() if p in outer}
+    theiler = params.get("theiler", 0)
     theiler = check_int(theiler, "theiler", min_value=0)
     inner_names = [p for p in THEILER_NAMES if p in spec.params]
     if inner_names:
@@ -130,7 +188,20 @@ def _split_params(spec: EstimatorSpec, params: dict[str, Any]) -> tuple[dict, di
 
 
 def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
-    """The TE estimator function that embeds the series and calls the CMI estimator ``cmi``."""
+    """The TE estimator function that embeds the series and calls the CMI estimator ``cmi``.
+
+    Parameters
+    ----------
+    cmi
+        A registered ``cond_mutual_info`` estimator.
+
+    Returns
+    -------
+    callable
+        ``te(source, target[, cond], **params) -> Raw``, with a signature listing TE's
+        parameters and the CMI's (colliding names prefixed ``cmi_``), and a
+        ``resample_view`` attribute for :mod:`infometer.stats.resample`.
+    """
 
     def view(variables: dict[str, Variable], params: dict[str, Any]):
         lags, inner = _split_params(cmi, params)
@@ -142,7 +213,7 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         from ..api import run
 
         names = dict(zip(ROLES, vs, strict=False))
-        spec_, e, inner = view(names, params)
+        _, e, inner = view(names, params)
         seed = inner.pop("seed", 0) if "seed" in cmi.params else 0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -154,7 +225,10 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
     te.__name__ = f"transfer_entropy_{cmi.name}"
     te.resample_view = view  # type: ignore[attr-defined]  # read by stats.resample
     own = {**_TE_PARAMS, "theiler": 0}
-    params = {**own, **{p: d for p, d in cmi.params.items() if p not in THEILER_NAMES}}
+    params = {
+        **own,
+        **{_outer_name(p): d for p, d in cmi.params.items() if p not in THEILER_NAMES},
+    }
     te.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("vs", inspect.Parameter.VAR_POSITIONAL)]
         + [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=d)
@@ -204,6 +278,7 @@ def transfer_entropy(
     m: int = 1,
     tau: int = 1,
     delay: int = 1,
+    trials: int = 1,
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
@@ -231,6 +306,10 @@ def transfer_entropy(
         Embedding delay between successive lags of a history.
     delay
         Source-target delay u ≥ 1: the newest source sample used is X_{t+1-u}.
+    trials
+        The series are this many trials (repetitions) of equal length, concatenated; the
+        embedding never crosses a trial boundary and pools the rows of all trials (as
+        JIDT's ``addObservations`` and IDTxl's replications).
     unit, base, ci, seed, discrete
         As for :func:`infometer.mutual_info`.  ``ci`` resamples the embedded rows with
         the CMI estimator's scheme (rows treated as exchangeable: see docs/timeseries.md).
@@ -245,8 +324,11 @@ def transfer_entropy(
     """
     from ..api import estimate
 
+    data = {"source": source, "target": target}
+    if cond is not None:
+        data["cond"] = cond
     return estimate(
-        "transfer_entropy", {"source": source, "target": target, "cond": cond},
+        "transfer_entropy", data,
         method=method, unit=unit, base=base, ci=ci, seed=seed, discrete=discrete,
-        k=k, l=l, m=m, tau=tau, delay=delay, **params,
+        k=k, l=l, m=m, tau=tau, delay=delay, trials=trials, **params,
     )

@@ -1,0 +1,253 @@
+"""Time infometer's kNN MI (KSG-1) against its peers in the same run.
+
+Usage::
+
+    PYTHONPATH=src /work/venv/bin/python benchmarks/knn.py            # default grid
+    PYTHONPATH=src /work/venv/bin/python benchmarks/knn.py --quick    # small smoke run
+    PYTHONPATH=src /work/venv/bin/python benchmarks/knn.py --out bench-out/knn.json
+
+Data: X ~ N(0, I_d), Y = 0.75 X + sqrt(1 - 0.75^2) E, true MI = -(d/2) log(1 - 0.75^2)
+(0.4133 nats for d = 1, 1.2400 for d = 3).  k = 3 everywhere, nats.
+
+Peers (benchmark-only dependencies, ``pip install infometer[peers]``): scikit-learn
+``mutual_info_regression`` (1-D only), ennemi ``estimate_mi`` (1-D x, 1-D y here),
+npeet-plus ``mi`` and infomeasure ``mutual_information(approach="ksg")``.  A peer that is not
+installed is skipped.  Each cell is the median wall time of ``--repeats`` runs (one run for
+cells whose first run takes longer than 20 s); numba compilation is done (and timed) once
+before the timed runs.  The machine is shared and noisy: read the peer/infometer *ratios*.
+
+``--profile`` splits infometer's time into its stages; ``--memory`` measures the peak
+resident memory of one infometer run in a fresh process per N (to check O(N·d) growth).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+RHO = 0.75
+
+
+def make(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, d))
+    y = RHO * x + np.sqrt(1 - RHO**2) * rng.standard_normal((n, d))
+    return x, y
+
+
+def truth(d: int) -> float:
+    return -d / 2 * np.log(1 - RHO**2)
+
+
+# ------------------------------------------------------------------ the contenders
+def ours(x, y):
+    import infometer as im
+
+    return im.mutual_info(x, y, method="ksg1", k=3).value
+
+
+def sklearn_mi(x, y):
+    from sklearn.feature_selection import mutual_info_regression
+
+    return float(mutual_info_regression(x, y.ravel(), n_neighbors=3, random_state=0)[0])
+
+
+def ennemi_mi(x, y):
+    import ennemi
+
+    return float(np.asarray(ennemi.estimate_mi(y.ravel(), x.ravel(), k=3)).ravel()[0])
+
+
+def npeet_mi(x, y):
+    import npeet_plus
+
+    return float(npeet_plus.mi(x, y, k=3, base=np.e))
+
+
+def infomeasure_mi(x, y):
+    import infomeasure
+
+    return float(infomeasure.mutual_information(x, y, approach="ksg", k=3))
+
+
+PEERS: dict[str, tuple[Callable, str, tuple[int, ...]]] = {
+    # name: (function, module to import, dims supported)
+    "scikit-learn": (sklearn_mi, "sklearn", (1,)),
+    "ennemi": (ennemi_mi, "ennemi", (1,)),
+    "npeet-plus": (npeet_mi, "npeet_plus", (1, 3)),
+    "infomeasure": (infomeasure_mi, "infomeasure", (1, 3)),
+}
+
+
+def available(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+def time_it(f: Callable, x, y, repeats: int) -> tuple[float, float]:
+    times, value = [], float("nan")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = f(x, y)
+        times.append(time.perf_counter() - t)
+        if times[0] > 20:
+            break
+    return statistics.median(times), value
+
+
+# ------------------------------------------------------------------ profile / memory
+def profile(n: int, d: int) -> dict[str, float]:
+    """Stage times of one KSG-1 run (same calls as the estimator, timed one by one)."""
+    from scipy.special import digamma
+
+    from infometer.knn import engine
+    from infometer.knn.prep import prepare
+
+    x, y = make(n, d)
+    out = {}
+    t0 = time.perf_counter()
+    p = prepare({"x": x, "y": y}, standardize=True, jitter="auto", jitter_scale=1e-10, seed=0)
+    bx, by = p.blocks
+    xy = np.hstack([bx, by])
+    t1 = time.perf_counter()
+    tree = engine.KDTree(xy)
+    t2 = time.perf_counter()
+    dist, _ = tree.knn_self(3)
+    eps = dist[:, 2].copy()
+    t3 = time.perf_counter()
+    nx = engine.count_within(bx, eps, strict=True)
+    ny = engine.count_within(by, eps, strict=True)
+    t4 = time.perf_counter()
+    _ = digamma(3) + digamma(n) - np.mean(digamma(nx + 1)) - np.mean(digamma(ny + 1))
+    t5 = time.perf_counter()
+    out["prepare (standardise, tie check)"] = t1 - t0
+    out["joint kd-tree build"] = t2 - t1
+    out["joint kNN query"] = t3 - t2
+    out["marginal counts" + (" (sorted 1-D)" if d == 1 else " (kd-tree)")] = t4 - t3
+    out["digamma + mean"] = t5 - t4
+    return out
+
+
+_MEM_SNIPPET = """
+import sys, warnings
+import numpy as np
+sys.path.insert(0, {src!r})
+import infometer as im
+def rss(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) / 1024
+n, d = {n}, {d}
+rng = np.random.default_rng(0)
+x = rng.standard_normal((n, d)); y = 0.75 * x + 0.66 * rng.standard_normal((n, d))
+im.mutual_info(x[:1000], y[:1000], method="ksg1")
+open("/proc/self/clear_refs", "w").write("5")  # reset the peak (VmHWM) to the current RSS
+base = rss("VmRSS")
+warnings.simplefilter("ignore")
+im.mutual_info(x, y, method="ksg1")
+print(rss("VmHWM") - base, x.nbytes * 2 / 2**20)
+"""
+
+
+def memory(n: int, d: int) -> tuple[float, float]:
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    r = subprocess.run([sys.executable, "-c", _MEM_SNIPPET.format(src=src, n=n, d=d)],
+                       capture_output=True, text=True, check=True)
+    extra, data = map(float, r.stdout.split())
+    return extra, data
+
+
+# ------------------------------------------------------------------ main
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes only (smoke test)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--no-slow-peers", action="store_true",
+                    help="skip npeet-plus / infomeasure at N=1e6 (default: skipped anyway)")
+    ap.add_argument("--profile", action="store_true", help="stage times of infometer")
+    ap.add_argument("--memory", action="store_true", help="peak RSS per N (fresh processes)")
+    ap.add_argument("--out", help="write results as JSON here")
+    a = ap.parse_args(argv)
+
+    grid = [(1, 10**4), (1, 10**5), (1, 10**6), (3, 10**4), (3, 10**5)]
+    if a.quick:
+        grid = [(1, 2000), (3, 2000)]
+    # npeet-plus and infomeasure take ~30 s each at 1-D N=1e6 (brief §3.1): not in the grid
+    slow_skip = {("npeet-plus", 1, 10**6), ("infomeasure", 1, 10**6)}
+
+    t = time.perf_counter()
+    ours(*make(500, 1))
+    ours(*make(500, 3))
+    compile_s = time.perf_counter() - t
+    import numba
+
+    meta = {
+        "command": "PYTHONPATH=src python benchmarks/knn.py " + " ".join(argv or sys.argv[1:]),
+        "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
+        "python": platform.python_version(),
+        "numba_threads": numba.get_num_threads(),
+        "first_call_s (numba compile or cache load)": round(compile_s, 2),
+        "repeats": a.repeats,
+    }
+    print(json.dumps(meta, indent=1))
+    rows = []
+    print("| dims | N | contender | median s | estimate | ratio to infometer |")
+    print("|---|---|---|---|---|---|")
+    for d, n in grid:
+        x, y = make(n, d)
+        t_ours, v_ours = time_it(ours, x, y, a.repeats)
+        rows.append({"d": d, "n": n, "who": "infometer ksg1", "s": t_ours, "value": v_ours})
+        print(f"| {d}x{d} | {n:.0e} | infometer ksg1 | {t_ours:.3f} | {v_ours:.4f} | 1.0 |",
+              flush=True)
+        for name, (f, mod, dims) in PEERS.items():
+            if d not in dims or (name, d, n) in slow_skip or not available(mod):
+                continue
+            s, v = time_it(f, x, y, a.repeats)
+            rows.append({"d": d, "n": n, "who": name, "s": s, "value": v})
+            print(f"| {d}x{d} | {n:.0e} | {name} | {s:.3f} | {v:.4f} | {s / t_ours:.1f}x |",
+                  flush=True)
+        print(f"| {d}x{d} | {n:.0e} | (true MI) | | {truth(d):.4f} | |", flush=True)
+    result = {"meta": meta, "rows": rows}
+    if a.profile:
+        result["profile"] = {}
+        for d, n in ([(1, 2000), (3, 2000)] if a.quick else [(1, 10**6), (3, 10**5)]):
+            profile(min(n, 5000), d)  # warm
+            stages = profile(n, d)
+            result["profile"][f"{d}x{d} N={n}"] = stages
+            print(f"\nprofile {d}x{d} N={n}: total {sum(stages.values()):.3f} s")
+            for k, v in stages.items():
+                print(f"  {k:40s} {v:7.3f} s")
+    if a.memory:
+        result["memory"] = {}
+        sizes = [10**4, 10**5] if a.quick else [10**5, 10**6]
+        for d in (1, 3):
+            for n in sizes:
+                extra, data = memory(n, d)
+                result["memory"][f"{d}x{d} N={n}"] = {"peak_extra_MiB": extra, "data_MiB": data}
+                print(f"memory {d}x{d} N={n:.0e}: peak RSS growth {extra:.1f} MiB "
+                      f"(input data {data:.1f} MiB)")
+    if a.out:
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        with open(a.out, "w") as fh:
+            json.dump(result, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
