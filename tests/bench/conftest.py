@@ -17,7 +17,13 @@ def bench_env():
     return env
 
 
-def bench_cmd(out, *args):
+@pytest.fixture
+def bench_cmd():
+    """Command line of `infometer bench` (as a module, so no install is needed)."""
+    return _bench_cmd
+
+
+def _bench_cmd(out, *args):
     return [
         sys.executable,
         "-m",

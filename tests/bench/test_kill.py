@@ -7,7 +7,6 @@ import subprocess
 import time
 
 import pytest
-from conftest import bench_cmd
 
 from infometer import truth
 from infometer.bench import Store, plan
@@ -36,7 +35,7 @@ def _count(db):
         return 0
 
 
-def _start(out, env, workers):
+def _start(out, env, workers, bench_cmd):
     args = bench_cmd(
         out,
         "--suite",
@@ -67,12 +66,12 @@ def _wait_for(db, at_least, proc, timeout=120):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("workers,kills", [(1, ((5, 0.0), (40, 0.137))), (2, ((20, 0.05),))])
-def test_kill_minus_9_loses_nothing(tmp_path, bench_env, workers, kills):
+def test_kill_minus_9_loses_nothing(tmp_path, bench_env, bench_cmd, workers, kills):
     db = tmp_path / "results.sqlite"
     snapshots = []
     # kill the whole process group (workers too) with SIGKILL at varied moments
     for at_least, extra_delay in kills:
-        proc = _start(tmp_path, bench_env, workers)
+        proc = _start(tmp_path, bench_env, workers, bench_cmd)
         _wait_for(db, at_least, proc)
         time.sleep(extra_delay)
         os.killpg(proc.pid, signal.SIGKILL)
@@ -87,7 +86,7 @@ def test_kill_minus_9_loses_nothing(tmp_path, bench_env, workers, kills):
         for older in snapshots[:-1]:
             assert all(snapshots[-1][k] == v for k, v in older.items())
     # resume to completion
-    proc = _start(tmp_path, bench_env, workers)
+    proc = _start(tmp_path, bench_env, workers, bench_cmd)
     assert proc.wait(timeout=300) == 0, proc.stderr.read().decode()
     with Store(tmp_path) as st:
         rows = st.rows()
@@ -98,9 +97,9 @@ def test_kill_minus_9_loses_nothing(tmp_path, bench_env, workers, kills):
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_cleanly(tmp_path, bench_env):
+def test_ctrl_c_stops_cleanly(tmp_path, bench_env, bench_cmd):
     db = tmp_path / "results.sqlite"
-    proc = _start(tmp_path, bench_env, 2)
+    proc = _start(tmp_path, bench_env, 2, bench_cmd)
     _wait_for(db, 10, proc)
     os.kill(proc.pid, signal.SIGINT)  # what Ctrl-C sends to the foreground process
     rc = proc.wait(timeout=60)
