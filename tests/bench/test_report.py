@@ -122,3 +122,25 @@ def test_report_renders_in_headless_chromium(bench_dir, tmp_path):
     # the red highlight of failing cells is on screen
     red = (img[..., 0] > 0.9) & (img[..., 1] < 0.85) & (img[..., 2] < 0.85)
     assert red.sum() > 50
+
+
+def test_report_of_failed_runs_only(tmp_path):
+    with Store(tmp_path) as st:
+        st.add(
+            {
+                "task": "zipf-100",
+                "method": "nsb",
+                "n": 300,
+                "seed": 0,
+                "quantity": "entropy",
+                "family": "table",
+                "truth": 3.68,
+                "status": "error",
+                "message": "boom",
+            }
+        )
+    text = write_report(tmp_path, tmp_path / "r.html").read_text()
+    # the errored cell counts as failing and is highlighted
+    assert "Run errors" in text and "boom" in text and 'class="fail"' in text
+    with pytest.raises(ValueError, match="no finished runs"):
+        write_report(tmp_path / "empty", tmp_path / "e.html")

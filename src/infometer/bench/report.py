@@ -42,6 +42,8 @@ def load(directory: str | Path) -> tuple[pd.DataFrame, dict]:
     df = pd.DataFrame(rows)
     if df.empty:
         raise ValueError(f"{directory} has no finished runs yet")
+    for c in ("truth", "truth_se", "estimate", "error", "stderr", "wall_s", "peak_mem_mb"):
+        df[c] = pd.to_numeric(df[c], errors="coerce")
     df["abs_error"] = df["error"].abs()
     return df, meta
 
