@@ -75,8 +75,8 @@ def applicable(task: truth.Task, method: str) -> str | None:
         if method.lower() == "auto":
             name, _ = registry.choose_auto(registry.AutoContext(task.quantity, variables))
         spec = registry.get(task.quantity, name)
-    except (ValueError, TypeError) as exc:
-        return str(exc).split("\n")[0]
+    except Exception as exc:  # any failure to choose/accept means "not applicable"
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     bad = [k for k, v in variables.items() if v.kind not in spec.kinds]
     if bad:
         kinds = "/".join(sorted(spec.kinds))
