@@ -1,0 +1,335 @@
+"""Self-contained HTML report of a benchmark directory (figures embedded as PNG data URIs).
+
+Sections: summary per estimator (bias, spread, median |error|, fraction within the tolerance,
+time, memory, failures); a heat map of mean error per task × estimator; estimate-vs-truth
+plots per task family (as in the Beyond Normal figures); time per estimator; the full error
+table with failing cells highlighted; and the list of failing (task, estimator) pairs.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .store import Store
+
+__all__ = ["load", "aggregate", "write_report"]
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;
+max-width:1200px;color:#222;background:#fff;padding:0 1em}
+h1{font-size:1.6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
+th{background:#f0f3f7}td.l,th.l{text-align:left}
+td.fail{background:#f8d0d0;font-weight:600}td.ok{background:#dff3df}
+.note{color:#555;font-size:.9em}img{max-width:100%;border:1px solid #eee;margin:.4em 0}
+.grid{display:flex;flex-wrap:wrap;gap:1em}.grid figure{margin:0;flex:1 1 520px}
+figcaption{font-size:.85em;color:#444}
+"""
+
+
+def load(directory: str | Path) -> tuple[pd.DataFrame, dict]:
+    """All runs of a benchmark directory as a DataFrame, and the sweep settings."""
+    with Store(directory) as st:
+        rows, meta = st.rows(), st.meta()
+    df = pd.DataFrame(rows)
+    if df.empty:
+        raise ValueError(f"{directory} has no finished runs yet")
+    for c in ("truth", "truth_se", "estimate", "error", "stderr", "wall_s", "peak_mem_mb"):
+        df[c] = pd.to_numeric(df[c], errors="coerce")
+    df["abs_error"] = df["error"].abs()
+    return df, meta
+
+
+def aggregate(df: pd.DataFrame, tolerance: float = 0.1) -> pd.DataFrame:
+    """Per (task, method, n): truth, mean/sd of estimates, bias, failures, time, pass/fail.
+
+    A cell *fails* when its mean error exceeds ``tolerance`` (plus twice the Monte Carlo
+    standard error of the truth) in absolute value, or when any run errored.
+    """
+    ok = df[df["status"] == "ok"]
+    g = ok.groupby(["task", "method", "n"], sort=False)
+    agg = g.agg(
+        family=("family", "first"),
+        quantity=("quantity", "first"),
+        truth=("truth", "first"),
+        truth_se=("truth_se", "first"),
+        mean=("estimate", "mean"),
+        sd=("estimate", "std"),
+        bias=("error", "mean"),
+        mae=("abs_error", "mean"),
+        runs=("estimate", "size"),
+        time_s=("wall_s", "median"),
+        mem_mb=("peak_mem_mb", "max"),
+        flagged=("flags", lambda s: int(sum(bool(f) for f in s))),
+    ).reset_index()
+    bad = (
+        df[df["status"] != "ok"]
+        .groupby(["task", "method", "n"])
+        .size()
+        .rename("failed")
+        .reset_index()
+    )
+    agg = agg.merge(bad, on=["task", "method", "n"], how="outer")
+    agg["failed"] = agg["failed"].fillna(0).astype(int)
+    agg["runs"] = agg["runs"].fillna(0).astype(int)
+    first = df.groupby("task")[["family", "quantity", "truth", "truth_se"]].first()
+    for c in ("family", "quantity", "truth", "truth_se"):
+        agg[c] = agg[c].fillna(agg["task"].map(first[c]))
+    lim = tolerance + 2 * agg["truth_se"].fillna(0.0)
+    agg["pass"] = (agg["bias"].abs() <= lim) & (agg["failed"] == 0)
+    return agg
+
+
+def _png(fig) -> str:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _family_plots(agg: pd.DataFrame) -> list[tuple[str, str]]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = []
+    n_max = agg["n"].max()
+    sub = agg[agg["n"] == n_max]
+    methods = sorted(sub["method"].unique())
+    colors = {m: plt.cm.tab10(i % 10) for i, m in enumerate(methods)}
+    for fam, fd in sub.groupby("family", sort=True):
+        tasks = list(dict.fromkeys(fd["task"]))
+        fig, ax = plt.subplots(figsize=(max(5.0, 0.55 * len(tasks) + 3), 3.6))
+        xs = np.arange(len(tasks))
+        truths = fd.drop_duplicates("task").set_index("task").loc[tasks, "truth"]
+        ax.scatter(xs, truths, marker="_", s=500, color="black", label="truth", zorder=3)
+        w = 0.6 / max(1, len(methods))
+        for i, m in enumerate(methods):
+            md = fd[fd["method"] == m].set_index("task")
+            idx = [j for j, t in enumerate(tasks) if t in md.index and pd.notna(md.loc[t, "mean"])]
+            if not idx:
+                continue
+            vals = md.loc[[tasks[j] for j in idx]]
+            ax.errorbar(
+                xs[idx] - 0.3 + (i + 0.5) * w,
+                vals["mean"],
+                yerr=vals["sd"].fillna(0),
+                fmt="o",
+                ms=4,
+                color=colors[m],
+                label=m,
+                capsize=2,
+            )
+        ax.set_xticks(xs)
+        ax.set_xticklabels(
+            [t if len(t) < 38 else t[:35] + "…" for t in tasks], rotation=35, ha="right", fontsize=7
+        )
+        ax.set_ylabel("nats")
+        ax.set_title(f"{fam} (n = {n_max}; mean ± sd over seeds)", fontsize=10)
+        ax.legend(fontsize=7, loc="best")
+        ax.grid(alpha=0.3)
+        out.append((str(fam), _png(fig)))
+    return out
+
+
+def _heatmap(agg: pd.DataFrame, tolerance: float) -> str | None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n_max = agg["n"].max()
+    piv = agg[agg["n"] == n_max].pivot_table(
+        index="task", columns="method", values="bias", sort=False
+    )
+    if piv.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(2.2 + 1.1 * piv.shape[1], 1.2 + 0.24 * piv.shape[0]))
+    lim = max(0.5, float(np.nanmax(np.abs(piv.values))) if np.isfinite(piv.values).any() else 1)
+    im = ax.imshow(piv.values, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
+    ax.set_xticks(range(piv.shape[1]))
+    ax.set_xticklabels(piv.columns, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(piv.shape[0]))
+    ax.set_yticklabels(piv.index, fontsize=7)
+    for (i, j), v in np.ndenumerate(piv.values):
+        if np.isfinite(v):
+            ax.text(
+                j,
+                i,
+                f"{v:+.2f}",
+                ha="center",
+                va="center",
+                fontsize=6,
+                color="black" if abs(v) <= 0.6 * lim else "white",
+                weight="bold",
+            )
+    fig.colorbar(im, ax=ax, label="mean error (nats)", shrink=0.6)
+    ax.set_title(f"mean error (estimate − truth), n = {n_max}", fontsize=10)
+    return _png(fig)
+
+
+def _timing(df: pd.DataFrame) -> str | None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = df[(df["status"] == "ok") & df["wall_s"].notna()]
+    if ok.empty:
+        return None
+    t = ok.groupby(["method", "n"])["wall_s"].median().unstack("n")
+    fig, ax = plt.subplots(figsize=(6, 0.8 + 0.4 * len(t)))
+    h = 0.8 / t.shape[1]
+    for i, n in enumerate(t.columns):
+        ax.barh(np.arange(len(t)) + i * h, t[n].values, height=h, label=f"n = {n}")
+    ax.set_yticks(np.arange(len(t)) + 0.4 - h / 2)
+    ax.set_yticklabels(t.index)
+    ax.set_xscale("log")
+    ax.set_xlabel("median wall time per estimate (s)")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def _table(frame: pd.DataFrame, fmt: dict[str, str], cls=None, left=("task", "method")) -> str:
+    head = "".join(
+        f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in frame.columns
+    )
+    body = []
+    for i, (_, r) in enumerate(frame.iterrows()):
+        cells = []
+        for c in frame.columns:
+            v = r[c]
+            if isinstance(v, float) and not np.isfinite(v):
+                s = "–"
+            elif c in fmt and v is not None and not (isinstance(v, float) and np.isnan(v)):
+                s = fmt[c].format(v)
+            else:
+                s = str(v)
+            k = "l" if c in left else ""
+            if cls is not None:
+                k += " " + (cls(i, c) or "")
+            cells.append(f'<td class="{k.strip()}">{html.escape(s)}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def write_report(directory: str | Path, output: str | Path, tolerance: float = 0.1) -> Path:
+    """Write the HTML report of ``directory`` to ``output``; return its path."""
+    df, meta = load(directory)
+    agg = aggregate(df, tolerance)
+    from .. import __version__
+
+    ok = df[df["status"] == "ok"]
+    summ = []
+    for m, d in df.groupby("method"):
+        o = ok[ok["method"] == m]
+        cells = agg[agg["method"] == m]
+        summ.append(
+            {
+                "method": m,
+                "runs": len(d),
+                "errors": int((d["status"] != "ok").sum()),
+                "bias": o["error"].mean(),
+                "spread (sd)": o.groupby(["task", "n"])["estimate"].std().mean(),
+                "median |err|": o["abs_error"].median(),
+                f"within {tolerance:g}": float((o["abs_error"] <= tolerance).mean())
+                if len(o)
+                else np.nan,
+                "tasks passed": f"{int(cells['pass'].sum())}/{len(cells)}",
+                "median time (s)": o["wall_s"].median(),
+                "peak MB": o["peak_mem_mb"].max(),
+                "flagged": int(sum(bool(f) for f in o["flags"])),
+            }
+        )
+    summ_df = pd.DataFrame(summ)
+    f3 = "{:+.3f}"
+    summary_html = _table(
+        summ_df,
+        {
+            "bias": f3,
+            "spread (sd)": "{:.3f}",
+            "median |err|": "{:.3f}",
+            f"within {tolerance:g}": "{:.0%}",
+            "median time (s)": "{:.4f}",
+            "peak MB": "{:.1f}",
+        },
+    )
+
+    tab = agg[
+        ["task", "method", "n", "truth", "mean", "sd", "bias", "runs", "failed", "time_s", "pass"]
+    ].copy()
+    tab = tab.sort_values(["task", "method", "n"], kind="stable").reset_index(drop=True)
+    passes = tab["pass"].tolist()
+    tab = tab.drop(columns="pass")
+
+    def cls(i: int, c: str) -> str | None:
+        if c in ("bias", "mean"):
+            return "ok" if passes[i] else "fail"
+        return None
+
+    err_html = _table(
+        tab,
+        {"truth": "{:.4f}", "mean": "{:.4f}", "sd": "{:.4f}", "bias": f3, "time_s": "{:.4f}"},
+        cls,
+    )
+    failing = agg[~agg["pass"]].sort_values("bias", key=lambda s: -s.abs())
+    fail_html = "<p>None: every (task, estimator, n) is within tolerance.</p>"
+    if len(failing):
+        fail_html = _table(
+            failing[["task", "method", "n", "truth", "mean", "bias", "failed"]].reset_index(
+                drop=True
+            ),
+            {"truth": "{:.4f}", "mean": "{:.4f}", "bias": f3},
+            lambda i, c: "fail" if c == "bias" else None,
+        )
+    errors = df[df["status"] != "ok"][["task", "method", "n", "seed", "message"]]
+    errors_html = (
+        _table(errors.head(50).reset_index(drop=True), {}, left=("task", "method", "message"))
+        if len(errors)
+        else ""
+    )
+
+    figs = "".join(
+        f'<figure><img alt="{html.escape(f)}" src="{src}"><figcaption>'
+        f"{html.escape(f)}</figcaption></figure>"
+        for f, src in _family_plots(agg)
+    )
+    heat = _heatmap(agg, tolerance)
+    timing = _timing(df)
+    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    settings = html.escape(", ".join(f"{k}={v}" for k, v in meta.items() if k != "argv"))
+    doc = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>infometer benchmark report</title>
+<style>{_CSS}</style></head><body>
+<h1>infometer benchmark report</h1>
+<p class="note">{len(df)} runs ({int((df["status"] != "ok").sum())} errors) on
+{df["task"].nunique()} tasks × {df["method"].nunique()} estimators; infometer {__version__};
+written {now}. Sweep: {settings}.
+A cell fails when |mean error| &gt; {tolerance:g} nats (+2 Monte Carlo s.e. of the truth)
+or any run errored. Wall time covers the estimate only (not sampling); peak memory is the
+Python-tracked peak (tracemalloc) during the estimate.</p>
+<h2>Summary per estimator</h2>{summary_html}
+<h2>Failing tasks ({len(failing)})</h2>{fail_html}
+<h2>Mean error per task and estimator</h2>
+{f'<img alt="error heat map" src="{heat}">' if heat else ""}
+<h2>Estimates vs truth, per task family</h2><div class="grid">{figs}</div>
+<h2>Time per estimator</h2>{f'<img alt="timing" src="{timing}">' if timing else ""}
+<h2>Error table</h2>{err_html}
+{"<h2>Run errors (first 50)</h2>" + errors_html if errors_html else ""}
+</body></html>
+"""
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(doc, encoding="utf-8")
+    return out
