@@ -16,8 +16,11 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/infometer demo
+	$(BIN)/infometer bench --suite quick --out demo-out/bench
+	$(BIN)/infometer report demo-out/bench -o demo-out/report.html
 
 test: $(STAMP)
+	bash .ci/ensure-chromium
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest -q -n 2 --durations=15
 
@@ -29,4 +32,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/discrete.py
 
 clean:
-	rm -rf $(VENV) demo-out .pytest_cache
+	rm -rf $(VENV) demo-out bench-out report.html .pytest_cache
