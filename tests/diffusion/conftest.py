@@ -54,3 +54,12 @@ def oracle():
         return m
 
     return make
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_torch_thread():
+    # the suite runs on 2 shared cores: two intra-op threads per test thrash (4x slower)
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)

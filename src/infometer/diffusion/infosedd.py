@@ -364,7 +364,9 @@ class InfoSEDD:
         dev = self.device
         xt = torch.as_tensor(train, device=dev)
         xv = torch.as_tensor(val[:4096], device=dev) if val.size else None
-        opt = torch.optim.AdamW(self.net.parameters(), lr=self.lr, weight_decay=self.weight_decay)
+        opt = torch.optim.AdamW(
+            self.net.parameters(), lr=self.lr, weight_decay=self.weight_decay, foreach=True
+        )
         sched = torch.optim.lr_scheduler.LambdaLR(
             opt, lambda s: min(1.0, (s + 1) / max(1, self.warmup))
         )
@@ -379,18 +381,18 @@ class InfoSEDD:
 
             bar = tqdm(total=self.steps, desc=f"InfoSEDD ({self.mode})", unit="step")
         self.net.train()
+        params = list(self.net.parameters())
+        ema_params = list(self.ema_net.parameters())
         for step in range(1, self.steps + 1):
             idx = torch.randint(0, xt.shape[0], (self.batch_size,), generator=gen, device=dev)
             loss = self._loss(xt[idx], gen, self.net)
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.grad_clip)
+            torch.nn.utils.clip_grad_norm_(params, self.grad_clip, foreach=True)
             opt.step()
             sched.step()
             with torch.no_grad():
-                dec = _ema_decay(self.ema, step)
-                for pe, p in zip(self.ema_net.parameters(), self.net.parameters(), strict=True):
-                    pe.lerp_(p, 1.0 - dec)
+                torch._foreach_lerp_(ema_params, params, 1.0 - _ema_decay(self.ema, step))
             log.steps = step
             if bar is not None:
                 bar.update(1)
