@@ -170,8 +170,9 @@ def kl_cmd(
 
     try:
         tp, tq = _load(p_file, alphabet), _load(q_file, alphabet)
-        if alphabet is None and tp.alphabets[0] is not None:
-            joint = "".join(sorted(set(tp.alphabets[0]) | set(tq.alphabets[0] or [])))
+        ap, aq = tp.alphabets[0], tq.alphabets[0]
+        if alphabet is None and ap is not None and aq is not None:
+            joint = "".join(sorted(set(ap.tolist()) | set(aq.tolist())))
             tp, tq = _load(p_file, joint), _load(q_file, joint)
         k = max(tp.vocab_size, tq.vocab_size)
         tp = Tokens(tp.data, np.full(tp.data.shape[1], k))
