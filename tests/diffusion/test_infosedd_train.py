@@ -73,15 +73,16 @@ def test_channel_mi_joint(channel_models):
     est = j.mutual_info(passes=3)
     assert est.method == "infosedd_j"
     # J converges slowest (brief: -5% at 4k steps, +15% on Ising halves); after 600
-    # tiny steps its joint conditionals are still too flat, so the bound is 20%
-    assert abs(est.value - mi) < 0.20 * mi, (est.value, mi)
+    # tiny steps its joint conditionals are still a bit flat (-4.4% measured at seed 0),
+    # so the bound is 10%
+    assert abs(est.value - mi) < 0.10 * mi, (est.value, mi)
     # marginal blocks are uniform: H(X) = 2 log 4 from the X-only training rows
     hx = j.entropy("0:2")
     assert abs(hx.value - 2 * np.log(4)) < 0.03 * 2 * np.log(4)
     # any disjoint subsets: one aligned pair carries half the MI, a crossed pair none
     pair = j.mutual_info([0], [2], passes=3)
     cross = j.mutual_info([0], [3], passes=3)
-    assert pair.value > 0.5 * (mi / 2) and cross.value < 0.1
+    assert pair.value > 0.75 * (mi / 2) and cross.value < 0.05
     with pytest.warns(UserWarning, match="differ from the blocks"):
         j.entropy([0, 2])
     with pytest.raises(ValueError, match="overlap"):
