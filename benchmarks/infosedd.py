@@ -1,0 +1,247 @@
+"""InfoSEDD accuracy benchmarks against exact ground truth (CPU).
+
+Tasks (each prints one JSON line per estimate and a markdown row):
+
+* ``ising``: entropy of a 4x4 Ising torus (exact by enumerating 2^16 states; exact
+  i.i.d. samples), InfoSEDD-H beside plug-in, Miller-Madow, Chao-Shen, Grassberger, NSB.
+* ``channel``: I(X;Y) of symmetric-channel pairs (alphabet 4, 1 nat per pair, so the
+  true MI equals the number of pairs), InfoSEDD-C and -J beside plug-in and Chao-Shen.
+* ``consistency``: independent blocks (~0), additivity ratio (~2), data processing
+  ratio (~1), and the rho-mixing curve for a deterministic label.
+* ``motif``: planted TATA-like motif in random background; MI peak position.
+* ``timing``: wall time of one default-settings model for D = 64.
+
+Example: ``PYTHONPATH=src python benchmarks/infosedd.py ising --T 2.5 4.0 --n 50000``
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import platform
+import time
+
+import numpy as np
+
+import infometer as im
+
+
+def log(task: str, **row) -> None:
+    print(json.dumps({"task": task, **row}), flush=True)
+
+
+# --------------------------------------------------------------------- ground truth
+def ising_states(side: int = 4) -> np.ndarray:
+    return np.array(list(itertools.product([0, 1], repeat=side * side)), dtype=np.int8)
+
+
+def ising_pmf(states: np.ndarray, temp: float, side: int = 4) -> np.ndarray:
+    s = (2 * states.astype(np.int64) - 1).reshape(-1, side, side)
+    energy = -(s * np.roll(s, 1, 1) + s * np.roll(s, 1, 2)).sum((1, 2))
+    a = -energy / temp
+    a -= a.max()
+    p = np.exp(a)
+    return p / p.sum()
+
+
+def channel(n: int, pairs: int, v: int, mi_per_pair: float, rng: np.random.Generator):
+    """Symmetric channel with I = mi_per_pair per position (error rate by bisection)."""
+
+    def info(e: float) -> float:
+        return np.log(v) + (1 - e) * np.log(1 - e) + (e * np.log(e / (v - 1)) if e > 0 else 0.0)
+
+    lo, hi = 0.0, (v - 1) / v
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if info(mid) > mi_per_pair else (lo, mid)
+    err = (lo + hi) / 2
+    x = rng.integers(0, v, (n, pairs))
+    flip = rng.random((n, pairs)) < err
+    y = np.where(flip, (x + rng.integers(1, v, x.shape)) % v, x)
+    return x, y, pairs * info(err)
+
+
+CLASSIC = ("plugin", "miller_madow", "chao_shen", "grassberger", "nsb")
+
+
+def classical_entropy(data: np.ndarray, alphabet: int) -> dict[str, float]:
+    out = {}
+    for m in CLASSIC:
+        kw = {"alphabet_size": alphabet} if m == "nsb" else {}
+        try:
+            out[m] = float(im.entropy(data, method=m, discrete=True, **kw).value)
+        except Exception as exc:  # noqa: BLE001 - report, do not hide
+            out[m] = f"failed: {exc}"
+    return out
+
+
+# --------------------------------------------------------------------- tasks
+def model_kwargs(a) -> dict:
+    return {"steps": a.steps, "batch_size": a.batch, "arch_kwargs": {"hidden": a.hidden},
+            "seed": a.seed, "progress": False, "joint_fraction": a.joint_fraction}
+
+
+def task_ising(a) -> None:
+    from infometer.diffusion import InfoSEDD
+
+    states = ising_states()
+    for temp in a.T:
+        p = ising_pmf(states, temp)
+        truth = float(-(p * np.log(p)).sum())
+        rng = np.random.default_rng(a.seed)
+        data = states[rng.choice(len(states), size=a.n + a.n_eval, p=p)].astype(np.int64)
+        train, ev = data[: a.n], data[a.n :]
+        t0 = time.perf_counter()
+        m = InfoSEDD("entropy", **model_kwargs(a)).fit(train, eval_data=ev)
+        t_fit = time.perf_counter() - t0
+        h = m.entropy(passes=a.passes)
+        hs = m.entropy(passes=a.passes, estimator="time_sampled")
+        cl = classical_entropy(train, 2**16)
+        log("ising4", T=temp, n_train=a.n, n_eval=a.n_eval, exact=truth, infosedd_h=h.value,
+            se=h.stderr, rel_err=h.value / truth - 1, time_sampled=hs.value, se_ts=hs.stderr,
+            fit_s=round(t_fit, 1), steps=m.log.steps, best_step=m.log.best_step, **cl)
+
+
+def task_ising8(a) -> None:
+    """8x8 torus: transfer-matrix truth and exact samples from infometer.truth.ising."""
+    from infometer.diffusion import InfoSEDD
+    from infometer.truth import ising  # on branch `truth` (merged for this run)
+
+    for temp in a.T:
+        truth = float(ising.exact(8, 8, 1.0 / temp).entropy)
+        data = ising.sample(8, 8, 1.0 / temp, a.n + a.n_eval, seed=a.seed).reshape(-1, 64)
+        data = data.astype(np.int64)
+        train, ev = data[: a.n], data[a.n :]
+        t0 = time.perf_counter()
+        m = InfoSEDD("entropy", **model_kwargs(a)).fit(train, eval_data=ev)
+        t_fit = time.perf_counter() - t0
+        h = m.entropy(passes=a.passes)
+        cl = classical_entropy(train, 2**64)
+        log("ising8", T=temp, n_train=a.n, n_eval=a.n_eval, exact=truth, infosedd_h=h.value,
+            se=h.stderr, rel_err=h.value / truth - 1, fit_s=round(t_fit, 1), steps=m.log.steps,
+            best_step=m.log.best_step, **cl)
+
+
+def task_channel(a) -> None:
+    from infometer.diffusion import InfoSEDD
+
+    for pairs in a.mi:
+        rng = np.random.default_rng(a.seed)
+        x, y, truth = channel(a.n + a.n_eval, pairs, 4, 1.0, rng)
+        data = np.hstack([x, y])
+        train, ev = data[: a.n], data[a.n :]
+        row = {"true_mi": truth, "n_train": a.n, "n_eval": a.n_eval}
+        for mode in a.variants:
+            t0 = time.perf_counter()
+            m = InfoSEDD(mode, x=f"0:{pairs}", y=f"{pairs}:{2 * pairs}", **model_kwargs(a))
+            m.fit(train, eval_data=ev)
+            est = m.mutual_info(passes=a.passes)
+            row[mode] = est.value
+            row[mode + "_se"] = est.stderr
+            row[mode + "_rel_err"] = est.value / truth - 1
+            row[mode + "_fit_s"] = round(time.perf_counter() - t0, 1)
+        for meth in ("plugin", "chao_shen"):
+            row[meth] = float(im.mutual_info(train[:, :pairs], train[:, pairs:], method=meth,
+                                             discrete=True).value)
+        log("channel", pairs=pairs, **row)
+
+
+def task_consistency(a) -> None:
+    from infometer.diffusion import InfoSEDD
+
+    rng = np.random.default_rng(a.seed)
+    n = a.n + a.n_eval
+    kw = model_kwargs(a)
+
+    def mi(data, x, y, mode="conditional"):
+        m = InfoSEDD(mode, x=x, y=y, **kw).fit(data[: a.n], eval_data=data[a.n :])
+        return m.mutual_info(passes=a.passes)
+
+    # independence
+    ind = rng.integers(0, 4, (n, 8))
+    e0 = mi(ind, "0:4", "4:8")
+    log("consistency", test="independent", mi=e0.value, se=e0.stderr)
+    # additivity: two independent copies of a 3-pair channel
+    x1, y1, t1 = channel(n, 3, 4, 1.0, rng)
+    x2, y2, _ = channel(n, 3, 4, 1.0, rng)
+    one = mi(np.hstack([x1, y1]), "0:3", "3:6")
+    two = mi(np.hstack([x1, x2, y1, y2]), "0:6", "6:12")
+    log("consistency", test="additivity", single=one.value, double=two.value,
+        ratio=two.value / one.value, truth_single=t1)
+    # data processing: I([X,X]; [Y, h(Y)]) / I(X;Y) with h a fixed map of Y
+    h = (y1 * 3 + 1) % 4
+    dp = mi(np.hstack([x1, x1, y1, h]), "0:6", "6:12")
+    log("consistency", test="data_processing", base=one.value, processed=dp.value,
+        ratio=dp.value / one.value)
+    # rho-mixing: label = f(sequence), K = 2, replaced by a uniform label w.p. 1 - rho
+    seqs = rng.integers(0, 4, (n, 6))
+    f = (seqs[:, 1] + seqs[:, 4]) % 2
+    for rho in a.rho:
+        p = 1 - rho
+        lab = np.where(rng.random(n) < p, rng.integers(0, 2, n), f)
+        acc = 1 - p + p / 2
+        truth = np.log(2) + acc * np.log(acc) + (p / 2 * np.log(p / 2) if p > 0 else 0.0)
+        e = mi(np.hstack([lab[:, None], seqs]), [0], "1:7")
+        log("consistency", test="rho_mixing", rho=rho, mi=e.value, se=e.stderr, exact=truth)
+
+
+def task_motif(a) -> None:
+    from infometer.diffusion import InfoSEDD
+
+    rng = np.random.default_rng(a.seed)
+    n, length, w, at = a.n + a.n_eval, a.length, 6, a.length // 2 + 3
+    seqs = rng.integers(0, 4, (n, length))
+    lab = rng.integers(0, 2, n)
+    carry = (lab == 1) & (rng.random(n) > 0.2)
+    seqs[carry, at : at + w] = [3, 0, 3, 0, 0, 0]  # TATAAA
+    data = np.hstack([lab[:, None], seqs])
+    t0 = time.perf_counter()
+    m = InfoSEDD("joint", x=[0], window=w, **model_kwargs(a))
+    m.fit(data[: a.n], eval_data=data[a.n :])
+    res = m.scan(passes=a.passes)
+    log("motif", length=length, planted_at=at, peak=res.peak, peak_mi=float(res.values.max()),
+        values=[round(float(v), 4) for v in res.values], fit_s=round(time.perf_counter() - t0, 1))
+
+
+def task_timing(a) -> None:
+    from infometer.diffusion import InfoSEDD
+
+    rng = np.random.default_rng(a.seed)
+    data = rng.integers(0, 4, (a.n, 64))
+    t0 = time.perf_counter()
+    m = InfoSEDD("entropy", seed=a.seed).fit(data)  # library defaults
+    log("timing", D=64, n=a.n, seconds=round(time.perf_counter() - t0, 1), steps=m.log.steps,
+        stopped_early=m.log.stopped_early)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    tasks = ["ising", "ising8", "channel", "consistency", "motif", "timing"]
+    ap.add_argument("task", choices=tasks)
+    ap.add_argument("--T", type=float, nargs="+", default=[2.0, 2.5, 3.0, 4.0])
+    ap.add_argument("--mi", type=int, nargs="+", default=[5, 10, 20])
+    ap.add_argument("--rho", type=float, nargs="+", default=[0.0, 0.25, 0.5, 0.75, 1.0])
+    ap.add_argument("--variants", nargs="+", default=["conditional", "joint"])
+    ap.add_argument("--n", type=int, default=50000)
+    ap.add_argument("--n-eval", type=int, default=10000)
+    ap.add_argument("--length", type=int, default=40)
+    ap.add_argument("--steps", type=int, default=4000)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--passes", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--joint-fraction", type=float, default=0.8)
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args()
+    import torch
+
+    torch.set_num_threads(a.threads)
+    log("env", python=platform.python_version(), torch=torch.__version__,
+        machine=platform.machine(), threads=a.threads, date=time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                          time.gmtime()))
+    globals()["task_" + a.task](a)
+
+
+if __name__ == "__main__":
+    main()
