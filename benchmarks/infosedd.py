@@ -78,8 +78,14 @@ def classical_entropy(data: np.ndarray, alphabet: int) -> dict[str, float]:
 
 # --------------------------------------------------------------------- tasks
 def model_kwargs(a) -> dict:
-    return {"steps": a.steps, "batch_size": a.batch, "arch_kwargs": {"hidden": a.hidden},
-            "seed": a.seed, "progress": False, "joint_fraction": a.joint_fraction}
+    return {
+        "steps": a.steps,
+        "batch_size": a.batch,
+        "arch_kwargs": {"hidden": a.hidden},
+        "seed": a.seed,
+        "progress": False,
+        "joint_fraction": a.joint_fraction,
+    }
 
 
 def task_ising(a) -> None:
@@ -98,9 +104,22 @@ def task_ising(a) -> None:
         h = m.entropy(passes=a.passes)
         hs = m.entropy(passes=a.passes, estimator="time_sampled")
         cl = classical_entropy(train, 2**16)
-        log("ising4", T=temp, n_train=a.n, n_eval=a.n_eval, exact=truth, infosedd_h=h.value,
-            se=h.stderr, rel_err=h.value / truth - 1, time_sampled=hs.value, se_ts=hs.stderr,
-            fit_s=round(t_fit, 1), steps=m.log.steps, best_step=m.log.best_step, **cl)
+        log(
+            "ising4",
+            T=temp,
+            n_train=a.n,
+            n_eval=a.n_eval,
+            exact=truth,
+            infosedd_h=h.value,
+            se=h.stderr,
+            rel_err=h.value / truth - 1,
+            time_sampled=hs.value,
+            se_ts=hs.stderr,
+            fit_s=round(t_fit, 1),
+            steps=m.log.steps,
+            best_step=m.log.best_step,
+            **cl,
+        )
 
 
 def task_ising8(a) -> None:
@@ -118,9 +137,20 @@ def task_ising8(a) -> None:
         t_fit = time.perf_counter() - t0
         h = m.entropy(passes=a.passes)
         cl = classical_entropy(train, 2**64)
-        log("ising8", T=temp, n_train=a.n, n_eval=a.n_eval, exact=truth, infosedd_h=h.value,
-            se=h.stderr, rel_err=h.value / truth - 1, fit_s=round(t_fit, 1), steps=m.log.steps,
-            best_step=m.log.best_step, **cl)
+        log(
+            "ising8",
+            T=temp,
+            n_train=a.n,
+            n_eval=a.n_eval,
+            exact=truth,
+            infosedd_h=h.value,
+            se=h.stderr,
+            rel_err=h.value / truth - 1,
+            fit_s=round(t_fit, 1),
+            steps=m.log.steps,
+            best_step=m.log.best_step,
+            **cl,
+        )
 
 
 def task_channel(a) -> None:
@@ -142,8 +172,9 @@ def task_channel(a) -> None:
             row[mode + "_rel_err"] = est.value / truth - 1
             row[mode + "_fit_s"] = round(time.perf_counter() - t0, 1)
         for meth in ("plugin", "chao_shen"):
-            row[meth] = float(im.mutual_info(train[:, :pairs], train[:, pairs:], method=meth,
-                                             discrete=True).value)
+            row[meth] = float(
+                im.mutual_info(train[:, :pairs], train[:, pairs:], method=meth, discrete=True).value
+            )
         log("channel", pairs=pairs, **row)
 
 
@@ -167,13 +198,24 @@ def task_consistency(a) -> None:
     x2, y2, _ = channel(n, 3, 4, 1.0, rng)
     one = mi(np.hstack([x1, y1]), "0:3", "3:6")
     two = mi(np.hstack([x1, x2, y1, y2]), "0:6", "6:12")
-    log("consistency", test="additivity", single=one.value, double=two.value,
-        ratio=two.value / one.value, truth_single=t1)
+    log(
+        "consistency",
+        test="additivity",
+        single=one.value,
+        double=two.value,
+        ratio=two.value / one.value,
+        truth_single=t1,
+    )
     # data processing: I([X,X]; [Y, h(Y)]) / I(X;Y) with h a fixed map of Y
     h = (y1 * 3 + 1) % 4
     dp = mi(np.hstack([x1, x1, y1, h]), "0:6", "6:12")
-    log("consistency", test="data_processing", base=one.value, processed=dp.value,
-        ratio=dp.value / one.value)
+    log(
+        "consistency",
+        test="data_processing",
+        base=one.value,
+        processed=dp.value,
+        ratio=dp.value / one.value,
+    )
     # rho-mixing: label = f(sequence), K = 2, replaced by a uniform label w.p. 1 - rho
     seqs = rng.integers(0, 4, (n, 6))
     f = (seqs[:, 1] + seqs[:, 4]) % 2
@@ -200,8 +242,15 @@ def task_motif(a) -> None:
     m = InfoSEDD("joint", x=[0], window=w, **model_kwargs(a))
     m.fit(data[: a.n], eval_data=data[a.n :])
     res = m.scan(passes=a.passes)
-    log("motif", length=length, planted_at=at, peak=res.peak, peak_mi=float(res.values.max()),
-        values=[round(float(v), 4) for v in res.values], fit_s=round(time.perf_counter() - t0, 1))
+    log(
+        "motif",
+        length=length,
+        planted_at=at,
+        peak=res.peak,
+        peak_mi=float(res.values.max()),
+        values=[round(float(v), 4) for v in res.values],
+        fit_s=round(time.perf_counter() - t0, 1),
+    )
 
 
 def task_timing(a) -> None:
@@ -211,8 +260,14 @@ def task_timing(a) -> None:
     data = rng.integers(0, 4, (a.n, 64))
     t0 = time.perf_counter()
     m = InfoSEDD("entropy", seed=a.seed).fit(data)  # library defaults
-    log("timing", D=64, n=a.n, seconds=round(time.perf_counter() - t0, 1), steps=m.log.steps,
-        stopped_early=m.log.stopped_early)
+    log(
+        "timing",
+        D=64,
+        n=a.n,
+        seconds=round(time.perf_counter() - t0, 1),
+        steps=m.log.steps,
+        stopped_early=m.log.stopped_early,
+    )
 
 
 def main() -> None:
@@ -237,9 +292,14 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(a.threads)
-    log("env", python=platform.python_version(), torch=torch.__version__,
-        machine=platform.machine(), threads=a.threads, date=time.strftime("%Y-%m-%d %H:%M UTC",
-                                                                          time.gmtime()))
+    log(
+        "env",
+        python=platform.python_version(),
+        torch=torch.__version__,
+        machine=platform.machine(),
+        threads=a.threads,
+        date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    )
     globals()["task_" + a.task](a)
 
 

@@ -68,8 +68,7 @@ def test_joint_mi_any_subsets(oracle):
 @pytest.mark.parametrize("estimator", ["time_free", "time_sampled"])
 def test_conditional_mi_identity(oracle, estimator):
     pmf = _pmf(9, conc=0.3)
-    m = oracle(pmf, V, D, mode="conditional", x=[0], y=[1, 2, 3],
-               holdout_rows=_rows(pmf, 3000, 10))
+    m = oracle(pmf, V, D, mode="conditional", x=[0], y=[1, 2, 3], holdout_rows=_rows(pmf, 3000, 10))
     est = m.mutual_info(estimator=estimator, passes=4)
     truth = exact.mutual_info(pmf.reshape(V, V**3)).value
     assert abs(est.value - truth) < 4 * est.stderr

@@ -15,8 +15,14 @@ import infometer as im
 
 torch = pytest.importorskip("torch")
 
-TINY = {"steps": 400, "batch_size": 128, "arch_kwargs": {"hidden": 64, "blocks": 2},
-        "eval_every": 100, "warmup": 50, "lr": 3e-3}
+TINY = {
+    "steps": 400,
+    "batch_size": 128,
+    "arch_kwargs": {"hidden": 64, "blocks": 2},
+    "eval_every": 100,
+    "warmup": 50,
+    "lr": 3e-3,
+}
 
 
 def channel(n, pairs, v, err, seed):
@@ -171,9 +177,16 @@ def test_transformer_denoiser_trains():
 
     rng = np.random.default_rng(8)
     data = rng.integers(0, 2, (2000, 6))
-    m = InfoSEDD("entropy", arch="transformer", steps=60, batch_size=64, seed=0,
-                 arch_kwargs={"d_model": 16, "n_layers": 1, "n_heads": 2}, eval_every=30,
-                 device="cpu").fit(data)
+    m = InfoSEDD(
+        "entropy",
+        arch="transformer",
+        steps=60,
+        batch_size=64,
+        seed=0,
+        arch_kwargs={"d_model": 16, "n_layers": 1, "n_heads": 2},
+        eval_every=30,
+        device="cpu",
+    ).fit(data)
     est = m.entropy(passes=1)
     # uniform bits: H = 6 log 2; 60 steps only, so a loose 5% bound
     assert abs(est.value - 6 * np.log(2)) < 0.05 * 6 * np.log(2)

@@ -120,8 +120,23 @@ def test_cli_entropy_mi_and_scan(tmp_path):
     est = json.loads(r.output)
     assert est["method"] == "infosedd_h" and 0 < est["value"] <= 8 * np.log(4) * 1.05
     model = tmp_path / "m.safetensors"
-    r = runner.invoke(app, ["seq", "mi", str(fa), "--x", "0:4", "--y", "4:8", "--variant", "c",
-                            "--save", str(model), *TINY])
+    r = runner.invoke(
+        app,
+        [
+            "seq",
+            "mi",
+            str(fa),
+            "--x",
+            "0:4",
+            "--y",
+            "4:8",
+            "--variant",
+            "c",
+            "--save",
+            str(model),
+            *TINY,
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "infosedd_c" in r.output and model.exists()
     r = runner.invoke(app, ["seq", "mi", str(fa), "--x", "0:4", "--y", "3:8", *TINY])
@@ -129,8 +144,23 @@ def test_cli_entropy_mi_and_scan(tmp_path):
     labels = tmp_path / "lab.txt"
     labels.write_text("\n".join(seqs[:, 2]) + "\n")  # label = base at position 2
     png, csv = tmp_path / "scan.png", tmp_path / "scan.csv"
-    r = runner.invoke(app, ["seq", "scan", str(fa), "--labels", str(labels), "--window", "2",
-                            "--plot", str(png), "--csv", str(csv), *TINY])
+    r = runner.invoke(
+        app,
+        [
+            "seq",
+            "scan",
+            str(fa),
+            "--labels",
+            str(labels),
+            "--window",
+            "2",
+            "--plot",
+            str(png),
+            "--csv",
+            str(csv),
+            *TINY,
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert png.stat().st_size > 0 and len(csv.read_text().splitlines()) == 1 + 7
     r = runner.invoke(app, ["seq", "kl", str(fa), str(fa), *TINY])

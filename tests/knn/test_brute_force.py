@@ -135,3 +135,68 @@ def test_wkv(data):
     p, q = x, np.column_stack([y, z])[:250] + 0.3
     got = im.kl_divergence(p, q, method="wkv", k=2, standardize=False).value
     assert abs(got - ref_wkv(p, q, 2)) < 1e-10
+
+
+# --------------------------------------------------------------------- Theiler window
+def _window_mask(n: int, w: int) -> np.ndarray:
+    i = np.arange(n)
+    return np.abs(i[:, None] - i[None, :]) <= w  # includes the diagonal
+
+
+def ref_fp_theiler(x, y, z, k, w):
+    """Frenzel-Pompe with rows |i-j| <= w excluded from neighbours and counts (O(N^2))."""
+    dx, dy, dz = cheb(x), cheb(y), cheb(z)
+    ban = _window_mask(len(x), w)
+    for d in (dx, dy, dz):
+        d[ban] = np.inf
+    dj = np.maximum(np.maximum(dx, dy), dz)
+    eps = np.sort(dj, axis=1)[:, k - 1]
+
+    def n(d):
+        return (d < eps[:, None]).sum(1)
+
+    nxz, nyz, nz = n(np.maximum(dx, dz)), n(np.maximum(dy, dz)), n(dz)
+    return digamma(k) - np.mean(digamma(nxz + 1) + digamma(nyz + 1) - digamma(nz + 1))
+
+
+def ref_ksg1_theiler(x, y, k, w):
+    dx, dy = cheb(x), cheb(y)
+    ban = _window_mask(len(x), w)
+    dx[ban] = dy[ban] = np.inf
+    eps = np.sort(np.maximum(dx, dy), axis=1)[:, k - 1]
+    nx, ny = (dx < eps[:, None]).sum(1), (dy < eps[:, None]).sum(1)
+    n_seen = (~ban).sum(1)  # rows each point may see
+    return digamma(k) + np.mean(digamma(n_seen + 1)) - np.mean(digamma(nx + 1) + digamma(ny + 1))
+
+
+def _ar_series(n, seed):
+    # strongly autocorrelated rows: neighbours in time are also neighbours in space
+    rng = np.random.default_rng(seed)
+    e = rng.normal(size=(n, 3))
+    s = np.zeros((n, 3))
+    for t in range(1, n):
+        s[t] = 0.9 * s[t - 1] + e[t]
+    s[:, 1] += 0.5 * s[:, 0]
+    return s
+
+
+@pytest.mark.parametrize("w", [1, 5])
+def test_theiler_window_matches_brute_force(w):
+    s = _ar_series(N, w)
+    x, y, z = s[:, :1], s[:, 1:2], s[:, 2:]
+    got = im.cond_mutual_info(
+        x, y, z, method="frenzel_pompe", k=3, theiler=w, standardize=False
+    ).value
+    assert abs(got - ref_fp_theiler(x, y, z, 3, w)) < 1e-10
+    got = im.mutual_info(x, y, method="ksg1", k=3, theiler=w, standardize=False).value
+    assert abs(got - ref_ksg1_theiler(x, y, 3, w)) < 1e-10
+    # the window changes the answer on autocorrelated rows (a test that could not fail otherwise)
+    assert abs(got - im.mutual_info(x, y, method="ksg1", k=3, standardize=False).value) > 1e-3
+
+
+def test_theiler_window_validation():
+    s = _ar_series(50, 0)
+    with pytest.raises(ValueError, match="theiler=30 leaves fewer than k=3"):
+        im.mutual_info(s[:, 0], s[:, 1], method="ksg1", theiler=30)
+    with pytest.raises(ValueError, match="theiler must be >= 0"):
+        im.mutual_info(s[:, 0], s[:, 1], method="ksg1", theiler=-1)

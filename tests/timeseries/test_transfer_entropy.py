@@ -195,6 +195,15 @@ def test_knn_te_on_var(var2):
     assert e.value == pytest.approx(
         im.cond_mutual_info(xs, yf, zp, method="ksg1", k=5).value, abs=1e-12
     )
+    # Theiler window: passed to the kNN CMI, the same number as the CMI of the embedded rows,
+    # and still near the truth (excluding 10 of 2000 rows per neighbourhood changes little)
+    et = im.transfer_entropy(x, y, method="ksg1", theiler=10)
+    xs, yf, zp = embed_arrays(x, y)
+    assert et.value == pytest.approx(
+        im.cond_mutual_info(xs, yf, zp, method="ksg1", theiler=10).value, abs=1e-12
+    )
+    assert et.value != im.transfer_entropy(x, y, method="ksg1").value
+    assert et.value == pytest.approx(truth, abs=0.08)
 
 
 @settings(max_examples=15, deadline=None)

@@ -15,8 +15,10 @@ import typer
 
 __all__ = ["register", "app"]
 
-app = typer.Typer(help="Information in discrete sequences by masked discrete diffusion (InfoSEDD).",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Information in discrete sequences by masked discrete diffusion (InfoSEDD).",
+    no_args_is_help=True,
+)
 
 _Steps = Annotated[int, typer.Option(help="Maximum training steps (early stopping).")]
 _Hidden = Annotated[int, typer.Option(help="Width of the MLP denoiser.")]
@@ -44,13 +46,22 @@ def _load(path: Path, alphabet: str | None) -> Any:
     return tok
 
 
-def _model(mode: str, steps: int, hidden: int, arch: str, seed: int, device: str, quiet: bool,
-           **kw: Any) -> Any:
+def _model(
+    mode: str, steps: int, hidden: int, arch: str, seed: int, device: str, quiet: bool, **kw: Any
+) -> Any:
     from ..diffusion.infosedd import InfoSEDD
 
     arch_kwargs = {"hidden": hidden} if arch in ("auto", "mlp") else {}
-    return InfoSEDD(mode, steps=steps, arch=arch, arch_kwargs=arch_kwargs, seed=seed,
-                    device=device, progress=not quiet, **kw)
+    return InfoSEDD(
+        mode,
+        steps=steps,
+        arch=arch,
+        arch_kwargs=arch_kwargs,
+        seed=seed,
+        device=device,
+        progress=not quiet,
+        **kw,
+    )
 
 
 def _print(est: Any, unit: str, as_json: bool) -> None:
@@ -70,9 +81,18 @@ def _fail(exc: Exception) -> None:
 def entropy_cmd(
     file: Annotated[Path, typer.Argument(help="FASTA / text / .npy token file.")],
     positions: Annotated[str | None, typer.Option(help="Positions, e.g. 0:10.")] = None,
-    alphabet: _Alpha = None, steps: _Steps = 4000, hidden: _Hidden = 256, arch: _Arch = "auto",
-    estimator: _Est = "time_free", passes: _Passes = 5, seed: _Seed = 0, device: _Device = "cpu",
-    unit: _Unit = "nats", as_json: _Json = False, save: _Save = None, quiet: _Quiet = False,
+    alphabet: _Alpha = None,
+    steps: _Steps = 4000,
+    hidden: _Hidden = 256,
+    arch: _Arch = "auto",
+    estimator: _Est = "time_free",
+    passes: _Passes = 5,
+    seed: _Seed = 0,
+    device: _Device = "cpu",
+    unit: _Unit = "nats",
+    as_json: _Json = False,
+    save: _Save = None,
+    quiet: _Quiet = False,
 ) -> None:
     """InfoSEDD-H entropy of the sequences (on a held-out 20%)."""
     try:
@@ -92,9 +112,18 @@ def mi_cmd(
     x: Annotated[str, typer.Option("--x", help="Positions of X, e.g. 0:10.")],
     y: Annotated[str, typer.Option("--y", help="Positions of Y, e.g. 10:20.")],
     variant: Annotated[str, typer.Option(help="j (joint model) or c (conditional model).")] = "j",
-    alphabet: _Alpha = None, steps: _Steps = 4000, hidden: _Hidden = 256, arch: _Arch = "auto",
-    estimator: _Est = "time_free", passes: _Passes = 5, seed: _Seed = 0, device: _Device = "cpu",
-    unit: _Unit = "nats", as_json: _Json = False, save: _Save = None, quiet: _Quiet = False,
+    alphabet: _Alpha = None,
+    steps: _Steps = 4000,
+    hidden: _Hidden = 256,
+    arch: _Arch = "auto",
+    estimator: _Est = "time_free",
+    passes: _Passes = 5,
+    seed: _Seed = 0,
+    device: _Device = "cpu",
+    unit: _Unit = "nats",
+    as_json: _Json = False,
+    save: _Save = None,
+    quiet: _Quiet = False,
 ) -> None:
     """I(X;Y) between two position sets (InfoSEDD-J or -C, on a held-out 20%)."""
     if variant not in ("j", "c"):
@@ -119,9 +148,16 @@ def scan_cmd(
     starts: Annotated[str | None, typer.Option(help="Window starts to scan, e.g. 140:180.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Save a plot of MI along the sequence.")] = None,
     csv: Annotated[Path | None, typer.Option(help="Write start,mi,stderr rows.")] = None,
-    alphabet: _Alpha = None, steps: _Steps = 4000, hidden: _Hidden = 256, arch: _Arch = "auto",
-    estimator: _Est = "time_free", passes: _Passes = 3, seed: _Seed = 0, device: _Device = "cpu",
-    save: _Save = None, quiet: _Quiet = False,
+    alphabet: _Alpha = None,
+    steps: _Steps = 4000,
+    hidden: _Hidden = 256,
+    arch: _Arch = "auto",
+    estimator: _Est = "time_free",
+    passes: _Passes = 3,
+    seed: _Seed = 0,
+    device: _Device = "cpu",
+    save: _Save = None,
+    quiet: _Quiet = False,
 ) -> None:
     """MI between a label and every window of the sequence, from one joint model."""
     from ..diffusion.tokens import Tokens, join_tokens, parse_positions
@@ -160,9 +196,17 @@ def scan_cmd(
 def kl_cmd(
     p_file: Annotated[Path, typer.Argument(help="Samples of p (FASTA / text / .npy).")],
     q_file: Annotated[Path, typer.Argument(help="Samples of q, same length and alphabet.")],
-    alphabet: _Alpha = None, steps: _Steps = 4000, hidden: _Hidden = 256, arch: _Arch = "auto",
-    estimator: _Est = "time_free", passes: _Passes = 5, seed: _Seed = 0, device: _Device = "cpu",
-    unit: _Unit = "nats", as_json: _Json = False, quiet: _Quiet = False,
+    alphabet: _Alpha = None,
+    steps: _Steps = 4000,
+    hidden: _Hidden = 256,
+    arch: _Arch = "auto",
+    estimator: _Est = "time_free",
+    passes: _Passes = 5,
+    seed: _Seed = 0,
+    device: _Device = "cpu",
+    unit: _Unit = "nats",
+    as_json: _Json = False,
+    quiet: _Quiet = False,
 ) -> None:
     """KL(p || q) between two sets of sequences (two models; held-out samples of p)."""
     from ..diffusion.infosedd import kl_divergence

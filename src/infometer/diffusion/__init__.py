@@ -45,15 +45,29 @@ def _require_torch() -> None:
 
 
 def _model_kwargs(
-    steps: int, batch_size: int, lr: float, arch: str, hidden: int, holdout: float,
-    device: str, seed: int, progress: bool,
+    steps: int,
+    batch_size: int,
+    lr: float,
+    arch: str,
+    hidden: int,
+    holdout: float,
+    device: str,
+    seed: int,
+    progress: bool,
 ) -> dict[str, Any]:
     kw: dict[str, Any] = {}
     if arch in ("auto", "mlp"):
         kw = {"hidden": hidden}
     return {
-        "steps": steps, "batch_size": batch_size, "lr": lr, "arch": arch, "arch_kwargs": kw,
-        "holdout": holdout, "device": device, "seed": seed, "progress": progress,
+        "steps": steps,
+        "batch_size": batch_size,
+        "lr": lr,
+        "arch": arch,
+        "arch_kwargs": kw,
+        "holdout": holdout,
+        "device": device,
+        "seed": seed,
+        "progress": progress,
     }
 
 
@@ -90,14 +104,35 @@ def _common_tokens(p: Variable, q: Variable) -> tuple[np.ndarray, np.ndarray, in
 _SUMMARY = "masked discrete diffusion (InfoSEDD; Foresti, Franzese & Michiardi, ICLR 2026)"
 
 
-@register("infosedd", "entropy", kinds=("discrete",), family=_FAMILY, resampling="seeds",
-          summary="InfoSEDD-H: " + _SUMMARY)
-@register("infosedd_h", "entropy", kinds=("discrete",), family=_FAMILY, resampling="seeds",
-          summary="InfoSEDD-H: " + _SUMMARY)
+@register(
+    "infosedd",
+    "entropy",
+    kinds=("discrete",),
+    family=_FAMILY,
+    resampling="seeds",
+    summary="InfoSEDD-H: " + _SUMMARY,
+)
+@register(
+    "infosedd_h",
+    "entropy",
+    kinds=("discrete",),
+    family=_FAMILY,
+    resampling="seeds",
+    summary="InfoSEDD-H: " + _SUMMARY,
+)
 def infosedd_entropy(
-    x: Variable, *, steps: int = 4000, batch_size: int = 256, lr: float = 1e-3,
-    arch: str = "auto", hidden: int = 256, holdout: float = 0.2,
-    estimator: str = "time_free", passes: int = 5, device: str = "cpu", seed: int = 0,
+    x: Variable,
+    *,
+    steps: int = 4000,
+    batch_size: int = 256,
+    lr: float = 1e-3,
+    arch: str = "auto",
+    hidden: int = 256,
+    holdout: float = 0.2,
+    estimator: str = "time_free",
+    passes: int = 5,
+    device: str = "cpu",
+    seed: int = 0,
     progress: bool = False,
 ) -> Raw:
     """InfoSEDD-H: entropy of the joint symbol of x's columns (positions), on held-out rows."""
@@ -105,8 +140,10 @@ def infosedd_entropy(
     from .infosedd import InfoSEDD
 
     tok = _block_tokens(x)
-    model = InfoSEDD("entropy", **_model_kwargs(steps, batch_size, lr, arch, hidden, holdout,
-                                                 device, seed, progress))
+    model = InfoSEDD(
+        "entropy",
+        **_model_kwargs(steps, batch_size, lr, arch, hidden, holdout, device, seed, progress),
+    )
     model.fit(tok)
     return _raw(model.entropy(estimator=estimator, passes=passes), model)
 
@@ -122,42 +159,122 @@ def _mi(x: Variable, y: Variable, mode: str, **kw: Any) -> Raw:
     return _raw(model.mutual_info(estimator=estimator, passes=passes), model)
 
 
-@register("infosedd", "mutual_info", kinds=("discrete",), family=_FAMILY, resampling="seeds",
-          summary="InfoSEDD-J: " + _SUMMARY)
-@register("infosedd_j", "mutual_info", kinds=("discrete",), family=_FAMILY, resampling="seeds",
-          summary="InfoSEDD-J: " + _SUMMARY)
+@register(
+    "infosedd",
+    "mutual_info",
+    kinds=("discrete",),
+    family=_FAMILY,
+    resampling="seeds",
+    summary="InfoSEDD-J: " + _SUMMARY,
+)
+@register(
+    "infosedd_j",
+    "mutual_info",
+    kinds=("discrete",),
+    family=_FAMILY,
+    resampling="seeds",
+    summary="InfoSEDD-J: " + _SUMMARY,
+)
 def infosedd_j(
-    x: Variable, y: Variable, *, steps: int = 4000, batch_size: int = 256, lr: float = 1e-3,
-    arch: str = "auto", hidden: int = 256, holdout: float = 0.2,
-    estimator: str = "time_free", passes: int = 5, device: str = "cpu", seed: int = 0,
+    x: Variable,
+    y: Variable,
+    *,
+    steps: int = 4000,
+    batch_size: int = 256,
+    lr: float = 1e-3,
+    arch: str = "auto",
+    hidden: int = 256,
+    holdout: float = 0.2,
+    estimator: str = "time_free",
+    passes: int = 5,
+    device: str = "cpu",
+    seed: int = 0,
     progress: bool = False,
 ) -> Raw:
     """InfoSEDD-J: I(X;Y) = KL(p_XY || p_X p_Y) from one joint model (columns = positions)."""
-    return _mi(x, y, "joint", steps=steps, batch_size=batch_size, lr=lr, arch=arch,
-               hidden=hidden, holdout=holdout, device=device, seed=seed, progress=progress,
-               estimator=estimator, passes=passes)
+    return _mi(
+        x,
+        y,
+        "joint",
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        arch=arch,
+        hidden=hidden,
+        holdout=holdout,
+        device=device,
+        seed=seed,
+        progress=progress,
+        estimator=estimator,
+        passes=passes,
+    )
 
 
-@register("infosedd_c", "mutual_info", kinds=("discrete",), family=_FAMILY, resampling="seeds",
-          summary="InfoSEDD-C: " + _SUMMARY)
+@register(
+    "infosedd_c",
+    "mutual_info",
+    kinds=("discrete",),
+    family=_FAMILY,
+    resampling="seeds",
+    summary="InfoSEDD-C: " + _SUMMARY,
+)
 def infosedd_c(
-    x: Variable, y: Variable, *, steps: int = 4000, batch_size: int = 256, lr: float = 1e-3,
-    arch: str = "auto", hidden: int = 256, holdout: float = 0.2,
-    estimator: str = "time_free", passes: int = 5, device: str = "cpu", seed: int = 0,
+    x: Variable,
+    y: Variable,
+    *,
+    steps: int = 4000,
+    batch_size: int = 256,
+    lr: float = 1e-3,
+    arch: str = "auto",
+    hidden: int = 256,
+    holdout: float = 0.2,
+    estimator: str = "time_free",
+    passes: int = 5,
+    device: str = "cpu",
+    seed: int = 0,
     progress: bool = False,
 ) -> Raw:
     """InfoSEDD-C: I(X;Y) = E_x KL(p_{Y|x} || p_Y) from a conditional model of Y given X."""
-    return _mi(x, y, "conditional", steps=steps, batch_size=batch_size, lr=lr, arch=arch,
-               hidden=hidden, holdout=holdout, device=device, seed=seed, progress=progress,
-               estimator=estimator, passes=passes)
+    return _mi(
+        x,
+        y,
+        "conditional",
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        arch=arch,
+        hidden=hidden,
+        holdout=holdout,
+        device=device,
+        seed=seed,
+        progress=progress,
+        estimator=estimator,
+        passes=passes,
+    )
 
 
-@register("infosedd", "kl_divergence", kinds=("discrete",), family=_FAMILY, resampling="seeds",
-          summary="InfoSEDD KL: " + _SUMMARY)
+@register(
+    "infosedd",
+    "kl_divergence",
+    kinds=("discrete",),
+    family=_FAMILY,
+    resampling="seeds",
+    summary="InfoSEDD KL: " + _SUMMARY,
+)
 def infosedd_kl(
-    p: Variable, q: Variable, *, steps: int = 4000, batch_size: int = 256, lr: float = 1e-3,
-    arch: str = "auto", hidden: int = 256, holdout: float = 0.2,
-    estimator: str = "time_free", passes: int = 5, device: str = "cpu", seed: int = 0,
+    p: Variable,
+    q: Variable,
+    *,
+    steps: int = 4000,
+    batch_size: int = 256,
+    lr: float = 1e-3,
+    arch: str = "auto",
+    hidden: int = 256,
+    holdout: float = 0.2,
+    estimator: str = "time_free",
+    passes: int = 5,
+    device: str = "cpu",
+    seed: int = 0,
     progress: bool = False,
 ) -> Raw:
     """KL(p || q) from two entropy-mode models, evaluated on held-out samples of p."""

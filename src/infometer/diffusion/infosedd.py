@@ -247,9 +247,7 @@ class InfoSEDD:
         return net(z) + self._bias
 
     # ------------------------------------------------------------- masking
-    def _training_masks(
-        self, b: int, gen: torch.Generator
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    def _training_masks(self, b: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """(keep, clean) boolean (b, D): positions in the process / given clean."""
         d, dev = self.length, self.device
         keep = torch.ones(b, d, dtype=torch.bool, device=dev)
@@ -512,19 +510,29 @@ class InfoSEDD:
             m[0, torch.as_tensor(pos, device=self.device)] = True
         return m
 
-    def _estimate(self, value: float, se: float, quantity: str, method: str, diag: dict,
-                  params: dict) -> Estimate:
+    def _estimate(
+        self, value: float, se: float, quantity: str, method: str, diag: dict, params: dict
+    ) -> Estimate:
         diag = dict(diag)
         for msg in diag.get("warnings", []):
             warnings.warn(msg, InfometerWarning, stacklevel=3)
         diag["train"] = {
-            "steps": self.log.steps, "best_step": self.log.best_step,
-            "best_val_loss": self.log.best_val_loss, "stopped_early": self.log.stopped_early,
-            "seconds": round(self.log.seconds, 2), "n_train": self.log.n_train,
+            "steps": self.log.steps,
+            "best_step": self.log.best_step,
+            "best_val_loss": self.log.best_val_loss,
+            "stopped_early": self.log.stopped_early,
+            "seconds": round(self.log.seconds, 2),
+            "n_train": self.log.n_train,
         }
         return Estimate(
-            value=value, unit="nats", method=method, quantity=quantity, params=params,
-            n=diag.get("n_eval"), stderr=se, diagnostics=diag,
+            value=value,
+            unit="nats",
+            method=method,
+            quantity=quantity,
+            params=params,
+            n=diag.get("n_eval"),
+            stderr=se,
+            diagnostics=diag,
         )
 
     def entropy(
@@ -566,13 +574,20 @@ class InfoSEDD:
             return -(logp.exp() * logp).sum(-1)
 
         v, se, diag = self._monte_carlo(
-            data, keep, clean, div, estimator=estimator, passes=passes,
-            seed=self.seed if seed is None else seed, batch_size=batch_size,
+            data,
+            keep,
+            clean,
+            div,
+            estimator=estimator,
+            passes=passes,
+            seed=self.seed if seed is None else seed,
+            batch_size=batch_size,
         )
         if warns:
             diag["warnings"] = warns
-        return self._estimate(v, se, "entropy", "infosedd_h", diag,
-                              {"estimator": estimator, "passes": passes})
+        return self._estimate(
+            v, se, "entropy", "infosedd_h", diag, {"estimator": estimator, "passes": passes}
+        )
 
     def mutual_info(
         self,
@@ -606,8 +621,10 @@ class InfoSEDD:
         warns: list[str] = []
         xm, ym = self._positions_mask(xs), self._positions_mask(ys)
         if self.mode == "conditional":
-            if not (np.array_equal(np.sort(xs), np.sort(self.x))
-                    and np.array_equal(np.sort(ys), np.sort(self.y))):
+            if not (
+                np.array_equal(np.sort(xs), np.sort(self.x))
+                and np.array_equal(np.sort(ys), np.sort(self.y))
+            ):
                 raise ValueError("a conditional-mode model answers only the x, y it was trained on")
             keep, clean, method = xm | ym, xm, "infosedd_c"
 
@@ -617,8 +634,13 @@ class InfoSEDD:
                 return (lc.exp() * (lc - lm)).sum(-1)
         else:
             keep, clean, method = xm | ym, torch.zeros_like(xm), "infosedd_j"
-            if self.x is not None and self.window is None and not (
-                set(xs.tolist()) | set(ys.tolist()) <= set(self.x.tolist()) | set(self.y.tolist())
+            if (
+                self.x is not None
+                and self.window is None
+                and not (
+                    set(xs.tolist()) | set(ys.tolist())
+                    <= set(self.x.tolist()) | set(self.y.tolist())
+                )
             ):
                 warns.append("queried positions differ from the blocks the model was trained on")
 
@@ -630,14 +652,21 @@ class InfoSEDD:
                 return (lj.exp() * (lj - lmarg)).sum(-1)
 
         v, se, diag = self._monte_carlo(
-            data, keep, clean, div, estimator=estimator, passes=passes,
-            seed=self.seed if seed is None else seed, batch_size=batch_size,
+            data,
+            keep,
+            clean,
+            div,
+            estimator=estimator,
+            passes=passes,
+            seed=self.seed if seed is None else seed,
+            batch_size=batch_size,
         )
         if warns:
             diag["warnings"] = warns
         diag["x_positions"], diag["y_positions"] = xs.tolist(), ys.tolist()
-        return self._estimate(v, se, "mutual_info", method, diag,
-                              {"estimator": estimator, "passes": passes})
+        return self._estimate(
+            v, se, "mutual_info", method, diag, {"estimator": estimator, "passes": passes}
+        )
 
     def scan(
         self,
@@ -679,8 +708,15 @@ class InfoSEDD:
             raise ValueError(f"starts must lie in 0..{all_starts[-1]}")
         vals, ses = [], []
         for s in st:
-            est = self.mutual_info(lab, rest[s : s + w], data=data, estimator=estimator,
-                                   passes=passes, seed=seed, batch_size=batch_size)
+            est = self.mutual_info(
+                lab,
+                rest[s : s + w],
+                data=data,
+                estimator=estimator,
+                passes=passes,
+                seed=seed,
+                batch_size=batch_size,
+            )
             vals.append(est.value)
             ses.append(est.stderr)
         return ScanResult(st, np.array(vals), np.array(ses), w)
@@ -689,16 +725,24 @@ class InfoSEDD:
     def config(self) -> dict[str, Any]:
         """The settings needed to rebuild this model (JSON-serialisable)."""
         return {
-            "mode": self.mode, "arch": self.arch, "arch_kwargs": self.arch_kwargs,
-            "vocab_size": self.vocab_size, "length": self.length,
+            "mode": self.mode,
+            "arch": self.arch,
+            "arch_kwargs": self.arch_kwargs,
+            "vocab_size": self.vocab_size,
+            "length": self.length,
             "alphabet_sizes": self.alphabet_sizes.tolist(),
             "x": None if self.x is None else self.x.tolist(),
             "y": None if self.y is None else self.y.tolist(),
-            "window": self.window, "seed": self.seed,
+            "window": self.window,
+            "seed": self.seed,
             "alphabets": [None if a is None else [str(s) for s in a] for a in self.alphabets],
-            "train_log": {"steps": self.log.steps, "best_step": self.log.best_step,
-                          "best_val_loss": self.log.best_val_loss,
-                          "seconds": self.log.seconds, "n_train": self.log.n_train},
+            "train_log": {
+                "steps": self.log.steps,
+                "best_step": self.log.best_step,
+                "best_val_loss": self.log.best_val_loss,
+                "seconds": self.log.seconds,
+                "n_train": self.log.n_train,
+            },
         }
 
     def save(self, path: str) -> None:
@@ -706,8 +750,9 @@ class InfoSEDD:
         from safetensors.torch import save_file
 
         self._check_fitted()
-        tensors = {f"net.{k}": v.detach().cpu().contiguous()
-                   for k, v in self.ema_net.state_dict().items()}
+        tensors = {
+            f"net.{k}": v.detach().cpu().contiguous() for k, v in self.ema_net.state_dict().items()
+        }
         if self.holdout_tokens is not None:
             tensors["holdout_tokens"] = torch.as_tensor(self.holdout_tokens)
         save_file(tensors, str(path), metadata={"infometer_infosedd": json.dumps(self.config())})
@@ -724,8 +769,16 @@ class InfoSEDD:
             raise ValueError(f"{path} is not an infometer InfoSEDD checkpoint")
         cfg = json.loads(meta["infometer_infosedd"])
         tensors = load_file(str(path))
-        obj = cls(cfg["mode"], x=cfg["x"], y=cfg["y"], window=cfg["window"], arch=cfg["arch"],
-                  arch_kwargs=cfg["arch_kwargs"], seed=cfg["seed"], device=device)
+        obj = cls(
+            cfg["mode"],
+            x=cfg["x"],
+            y=cfg["y"],
+            window=cfg["window"],
+            arch=cfg["arch"],
+            arch_kwargs=cfg["arch_kwargs"],
+            seed=cfg["seed"],
+            device=device,
+        )
         obj.length, obj.vocab_size = cfg["length"], cfg["vocab_size"]
         obj.alphabet_sizes = np.asarray(cfg["alphabet_sizes"], dtype=np.int64)
         obj.alphabets = tuple(None if a is None else np.array(a) for a in cfg["alphabets"])
@@ -739,9 +792,13 @@ class InfoSEDD:
         obj.ema_net.eval()
         obj.net = None
         tl = cfg.get("train_log", {})
-        obj.log = TrainLog(steps=tl.get("steps", 0), best_step=tl.get("best_step", 0),
-                           best_val_loss=tl.get("best_val_loss", math.inf),
-                           seconds=tl.get("seconds", 0.0), n_train=tl.get("n_train", 0))
+        obj.log = TrainLog(
+            steps=tl.get("steps", 0),
+            best_step=tl.get("best_step", 0),
+            best_val_loss=tl.get("best_val_loss", math.inf),
+            seconds=tl.get("seconds", 0.0),
+            n_train=tl.get("n_train", 0),
+        )
         ht = tensors.get("holdout_tokens")
         obj.holdout_tokens = None if ht is None else ht.numpy().astype(np.int64)
         return obj
@@ -778,8 +835,15 @@ def kl_divergence(
         return (lp.exp() * (lp - lq)).sum(-1)
 
     v, se, diag = p_model._monte_carlo(
-        x0, keep, torch.zeros_like(keep), div, estimator=estimator, passes=passes, seed=seed,
+        x0,
+        keep,
+        torch.zeros_like(keep),
+        div,
+        estimator=estimator,
+        passes=passes,
+        seed=seed,
         batch_size=batch_size,
     )
-    return p_model._estimate(v, se, "kl_divergence", "infosedd", diag,
-                             {"estimator": estimator, "passes": passes})
+    return p_model._estimate(
+        v, se, "kl_divergence", "infosedd", diag, {"estimator": estimator, "passes": passes}
+    )

@@ -79,8 +79,13 @@ class TransformerDenoiser(nn.Module):
         self.tok = nn.Embedding(vocab_size + 1, d_model)
         self.pos = nn.Parameter(torch.randn(length, d_model) * 0.02)
         layer = nn.TransformerEncoderLayer(
-            d_model, n_heads, dim_feedforward=4 * d_model, dropout=0.0, batch_first=True,
-            norm_first=True, activation="gelu",
+            d_model,
+            n_heads,
+            dim_feedforward=4 * d_model,
+            dropout=0.0,
+            batch_first=True,
+            norm_first=True,
+            activation="gelu",
         )
         self.encoder = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
         self.norm = nn.LayerNorm(d_model)

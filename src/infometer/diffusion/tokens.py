@@ -17,7 +17,12 @@ import numpy as np
 from ..data import Variable
 
 __all__ = [
-    "Tokens", "encode_strings", "variable_tokens", "as_tokens", "join_tokens", "parse_positions",
+    "Tokens",
+    "encode_strings",
+    "variable_tokens",
+    "as_tokens",
+    "join_tokens",
+    "parse_positions",
 ]
 
 

@@ -110,13 +110,26 @@ def kozachenko_leonenko(
 
 
 # ----------------------------------------------------------------------------- MI
-def _ksg(x: Variable, y: Variable, variant: int, k, standardize, jitter, jitter_scale, seed) -> Raw:
+def _check_theiler(theiler: int, n: int, k: int) -> int:
+    theiler = check_int(theiler, "theiler", min_value=0)
+    if n <= k + 2 * theiler + 1:
+        raise ValueError(
+            f"theiler={theiler} leaves fewer than k={k} neighbours outside the window for "
+            f"n={n} rows; use a smaller window or more rows"
+        )
+    return theiler
+
+
+def _ksg(
+    x: Variable, y: Variable, variant: int, k, standardize, jitter, jitter_scale, seed, theiler
+) -> Raw:
     k = _check(x.n, k, standardize, jitter, jitter_scale)
+    theiler = _check_theiler(theiler, x.n, k)
     p = _prep({"x": x, "y": y}, standardize, jitter, jitter_scale, seed)
     bx, by = p.blocks
     if bx.shape[1] == 0 or by.shape[1] == 0:
         return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
-    value, diag = kernels.ksg(bx, by, k, variant)
+    value, diag = kernels.ksg(bx, by, k, variant, theiler)
     warns = list(p.warnings)
     diag = {**p.diagnostics, **diag}
     _info_flags(value, x.n, k, diag, warns, f"KSG-{variant}")
@@ -140,9 +153,14 @@ def ksg1(
     jitter: str = "auto",
     jitter_scale: float = 1e-10,
     seed: int | None = 0,
+    theiler: int = 0,
 ) -> Raw:
-    """KSG-1 mutual information for multivariate continuous X and Y."""
-    return _ksg(x, y, 1, k, standardize, jitter, jitter_scale, seed)
+    """KSG-1 mutual information for multivariate continuous X and Y.
+
+    ``theiler`` (rows, default 0): Theiler window for time-ordered rows; rows with
+    ``|i - j| <= theiler`` are never each other's neighbours nor counted.
+    """
+    return _ksg(x, y, 1, k, standardize, jitter, jitter_scale, seed, theiler)
 
 
 @register(
@@ -162,9 +180,14 @@ def ksg2(
     jitter: str = "auto",
     jitter_scale: float = 1e-10,
     seed: int | None = 0,
+    theiler: int = 0,
 ) -> Raw:
-    """KSG-2 mutual information for multivariate continuous X and Y."""
-    return _ksg(x, y, 2, k, standardize, jitter, jitter_scale, seed)
+    """KSG-2 mutual information for multivariate continuous X and Y.
+
+    ``theiler`` (rows, default 0): Theiler window for time-ordered rows; rows with
+    ``|i - j| <= theiler`` are never each other's neighbours nor counted.
+    """
+    return _ksg(x, y, 2, k, standardize, jitter, jitter_scale, seed, theiler)
 
 
 # ---------------------------------------------------------------------------- CMI
@@ -194,14 +217,19 @@ def frenzel_pompe(
     jitter: str = "auto",
     jitter_scale: float = 1e-10,
     seed: int | None = 0,
+    theiler: int = 0,
 ) -> Raw:
-    """Frenzel-Pompe (2007) conditional mutual information I(X;Y|Z)."""
+    """Frenzel-Pompe (2007) conditional mutual information I(X;Y|Z).
+
+    ``theiler`` (rows, default 0): Theiler window for time-ordered rows, as in KSG.
+    """
     k = _check(x.n, k, standardize, jitter, jitter_scale)
+    theiler = _check_theiler(theiler, x.n, k)
     p = _prep({"x": x, "y": y, "z": z}, standardize, jitter, jitter_scale, seed)
     bx, by, bz = p.blocks
     if bx.shape[1] == 0 or by.shape[1] == 0:
         return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
-    value, diag = kernels.frenzel_pompe(bx, by, bz, k)
+    value, diag = kernels.frenzel_pompe(bx, by, bz, k, theiler)
     warns = list(p.warnings)
     diag = {**p.diagnostics, **diag}
     _info_flags(value, x.n, k, diag, warns, "Frenzel-Pompe CMI")

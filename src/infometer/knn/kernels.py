@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from .engine import count_within, kth_distance_to, kth_neighbours
+from .engine import KDTree, count_within, kth_distance_to, kth_neighbours
 
 __all__ = [
     "log_unit_ball",
@@ -50,7 +50,49 @@ def _psi_mean(counts: np.ndarray) -> float:
     return float(np.mean(digamma(counts)))
 
 
-def ksg(x: np.ndarray, y: np.ndarray, k: int, variant: int = 1) -> tuple[float, dict]:
+def neighbours(points: np.ndarray, k: int, theiler: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Max-norm k-th neighbour distance and the k nearest indices, excluding ``|i - j| <= theiler``.
+
+    Rows are time-ordered samples; the Theiler window keeps temporally close (hence
+    dependent) rows out of each other's neighbourhoods.  At most ``2 * theiler`` other rows
+    are excluded, so the ``k + 2 * theiler`` nearest contain the k nearest allowed ones: the
+    result is exact.
+    """
+    if theiler == 0:
+        return kth_neighbours(points, k, "max")
+    n = points.shape[0]
+    m = min(k + 2 * theiler, n - 1)
+    d, idx = KDTree(points).knn_self(m, "max")
+    ok = np.abs(idx - np.arange(n)[:, None]) > theiler
+    rank = np.cumsum(ok, axis=1)
+    pos = np.argmax(rank >= k, axis=1)
+    order = np.argsort(~ok, axis=1, kind="stable")[:, :k]  # first k allowed, nearest first
+    return d[np.arange(n), pos], np.take_along_axis(idx, order, axis=1)
+
+
+def _window_count(block: np.ndarray, radii: np.ndarray, theiler: int, strict: bool) -> np.ndarray:
+    """For each row, how many rows with ``0 < |i - j| <= theiler`` lie within ``radii``."""
+    n = block.shape[0]
+    out = np.zeros(n, np.int64)
+    for o in range(1, min(theiler, n - 1) + 1):
+        d = np.abs(block[o:] - block[:-o]).max(axis=1) if block.shape[1] else np.zeros(n - o)
+        for sl, r in ((slice(None, -o), radii[:-o]), (slice(o, None), radii[o:])):
+            out[sl] += d < r if strict else d <= r
+    return out
+
+
+def _count(block: np.ndarray, radii: np.ndarray, theiler: int, strict: bool) -> np.ndarray:
+    """``count_within`` minus the rows inside the Theiler window (exact)."""
+    if block.shape[1] == 0:  # the empty space: every other row is within any radius
+        c = np.full(block.shape[0], block.shape[0] - 1, np.int64)
+    else:
+        c = count_within(block, radii, strict=strict)
+    return c - _window_count(block, radii, theiler, strict) if theiler else c
+
+
+def ksg(
+    x: np.ndarray, y: np.ndarray, k: int, variant: int = 1, theiler: int = 0
+) -> tuple[float, dict]:
     """Kraskov-Stoegbauer-Grassberger MI (2004), algorithm 1 or 2 (nats).
 
     * KSG-1: ``psi(k) + psi(N) - <psi(n_x + 1) + psi(n_y + 1)>`` with ``n_x`` the number
@@ -58,20 +100,25 @@ def ksg(x: np.ndarray, y: np.ndarray, k: int, variant: int = 1) -> tuple[float, 
     * KSG-2: ``psi(k) - 1/k + psi(N) - <psi(n_x) + psi(n_y)>`` with ``n_x`` the number of
       other points within ``eps_x`` (inclusive), the largest x-distance among the k
       joint neighbours.
+
+    With a Theiler window ``w > 0``, rows with ``|i - j| <= w`` are excluded from every
+    neighbour search and count, and ``psi(N)`` becomes the mean of ``psi`` of the number of
+    rows each point may see (plus one).
     """
     n = x.shape[0]
-    xy = np.hstack([x, y])
-    eps, nbr = kth_neighbours(xy, k, "max")
+    eps, nbr = neighbours(np.hstack([x, y]), k, theiler)
+    empty = np.empty((n, 0))
+    psi_n = _psi_mean(_count(empty, eps, theiler, True) + 1) if theiler else float(digamma(n))
     if variant == 1:
-        nx = count_within(x, eps, strict=True)
-        ny = count_within(y, eps, strict=True)
-        val = digamma(k) + digamma(n) - _psi_mean(nx + 1) - _psi_mean(ny + 1)
+        nx = _count(x, eps, theiler, True)
+        ny = _count(y, eps, theiler, True)
+        val = digamma(k) + psi_n - _psi_mean(nx + 1) - _psi_mean(ny + 1)
     else:
         ex = _block_radius(x, nbr)
         ey = _block_radius(y, nbr)
-        nx = count_within(x, ex)
-        ny = count_within(y, ey)
-        val = digamma(k) - 1.0 / k + digamma(n) - _psi_mean(nx) - _psi_mean(ny)
+        nx = _count(x, ex, theiler, False)
+        ny = _count(y, ey, theiler, False)
+        val = digamma(k) - 1.0 / k + psi_n - _psi_mean(nx) - _psi_mean(ny)
     diag = {"mean_n_x": float(np.mean(nx)), "mean_n_y": float(np.mean(ny))}
     return float(val), diag
 
@@ -84,21 +131,19 @@ def _block_radius(block: np.ndarray, nbr: np.ndarray) -> np.ndarray:
     return out
 
 
-def frenzel_pompe(x: np.ndarray, y: np.ndarray, z: np.ndarray, k: int) -> tuple[float, dict]:
+def frenzel_pompe(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, k: int, theiler: int = 0
+) -> tuple[float, dict]:
     """Frenzel-Pompe (2007) / KSG-1-style conditional MI I(X;Y|Z) (nats).
 
     ``psi(k) - <psi(n_xz + 1) + psi(n_yz + 1) - psi(n_z + 1)>``, counts strictly inside
     the k-th neighbour distance in the joint (x, y, z) space.  With no columns in ``z``
-    it is exactly KSG-1 (``n_z + 1 = N``).
+    it is exactly KSG-1 (``n_z + 1 = N``).  ``theiler`` as in :func:`ksg`.
     """
-    n = x.shape[0]
-    eps, _ = kth_neighbours(np.hstack([x, y, z]), k, "max")
-    nxz = count_within(np.hstack([x, z]), eps, strict=True)
-    nyz = count_within(np.hstack([y, z]), eps, strict=True)
-    if z.shape[1]:
-        psi_z = _psi_mean(count_within(z, eps, strict=True) + 1)
-    else:
-        psi_z = float(digamma(n))
+    eps, _ = neighbours(np.hstack([x, y, z]), k, theiler)
+    nxz = _count(np.hstack([x, z]), eps, theiler, True)
+    nyz = _count(np.hstack([y, z]), eps, theiler, True)
+    psi_z = _psi_mean(_count(z, eps, theiler, True) + 1)
     val = digamma(k) - _psi_mean(nxz + 1) - _psi_mean(nyz + 1) + psi_z
     return float(val), {"mean_n_xz": float(np.mean(nxz)), "mean_n_yz": float(np.mean(nyz))}
 
