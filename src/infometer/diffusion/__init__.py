@@ -159,98 +159,78 @@ def _mi(x: Variable, y: Variable, mode: str, **kw: Any) -> Raw:
     return _raw(model.mutual_info(estimator=estimator, passes=passes), model)
 
 
-@register(
-    "infosedd",
-    "mutual_info",
-    kinds=("discrete",),
-    family=_FAMILY,
-    resampling="seeds",
-    summary="InfoSEDD-J: " + _SUMMARY,
-)
-@register(
-    "infosedd_j",
-    "mutual_info",
-    kinds=("discrete",),
-    family=_FAMILY,
-    resampling="seeds",
-    summary="InfoSEDD-J: " + _SUMMARY,
-)
-def infosedd_j(
-    x: Variable,
-    y: Variable,
-    *,
-    steps: int = 4000,
-    batch_size: int = 256,
-    lr: float = 1e-3,
-    arch: str = "auto",
-    hidden: int = 256,
-    holdout: float = 0.2,
-    estimator: str = "time_free",
-    passes: int = 5,
-    device: str = "cpu",
-    seed: int = 0,
-    progress: bool = False,
-) -> Raw:
-    """InfoSEDD-J: I(X;Y) = KL(p_XY || p_X p_Y) from one joint model (columns = positions)."""
-    return _mi(
-        x,
-        y,
+def _mi_estimator(mode: str, name: str, doc: str) -> Any:
+    """One registered MI function per training mode (same parameters, read by the registry)."""
+
+    def f(
+        x: Variable,
+        y: Variable,
+        *,
+        steps: int = 4000,
+        batch_size: int = 256,
+        lr: float = 1e-3,
+        arch: str = "auto",
+        hidden: int = 256,
+        holdout: float = 0.2,
+        estimator: str = "time_free",
+        passes: int = 5,
+        device: str = "cpu",
+        seed: int = 0,
+        progress: bool = False,
+    ) -> Raw:
+        return _mi(
+            x,
+            y,
+            mode,
+            steps=steps,
+            batch_size=batch_size,
+            lr=lr,
+            arch=arch,
+            hidden=hidden,
+            holdout=holdout,
+            device=device,
+            seed=seed,
+            progress=progress,
+            estimator=estimator,
+            passes=passes,
+        )
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+def _register_mi(names: tuple[str, ...], f: Any, summary: str) -> Any:
+    for nm in names:
+        register(
+            nm,
+            "mutual_info",
+            kinds=("discrete",),
+            family=_FAMILY,
+            resampling="seeds",
+            summary=summary,
+        )(f)
+    return f
+
+
+infosedd_j = _register_mi(
+    ("infosedd", "infosedd_j"),
+    _mi_estimator(
         "joint",
-        steps=steps,
-        batch_size=batch_size,
-        lr=lr,
-        arch=arch,
-        hidden=hidden,
-        holdout=holdout,
-        device=device,
-        seed=seed,
-        progress=progress,
-        estimator=estimator,
-        passes=passes,
-    )
-
-
-@register(
-    "infosedd_c",
-    "mutual_info",
-    kinds=("discrete",),
-    family=_FAMILY,
-    resampling="seeds",
-    summary="InfoSEDD-C: " + _SUMMARY,
+        "infosedd_j",
+        "InfoSEDD-J: I(X;Y) = KL(p_XY || p_X p_Y) from one joint model (columns = positions).",
+    ),
+    "InfoSEDD-J: " + _SUMMARY,
 )
-def infosedd_c(
-    x: Variable,
-    y: Variable,
-    *,
-    steps: int = 4000,
-    batch_size: int = 256,
-    lr: float = 1e-3,
-    arch: str = "auto",
-    hidden: int = 256,
-    holdout: float = 0.2,
-    estimator: str = "time_free",
-    passes: int = 5,
-    device: str = "cpu",
-    seed: int = 0,
-    progress: bool = False,
-) -> Raw:
-    """InfoSEDD-C: I(X;Y) = E_x KL(p_{Y|x} || p_Y) from a conditional model of Y given X."""
-    return _mi(
-        x,
-        y,
+infosedd_c = _register_mi(
+    ("infosedd_c",),
+    _mi_estimator(
         "conditional",
-        steps=steps,
-        batch_size=batch_size,
-        lr=lr,
-        arch=arch,
-        hidden=hidden,
-        holdout=holdout,
-        device=device,
-        seed=seed,
-        progress=progress,
-        estimator=estimator,
-        passes=passes,
-    )
+        "infosedd_c",
+        "InfoSEDD-C: I(X;Y) = E_x KL(p_{Y|x} || p_Y) from a conditional model of Y given X.",
+    ),
+    "InfoSEDD-C: " + _SUMMARY,
+)
 
 
 @register(
