@@ -103,3 +103,11 @@ def test_bootstrap_interval_coverage_for_bias_corrected_mi():
         hits += e.ci[0] <= truth <= e.ci[1]
     assert "plug-in value" in e.diagnostics["ci_method"]
     assert hits >= 32
+
+
+def test_object_api_is_reachable_lazily():
+    from infometer.diffusion.infosedd import InfoSEDD
+
+    assert im.InfoSEDD is InfoSEDD
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        im.nope  # noqa: B018

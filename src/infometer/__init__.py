@@ -16,6 +16,15 @@ from .timeseries import transfer_entropy
 __version__ = "0.1.0"
 
 
+def __getattr__(name: str):
+    """Lazy attributes that need optional extras (torch) only when used."""
+    if name == "InfoSEDD":
+        from .diffusion import InfoSEDD
+
+        return InfoSEDD
+    raise AttributeError(f"module 'infometer' has no attribute {name!r}")
+
+
 def methods(quantity: str = "mutual_info") -> list[str]:
     """Names of the estimators registered for ``quantity``."""
     return registry.methods(quantity)
@@ -36,4 +45,5 @@ __all__ = [
     "transfer_entropy",
     "independence_test",
     "multipletests",
+    "InfoSEDD",
 ]
