@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from scipy.special import digamma
 
@@ -136,58 +138,50 @@ def _ksg(
     return Raw(value=value, diagnostics=diag, warnings=warns)
 
 
-@register(
+def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
+    """KSG-1 and KSG-2 share every parameter; the registry reads them from this signature."""
+
+    def f(
+        x: Variable,
+        y: Variable,
+        *,
+        k: int = 3,
+        standardize: bool = True,
+        jitter: str = "auto",
+        jitter_scale: float = 1e-10,
+        seed: int | None = 0,
+        theiler: int = 0,
+    ) -> Raw:
+        return _ksg(x, y, variant, k, standardize, jitter, jitter_scale, seed, theiler)
+
+    f.__name__ = f.__qualname__ = f"ksg{variant}"
+    f.__doc__ = (
+        doc
+        + """
+
+    ``theiler`` (rows, default 0): Theiler window for time-ordered rows; rows with
+    ``|i - j| <= theiler`` are never each other's neighbours nor counted.
+    """
+    )
+    return f
+
+
+ksg1 = register(
     "ksg1",
     "mutual_info",
     kinds=_CONT,
     family=_FAMILY,
     resampling="subsample",
     summary="Kraskov-Stoegbauer-Grassberger MI, algorithm 1 (max-norm, strict counts)",
-)
-def ksg1(
-    x: Variable,
-    y: Variable,
-    *,
-    k: int = 3,
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-    theiler: int = 0,
-) -> Raw:
-    """KSG-1 mutual information for multivariate continuous X and Y.
-
-    ``theiler`` (rows, default 0): Theiler window for time-ordered rows; rows with
-    ``|i - j| <= theiler`` are never each other's neighbours nor counted.
-    """
-    return _ksg(x, y, 1, k, standardize, jitter, jitter_scale, seed, theiler)
-
-
-@register(
+)(_ksg_estimator(1, "KSG-1 mutual information for multivariate continuous X and Y."))
+ksg2 = register(
     "ksg2",
     "mutual_info",
     kinds=_CONT,
     family=_FAMILY,
     resampling="subsample",
     summary="Kraskov-Stoegbauer-Grassberger MI, algorithm 2 (per-block radii)",
-)
-def ksg2(
-    x: Variable,
-    y: Variable,
-    *,
-    k: int = 3,
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-    theiler: int = 0,
-) -> Raw:
-    """KSG-2 mutual information for multivariate continuous X and Y.
-
-    ``theiler`` (rows, default 0): Theiler window for time-ordered rows; rows with
-    ``|i - j| <= theiler`` are never each other's neighbours nor counted.
-    """
-    return _ksg(x, y, 2, k, standardize, jitter, jitter_scale, seed, theiler)
+)(_ksg_estimator(2, "KSG-2 mutual information for multivariate continuous X and Y."))
 
 
 # ---------------------------------------------------------------------------- CMI
