@@ -73,8 +73,9 @@ def _print(est: Any, unit: str, as_json: bool) -> None:
 
 
 def _fail(exc: Exception) -> None:
-    typer.echo(f"error: {exc}", err=True)
-    raise typer.Exit(2)
+    from .app import fail  # the one place that formats CLI errors
+
+    fail(str(exc))
 
 
 @app.command("entropy")
