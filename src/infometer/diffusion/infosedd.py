@@ -510,12 +510,53 @@ class InfoSEDD:
             m[0, torch.as_tensor(pos, device=self.device)] = True
         return m
 
+    def _query(
+        self,
+        data: Any,
+        keep: Any,
+        clean: Any,
+        div: Any,
+        quantity: str,
+        method: str,
+        warns: list[str],
+        extra: dict,
+        *,
+        estimator: str,
+        passes: int,
+        seed: int | None,
+        batch_size: int,
+    ) -> Estimate:
+        """Monte Carlo over held-out rows of one query's divergence, wrapped as an Estimate."""
+        v, se, diag = self._monte_carlo(
+            data,
+            keep,
+            clean,
+            div,
+            estimator=estimator,
+            passes=passes,
+            seed=self.seed if seed is None else seed,
+            batch_size=batch_size,
+        )
+        if warns:
+            diag["warnings"] = warns
+        diag.update(extra)
+        return self._estimate(
+            v, se, quantity, method, diag, {"estimator": estimator, "passes": passes}, 4
+        )
+
     def _estimate(
-        self, value: float, se: float, quantity: str, method: str, diag: dict, params: dict
+        self,
+        value: float,
+        se: float,
+        quantity: str,
+        method: str,
+        diag: dict,
+        params: dict,
+        stacklevel: int = 3,
     ) -> Estimate:
         diag = dict(diag)
         for msg in diag.get("warnings", []):
-            warnings.warn(msg, InfometerWarning, stacklevel=3)
+            warnings.warn(msg, InfometerWarning, stacklevel=stacklevel)
         diag["train"] = {
             "steps": self.log.steps,
             "best_step": self.log.best_step,
@@ -573,20 +614,19 @@ class InfoSEDD:
             logp = F.log_softmax(self.logits(z), -1)
             return -(logp.exp() * logp).sum(-1)
 
-        v, se, diag = self._monte_carlo(
+        return self._query(
             data,
             keep,
             clean,
             div,
+            "entropy",
+            "infosedd_h",
+            warns,
+            {},
             estimator=estimator,
             passes=passes,
-            seed=self.seed if seed is None else seed,
+            seed=seed,
             batch_size=batch_size,
-        )
-        if warns:
-            diag["warnings"] = warns
-        return self._estimate(
-            v, se, "entropy", "infosedd_h", diag, {"estimator": estimator, "passes": passes}
         )
 
     def mutual_info(
@@ -651,21 +691,19 @@ class InfoSEDD:
                 lmarg = torch.where(xm[..., None], lx, ly)
                 return (lj.exp() * (lj - lmarg)).sum(-1)
 
-        v, se, diag = self._monte_carlo(
+        return self._query(
             data,
             keep,
             clean,
             div,
+            "mutual_info",
+            method,
+            warns,
+            {"x_positions": xs.tolist(), "y_positions": ys.tolist()},
             estimator=estimator,
             passes=passes,
-            seed=self.seed if seed is None else seed,
+            seed=seed,
             batch_size=batch_size,
-        )
-        if warns:
-            diag["warnings"] = warns
-        diag["x_positions"], diag["y_positions"] = xs.tolist(), ys.tolist()
-        return self._estimate(
-            v, se, "mutual_info", method, diag, {"estimator": estimator, "passes": passes}
         )
 
     def scan(
