@@ -19,8 +19,10 @@ timed) once before the timed runs.  CPU time is the process CPU time (all thread
 wall ratio includes infometer's use of both cores, the CPU ratio is per unit of work.  The
 machine is shared and noisy: read the peer/infometer *ratios*.
 
-``--profile`` splits infometer's time into its stages; ``--memory`` measures the peak
-resident memory of one infometer run in a fresh process per N (to check O(N·d) growth).
+``--profile`` splits infometer's time into its stages; ``--counts`` times the 2-4 column
+marginal counts on the quantile grid against the kd-tree on several kinds of data;
+``--memory`` measures the peak resident memory of one infometer run in a fresh process
+per N (to check O(N·d) growth).
 """
 
 from __future__ import annotations
@@ -143,9 +145,55 @@ def profile(n: int, d: int) -> dict[str, float]:
     out["prepare (standardise, tie check)"] = t1 - t0
     out["joint kd-tree build"] = t2 - t1
     out["joint kNN query"] = t3 - t2
-    out["marginal counts" + (" (sorted 1-D)" if d == 1 else " (kd-tree)")] = t4 - t3
+    out["marginal counts" + (" (sorted 1-D)" if d == 1 else " (quantile grid)")] = t4 - t3
     out["digamma + mean"] = t5 - t4
     return out
+
+
+def counts(n: int, repeats: int) -> list[dict]:
+    """Marginal range counts: the quantile grid against the kd-tree (both exact), build included.
+
+    Radii are KSG-1's (k = 3 joint max-norm neighbour distance of (x, y), strict), on data
+    meant to stress the grid: Gaussian with MI, independent, nearly collinear columns,
+    ties (values rounded to 0.1) and Cauchy tails.
+    """
+    from infometer.knn import engine
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for d in (2, 3, 4):
+        for kind in ("gauss", "independent", "dependent", "ties", "cauchy"):
+            x = rng.standard_normal((n, d))
+            noise = rng.standard_normal((n, d))
+            if kind == "dependent":
+                x = x[:, :1] + 0.2 * x  # columns correlated ~0.96
+            elif kind == "ties":
+                x = np.round(x, 1)
+            elif kind == "cauchy":
+                x, noise = rng.standard_cauchy((n, d)), rng.standard_cauchy((n, d))
+            y = noise if kind == "independent" else RHO * x + np.sqrt(1 - RHO**2) * noise
+            eps, _ = engine.kth_neighbours(np.hstack([x, y]), 3)
+            r = np.where(eps > 0, np.nextafter(eps, 0), -1.0)
+
+            def grid_count(x=x, eps=eps):
+                return engine.RangeCounter(x).count(eps, strict=True)
+
+            def tree_count(x=x, r=r):
+                c = engine.KDTree(x).count_self(r)
+                c[r < 0] = 0
+                return c
+
+            assert np.array_equal(grid_count(), tree_count())
+            tg, tt = [], []
+            for _ in range(repeats):
+                for f, acc in ((grid_count, tg), (tree_count, tt)):
+                    t = time.perf_counter()
+                    f()
+                    acc.append(time.perf_counter() - t)
+            g, tr = statistics.median(tg), statistics.median(tt)
+            rows.append({"d": d, "kind": kind, "grid_s": g, "tree_s": tr})
+            print(f"| {d} | {kind} | {g:.3f} | {tr:.3f} | {tr / g:.2f}x |", flush=True)
+    return rows
 
 
 _MEM_SNIPPET = """
@@ -188,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--profile", action="store_true", help="stage times of infometer")
     ap.add_argument("--memory", action="store_true", help="peak RSS per N (fresh processes)")
+    ap.add_argument(
+        "--counts", action="store_true", help="marginal counts: quantile grid vs kd-tree"
+    )
     ap.add_argument("--out", help="write results as JSON here")
     a = ap.parse_args(argv)
 
@@ -267,6 +318,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nprofile {d}x{d} N={n}: total {sum(stages.values()):.3f} s")
             for k, v in stages.items():
                 print(f"  {k:40s} {v:7.3f} s")
+    if a.counts:
+        n_counts = 2000 if a.quick else 10**5
+        print(f"\nmarginal counts, N={n_counts}, median of {a.repeats} (build included)")
+        print("| columns | data | grid s | kd-tree s | tree / grid |\n|---|---|---|---|---|")
+        result["counts"] = counts(n_counts, a.repeats)
     if a.memory:
         result["memory"] = {}
         sizes = [10**4, 10**5] if a.quick else [10**5, 10**6]

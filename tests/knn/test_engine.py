@@ -6,7 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from infometer.knn.engine import KDTree, count_within, kth_distance_to, kth_neighbours
+from infometer.knn.engine import (
+    KDTree,
+    RangeCounter,
+    count_within,
+    kth_distance_to,
+    kth_neighbours,
+)
 
 
 def _pairwise(p: np.ndarray, q: np.ndarray | None = None, metric: str = "max") -> np.ndarray:
@@ -44,9 +50,13 @@ def test_kth_neighbours_brute_force(d, ties, k):
         assert np.all(nd <= got[:, None] * (1 + 1e-14))
 
 
-@pytest.mark.parametrize("d", [1, 2, 4])
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5])  # sorted column, quantile grid, kd-tree
 @pytest.mark.parametrize("ties", [False, True])
-def test_count_within_brute_force(d, ties):
+@pytest.mark.parametrize("grid_min", [0, 10**9])  # 2-4 columns: on the grid, on the tree
+def test_count_within_brute_force(d, ties, grid_min, monkeypatch):
+    from infometer.knn import engine
+
+    monkeypatch.setattr(engine, "GRID_MIN_POINTS", grid_min)
     rng = np.random.default_rng(d)
     p = _data(rng, 500, d, ties)
     dist = _pairwise(p)
@@ -60,6 +70,42 @@ def test_count_within_brute_force(d, ties):
     ):
         assert np.array_equal(count_within(p, r), (dist <= r[:, None]).sum(1))
         assert np.array_equal(count_within(p, r, strict=True), (dist < r[:, None]).sum(1))
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+@pytest.mark.parametrize(
+    "kind", ["gauss", "ties", "cauchy", "dependent", "constant column", "two atoms"]
+)
+def test_grid_counts_equal_tree_and_brute_force(d, kind, monkeypatch):
+    """The quantile grid (2-4 columns) on data that stresses its slabs, at a size where it
+    has many slabs per column: exact agreement with brute force and with the kd-tree."""
+    from infometer.knn import engine
+
+    monkeypatch.setattr(engine, "GRID_MIN_POINTS", 1000)  # the grid path at n = 1500
+    rng = np.random.default_rng(d)
+    n = 1500
+    p = rng.standard_normal((n, d))
+    if kind == "ties":
+        p = np.round(p, 1)
+    elif kind == "cauchy":
+        p = rng.standard_cauchy((n, d))
+    elif kind == "dependent":
+        p = p[:, :1] + 1e-3 * p  # all columns nearly equal: most cells are empty
+    elif kind == "constant column":
+        p[:, 0] = 2.5
+    elif kind == "two atoms":
+        p[: n // 2] = 0.0
+    counter = RangeCounter(p)
+    assert counter._tree is None  # the grid path
+    dist = _pairwise(p)
+    np.fill_diagonal(dist, np.inf)
+    srt = np.sort(dist, 1)
+    tree = KDTree(p)
+    for r in (srt[:, 2], srt[:, 40], srt[:, 400], np.zeros(n), rng.uniform(0, 0.5, n)):
+        ref = (dist <= r[:, None]).sum(1)
+        assert np.array_equal(counter.count(r), ref)
+        assert np.array_equal(counter.count(r, strict=True), (dist < r[:, None]).sum(1))
+        assert np.array_equal(tree.count_self(r), ref)
 
 
 def test_sorted_counts_fix_the_searchsorted_trap():
@@ -101,7 +147,7 @@ def test_identical_points_and_tiny_sets():
 @given(
     hnp.arrays(
         np.float64,
-        st.tuples(st.integers(5, 60), st.integers(1, 3)),
+        st.tuples(st.integers(5, 60), st.integers(1, 5)),
         elements=st.integers(-4, 4).map(float) | st.floats(-3, 3, width=32),
     ),
     st.integers(1, 4),
@@ -115,3 +161,30 @@ def test_property_counts_and_knn(p, k):
     assert np.array_equal(eps, np.sort(dist, 1)[:, k - 1])
     assert np.array_equal(count_within(p, eps, strict=True), (dist < eps[:, None]).sum(1))
     assert np.array_equal(count_within(p, eps), (dist <= eps[:, None]).sum(1))
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_two_thread_build_is_the_serial_tree(ties):
+    """Large sets build the root's two subtrees on two threads; the tree (point order,
+    leaves, hence every neighbour index, even among tied distances) must not change."""
+    from infometer.knn import engine
+
+    rng = np.random.default_rng(5)
+    p = _data(rng, 30_001, 3, ties)
+    serial = engine._build(p, engine.LEAFSIZE)
+    halves = engine._build_halves(p, engine.LEAFSIZE)
+    assert np.array_equal(serial[0], halves[0]) and np.array_equal(serial[1], halves[1])
+    assert len(serial[3]) == len(halves[3])
+    tree = KDTree(p)
+    d, i = tree.knn_self(3)
+    sub = KDTree(p[:500])  # small sets are built serially
+    assert np.array_equal(
+        sub.knn_self(3)[0], np.sort(_pairwise(p[:500]) + np.diag([np.inf] * 500), 1)[:, :3]
+    )
+    # the tree-order positions reproduce the serial build's neighbour lists
+    ref_tree = KDTree.__new__(KDTree)
+    ref_tree.n, ref_tree.d = p.shape
+    ref_tree.perm, ref_tree.data, ref_tree._leaf_of = serial[:3]
+    ref_tree._lo, ref_tree._hi, ref_tree._child, ref_tree._bmin, ref_tree._bmax = serial[3:]
+    d_ref, i_ref = ref_tree.knn_self(3)
+    assert np.array_equal(d, d_ref) and np.array_equal(i, i_ref)

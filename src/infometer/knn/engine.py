@@ -25,25 +25,54 @@ Implementation (numba, ``parallel=True``: queries are split across all cores):
   search from the point's own rank with the *exact* predicate ``|s_j - v| <= r``.
   Because ``s_j - v`` rounds monotonically in ``s_j``, the predicate is monotone along
   the sorted array and the boundary found is exact (a ``searchsorted(v + r)`` on the
-  re-rounded sum ``v + r`` is not: it misplaces the boundary for about half the points).
+  re-rounded sum ``v + r`` is not: it misplaces the boundary for about half the points);
+* range counts on 2 to ``GRID_MAX_DIM`` columns use the quantile grid of
+  :mod:`infometer.knn.grid` (:class:`RangeCounter` picks the structure);
+* kernels are compiled per dimension up to ``MAX_UNROLLED`` (see :func:`_unrolled`);
+  a large tree builds its root's two subtrees on two threads (:func:`_build_halves`),
+  giving exactly the serial tree; :func:`start` builds several structures concurrently.
 
 Memory is O(n·d) (plus O(n·k) for neighbour indices); no pairwise matrices.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TypeVar
 
 import numba as nb
 import numpy as np
 
-__all__ = ["KDTree", "kth_neighbours", "kth_distance_to", "count_within", "LEAFSIZE"]
+from . import grid
+
+__all__ = [
+    "KDTree",
+    "RangeCounter",
+    "kth_neighbours",
+    "kth_distance_to",
+    "count_within",
+    "start",
+    "LEAFSIZE",
+]
+
+T = TypeVar("T")
 
 #: Points per kd-tree leaf.
 LEAFSIZE = 16
 #: Below this many queries the kernels run on one thread: a parallel region costs more
 #: (thread wake-up and barrier, ~10 ms on a busy 2-core machine) than it saves.
 PARALLEL_MIN = 20_000
+#: Point sets with up to this many columns get kernels compiled for their dimension, so
+#: the per-coordinate loops are unrolled (about 1.5x faster range counts in 3-D); wider
+#: ones share one kernel with a run-time dimension.
+MAX_UNROLLED = 8
+#: Range counts on 2 to this many columns and at least ``GRID_MIN_POINTS`` points use the
+#: quantile grid of :mod:`infometer.knn.grid`, otherwise the kd-tree: the crossovers
+#: measured by ``benchmarks/knn.py --counts`` (benchmarks/RESULTS.md).
+GRID_MAX_DIM = 4
+GRID_MIN_POINTS = 2000
 _STACK = 256  # DFS stack; the tree depth is ~log2(n / LEAFSIZE) + 1, far below this
 
 
@@ -87,7 +116,7 @@ def _select(work: np.ndarray, idx: np.ndarray, dim: int, lo: int, hi: int, kth: 
             return
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _build(pts: np.ndarray, leafsize: int):
     n, d = pts.shape
     work = pts.copy()
@@ -149,25 +178,94 @@ def _build(pts: np.ndarray, leafsize: int):
     )
 
 
+@nb.njit(cache=True, nogil=True)
+def _split_root(pts: np.ndarray):
+    """The root step of :func:`_build`: its box, and its median split (``mid = -1``: a leaf)."""
+    n, d = pts.shape
+    work = pts.copy()
+    idx = np.arange(n)
+    bmin = np.full(d, np.inf)
+    bmax = np.full(d, -np.inf)
+    for t in range(n):
+        for c in range(d):
+            v = work[t, c]
+            if v < bmin[c]:
+                bmin[c] = v
+            if v > bmax[c]:
+                bmax[c] = v
+    dim, ext = 0, -1.0
+    for c in range(d):
+        e = bmax[c] - bmin[c]
+        if e > ext:
+            dim, ext = c, e
+    if ext <= 0.0:
+        return work, idx, -1, bmin, bmax
+    mid = n // 2
+    _select(work, idx, dim, 0, n, mid)
+    return work, idx, mid, bmin, bmax
+
+
+def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
+    """:func:`_build` with the two subtrees of the root built on two threads.
+
+    The root split is the one :func:`_build` makes, and each half is built by
+    :func:`_build` itself, so the tree (point order, boxes, leaves) is the same as a serial
+    build; only the node numbering differs.  Results never depend on the thread count.
+    """
+    work, idx, mid, rmin, rmax = _split_root(pts)
+    if mid < 0:
+        return _build(pts, leafsize)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        left_future = pool.submit(_build, work[:mid], leafsize)
+        right = _build(work[mid:], leafsize)
+        left = left_future.result()
+    n_left, n_right = len(left[3]), len(right[3])
+    # node ids: root 0, the two subtree roots 1 and 2 (siblings are adjacent), then the
+    # other nodes of the left subtree, then those of the right one
+    remap = [
+        np.concatenate([[1], 2 + np.arange(1, n_left)]),
+        np.concatenate([[2], 1 + n_left + np.arange(1, n_right)]),
+    ]
+    total = 1 + n_left + n_right
+    lo_a = np.empty(total, np.int64)
+    hi_a = np.empty(total, np.int64)
+    child = np.empty(total, np.int64)
+    bmin = np.empty((total, pts.shape[1]))
+    bmax = np.empty((total, pts.shape[1]))
+    lo_a[0], hi_a[0], child[0], bmin[0], bmax[0] = 0, pts.shape[0], 1, rmin, rmax
+    leaf_of = []
+    for part, ids, offset in ((left, remap[0], 0), (right, remap[1], mid)):
+        _, _, p_leaf, p_lo, p_hi, p_child, p_bmin, p_bmax = part
+        lo_a[ids], hi_a[ids] = p_lo + offset, p_hi + offset
+        child[ids] = np.where(p_child >= 0, ids[np.maximum(p_child, 0)], -1)
+        bmin[ids], bmax[ids] = p_bmin, p_bmax
+        leaf_of.append(ids[p_leaf])
+    perm = np.concatenate([idx[:mid][left[0]], idx[mid:][right[0]]])
+    data = np.concatenate([left[1], right[1]])
+    return perm, data, np.concatenate(leaf_of), lo_a, hi_a, child, bmin, bmax
+
+
 # ---------------------------------------------------------------- distances
 @nb.njit(inline="always")
-def _dist(a: np.ndarray, b: np.ndarray, euclid: bool) -> float:
+def _dist(pts: np.ndarray, t: int, q: np.ndarray, euclid: bool, dim: int) -> float:
+    """Distance from row ``t`` of ``pts`` to ``q`` (squared when Euclidean)."""
     s = 0.0
     if euclid:
-        for c in range(a.shape[0]):
-            t = a[c] - b[c]
-            s += t * t
+        for c in range(dim):
+            u = pts[t, c] - q[c]
+            s += u * u
     else:
-        for c in range(a.shape[0]):
-            s = max(s, abs(a[c] - b[c]))
+        for c in range(dim):
+            s = max(s, abs(pts[t, c] - q[c]))
     return s
 
 
 @nb.njit(inline="always")
-def _box_min(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, euclid: bool) -> float:
+def _box_min(q: np.ndarray, bmin: np.ndarray, bmax: np.ndarray, nd: int, euclid: bool, dim: int):
+    """Distance from ``q`` to the box of node ``nd`` (squared when Euclidean)."""
     s = 0.0
-    for c in range(q.shape[0]):
-        t = max(lo[c] - q[c], q[c] - hi[c], 0.0)
+    for c in range(dim):
+        t = max(bmin[nd, c] - q[c], q[c] - bmax[nd, c], 0.0)
         if euclid:
             s += t * t
         else:
@@ -176,14 +274,17 @@ def _box_min(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, euclid: bool) -> flo
 
 
 @nb.njit(inline="always")
-def _rel(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, r: float) -> int:
-    """Max-norm box vs the ball of radius r: 0 disjoint, 2 inside, 1 straddling (exact)."""
+def _rel(q: np.ndarray, bmin: np.ndarray, bmax: np.ndarray, nd: int, r: float, dim: int) -> int:
+    """Max-norm box of node ``nd`` vs the ball of radius r: 0 disjoint, 2 inside, 1 straddling.
+
+    Exact: ``-a`` below is exactly ``lo - q`` (float negation is exact).
+    """
     mn = 0.0
     mx = 0.0
-    for c in range(q.shape[0]):
-        a = q[c] - lo[c]
-        b = hi[c] - q[c]
-        mn = max(mn, -a, -b)  # exactly max(0, lo - q, q - hi): float negation is exact
+    for c in range(dim):
+        a = q[c] - bmin[nd, c]
+        b = bmax[nd, c] - q[c]
+        mn = max(mn, -a, -b)
         mx = max(mx, a, b)
     if mn > r:
         return 0
@@ -192,12 +293,12 @@ def _rel(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, r: float) -> int:
 
 # ---------------------------------------------------------------- kNN query
 @nb.njit(inline="always")
-def _scan_leaf(tdata, lo, hi, q, me, euclid, hd, hi_):
+def _scan_leaf(tdata, lo, hi, q, me, euclid, dim, hd, hi_):
     k = hd.shape[0]
     for t in range(lo, hi):
         if t == me:
             continue
-        dd = _dist(tdata[t], q, euclid)
+        dd = _dist(tdata, t, q, euclid, dim)
         if dd < hd[k - 1]:
             a = k - 1
             while a > 0 and hd[a - 1] > dd:
@@ -225,13 +326,16 @@ def _knn(
     perm,
     out_d,
     out_i,
+    D,
 ):
     """k nearest points of ``tdata`` to each query, skipping tree position ``self_pos[q]``.
 
     When ``start_leaf[q] >= 0`` that leaf is scanned first (the query's own leaf), which
     gives a tight bound before the depth-first search from the root.  Results for query
     ``q`` go to row ``out_row[q]``; neighbour indices are mapped through ``perm``.
+    ``D`` carries the dimension as a compile-time constant (see :func:`_unrolled`).
     """
+    dim = tdata.shape[1] if len(D) == 0 else len(D)
     m = queries.shape[0]
     chunk = 256
     n_chunks = (m + chunk - 1) // chunk
@@ -248,7 +352,7 @@ def _knn(
                 hd[a] = np.inf
                 hi_[a] = -1
             if first >= 0:
-                _scan_leaf(tdata, lo_a[first], hi_a[first], q, me, euclid, hd, hi_)
+                _scan_leaf(tdata, lo_a[first], hi_a[first], q, me, euclid, dim, hd, hi_)
             stack[0] = 0
             sdist[0] = 0.0
             sp = 1
@@ -259,10 +363,10 @@ def _knn(
                     continue
                 c0 = child[nd]
                 if c0 < 0:
-                    _scan_leaf(tdata, lo_a[nd], hi_a[nd], q, me, euclid, hd, hi_)
+                    _scan_leaf(tdata, lo_a[nd], hi_a[nd], q, me, euclid, dim, hd, hi_)
                     continue
-                d0 = _box_min(q, bmin[c0], bmax[c0], euclid)
-                d1 = _box_min(q, bmin[c0 + 1], bmax[c0 + 1], euclid)
+                d0 = _box_min(q, bmin, bmax, c0, euclid, dim)
+                d1 = _box_min(q, bmin, bmax, c0 + 1, euclid, dim)
                 if d0 <= d1:  # push the far child first so the near one is searched first
                     stack[sp], sdist[sp] = c0 + 1, d1
                     stack[sp + 1], sdist[sp + 1] = c0, d0
@@ -278,8 +382,13 @@ def _knn(
 
 # -------------------------------------------------------------- range count
 @nb.njit(parallel=True, cache=True)
-def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out):
-    """Number of points of ``tdata`` with max-norm distance <= radii[q] from each query."""
+def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out, D):
+    """Number of points of ``tdata`` with max-norm distance <= radii[q] from each query.
+
+    Boundary leaves are scanned without branches (``cnt += all |p_c - q_c| <= r``): about
+    half their points are inside, so a per-point branch is mispredicted half the time.
+    """
+    dim = tdata.shape[1] if len(D) == 0 else len(D)
     m = queries.shape[0]
     chunk = 256
     n_chunks = (m + chunk - 1) // chunk
@@ -290,7 +399,7 @@ def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out):
             r = radii[qi]
             cnt = 0
             # classify the root, then each child before pushing it: 0 disjoint, 2 inside
-            rel = _rel(q, bmin[0], bmax[0], r)
+            rel = _rel(q, bmin, bmax, 0, r, dim)
             if rel == 2:
                 cnt = hi_a[0] - lo_a[0]
             sp = 0
@@ -303,11 +412,13 @@ def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out):
                 c0 = child[nd]
                 if c0 < 0:
                     for t in range(lo_a[nd], hi_a[nd]):
-                        if _dist(tdata[t], q, False) <= r:
-                            cnt += 1
+                        inside = True
+                        for c in range(dim):
+                            inside &= abs(tdata[t, c] - q[c]) <= r
+                        cnt += inside
                     continue
                 for ch_ in (c0, c0 + 1):
-                    rel = _rel(q, bmin[ch_], bmax[ch_], r)
+                    rel = _rel(q, bmin, bmax, ch_, r, dim)
                     if rel == 2:
                         cnt += hi_a[ch_] - lo_a[ch_]
                     elif rel == 1:
@@ -370,6 +481,16 @@ def _threads(m: int):
         nb.set_num_threads(prev)
 
 
+def _unrolled(d: int) -> tuple:
+    """The dimension as a kernel argument whose *type* fixes it at compile time.
+
+    A tuple of ``d`` zeros has its length in its numba type (``UniTuple(int64, d)``), so
+    each dimension gets its own compiled (and disk-cached) kernel with unrolled loops;
+    the empty tuple means "read the dimension from the data at run time".
+    """
+    return (0,) * d if d <= MAX_UNROLLED else ()
+
+
 class KDTree:
     """A kd-tree over ``points`` (n, d) for exact kNN queries and max-norm range counts.
 
@@ -386,7 +507,8 @@ class KDTree:
         if pts.ndim == 1:
             pts = pts.reshape(-1, 1)
         self.n, self.d = pts.shape
-        built = _build(pts, leafsize)
+        halves = self.n >= PARALLEL_MIN and nb.get_num_threads() > 1
+        built = _build_halves(pts, leafsize) if halves else _build(pts, leafsize)
         self.perm, self.data, self._leaf_of = built[:3]  # tree position -> row; rows in tree order
         self._lo, self._hi, self._child, self._bmin, self._bmax = built[3:]
 
@@ -409,6 +531,7 @@ class KDTree:
                 self.perm,
                 d,
                 i,
+                _unrolled(self.d),
             )
         return d, i
 
@@ -430,6 +553,7 @@ class KDTree:
                 self.perm,
                 d,
                 i,
+                _unrolled(self.d),
             )
         return d
 
@@ -438,7 +562,7 @@ class KDTree:
         r = np.ascontiguousarray(np.asarray(radii, dtype=np.float64)[self.perm])
         c = np.empty(self.n, np.int64)
         with _threads(self.n):
-            _count(*self._nodes(), self.data, r, c)
+            _count(*self._nodes(), self.data, r, c, _unrolled(self.d))
         out = np.empty(self.n, np.int64)
         out[self.perm] = c - 1  # the point itself is always within r >= 0
         return out
@@ -469,27 +593,88 @@ def kth_distance_to(
     return KDTree(ref).knn(queries, k, metric)[:, k - 1].copy()
 
 
+class RangeCounter:
+    """Exact self range counts on one point set (max-norm): ``count(radii)[i]`` is the
+    number of other points j with ``max|p_j - p_i| <= radii[i]``.
+
+    One column: a sorted copy with galloping search.  Two to ``GRID_MAX_DIM`` columns and
+    at least ``GRID_MIN_POINTS`` points: a quantile grid (:mod:`infometer.knn.grid`, laid
+    out when the radii are known, since its slab count depends on them).  Otherwise a
+    kd-tree.  Construction (sorting, tree building) is separate from counting, so that it
+    can run on another thread while the joint neighbour search runs (see :func:`start`).
+    """
+
+    def __init__(self, points: np.ndarray) -> None:
+        pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64))
+        if pts.ndim == 1:
+            pts = pts.reshape(-1, 1)
+        self.n, self.d = pts.shape
+        self._points = pts
+        self._tree: KDTree | None = None
+        if self.d == 1:
+            self._order = np.argsort(pts[:, 0])
+            self._sorted = np.ascontiguousarray(pts[self._order, 0])
+        elif self.d <= GRID_MAX_DIM and self.n >= GRID_MIN_POINTS:
+            self._ranks = [np.argsort(pts[:, k]) for k in range(self.d)]
+        else:
+            self._tree = KDTree(pts)
+
+    def count(self, radii: np.ndarray, *, strict: bool = False) -> np.ndarray:
+        """Counts within ``radii`` (``strict=True``: strictly closer, exactly)."""
+        r = np.asarray(radii, dtype=np.float64)
+        if strict:
+            r = np.where(r > 0, np.nextafter(r, 0), -1.0)  # nothing is at distance < 0
+        if self._tree is not None:
+            out = self._tree.count_self(r)
+        else:
+            c = np.empty(self.n, np.int64)
+            if self.d == 1:
+                order = self._order
+                with _threads(self.n):
+                    _count_sorted(self._sorted, np.ascontiguousarray(r[order]), c)
+            else:
+                g = grid.build(self._points, self._ranks, r)
+                order = g.order
+                with _threads(self.n):
+                    grid.count(
+                        g.data,
+                        g.slab,
+                        g.start,
+                        g.n_slabs,
+                        g.radix,
+                        g.lo,
+                        g.hi,
+                        np.ascontiguousarray(r[order]),
+                        c,
+                        _unrolled(self.d),
+                    )
+            out = np.empty_like(c)
+            out[order] = c
+        if strict:
+            out[r < 0] = 0
+        return out
+
+
 def count_within(points: np.ndarray, radii: np.ndarray, *, strict: bool = False) -> np.ndarray:
     """For each point i, the number of other points j with ``max|p_j - p_i| <= radii[i]``.
 
     ``strict=True`` counts ``< radii[i]`` instead (exactly, via ``np.nextafter(r, 0)``).
     One-dimensional point sets are counted on a sorted copy, others with a kd-tree.
     """
-    pts = np.asarray(points, dtype=np.float64)
-    r = np.asarray(radii, dtype=np.float64)
-    if strict:
-        r = np.where(r > 0, np.nextafter(r, 0), -1.0)  # nothing is at distance < 0
-    if pts.ndim == 1 or pts.shape[1] == 1:
-        col = pts.reshape(-1)
-        order = np.argsort(col)
-        s = np.ascontiguousarray(col[order])
-        c = np.empty(col.shape[0], np.int64)
-        with _threads(len(c)):
-            _count_sorted(s, np.ascontiguousarray(r[order]), c)
-        out = np.empty_like(c)
-        out[order] = c
-    else:
-        out = KDTree(pts).count_self(r)
-    if strict:
-        out[r < 0] = 0
-    return out
+    return RangeCounter(points).count(radii, strict=strict)
+
+
+def start(n: int, *makers: Callable[[], T]) -> list[Callable[[], T]]:
+    """Start building each structure (tree, counter) on its own thread; one getter each.
+
+    Tree builds are single-threaded and release the GIL, so on a multi-core machine the
+    marginal structures of KSG or Frenzel-Pompe are built while the joint tree is built
+    and searched, instead of one after another.  Below ``PARALLEL_MIN`` points nothing is
+    started: each getter builds its structure when called (threads would cost more).
+    """
+    if n < PARALLEL_MIN or len(makers) < 2:
+        return list(makers)
+    pool = ThreadPoolExecutor(max_workers=len(makers), thread_name_prefix="infometer-build")
+    futures = [pool.submit(m) for m in makers]
+    pool.shutdown(wait=False)
+    return [f.result for f in futures]

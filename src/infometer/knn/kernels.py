@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from .engine import KDTree, count_within, kth_distance_to, kth_neighbours
+from .engine import KDTree, RangeCounter, kth_distance_to, kth_neighbours, start
 
 __all__ = [
     "log_unit_ball",
@@ -50,19 +50,35 @@ def _psi_mean(counts: np.ndarray) -> float:
     return float(np.mean(digamma(counts)))
 
 
-def neighbours(points: np.ndarray, k: int, theiler: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _structures(joint: np.ndarray, *blocks: np.ndarray) -> list:
+    """Getters for the joint kd-tree and a :class:`RangeCounter` per block, built concurrently.
+
+    A block without columns gets ``None`` (its counts need no structure).
+    """
+
+    def counter(b: np.ndarray):
+        return (lambda: RangeCounter(b)) if b.shape[1] else (lambda: None)
+
+    return start(joint.shape[0], lambda: KDTree(joint), *(counter(b) for b in blocks))
+
+
+def neighbours(
+    points: np.ndarray, k: int, theiler: int = 0, tree: KDTree | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Max-norm k-th neighbour distance and the k nearest indices, excluding ``|i - j| <= theiler``.
 
     Rows are time-ordered samples; the Theiler window keeps temporally close (hence
     dependent) rows out of each other's neighbourhoods.  At most ``2 * theiler`` other rows
     are excluded, so the ``k + 2 * theiler`` nearest contain the k nearest allowed ones: the
-    result is exact.
+    result is exact.  ``tree`` is a prebuilt :class:`KDTree` of ``points``.
     """
-    if theiler == 0:
-        return kth_neighbours(points, k, "max")
+    tree = KDTree(points) if tree is None else tree
     n = points.shape[0]
+    if theiler == 0:
+        d, idx = tree.knn_self(k, "max")
+        return d[:, k - 1].copy(), idx
     m = min(k + 2 * theiler, n - 1)
-    d, idx = KDTree(points).knn_self(m, "max")
+    d, idx = tree.knn_self(m, "max")
     ok = np.abs(idx - np.arange(n)[:, None]) > theiler
     rank = np.cumsum(ok, axis=1)
     pos = np.argmax(rank >= k, axis=1)
@@ -81,12 +97,21 @@ def _window_count(block: np.ndarray, radii: np.ndarray, theiler: int, strict: bo
     return out
 
 
-def _count(block: np.ndarray, radii: np.ndarray, theiler: int, strict: bool) -> np.ndarray:
-    """``count_within`` minus the rows inside the Theiler window (exact)."""
+def _count(
+    block: np.ndarray,
+    radii: np.ndarray,
+    theiler: int,
+    strict: bool,
+    counter: RangeCounter | None = None,
+) -> np.ndarray:
+    """Range counts in ``block`` minus the rows inside the Theiler window (exact).
+
+    ``counter`` is a prebuilt :class:`RangeCounter` of ``block``.
+    """
     if block.shape[1] == 0:  # the empty space: every other row is within any radius
         c = np.full(block.shape[0], block.shape[0] - 1, np.int64)
     else:
-        c = count_within(block, radii, strict=strict)
+        c = (counter or RangeCounter(block)).count(radii, strict=strict)
     return c - _window_count(block, radii, theiler, strict) if theiler else c
 
 
@@ -106,18 +131,20 @@ def ksg(
     rows each point may see (plus one).
     """
     n = x.shape[0]
-    eps, nbr = neighbours(np.hstack([x, y]), k, theiler)
+    joint = np.hstack([x, y])
+    tree, cx, cy = _structures(joint, x, y)
+    eps, nbr = neighbours(joint, k, theiler, tree())
     empty = np.empty((n, 0))
     psi_n = _psi_mean(_count(empty, eps, theiler, True) + 1) if theiler else float(digamma(n))
     if variant == 1:
-        nx = _count(x, eps, theiler, True)
-        ny = _count(y, eps, theiler, True)
+        nx = _count(x, eps, theiler, True, cx())
+        ny = _count(y, eps, theiler, True, cy())
         val = digamma(k) + psi_n - _psi_mean(nx + 1) - _psi_mean(ny + 1)
     else:
         ex = _block_radius(x, nbr)
         ey = _block_radius(y, nbr)
-        nx = _count(x, ex, theiler, False)
-        ny = _count(y, ey, theiler, False)
+        nx = _count(x, ex, theiler, False, cx())
+        ny = _count(y, ey, theiler, False, cy())
         val = digamma(k) - 1.0 / k + psi_n - _psi_mean(nx) - _psi_mean(ny)
     diag = {"mean_n_x": float(np.mean(nx)), "mean_n_y": float(np.mean(ny))}
     return float(val), diag
@@ -140,10 +167,12 @@ def frenzel_pompe(
     the k-th neighbour distance in the joint (x, y, z) space.  With no columns in ``z``
     it is exactly KSG-1 (``n_z + 1 = N``).  ``theiler`` as in :func:`ksg`.
     """
-    eps, _ = neighbours(np.hstack([x, y, z]), k, theiler)
-    nxz = _count(np.hstack([x, z]), eps, theiler, True)
-    nyz = _count(np.hstack([y, z]), eps, theiler, True)
-    psi_z = _psi_mean(_count(z, eps, theiler, True) + 1)
+    joint, xz, yz = np.hstack([x, y, z]), np.hstack([x, z]), np.hstack([y, z])
+    tree, cxz, cyz, cz = _structures(joint, xz, yz, z)
+    eps, _ = neighbours(joint, k, theiler, tree())
+    nxz = _count(xz, eps, theiler, True, cxz())
+    nyz = _count(yz, eps, theiler, True, cyz())
+    psi_z = _psi_mean(_count(z, eps, theiler, True, cz()) + 1)
     val = digamma(k) - _psi_mean(nxz + 1) - _psi_mean(nyz + 1) + psi_z
     return float(val), {"mean_n_xz": float(np.mean(nxz)), "mean_n_yz": float(np.mean(nyz))}
 
@@ -183,25 +212,23 @@ def gkov(x: np.ndarray, y: np.ndarray, z: np.ndarray | None, k: int) -> tuple[fl
     n = x.shape[0]
     blocks = [x, y] if z is None else [x, y, z]
     joint = np.hstack(blocks)
-    rho, _ = kth_neighbours(joint, k, "max")
+    marginals = [x, y] if z is None else [np.hstack([x, z]), np.hstack([y, z]), z]
+    tree, *counters = _structures(joint, *marginals)
+    rho, _ = neighbours(joint, k, 0, tree())
     atom = rho <= 0
     radius = np.where(atom, 0.0, np.nextafter(rho, 0))
     kt = np.full(n, float(k))
     if atom.any():
         kt[atom] = _tie_counts(joint, atom)
 
-    def cnt(a: np.ndarray) -> np.ndarray:
-        return count_within(a, radius) + 1
-
+    psi = [
+        _psi_mean(_count(b, radius, 0, False, c()) + 1)
+        for b, c in zip(marginals, counters, strict=True)
+    ]
     if z is None:
-        val = np.mean(digamma(kt)) + np.log(n) - _psi_mean(cnt(x)) - _psi_mean(cnt(y))
+        val = np.mean(digamma(kt)) + np.log(n) - psi[0] - psi[1]
     else:
-        val = (
-            np.mean(digamma(kt))
-            - _psi_mean(cnt(np.hstack([x, z])))
-            - _psi_mean(cnt(np.hstack([y, z])))
-            + _psi_mean(cnt(z))
-        )
+        val = np.mean(digamma(kt)) - psi[0] - psi[1] + psi[2]
     return float(val), {"atom_fraction": float(np.mean(atom))}
 
 
