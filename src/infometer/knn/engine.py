@@ -117,9 +117,10 @@ def _select(work: np.ndarray, idx: np.ndarray, dim: int, lo: int, hi: int, kth: 
 
 
 @nb.njit(cache=True, nogil=True)
-def _build(pts: np.ndarray, leafsize: int):
+def _build(pts: np.ndarray, leafsize: int, inplace: bool = False):
+    """Build a kd-tree; ``inplace=True`` permutes ``pts`` itself instead of a copy."""
     n, d = pts.shape
-    work = pts.copy()
+    work = pts if inplace else pts.copy()
     max_nodes = 4 * (n // leafsize + 1) + 3
     lo_a = np.empty(max_nodes, np.int64)
     hi_a = np.empty(max_nodes, np.int64)
@@ -216,8 +217,8 @@ def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
     if mid < 0:
         return _build(pts, leafsize)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        left_future = pool.submit(_build, work[:mid], leafsize)
-        right = _build(work[mid:], leafsize)
+        left_future = pool.submit(_build, work[:mid], leafsize, True)
+        right = _build(work[mid:], leafsize, True)
         left = left_future.result()
     n_left, n_right = len(left[3]), len(right[3])
     # node ids: root 0, the two subtree roots 1 and 2 (siblings are adjacent), then the
@@ -241,7 +242,7 @@ def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
         bmin[ids], bmax[ids] = p_bmin, p_bmax
         leaf_of.append(ids[p_leaf])
     perm = np.concatenate([idx[:mid][left[0]], idx[mid:][right[0]]])
-    data = np.concatenate([left[1], right[1]])
+    data = work  # both halves were permuted in place
     return perm, data, np.concatenate(leaf_of), lo_a, hi_a, child, bmin, bmax
 
 

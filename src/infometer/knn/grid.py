@@ -123,7 +123,7 @@ def build(points: np.ndarray, ranks: list[np.ndarray], radii: np.ndarray) -> Gri
     cols = [points[rk, k] for k, rk in enumerate(ranks)]
     n_slabs = _n_slabs(points, cols, radii)
     width = max(n_slabs)
-    slab = np.empty((n, d), np.int64)
+    slab = np.empty((n, d), np.int32 if n < 2**31 else np.int64)  # slab ids are < n
     lo = np.zeros((d, width))
     hi = np.zeros((d, width))
     for k, c in enumerate(n_slabs):

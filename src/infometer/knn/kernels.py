@@ -134,6 +134,7 @@ def ksg(
     joint = np.hstack([x, y])
     tree, cx, cy = _structures(joint, x, y)
     eps, nbr = neighbours(joint, k, theiler, tree())
+    del tree  # free the joint tree before the marginal counts (peak memory)
     empty = np.empty((n, 0))
     psi_n = _psi_mean(_count(empty, eps, theiler, True) + 1) if theiler else float(digamma(n))
     if variant == 1:
@@ -170,6 +171,7 @@ def frenzel_pompe(
     joint, xz, yz = np.hstack([x, y, z]), np.hstack([x, z]), np.hstack([y, z])
     tree, cxz, cyz, cz = _structures(joint, xz, yz, z)
     eps, _ = neighbours(joint, k, theiler, tree())
+    del tree
     nxz = _count(xz, eps, theiler, True, cxz())
     nyz = _count(yz, eps, theiler, True, cyz())
     psi_z = _psi_mean(_count(z, eps, theiler, True, cz()) + 1)
@@ -215,6 +217,7 @@ def gkov(x: np.ndarray, y: np.ndarray, z: np.ndarray | None, k: int) -> tuple[fl
     marginals = [x, y] if z is None else [np.hstack([x, z]), np.hstack([y, z]), z]
     tree, *counters = _structures(joint, *marginals)
     rho, _ = neighbours(joint, k, 0, tree())
+    del tree
     atom = rho <= 0
     radius = np.where(atom, 0.0, np.nextafter(rho, 0))
     kt = np.full(n, float(k))
