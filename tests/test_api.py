@@ -111,3 +111,42 @@ def test_object_api_is_reachable_lazily():
     assert im.InfoSEDD is InfoSEDD
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         im.nope  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("quantity", "method"),
+    [
+        ("mutual_info", "miller_madow"),
+        ("cond_mutual_info", "miller_madow"),
+        ("mutual_info", "gaussian"),
+        ("kl_divergence", "gaussian"),
+        ("transfer_entropy", "gaussian"),
+    ],
+)
+def test_negative_estimates_of_nonnegative_quantities_are_flagged_once(quantity, method):
+    """MI, CMI, KL and TE are >= 0: the dispatcher flags every negative estimate (one
+    warning, diagnostics["negative"]) and never clips it, for whichever estimator made it.
+    Independent data makes bias-corrected estimates negative about half the time."""
+    rng = np.random.default_rng(0)
+    seen_negative = False
+    for _ in range(12):
+        n = 60
+        if method == "miller_madow":  # enough rows that the bias correction can overshoot
+            data = {r: rng.integers(0, 4, 2000) for r in ("x", "y", "z")}
+        else:
+            data = {r: rng.standard_normal(n) for r in ("x", "y", "z")}
+        if quantity == "kl_divergence":
+            data = {"p": data["x"], "q": data["y"]}
+        elif quantity == "transfer_entropy":
+            data = {"source": data["x"], "target": data["y"]}
+        elif quantity == "mutual_info":
+            del data["z"]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = im.estimate(quantity, data, method=method, paired=quantity != "kl_divergence")
+        negative = [w for w in caught if "is negative" in str(w.message)]
+        assert est.diagnostics.get("negative", False) == (est.value < 0)
+        assert len(negative) == (1 if est.value < 0 else 0)
+        seen_negative |= est.value < 0
+    assert seen_negative
+    assert "transfer_entropy" in registry.NONNEGATIVE and "entropy" not in registry.NONNEGATIVE

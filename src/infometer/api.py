@@ -77,6 +77,13 @@ def run(
     raw = spec.func(*variables.values(), **full)
     diagnostics.update(raw.diagnostics)
     msgs.extend(raw.warnings)
+    if quantity in registry.NONNEGATIVE and raw.value < 0 and not diagnostics.get("negative"):
+        diagnostics["negative"] = True
+        msgs.append(  # once: a derived quantity (TE) may pass on its CMI's flag
+            f"{spec.name} estimate is negative ({raw.value:.3g} nats): the true value is >= 0, "
+            "so this is estimation error (bias, bias correction or variance at this N); "
+            "it is not clipped"
+        )
     full.update(raw.params)
 
     stderr, interval, level = raw.stderr, None, None

@@ -33,6 +33,7 @@ __all__ = [
     "choose_auto",
     "FAMILIES",
     "QUANTITY_ROLES",
+    "NONNEGATIVE",
 ]
 
 #: Family packages imported (once) before the registry is consulted.
@@ -55,6 +56,11 @@ QUANTITY_ROLES: dict[str, tuple[str, ...]] = {
 
 #: Quantities whose variables are independent samples (not paired rows).
 UNPAIRED: set[str] = {"kl_divergence"}
+
+#: Quantities that are >= 0 by definition; families may add more.  The dispatcher flags a
+#: negative estimate of one (``diagnostics["negative"]`` and a warning) and never clips it,
+#: so no estimator has to.
+NONNEGATIVE: set[str] = {"mutual_info", "cond_mutual_info", "kl_divergence"}
 
 
 @dataclass

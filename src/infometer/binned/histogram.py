@@ -185,12 +185,6 @@ def _histogram(vs: Sequence[Variable], bins: int | str, strategy: str, correctio
         )
     if len(vs) == 1:
         total += logw_mean
-    elif total < 0:
-        diag["negative"] = True
-        warns.append(
-            f"histogram estimate is negative ({total:.3g} nats): the bias correction "
-            "exceeds the signal; it is not clipped"
-        )
     return Raw(value=total, diagnostics=diag, warnings=warns)
 
 

@@ -106,9 +106,6 @@ def _combo(method: str, vs: Sequence[Variable], alphabet_size=None) -> Raw:
         h, s = kernel(cnt(idx), k, lam)
         total += sign * h
         sd = s if len(terms) == 1 else None
-    if len(vs) > 1 and total < 0:
-        diag["negative"] = True
-        warns.append(f"{method} estimate is negative ({total:.3g} nats): bias exceeds the signal")
     return Raw(value=total, stderr=sd, diagnostics=diag, warnings=warns, params=params)
 
 

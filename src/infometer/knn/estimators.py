@@ -50,15 +50,9 @@ def _prep(vs: dict[str, Variable], standardize, jitter, jitter_scale, seed, **kw
 
 
 def _info_flags(value: float, n: int, k: int, diag: dict, warns: list[str], what: str) -> None:
-    """Record (never clip) negative values and values near the kNN ceiling."""
+    """Record values near the kNN ceiling (negative values are flagged by the dispatcher)."""
     ceiling = float(digamma(n) - digamma(k))
     diag["ceiling"] = ceiling
-    if value < 0:
-        diag["negative"] = True
-        warns.append(
-            f"{what} estimate is negative ({value:.3g} nats): the true value is >= 0, so this "
-            "is estimation error (bias/variance at this N); it is not clipped"
-        )
     if value > SATURATION * ceiling:
         diag["near_ceiling"] = True
         warns.append(
@@ -264,12 +258,7 @@ def wkv(
     if bp.shape[1] == 0:
         return _zero(pr, "p and q are the same constant")
     value, diag = kernels.wkv(bp, bq, k, metric)
-    warns = list(pr.warnings)
-    diag = {**pr.diagnostics, **diag}
-    if value < 0:
-        diag["negative"] = True
-        warns.append(f"KL estimate is negative ({value:.3g} nats): estimation error, not clipped")
-    return Raw(value=value, diagnostics=diag, warnings=warns)
+    return Raw(value=value, diagnostics={**pr.diagnostics, **diag}, warnings=list(pr.warnings))
 
 
 # ------------------------------------------------------------------------ mixed

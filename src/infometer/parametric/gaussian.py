@@ -288,14 +288,7 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
                 "function of others); the Gaussian MI is infinite"
             ],
         )
-    warns: list[str] = []
-    if len(vs) > 1 and value < 0:
-        diag["negative"] = True
-        warns.append(
-            f"{method} estimate is negative ({value:.3g} nats): with bias correction an "
-            "unbiased estimate of a small MI can fall below zero; it is not clipped"
-        )
-    return Raw(value=value, diagnostics=diag, warnings=warns)
+    return Raw(value=value, diagnostics=diag)
 
 
 @register(
@@ -375,14 +368,7 @@ def _copula_mixed(vs: Sequence[Variable], bias_correct: bool) -> Raw:
         groups = _classes(z.codes, max(x.d + y.d, 1) + 2, "z")
         value = sum(g.size / n * mi(g) for g in groups)
         diag["z_classes"] = len(groups)
-    warns: list[str] = []
-    if value < 0:
-        diag["negative"] = True
-        warns.append(
-            f"gaussian_copula estimate is negative ({value:.3g} nats): with bias "
-            "correction an unbiased estimate of a small MI can fall below zero"
-        )
-    return Raw(value=float(value), diagnostics=diag, warnings=warns)
+    return Raw(value=float(value), diagnostics=diag)
 
 
 @register(
@@ -428,15 +414,7 @@ def gaussian_kl_divergence(p: Variable, q: Variable, *, bias_correct: bool = Tru
             f"method 'gaussian': {exc} (constant or collinear columns); KL between the "
             "Gaussian fits is undefined"
         ) from exc
-    diag: dict = {"bias_correct": bias_correct}
-    warns: list[str] = []
-    if value < 0:
-        diag["negative"] = True
-        warns.append(
-            f"gaussian KL estimate is negative ({value:.3g} nats): the unbiased "
-            "estimate of a small divergence can fall below zero; it is not clipped"
-        )
-    return Raw(value=value, diagnostics=diag, warnings=warns)
+    return Raw(value=value, diagnostics={"bias_correct": bias_correct})
 
 
 def _ml_params(params: dict) -> dict:
