@@ -116,20 +116,43 @@ def _check_theiler(theiler: int, n: int, k: int) -> int:
     return theiler
 
 
+def _joint_knn(
+    variables: dict[str, Variable],
+    kernel: Callable[..., tuple[float, dict]],
+    what: str,
+    k,
+    standardize,
+    jitter,
+    jitter_scale,
+    seed,
+    theiler,
+) -> Raw:
+    """Validate, prepare and run a joint-space kNN kernel (KSG, Frenzel-Pompe).
+
+    ``kernel(*blocks, k, theiler)``; a constant x or y gives exactly 0.
+    """
+    n = next(iter(variables.values())).n
+    k = _check(n, k, standardize, jitter, jitter_scale)
+    theiler = _check_theiler(theiler, n, k)
+    p = _prep(variables, standardize, jitter, jitter_scale, seed)
+    bx, by = p.blocks[:2]
+    if bx.shape[1] == 0 or by.shape[1] == 0:
+        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
+    value, diag = kernel(*p.blocks, k, theiler)
+    warns = list(p.warnings)
+    diag = {**p.diagnostics, **diag}
+    _info_flags(value, n, k, diag, warns, what)
+    return Raw(value=value, diagnostics=diag, warnings=warns)
+
+
 def _ksg(
     x: Variable, y: Variable, variant: int, k, standardize, jitter, jitter_scale, seed, theiler
 ) -> Raw:
-    k = _check(x.n, k, standardize, jitter, jitter_scale)
-    theiler = _check_theiler(theiler, x.n, k)
-    p = _prep({"x": x, "y": y}, standardize, jitter, jitter_scale, seed)
-    bx, by = p.blocks
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
-    value, diag = kernels.ksg(bx, by, k, variant, theiler)
-    warns = list(p.warnings)
-    diag = {**p.diagnostics, **diag}
-    _info_flags(value, x.n, k, diag, warns, f"KSG-{variant}")
-    return Raw(value=value, diagnostics=diag, warnings=warns)
+    def kernel(bx, by, k, theiler):
+        return kernels.ksg(bx, by, k, variant, theiler)
+
+    args = (k, standardize, jitter, jitter_scale, seed, theiler)
+    return _joint_knn({"x": x, "y": y}, kernel, f"KSG-{variant}", *args)
 
 
 def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
@@ -211,17 +234,9 @@ def frenzel_pompe(
 
     ``theiler`` (rows, default 0): Theiler window for time-ordered rows, as in KSG.
     """
-    k = _check(x.n, k, standardize, jitter, jitter_scale)
-    theiler = _check_theiler(theiler, x.n, k)
-    p = _prep({"x": x, "y": y, "z": z}, standardize, jitter, jitter_scale, seed)
-    bx, by, bz = p.blocks
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
-    value, diag = kernels.frenzel_pompe(bx, by, bz, k, theiler)
-    warns = list(p.warnings)
-    diag = {**p.diagnostics, **diag}
-    _info_flags(value, x.n, k, diag, warns, "Frenzel-Pompe CMI")
-    return Raw(value=value, diagnostics=diag, warnings=warns)
+    args = (k, standardize, jitter, jitter_scale, seed, theiler)
+    data = {"x": x, "y": y, "z": z}
+    return _joint_knn(data, kernels.frenzel_pompe, "Frenzel-Pompe CMI", *args)
 
 
 # ----------------------------------------------------------------------------- KL
