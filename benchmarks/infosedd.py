@@ -88,69 +88,54 @@ def model_kwargs(a) -> dict:
     }
 
 
-def task_ising(a) -> None:
+def _entropy_run(a, name: str, temp: float, truth: float, data, n_states: float, sampled: bool):
+    """Fit InfoSEDD-H on the first ``a.n`` rows, evaluate on the rest, log against ``truth``."""
     from infometer.diffusion import InfoSEDD
 
+    train, ev = data[: a.n], data[a.n :]
+    t0 = time.perf_counter()
+    m = InfoSEDD("entropy", **model_kwargs(a)).fit(train, eval_data=ev)
+    t_fit = time.perf_counter() - t0
+    h = m.entropy(passes=a.passes)
+    extra = {}
+    if sampled:
+        hs = m.entropy(passes=a.passes, estimator="time_sampled")
+        extra = {"time_sampled": hs.value, "se_ts": hs.stderr}
+    log(
+        name,
+        T=temp,
+        n_train=a.n,
+        n_eval=a.n_eval,
+        exact=truth,
+        infosedd_h=h.value,
+        se=h.stderr,
+        rel_err=h.value / truth - 1,
+        **extra,
+        fit_s=round(t_fit, 1),
+        steps=m.log.steps,
+        best_step=m.log.best_step,
+        **classical_entropy(train, n_states),
+    )
+
+
+def task_ising(a) -> None:
     states = ising_states()
     for temp in a.T:
         p = ising_pmf(states, temp)
         truth = float(-(p * np.log(p)).sum())
         rng = np.random.default_rng(a.seed)
         data = states[rng.choice(len(states), size=a.n + a.n_eval, p=p)].astype(np.int64)
-        train, ev = data[: a.n], data[a.n :]
-        t0 = time.perf_counter()
-        m = InfoSEDD("entropy", **model_kwargs(a)).fit(train, eval_data=ev)
-        t_fit = time.perf_counter() - t0
-        h = m.entropy(passes=a.passes)
-        hs = m.entropy(passes=a.passes, estimator="time_sampled")
-        cl = classical_entropy(train, 2**16)
-        log(
-            "ising4",
-            T=temp,
-            n_train=a.n,
-            n_eval=a.n_eval,
-            exact=truth,
-            infosedd_h=h.value,
-            se=h.stderr,
-            rel_err=h.value / truth - 1,
-            time_sampled=hs.value,
-            se_ts=hs.stderr,
-            fit_s=round(t_fit, 1),
-            steps=m.log.steps,
-            best_step=m.log.best_step,
-            **cl,
-        )
+        _entropy_run(a, "ising4", temp, truth, data, 2**16, sampled=True)
 
 
 def task_ising8(a) -> None:
     """8x8 torus: transfer-matrix truth and exact samples from infometer.truth.ising."""
-    from infometer.diffusion import InfoSEDD
-    from infometer.truth import ising  # on branch `truth` (merged for this run)
+    from infometer.truth import ising
 
     for temp in a.T:
         truth = float(ising.exact(8, 8, 1.0 / temp).entropy)
         data = ising.sample(8, 8, 1.0 / temp, a.n + a.n_eval, seed=a.seed).reshape(-1, 64)
-        data = data.astype(np.int64)
-        train, ev = data[: a.n], data[a.n :]
-        t0 = time.perf_counter()
-        m = InfoSEDD("entropy", **model_kwargs(a)).fit(train, eval_data=ev)
-        t_fit = time.perf_counter() - t0
-        h = m.entropy(passes=a.passes)
-        cl = classical_entropy(train, 2**64)
-        log(
-            "ising8",
-            T=temp,
-            n_train=a.n,
-            n_eval=a.n_eval,
-            exact=truth,
-            infosedd_h=h.value,
-            se=h.stderr,
-            rel_err=h.value / truth - 1,
-            fit_s=round(t_fit, 1),
-            steps=m.log.steps,
-            best_step=m.log.best_step,
-            **cl,
-        )
+        _entropy_run(a, "ising8", temp, truth, data.astype(np.int64), 2**64, sampled=False)
 
 
 def task_channel(a) -> None:
