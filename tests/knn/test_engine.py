@@ -188,3 +188,29 @@ def test_two_thread_build_is_the_serial_tree(ties):
     ref_tree._lo, ref_tree._hi, ref_tree._child, ref_tree._bmin, ref_tree._bmax = serial[3:]
     d_ref, i_ref = ref_tree.knn_self(3)
     assert np.array_equal(d, d_ref) and np.array_equal(i, i_ref)
+
+
+def test_concurrent_structures_change_no_estimate(monkeypatch):
+    """From PARALLEL_MIN rows the estimators build the joint tree and the marginal
+    structures on several threads (engine.start) and split tree builds in two; the
+    estimates must be bit-identical to the one-thread path."""
+    from infometer.knn import engine, kernels
+
+    rng = np.random.default_rng(11)
+    n = engine.PARALLEL_MIN + 1000
+    x = rng.standard_normal((n, 2))
+    y = x[:, :1] + rng.standard_normal((n, 1))
+    z = np.round(rng.standard_normal((n, 1)), 1)  # ties: atoms for GKOV
+
+    def estimates():
+        return (
+            kernels.ksg(x, y, 3, 1),
+            kernels.ksg(x, y, 3, 2),
+            kernels.frenzel_pompe(x, y, z, 3),
+            kernels.gkov(x, z, None, 3),
+            kernels.gkov(x, y, z, 3),
+        )
+
+    threaded = estimates()
+    monkeypatch.setattr(engine, "PARALLEL_MIN", 10**9)
+    assert estimates() == threaded
