@@ -81,7 +81,9 @@ def local_model_dir(path: str | os.PathLike[str] | None, name: str = "model") ->
     if path is None:
         return minilm_path()
     if not isinstance(path, str | os.PathLike):
-        raise TypeError(f"{name} must be a path to a local model directory, got {type(path).__name__}")
+        raise TypeError(
+            f"{name} must be a path to a local model directory, got {type(path).__name__}"
+        )
     p = Path(path).expanduser()
     if not p.is_dir():
         raise ValueError(
@@ -89,11 +91,15 @@ def local_model_dir(path: str | os.PathLike[str] | None, name: str = "model") ->
             "local paths (download them yourself, e.g. with huggingface-cli, then pass the folder)"
         )
     if not (p / "config.json").is_file():
-        raise ValueError(f"{name}={str(path)!r} has no config.json: not a Hugging Face model folder")
+        raise ValueError(
+            f"{name}={str(path)!r} has no config.json: not a Hugging Face model folder"
+        )
     return p.resolve()
 
 
-def load_sentence_encoder(path: str | os.PathLike[str] | None = None, *, device: str = "cpu") -> Any:
+def load_sentence_encoder(
+    path: str | os.PathLike[str] | None = None, *, device: str = "cpu"
+) -> Any:
     """A ``sentence_transformers.SentenceTransformer`` from a local directory (default: MiniLM)."""
     p = local_model_dir(path)
     try:
