@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import xlogy
 
 from .estimate import Estimate, resolve_unit
 
@@ -45,6 +44,8 @@ def _pmf(p: Any, name: str, ndim: int | None = None, atol: float = 1e-9) -> np.n
 
 
 def _h(a: np.ndarray) -> float:
+    from scipy.special import xlogy  # here, not at import: keeps `import infometer` light
+
     return float(-xlogy(a, a).sum())
 
 

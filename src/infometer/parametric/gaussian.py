@@ -23,8 +23,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import digamma, ndtri
-from scipy.stats import rankdata
 
 from ..data import Variable
 from ..registry import Raw, register
@@ -80,6 +78,8 @@ def logdet_sigma(scatter: np.ndarray, n: int, bias_correct: bool) -> float:
 @lru_cache(maxsize=1024)
 def _wishart_offset(n: int, d: int) -> float:
     """``E[log det W] - log det Σ = d log 2 + Σ_{i=1..d} ψ((n - i)/2)`` for W ~ W_d(n-1, Σ)."""
+    from scipy.special import digamma
+
     i = np.arange(1, d + 1)
     return float(d * np.log(2.0) + digamma((n - i) / 2.0).sum())
 
@@ -214,6 +214,9 @@ def copula_normalize(a: np.ndarray) -> np.ndarray:
 
 def _copula(a: np.ndarray) -> tuple[np.ndarray, int]:
     """Normal scores and the number of tied values (one sort per column)."""
+    from scipy.special import ndtri
+    from scipy.stats import rankdata
+
     a = np.asarray(a, dtype=np.float64)
     if a.ndim == 1:
         a = a[:, None]

@@ -44,7 +44,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy import stats as _st
 
 from ..data import Variable
 from ..registry import UNPAIRED, EstimatorSpec, Raw
@@ -205,7 +204,10 @@ def error_bars(
     ValueError
         When the scheme is ``"none"``, or the estimate or a resample is not finite.
     """
-    z = float(_st.norm.ppf(0.5 + level / 2))
+    # norm.ppf and t.ppf are these two functions; scipy.stats itself is slow to import
+    from scipy.special import ndtri, stdtrit
+
+    z = float(ndtri(0.5 + level / 2))
     scheme = spec.resampling
     if scheme == "posterior" or (scheme in ("native", "seeds") and raw.stderr is not None):
         if raw.stderr is None:
@@ -226,7 +228,7 @@ def error_bars(
         b = min(n_resamples, MAX_SEEDS)
         vals = resample_values(spec, variables, params, scheme="seeds", n_resamples=b, seed=seed)
         se = float(np.std(vals, ddof=1))
-        t = float(_st.t.ppf(0.5 + level / 2, b - 1))
+        t = float(stdtrit(b - 1, 0.5 + level / 2))
         return (
             se,
             (raw.value - t * se, raw.value + t * se),
@@ -261,7 +263,7 @@ def error_bars(
             lo, hi = raw.value - q_hi, raw.value - q_lo
             how = "quantiles of the rescaled deviations"
         else:
-            t = float(_st.t.ppf(1 - a, n_resamples - 1))
+            t = float(stdtrit(n_resamples - 1, 1 - a))
             lo, hi = raw.value - t * se, raw.value + t * se
             how = "value ± t·se (too few subsamples for tail quantiles)"
         diag = {
