@@ -86,7 +86,7 @@ def _wishart_offset(n: int, d: int) -> float:
 
 def _scatter(a: np.ndarray) -> np.ndarray:
     c = a - a.mean(axis=0)
-    return c.T @ c
+    return _gram(c)
 
 
 def gaussian_entropy(a: np.ndarray, bias_correct: bool = True) -> float:
