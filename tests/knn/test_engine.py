@@ -267,3 +267,19 @@ def test_backends_give_identical_estimates(ties, monkeypatch):
     monkeypatch.setattr(engine, "BACKEND", "scipy")
     scipy_ = [e.value for e in estimates()]
     assert compiled == scipy_
+
+
+def test_backend_rule(monkeypatch):
+    """Small problems go to scipy until the process has spent SWITCH_AFTER_S there (or the
+    compiled kernels are loaded); large ones go to the compiled kernels."""
+    import sys
+
+    monkeypatch.setattr(engine, "BACKEND", "auto")
+    monkeypatch.delitem(sys.modules, "infometer.knn.compiled", raising=False)
+    monkeypatch.setattr(engine, "_scipy_seconds", 0.0)
+    assert not engine.uses_compiled(100)
+    assert engine.uses_compiled(engine.JIT_MIN_POINTS)
+    monkeypatch.setattr(engine, "_scipy_seconds", engine.SWITCH_AFTER_S)
+    assert engine.uses_compiled(100)
+    monkeypatch.setattr(engine, "BACKEND", "scipy")
+    assert not engine.uses_compiled(10**7)

@@ -22,7 +22,8 @@ Two backends compute the same exact answers:
   ``JIT_MIN_POINTS`` points, and for any size once it has been used in the process;
 * **scipy** (``scipy.spatial.cKDTree`` and numpy) for smaller problems, so that a small
   call never waits for numba to compile (seconds, once per install) or load (about
-  0.5 s per process).  ``BACKEND`` forces one of them.
+  0.5 s per process), until the process has spent ``SWITCH_AFTER_S`` in it (then the
+  compiled kernels pay for their loading).  ``BACKEND`` forces one of them.
 
 The compiled backend:
 
@@ -56,8 +57,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import TypeVar
 
 import numpy as np
@@ -91,15 +94,40 @@ GRID_MIN_POINTS = 2000
 #: compiled once per install, on first use); smaller ones use scipy unless the compiled
 #: backend is already loaded in this process (then it is faster at every size).
 JIT_MIN_POINTS = 5000
-#: ``"auto"`` (the rule above), ``"compiled"`` or ``"scipy"``: for tests and benchmarks.
+#: ... and once a process has spent this many seconds in the scipy backend, it switches to
+#: the compiled one for good (loading numba's cache costs about 0.5 s, a first compile
+#: about 5 s): repeated small problems (permutation tests, resampling) then run at the
+#: compiled speed.
+SWITCH_AFTER_S = 1.0
+#: ``"auto"`` (the rules above), ``"compiled"`` or ``"scipy"``: for tests and benchmarks.
 BACKEND = "auto"
+#: Leaf size of the scipy backend's trees for range counts (larger leaves count faster).
+SCIPY_COUNT_LEAFSIZE = 64
+#: From this many queries the scipy backend queries on all threads (cKDTree ``workers``).
+SCIPY_PARALLEL_MIN = 1000
+_scipy_seconds = 0.0
 
 
 def uses_compiled(n: int) -> bool:
     """Whether a point set of ``n`` points goes to the compiled backend."""
     if BACKEND != "auto":
         return BACKEND == "compiled"
-    return n >= JIT_MIN_POINTS or "infometer.knn.compiled" in sys.modules
+    return (
+        n >= JIT_MIN_POINTS
+        or _scipy_seconds >= SWITCH_AFTER_S
+        or "infometer.knn.compiled" in sys.modules
+    )
+
+
+@contextmanager
+def _scipy_timer():
+    """Add the time spent in a scipy-backend query to the process total."""
+    global _scipy_seconds
+    t = time.perf_counter()
+    try:
+        yield
+    finally:
+        _scipy_seconds += time.perf_counter() - t
 
 
 def _kernels():
@@ -189,6 +217,11 @@ def _workers(m: int) -> int:
     return n_threads() if m >= PARALLEL_MIN else 1
 
 
+def _scipy_workers(m: int) -> int:
+    """cKDTree threads for ``m`` queries (its threads are cheap: from 1,000 queries)."""
+    return n_threads() if m >= SCIPY_PARALLEL_MIN else 1
+
+
 def _run(kernel: Callable[..., None], m: int, *args) -> None:
     """``kernel(*args, lo, hi)`` over the queries ``0..m-1``, on several threads from
     ``PARALLEL_MIN`` queries.
@@ -259,7 +292,8 @@ class KDTree:
         """Distances (n, k) and original indices (n, k) of each point's k nearest others."""
         if not self.compiled:
             p = 2 if metric == "euclidean" else np.inf
-            d, i = self._ck.query(self.points, k=k + 1, p=p, workers=_workers(self.n))
+            with _scipy_timer():
+                d, i = self._ck.query(self.points, k=k + 1, p=p, workers=_scipy_workers(self.n))
             # drop the point itself: first unless k + 1 or more points coincide with it
             me = i == np.arange(self.n)[:, None]
             drop = np.where(me.any(axis=1), me.argmax(axis=1), k)
@@ -281,7 +315,8 @@ class KDTree:
         m = q.shape[0]
         if not self.compiled:
             p = 2 if metric == "euclidean" else np.inf
-            d, i = self._ck.query(q, k=k, p=p, workers=_workers(m))
+            with _scipy_timer():
+                d, i = self._ck.query(q, k=k, p=p, workers=_scipy_workers(m))
             d, i = d.reshape(m, k), i.reshape(m, k)
             return _euclidean(self.points, q, i)[0] if metric == "euclidean" else d
         d = np.empty((m, k))
@@ -298,8 +333,11 @@ class KDTree:
         """
         if not self.compiled:
             r = np.asarray(radii, dtype=np.float64)
-            w = _workers(self.n)
-            c = self._ck.query_ball_point(self.points, r, p=np.inf, return_length=True, workers=w)
+            w = _scipy_workers(self.n)
+            with _scipy_timer():
+                c = self._ck.query_ball_point(
+                    self.points, r, p=np.inf, return_length=True, workers=w
+                )
             return np.asarray(c, np.int64) - 1
         r = np.ascontiguousarray(np.asarray(radii, dtype=np.float64)[self.perm])
         c = np.empty(self.n, np.int64)
@@ -424,7 +462,7 @@ class RangeCounter:
         elif self.d <= GRID_MAX_DIM and self.n >= GRID_MIN_POINTS and self.compiled:
             self._ranks = [np.argsort(pts[:, k]) for k in range(self.d)]
         else:
-            self._tree = KDTree(pts)
+            self._tree = KDTree(pts, LEAFSIZE if self.compiled else SCIPY_COUNT_LEAFSIZE)
 
     def count(self, radii: np.ndarray, *, strict: bool = False) -> np.ndarray:
         """Counts within ``radii`` (``strict=True``: strictly closer, exactly)."""
@@ -437,7 +475,8 @@ class RangeCounter:
             order = self._order if self.d == 1 else None
             if self.d == 1 and not self.compiled:
                 rs = r[order]
-                c = _count_sorted_np(self._sorted, np.maximum(rs, 0.0))
+                with _scipy_timer():
+                    c = _count_sorted_np(self._sorted, np.maximum(rs, 0.0))
                 c[rs < 0] = 0
             elif self.d == 1:
                 c = np.empty(self.n, np.int64)
