@@ -1,6 +1,7 @@
 """kill -9 at any moment loses no finished run and corrupts nothing; Ctrl-C stops cleanly."""
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -120,3 +121,149 @@ def test_ctrl_c_stops_cleanly(tmp_path, bench_env, bench_cmd):
         time.sleep(0.2)
     else:
         pytest.fail("processes of the interrupted bench are still alive")
+
+
+# ---------------------------------------------------------------- lost workers, lost parent
+def _procs():
+    """pid -> (ppid, pgid, state, cmdline) of every process (Linux /proc)."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        out[int(d)] = (int(fields[1]), int(fields[2]), fields[0], cmd)
+    return out
+
+
+def _workers_of(pid):
+    return [
+        p
+        for p, (ppid, _, state, cmd) in _procs().items()
+        if ppid == pid and state != "Z" and "spawn_main" in cmd
+    ]
+
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+
+
+@pytest.mark.slow
+def test_local_worker_killed_mid_run_store_equals_plan(tmp_path):
+    import multiprocessing
+
+    from infometer.bench import run_sweep
+
+    jobs, _ = plan([truth.get_task(t) for t in TASKS.split(",")], ["plugin"], [300], range(10))
+    stored, killed = [], []
+
+    def kill_a_worker(row):
+        stored.append(row)
+        if len(stored) == 8:
+            victim = multiprocessing.active_children()[0].pid
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    with Store(tmp_path) as st:
+        res = run_sweep(jobs, st, workers=2, progress=False, on_row=kill_a_worker)
+        keys = st.done_keys()
+        assert st.integrity_ok() and st.missing_keys() == []
+    assert killed and not res.missing and res.ran == len(jobs)
+    assert keys == {j.key for j in jobs}
+    assert not multiprocessing.active_children()
+
+
+@needs_proc
+@pytest.mark.slow
+def test_parent_kill_9_leaves_no_process_behind(tmp_path, bench_env, bench_cmd):
+    db = tmp_path / "results.sqlite"
+    proc = _start(tmp_path, bench_env, 2, bench_cmd)
+    _wait_for(db, 10, proc)
+    assert len(_workers_of(proc.pid)) == 2
+    pgid = proc.pid  # start_new_session: the bench, its workers and the resource tracker
+    os.kill(proc.pid, signal.SIGKILL)  # the parent only, as an OOM killer would
+    proc.wait(timeout=30)
+    t0 = time.time()
+    while True:
+        alive = {p: v[3] for p, v in _procs().items() if v[1] == pgid and v[2] != "Z"}
+        if not alive:
+            break
+        assert time.time() - t0 < 20, f"left behind after kill -9 of the parent: {alive}"
+        time.sleep(0.2)
+    with Store(tmp_path) as st:
+        assert st.integrity_ok() and st.count() >= 10
+
+
+@pytest.mark.slow
+def test_two_benches_on_one_dir_run_each_job_once(tmp_path, bench_env, bench_cmd):
+    args = bench_cmd(
+        tmp_path,
+        "--tasks",
+        TASKS,
+        "-e",
+        "plugin,grassberger",
+        "--n",
+        "300",
+        "--seeds",
+        "15",
+        "--workers",
+        "1",
+    )
+    # started together: whichever takes the lock first runs all 120 runs (over a second
+    # even on a fast disk, one fsync each), so the other reaches the lock while it is held
+    procs = [
+        subprocess.Popen(args, env=bench_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [e.decode() for _, e in outs]
+    ran = [int(re.search(rb"(\d+) run\(s\) done now", o).group(1)) for o, _ in outs]
+    planned = 4 * 2 * 15
+    assert sorted(ran) == [0, planned]  # one ran every job, the other none of them
+    assert any(b"locked by pid" in e and b"waiting" in e for _, e in outs)
+    with Store(tmp_path) as st:
+        assert st.count() == planned and st.missing_keys() == []
+
+
+@needs_proc
+@pytest.mark.slow
+def test_runs_lost_for_good_make_bench_exit_1_and_say_which(tmp_path, bench_env, bench_cmd):
+    # four NSB runs of ~0.1-0.3 s; both workers are killed while running, with no retries
+    args = bench_cmd(
+        tmp_path,
+        "--tasks",
+        "symchannel-2pairs-V8-1nat",
+        "-e",
+        "nsb",
+        "--n",
+        "20000",
+        "--seeds",
+        "4",
+        "--workers",
+        "2",
+        "--retries",
+        "0",
+    )
+    proc = subprocess.Popen(
+        args, env=bench_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    _wait_for(tmp_path / "results.sqlite", 1, proc)
+    time.sleep(0.05)  # the worker that just replied has its next run
+    for pid in _workers_of(proc.pid):
+        os.kill(pid, signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 1, out + err
+    m = re.search(r"error: (\d) of 4 planned results are missing \((\d) lost\)", err)
+    assert m and m.group(1) == m.group(2) and int(m.group(1)) >= 1, err
+    assert "worker process" in err and "run the same command again" in err
+    with Store(tmp_path) as st:
+        assert len(st.missing_keys()) == int(m.group(1))
+    # and running it again finishes the sweep
+    assert subprocess.run(args, env=bench_env, capture_output=True, timeout=300).returncode == 0
+    with Store(tmp_path) as st:
+        assert st.count() == 4 and st.missing_keys() == []
