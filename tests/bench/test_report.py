@@ -9,7 +9,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from infometer import truth
 from infometer.bench import Store, plan, run_sweep
@@ -293,3 +296,41 @@ def test_quick_suite_compares_the_main_estimators_on_every_family():
     assert {"gkov", "gaussian_copula"} <= by_task["mixed-uniform-m5"]
     assert "ksg1" not in by_task["zipf-100"] and "plugin" not in by_task["1v1-normal-0.75"]
     assert ("table-4x5-dirichlet", "gaussian_copula") in {(t, m) for t, m, _ in skipped}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["F", "G"]),
+            st.sampled_from(["t1", "t2"]),
+            st.sampled_from(["a", "b", "c", "auto"]),
+            st.one_of(st.none(), st.floats(0, 5, allow_nan=False)),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_winner_properties(spec, rnd):
+    from infometer.bench.report import TIE_NATS, winners
+
+    df = _runs([(f, t, m, e, "a" if m == "auto" else None) for f, t, m, e in spec])
+    w = winners(df)
+    shuffled = winners(df.sample(frac=1.0, random_state=rnd.randint(0, 2**31)))
+    assert w.reset_index(drop=True).equals(shuffled.reset_index(drop=True))  # order-free
+    for _, r in w.iterrows():
+        fd = df[(df["family"] == r["family"]) & (df["method"] != "auto")]
+        assert "auto" not in r["winner"].split(" = ")
+        if r["winner"].startswith("none"):
+            continue
+        cells = {m: set(zip(d["task"], d["n"], strict=True)) for m, d in fd.groupby("method")}
+        widest = max(map(len, cells.values()))
+        med = {
+            m: np.median(np.where(d["status"] == "ok", d["abs_error"], np.inf))
+            for m, d in fd.groupby("method")
+            if len(cells[m]) == widest
+        }
+        best = min(med.values())
+        assert np.isfinite(best) and r["median |err|"] == best
+        assert set(r["winner"].split(" = ")) == {m for m, v in med.items() if v - best <= TIE_NATS}
