@@ -126,7 +126,11 @@ def bench_cmd(
         _fail("no (task, estimator) pair applies; see the skip lines above")
     from ..parallel import LockTimeout, SchedulerUnreachable, WorkerStartError
 
-    with Store(out) as store:
+    try:
+        store = Store(out)
+    except OSError as exc:
+        _fail(f"--out {out}: {exc.strerror or exc}")
+    with store:
         store.set_meta(
             {
                 "suite": suite,
