@@ -261,9 +261,5 @@ def test_runs_lost_for_good_make_bench_exit_1_and_say_which(tmp_path, bench_env,
     m = re.search(r"error: (\d) of 4 planned results are missing \((\d) lost\)", err)
     assert m and m.group(1) == m.group(2) and int(m.group(1)) >= 1, err
     assert "worker process" in err and "run the same command again" in err
-    with Store(tmp_path) as st:
-        assert len(st.missing_keys()) == int(m.group(1))
-    # and running it again finishes the sweep
-    assert subprocess.run(args, env=bench_env, capture_output=True, timeout=300).returncode == 0
-    with Store(tmp_path) as st:
-        assert st.count() == 4 and st.missing_keys() == []
+    with Store(tmp_path) as st:  # the store agrees; re-running resumes (test_kill_minus_9...)
+        assert len(st.missing_keys()) == int(m.group(1)) == 4 - st.count()

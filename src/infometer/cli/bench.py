@@ -68,8 +68,7 @@ def bench_cmd(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List skipped pairs and why."),
 ) -> None:
     """Benchmark estimators on tasks with exact answers; results go to OUT/results.sqlite."""
-    from .. import __version__
-    from ..bench import SUITES, Store, plan, run_sweep, suite_tasks
+    from ..bench import SUITES, suite_tasks
 
     if suite not in SUITES:
         _fail(f"--suite must be one of {', '.join(SUITES)}, got {suite!r}")
@@ -108,6 +107,26 @@ def bench_cmd(
     methods = [m.strip() for m in estimators.split(",") if m.strip()]
     if not methods:
         _fail("--estimators is empty")
+    from ..parallel import SchedulerUnreachable, connect
+
+    client = None
+    if scheduler is not None:  # before planning: an unreachable cluster fails at once
+        try:
+            client, _ = connect(scheduler, timeout=connect_timeout)
+        except (SchedulerUnreachable, ValueError, ImportError) as exc:
+            _fail(str(exc))
+    try:
+        _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose)
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose):
+    from .. import __version__
+    from ..bench import Store, plan, run_sweep
+    from ..parallel import LockTimeout, WorkerStartError
+
     jobs, skipped = plan(ts, methods, ns, range(n_seeds))
     if skipped:
         by: dict[str, int] = {}
@@ -124,8 +143,6 @@ def bench_cmd(
                 _err.print(f"[dim]  {task} × {m}: {why}[/]", highlight=False, soft_wrap=True)
     if not jobs:
         _fail("no (task, estimator) pair applies; see the skip lines above")
-    from ..parallel import LockTimeout, SchedulerUnreachable, WorkerStartError
-
     try:
         store = Store(out)
     except OSError as exc:
@@ -147,13 +164,12 @@ def bench_cmd(
                 jobs,
                 store,
                 workers=workers,
-                scheduler=scheduler,
+                scheduler=client,
                 progress=progress,
                 retries=retries,
-                connect_timeout=connect_timeout,
                 log=lambda msg: _err.print(f"[dim]{msg}[/]", highlight=False, soft_wrap=True),
             )
-        except (SchedulerUnreachable, LockTimeout, WorkerStartError, ValueError) as exc:
+        except (LockTimeout, WorkerStartError, ValueError) as exc:
             _fail(str(exc))
         rows = store.rows()
     _summary(rows, {j.key for j in jobs})
