@@ -820,8 +820,15 @@ def _worker_death(exc: BaseException | None) -> bool:
     except ImportError:  # pragma: no cover
         CommClosedError = OSError  # noqa: N806
     import asyncio
+    import concurrent.futures
 
-    return isinstance(exc, KilledWorker | CommClosedError | asyncio.CancelledError)
+    dead = (
+        KilledWorker,
+        CommClosedError,
+        asyncio.CancelledError,
+        concurrent.futures.CancelledError,
+    )
+    return isinstance(exc, dead)
 
 
 def _run_dask(run: _Run, client: Any) -> None:

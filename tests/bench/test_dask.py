@@ -29,7 +29,7 @@ def _keyed(rows):
 
 
 def nap_then_echo(x):
-    time.sleep(0.5)
+    time.sleep(1.0)
     return x
 
 
@@ -71,7 +71,8 @@ def _kill_the_worker_holding_most_results(cluster, pids, at_least):
 def test_a_killed_dask_worker_loses_no_result(tmp_path, cluster):
     # 1. parallel.run_jobs: a worker dies holding results that had already finished but
     # were not fetched yet (the store was busy): this is how runs used to vanish.  The
-    # jobs take 0.5 s, so the lost results cannot be recomputed before they are looked at.
+    # jobs take 1 s, so the lost results cannot be recomputed before they are looked at
+    # (0.3 s after the scheduler dropped the worker).
     pids = _worker_pids(cluster)
     sink, lost_with_worker = MemorySink(), []
 
@@ -81,13 +82,13 @@ def test_a_killed_dask_worker_loses_no_result(tmp_path, cluster):
 
     out = run_jobs(
         nap_then_echo,
-        {i: i for i in range(12)},
+        {i: i for i in range(8)},
         sink,
         scheduler=cluster.scheduler_address,
         progress=slow_store_then_kill,
     )
     assert lost_with_worker[0] >= 2
-    assert out.complete and sink.results == {i: i for i in range(12)}, out.describe()
+    assert out.complete and sink.results == {i: i for i in range(8)}, out.describe()
     assert out.retried >= 1  # finished-then-lost futures were resubmitted, not dropped
 
     # 2. a bench sweep of 120 short runs, a worker killed in the middle: the final store

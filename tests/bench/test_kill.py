@@ -5,7 +5,9 @@ import re
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -214,52 +216,48 @@ def test_two_benches_on_one_dir_run_each_job_once(tmp_path, bench_env, bench_cmd
         "--workers",
         "1",
     )
-    # started together: whichever takes the lock first runs all 120 runs (over a second
-    # even on a fast disk, one fsync each), so the other reaches the lock while it is held
-    procs = [
-        subprocess.Popen(args, env=bench_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for _ in range(2)
-    ]
-    outs = [p.communicate(timeout=300) for p in procs]
-    assert [p.returncode for p in procs] == [0, 0], [e.decode() for _, e in outs]
-    ran = [int(re.search(rb"(\d+) run\(s\) done now", o).group(1)) for o, _ in outs]
+    from infometer.parallel import dir_lock
+
+    # Both start while the lock is held (here, as a third run would), so both must wait;
+    # then it is released and they race for it: one runs all 120 runs, and the other,
+    # still waiting meanwhile, then finds them stored and runs none.
+    errs = [tmp_path / f"err{i}.txt" for i in range(2)]
+    with dir_lock(tmp_path / "results.sqlite.lock"):
+        procs = [
+            subprocess.Popen(args, env=bench_env, stdout=subprocess.PIPE, stderr=e.open("w"))
+            for e in errs
+        ]
+        t0 = time.time()
+        while not all(f"locked by pid {os.getpid()}" in e.read_text() for e in errs):
+            assert all(p.poll() is None for p in procs), [e.read_text() for e in errs]
+            assert time.time() - t0 < 240, [e.read_text() for e in errs]
+            time.sleep(0.1)
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [e.read_text() for e in errs]
+    ran = [int(re.search(rb"(\d+) run\(s\) done now", o).group(1)) for o in outs]
     planned = 4 * 2 * 15
     assert sorted(ran) == [0, planned]  # one ran every job, the other none of them
-    assert any(b"locked by pid" in e and b"waiting" in e for _, e in outs)
     with Store(tmp_path) as st:
         assert st.count() == planned and st.missing_keys() == []
 
 
-@needs_proc
 @pytest.mark.slow
-def test_runs_lost_for_good_make_bench_exit_1_and_say_which(tmp_path, bench_env, bench_cmd):
-    # four NSB runs of ~0.1-0.3 s; both workers are killed while running, with no retries
-    args = bench_cmd(
-        tmp_path,
-        "--tasks",
-        "symchannel-2pairs-V8-1nat",
-        "-e",
-        "nsb",
-        "--n",
-        "20000",
-        "--seeds",
-        "4",
-        "--workers",
-        "2",
-        "--retries",
-        "0",
-    )
-    proc = subprocess.Popen(
-        args, env=bench_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    _wait_for(tmp_path / "results.sqlite", 1, proc)
-    time.sleep(0.05)  # the worker that just replied has its next run
-    for pid in _workers_of(proc.pid):
-        os.kill(pid, signal.SIGKILL)
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 1, out + err
-    m = re.search(r"error: (\d) of 4 planned results are missing \((\d) lost\)", err)
-    assert m and m.group(1) == m.group(2) and int(m.group(1)) >= 1, err
-    assert "worker process" in err and "run the same command again" in err
-    with Store(tmp_path) as st:  # the store agrees; re-running resumes (test_kill_minus_9...)
-        assert len(st.missing_keys()) == int(m.group(1)) == 4 - st.count()
+def test_runs_lost_for_good_make_bench_exit_1_and_say_which(tmp_path, bench_env):
+    # crash_in_worker kills its worker on every attempt: 1 retry, then it is lost
+    script = Path(__file__).with_name("crashing_bench.py")
+    args = [sys.executable, str(script), "bench", "--out", str(tmp_path), "--no-progress"]
+    args += ["--tasks", "table-4x5-dirichlet", "-e", "plugin,crash_in_worker", "--n", "200"]
+    args += ["--seeds", "2", "--workers", "2", "--retries", "1"]
+    r = subprocess.run(args, env=bench_env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr
+    err = " ".join(r.stderr.split())  # rich wraps long lines
+    assert "error: 2 of 4 planned results are missing (2 lost)" in err, err
+    assert "('table-4x5-dirichlet', 'crash_in_worker', 200, 0): lost: worker process" in err
+    assert "died (exit code 9); gave up after 2 attempts" in err
+    assert "run the same command again" in err and "Traceback" not in err
+    with Store(tmp_path) as st:  # the others are stored; the store agrees on what is missing
+        assert st.missing_keys() == [
+            ("table-4x5-dirichlet", "crash_in_worker", 200, 0),
+            ("table-4x5-dirichlet", "crash_in_worker", 200, 1),
+        ]
+        assert {r["method"] for r in st.rows()} == {"plugin"} and st.count() == 2
