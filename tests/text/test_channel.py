@@ -159,6 +159,15 @@ def test_context_independent_channel_gives_zero():
     assert est.value == pytest.approx(0.0, abs=1e-12)
 
 
+def test_equal_scores_give_exactly_zero_and_no_negative_flag():
+    # the shifted log-sum-exp makes a constant row exactly 0 (bit-exactness is the point:
+    # a rounding error of -1e-17 would raise the dispatcher's "negative" warning)
+    s = np.full((6, 6), -7.3)
+    assert np.all(channel_terms(s, np.arange(6)) == 0.0)
+    est = channel_mi_from_scores(s)
+    assert est.value == 0.0 and "negative" not in est.diagnostics
+
+
 def test_context_independent_summary_with_the_builtin_scorer_is_near_zero():
     # the same summary for every context: the only spread comes from how much the
     # scorer's likelihood of that summary varies across contexts (Jensen makes it <= 0)

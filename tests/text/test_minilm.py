@@ -9,16 +9,15 @@ import numpy as np
 import pytest
 
 from infometer import InfometerWarning
-from infometer.text import (
+from infometer.text import compare_compressors, plot_compressors, split_sentences
+from infometer.text.compressors import (
     LeadK,
     MIGSelect,
     RandomK,
+    TokenMerge,
     TopK,
-    compare_compressors,
-    plot_compressors,
-    split_sentences,
+    call_compressor,
 )
-from infometer.text.compressors import TokenMerge, call_compressor
 from infometer.text.needle import needle_eval, needle_haystack, plot_needle
 from infometer.text.records import patient_records
 from infometer.text.scorers import word_tokens

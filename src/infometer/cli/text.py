@@ -34,6 +34,7 @@ _Queries = Annotated[
 ]
 _Json = Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")]
 _Seed = Annotated[int, typer.Option(help="Seed for anything random.")]
+_Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
 
 
 def _fail(exc: Exception) -> None:
@@ -82,6 +83,7 @@ def channel_mi_cmd(
     device: Annotated[str, typer.Option(help="Torch device of the LM scorer.")] = "cpu",
     plot: Annotated[Path | None, typer.Option(help="Save a PNG comparing the labels.")] = None,
     as_json: _Json = False,
+    quiet: _Quiet = False,
 ) -> None:
     """I(X;Z|Q) of each compressor (summary label) and its bits per summary token."""
     from ..text.files import read_channel_files
@@ -90,7 +92,7 @@ def channel_mi_cmd(
 
     try:
         files = read_channel_files(contexts, summaries, queries)
-        kw = {"batch_size": batch_size, "device": device}
+        kw = {"batch_size": batch_size, "device": device, "progress": not quiet}
         sc = as_scorer(scorer, files.contexts, **kw)
         results = {}
         for label, (z, src) in files.groups.items():
@@ -226,6 +228,7 @@ def needle_cmd(
     seed: _Seed = 0,
     out: Annotated[Path | None, typer.Option(help="Folder for needle.csv and needle.png.")] = None,
     as_json: _Json = False,
+    quiet: _Quiet = False,
 ) -> None:
     """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
     from ..text.needle import needle_eval, plot_needle
@@ -236,7 +239,7 @@ def needle_cmd(
             raise ValueError("--rates is empty")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            df = needle_eval(n_contexts, rs, scorer=scorer, seed=seed)
+            df = needle_eval(n_contexts, rs, scorer=scorer, seed=seed, progress=not quiet)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         _fail(exc)
     if out is not None:

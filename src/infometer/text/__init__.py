@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .channel import channel_mi_from_scores, mc_loglik
 from .comi import Compressed, compress, group_sizes, merge_weights, mig_scores, select_units
-from .compressors import LeadK, MIGSelect, RandomK, TopK, split_sentences
+from .compressors import LeadK, MIGSelect, RandomK, TokenMerge, TopK, split_sentences
 from .measure import (
     RDFit,
     channel_mi,
@@ -28,6 +28,8 @@ from .measure import (
     plot_compressors,
     score_matrix,
 )
+from .needle import needle_eval, needle_haystack, plot_needle
+from .records import patient_records
 from .scorers import CopyBigramScorer, FunctionScorer, HFScorer, as_scorer, make_prompt
 
 __all__ = [
@@ -49,7 +51,12 @@ __all__ = [
     "RandomK",
     "TopK",
     "MIGSelect",
+    "TokenMerge",
     "split_sentences",
+    "needle_eval",
+    "needle_haystack",
+    "plot_needle",
+    "patient_records",
     "Compressed",
     "compress",
     "group_sizes",

@@ -64,16 +64,19 @@ SATURATION_SHARE = 0.99
 CEILING_WARN_FRACTION = 0.9
 
 
-def _logsumexp_rows(s: np.ndarray) -> np.ndarray:
-    """Row-wise log Σ exp, exact for rows holding -inf entries (not all -inf)."""
+def _shifted_lse(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row max m (0 for all -inf rows) and log Σ exp(s − m), exact with -inf entries."""
     m = np.max(s, axis=1)
-    safe = np.where(np.isfinite(m), m, 0.0)
+    m = np.where(np.isfinite(m), m, 0.0)
     with np.errstate(under="ignore"):
-        return safe + np.log(np.sum(np.exp(s - safe[:, None]), axis=1))
+        return m, np.log(np.sum(np.exp(s - m[:, None]), axis=1))
 
 
 def channel_terms(scores: np.ndarray, source: np.ndarray) -> np.ndarray:
     """InfoNCE terms ``s[r, src_r] − logsumexp_l s[r, l] + log N`` (nats), one per summary.
+
+    Computed as ``(s[r, src_r] − m_r) − log Σ_l exp(s[r, l] − m_r) + log N`` with m_r the
+    row maximum, so a row of equal scores gives exactly 0 and an injective row exactly log N.
 
     Parameters
     ----------
@@ -83,7 +86,8 @@ def channel_terms(scores: np.ndarray, source: np.ndarray) -> np.ndarray:
         (R,) index of the context each summary was made from.
     """
     r = np.arange(scores.shape[0])
-    return scores[r, source] - _logsumexp_rows(scores) + math.log(scores.shape[1])
+    m, lse = _shifted_lse(scores)
+    return (scores[r, source] - m) - lse + math.log(scores.shape[1])
 
 
 def loo_terms(scores: np.ndarray, source: np.ndarray) -> np.ndarray:
@@ -94,13 +98,11 @@ def loo_terms(scores: np.ndarray, source: np.ndarray) -> np.ndarray:
     r = np.arange(scores.shape[0])
     others = scores.copy()
     others[r, source] = -np.inf
-    m = np.max(others, axis=1)
     out = np.full(scores.shape[0], np.inf)
-    ok = np.isfinite(m)
+    ok = np.isfinite(np.max(others, axis=1))
     if ok.any():
-        out[ok] = (
-            scores[r[ok], source[ok]] - _logsumexp_rows(others[ok]) + math.log(scores.shape[1] - 1)
-        )
+        m, lse = _shifted_lse(others[ok])
+        out[ok] = (scores[r[ok], source[ok]] - m) - lse + math.log(scores.shape[1] - 1)
     return out
 
 
@@ -180,7 +182,7 @@ def _check_scores(scores: Any, source: Any) -> tuple[np.ndarray, np.ndarray]:
     "channel_mi",
     kinds=("continuous", "discrete"),
     family="text",
-    resampling="native",
+    resampling="posterior",
     summary="He et al. (2025) Monte Carlo channel MI from a scorer's log-likelihoods "
     "(InfoNCE form, <= log N)",
 )
@@ -291,6 +293,8 @@ def channel_mi_from_scores(
     from ..api import run
 
     s, src = _check_scores(scores, source)
+    if len(np.unique(src)) < 2:
+        ci = None  # no spread over contexts to build it from (the estimator warns)
     est = run("channel_mi", _variables(s, src), method=method, unit=unit, ci=ci, seed=seed)
     if lengths is not None:
         est = with_rate(est, lengths, s, src)

@@ -121,6 +121,7 @@ def channel_mi_of_summaries(
     unit: str = "nats",
     ci: float | None = 0.95,
     scorer_kwargs: Mapping[str, Any] | None = None,
+    progress: bool = False,
 ) -> Estimate:
     """Channel MI from given summaries: ``summaries[r]`` was made from ``contexts[source[r]]``.
 
@@ -144,6 +145,8 @@ def channel_mi_of_summaries(
         Unit of the estimate; level of the interval over contexts (``None`` for none).
     scorer_kwargs
         Options of :class:`~infometer.text.scorers.HFScorer` for a directory.
+    progress
+        Show a progress bar while a language-model scorer runs.
 
     Returns
     -------
@@ -157,7 +160,14 @@ def channel_mi_of_summaries(
     _check_scores(np.zeros((len(z), len(ctx))), src)  # shapes and index range
     sc = as_scorer(scorer, ctx, **dict(scorer_kwargs or {}))
     before = getattr(sc, "truncated", 0)
-    s = score_matrix(ctx, z, src.tolist(), sc, queries=q, template=template)
+    shown = getattr(sc, "progress", None)
+    if progress and shown is not None:
+        sc.progress = True
+    try:
+        s = score_matrix(ctx, z, src.tolist(), sc, queries=q, template=template)
+    finally:
+        if shown is not None:
+            sc.progress = shown
     ln, token_unit = _lengths(sc, z)
     est = channel_mi_from_scores(s, src, lengths=ln, unit=unit, ci=ci)
     diag = dict(est.diagnostics)
@@ -180,12 +190,18 @@ def make_summaries(
     n_samples: int = 1,
     seed: int | None = 0,
     name: str = "compressor",
+    progress: bool = False,
 ) -> tuple[list[str], np.ndarray]:
     """``n_samples`` summaries of each context; returns ``(summaries, source)``."""
     m = check_int(n_samples, "n_samples", min_value=1)
     rng = np.random.default_rng(seed)
     out, src = [], []
-    for i, x in enumerate(contexts):
+    it: Any = enumerate(contexts)
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, total=len(contexts), desc=f"compressing ({name})", unit="context")
+    for i, x in it:
         q = None if queries is None else queries[i]
         for _ in range(m):
             out.append(call_compressor(compressor, x, q, rng, name))
@@ -205,6 +221,7 @@ def channel_mi(
     ci: float | None = 0.95,
     seed: int | None = 0,
     scorer_kwargs: Mapping[str, Any] | None = None,
+    progress: bool = False,
 ) -> Estimate:
     """I(X;Z|Q) of a compressor channel, in ``unit`` and in bits per summary token.
 
@@ -221,8 +238,8 @@ def channel_mi(
         One query per context (the Q of I(X;Z|Q)), or ``None``.
     n_samples
         M summaries per context (more than 1 only helps stochastic compressors).
-    template, unit, ci, scorer_kwargs
-        As in :func:`channel_mi_of_summaries`.
+    template, unit, ci, scorer_kwargs, progress
+        As in :func:`channel_mi_of_summaries` (``progress`` also covers the compressions).
     seed
         Seed of the compressor's random generator.
 
@@ -240,7 +257,9 @@ def channel_mi(
     >>> est.to("bits"), est.diagnostics["bits_per_token"]      # doctest: +SKIP
     """
     ctx, q = _check_inputs(contexts, queries)
-    z, src = make_summaries(ctx, compressor, queries=q, n_samples=n_samples, seed=seed)
+    z, src = make_summaries(
+        ctx, compressor, queries=q, n_samples=n_samples, seed=seed, progress=progress
+    )
     est = channel_mi_of_summaries(
         ctx,
         z,
@@ -251,6 +270,7 @@ def channel_mi(
         unit=unit,
         ci=ci,
         scorer_kwargs=scorer_kwargs,
+        progress=progress,
     )
     return replace(est, params={**est.params, "n_samples": n_samples, "seed": seed})
 

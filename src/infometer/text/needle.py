@@ -266,14 +266,14 @@ def needle_eval(
 
 
 def plot_needle(df: Any, path: str | Path, *, title: str | None = None) -> Path:
-    """Retention, hit rate and bits per memory vector against the rate, one line per method."""
+    """Retention, recall and bits per memory vector against the rate, one line per method."""
     from ..plot import _pyplot
 
     plt = _pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(12.6, 3.6), dpi=110)
     panels = [
         ("retention", "max cos(memory, answer)"),
-        ("hit_rate", "answer is the nearest sentence"),
+        ("recall", "answer kept in the readout"),
         ("bits_per_vector", "channel MI [bits per memory vector]"),
     ]
     for ax, (col, label) in zip(axes, panels, strict=True):
