@@ -248,6 +248,12 @@ def test_registry_and_generic_estimate_path():
     a = im.estimate("channel_mi", {"scores": s, "source": np.arange(100)}, method="mc_loglik")
     b = channel_mi_from_scores(s, ci=None)
     assert a.value == pytest.approx(b.value, abs=1e-12)
+    # the generic path recodes integers and strings as symbols: refused, not misread
+    with pytest.raises(TypeError, match="floating-point"):
+        im.estimate("channel_mi", {"scores": np.array([[0, -1], [-2, 0]]), "source": [0, 1]})
+    for src in (["a", "b"], [-1, 0]):
+        with pytest.raises(TypeError, match="context indices"):
+            im.estimate("channel_mi", {"scores": np.array([[0.0, -1], [-2, 0]]), "source": src})
 
 
 @pytest.mark.parametrize(

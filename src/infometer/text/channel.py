@@ -194,9 +194,27 @@ def mc_loglik(scores: Variable, source: Variable) -> Raw:
     set held fixed.  Diagnostics: the log N ceiling, the leave-one-out upper bound, the share
     of saturated summaries.
     """
+    if scores.kind != "continuous":
+        raise TypeError(
+            "scores must be floating-point log-likelihoods (got integers, strings or mixed "
+            "columns); pass a float array"
+        )
+    if (
+        source.kind != "discrete"
+        or source.d != 1
+        or (source.symbols and source.symbols[0] is not None)
+    ):
+        raise TypeError(
+            "source must be one column of context indices 0..N-1 (non-negative integers)"
+        )
     s = scores.values
     src = source.columns[0]
     n_cand = s.shape[1]
+    if src.size and int(src.max()) >= n_cand:
+        raise ValueError(f"source holds index {int(src.max())} but scores has {n_cand} columns")
+    own = s[np.arange(s.shape[0]), src]
+    if np.isneginf(own).any():
+        raise ValueError("a summary has probability 0 under its own context (scores = -inf)")
     terms = channel_terms(s, src)
     ctx_means = per_context_means(terms, src)
     value = float(np.mean(ctx_means))

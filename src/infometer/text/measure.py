@@ -155,6 +155,22 @@ def channel_mi_of_summaries(
         ``scorer`` and ``token_unit``.
     """
     ctx, q = _check_inputs(contexts, queries)
+    return _estimate(ctx, q, summaries, source, scorer, template, unit, ci, scorer_kwargs, progress)
+
+
+def _estimate(
+    ctx: list[str],
+    q: list[str] | None,
+    summaries: Any,
+    source: Any,
+    scorer: Any,
+    template: str | None,
+    unit: str,
+    ci: float | None,
+    scorer_kwargs: Mapping[str, Any] | None,
+    progress: bool,
+) -> Estimate:
+    """:func:`channel_mi_of_summaries` on contexts and queries already checked."""
     z = _check_texts(summaries, "summaries", allow_empty=True)
     src = np.asarray(source)
     _check_scores(np.zeros((len(z), len(ctx))), src)  # shapes and index range
@@ -260,18 +276,7 @@ def channel_mi(
     z, src = make_summaries(
         ctx, compressor, queries=q, n_samples=n_samples, seed=seed, progress=progress
     )
-    est = channel_mi_of_summaries(
-        ctx,
-        z,
-        src,
-        scorer,
-        queries=q,
-        template=template,
-        unit=unit,
-        ci=ci,
-        scorer_kwargs=scorer_kwargs,
-        progress=progress,
-    )
+    est = _estimate(ctx, q, z, src, scorer, template, unit, ci, scorer_kwargs, progress)
     return replace(est, params={**est.params, "n_samples": n_samples, "seed": seed})
 
 
@@ -432,7 +437,7 @@ def compare_compressors(
         z, src = make_summaries(ctx, comp, queries=q, n_samples=n_samples, seed=seed, name=name)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InfometerWarning)
-            est = channel_mi_of_summaries(ctx, z, src, sc, queries=q, template=template, ci=ci)
+            est = _estimate(ctx, q, z, src, sc, template, "nats", ci, None, False)
         for w in est.warnings:
             warnings.warn(f"{name}: {w}", InfometerWarning, stacklevel=2)
         ests[name] = est
