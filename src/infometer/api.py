@@ -84,6 +84,9 @@ def run(
             "so this is estimation error (bias, bias correction or variance at this N); "
             "it is not clipped"
         )
+    unknown = set(raw.params) - set(spec.params)
+    if unknown:  # a family bug, not a user error: resolved values must be re-passable
+        raise RuntimeError(f"method {spec.name!r} resolved unknown parameters {sorted(unknown)}")
     full.update(raw.params)
 
     stderr, interval, level = raw.stderr, None, None

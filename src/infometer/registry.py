@@ -82,7 +82,11 @@ class Raw:
     warnings
         Messages to emit as :class:`~infometer.data.InfometerWarning` and record.
     params
-        Parameters resolved during the run (e.g. an estimated alphabet size).
+        Parameters resolved during the run (e.g. a bin count chosen by a rule).  They are
+        recorded in ``Estimate.params`` and passed back when the estimator is re-run
+        (resampling, permutation tests), so each must be a valid value of that keyword
+        (an ``int`` where an integer is required); facts that are not valid parameter
+        values (a Chao1 alphabet estimate) belong in ``diagnostics``.
     """
 
     value: float
