@@ -41,11 +41,11 @@ def _canonical_unit(unit: str) -> str:
             b = float(u[5:])
         except ValueError:
             b = -1.0
-        if b > 0 and b != 1:
+        if b > 0 and b != 1 and math.isfinite(b) and math.isfinite(math.log(b)):
             return f"base-{u[5:]}"
     raise ValueError(
         f"unit {unit!r} is not known; use one of {sorted(UNITS)} "
-        "or 'base-B' for a log base B > 0, B != 1"
+        "or 'base-B' for a finite log base B > 0, B != 1"
     )
 
 

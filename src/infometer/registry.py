@@ -33,7 +33,9 @@ __all__ = [
     "choose_auto",
     "FAMILIES",
     "QUANTITY_ROLES",
+    "OPTIONAL_ROLES",
     "NONNEGATIVE",
+    "quantities",
 ]
 
 #: Family packages imported (once) before the registry is consulted.
@@ -53,6 +55,9 @@ QUANTITY_ROLES: dict[str, tuple[str, ...]] = {
     "cond_mutual_info": ("x", "y", "z"),
     "kl_divergence": ("p", "q"),
 }
+
+#: Trailing roles a quantity may omit (e.g. transfer entropy's ``cond``); families add theirs.
+OPTIONAL_ROLES: dict[str, tuple[str, ...]] = {}
 
 #: Quantities whose variables are independent samples (not paired rows).
 UNPAIRED: set[str] = {"kl_divergence"}
@@ -252,6 +257,12 @@ def methods(quantity: str) -> list[str]:
     """Names of the estimators registered for ``quantity``."""
     _ensure_loaded()
     return sorted(name for (q, name) in _SPECS if q == quantity)
+
+
+def quantities() -> list[str]:
+    """Names of the quantities that have at least one registered estimator."""
+    _ensure_loaded()
+    return sorted({q for q, _ in _SPECS})
 
 
 def specs(quantity: str | None = None) -> list[EstimatorSpec]:
