@@ -30,7 +30,7 @@ import torch.nn.functional as F
 
 from ..data import InfometerWarning, check_choice, check_float, check_int
 from ..estimate import Estimate
-from .model import build_denoiser
+from .model import build_denoiser, check_arch_kwargs, check_device
 from .tokens import Tokens, as_tokens, parse_positions
 
 __all__ = ["InfoSEDD", "ScanResult", "kl_divergence", "TrainLog"]
@@ -176,7 +176,7 @@ class InfoSEDD:
     ) -> None:
         self.mode = check_choice(mode, "mode", _MODES)
         self.arch = check_choice(arch, "arch", ("auto", "mlp", "transformer"))
-        self.arch_kwargs = dict(arch_kwargs or {})
+        self.arch_kwargs = check_arch_kwargs(dict(arch_kwargs or {}))
         self.steps = check_int(steps, "steps", min_value=1)
         self.batch_size = check_int(batch_size, "batch_size", min_value=1)
         self.lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
@@ -190,7 +190,7 @@ class InfoSEDD:
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
         self.joint_fraction = check_float(joint_fraction, "joint_fraction", low=0.0, high=1.0)
         self.seed = check_int(seed, "seed", min_value=0)
-        self.device = torch.device(device)
+        self.device = check_device(device)
         self.progress = bool(progress)
         self.window = None if window is None else check_int(window, "window", min_value=1)
         self._x_spec, self._y_spec = x, y
