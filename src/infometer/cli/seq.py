@@ -197,7 +197,7 @@ def entropy_cmd(
         tok = _load(file, alphabet, policy)
         m = _model("entropy", steps, hidden, arch, seed, device, quiet).fit(tok)
         est = m.entropy(positions, estimator=estimator, passes=passes)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     if save is not None:
         m.save(str(save))
@@ -243,7 +243,7 @@ def mi_cmd(
         tok = _load(file, alphabet, policy)
         m = _model(mode, steps, hidden, arch, seed, device, quiet, x=x, y=y).fit(tok)
         est = m.mutual_info(estimator=estimator, passes=passes)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     if save is not None:
         m.save(str(save))
@@ -301,7 +301,7 @@ def scan_cmd(
         if starts is not None:
             st = parse_positions(starts, tok.data.shape[1] - window + 1, "starts")
         res = m.scan(window, starts=st, estimator=estimator, passes=passes)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     if save is not None:
         m.save(str(save))
@@ -359,7 +359,7 @@ def kl_cmd(
         mp = _model("entropy", steps, hidden, arch, seed, device, quiet).fit(tp)
         mq = _model("entropy", steps, hidden, arch, seed, device, quiet, holdout=0.0).fit(tq)
         est = kl_divergence(mp, mq, estimator=estimator, passes=passes, seed=seed)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     _print(est, unit, as_json)
 
