@@ -277,6 +277,19 @@ def wkv(
 
 
 # ------------------------------------------------------------------------ mixed
+def atom_lattice_limit(n: int, k: int) -> int:
+    """Most atom values a float column may have before they count as a rounding lattice.
+
+    With K equally heavy atoms, the k-th neighbour radius inside one atom's slice of the
+    joint space is about k·K/(2n) of the other variable's spread, and the spacing
+    between atoms about 1/K of this one's: once K ≳ sqrt(n/k) the radius reaches the
+    next atoms and GKOV's ``<=`` counts take in whole neighbouring slices (``np.round(x,
+    1)`` of a normal at n = 2000: 0.39 nats for a true 0.347).  Below it the atoms are
+    point masses at the estimator's resolution (counts, binary floats, exact zeros).
+    """
+    return max(2, int(np.sqrt(n / k)))
+
+
 @register(
     "gkov",
     ("mutual_info", "cond_mutual_info"),
@@ -320,6 +333,7 @@ def gkov(
         seed=seed,
         continuous=cont,
         atom_min_count=max(k + 1, int(np.ceil(0.01 * x.n))),
+        atom_max_values=atom_lattice_limit(x.n, k),
     )
     p.warnings = [w for w in p.warnings if not w.startswith("tied values")]
     p.warnings = [
