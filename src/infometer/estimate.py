@@ -302,6 +302,8 @@ class Estimate:
         s = f"{_fmt(self.value)} {self.unit}"
         if self.stderr is not None:
             s += f" ± {_fmt(self.stderr)}"
+            if self.diagnostics.get("stderr_kind") == "monte_carlo":
+                s += " (Monte Carlo only)"
         if self.ci is not None:
             lvl = f"{round(100 * self.ci_level):d}% " if self.ci_level else ""
             s += f" ({lvl}CI {_fmt(self.ci[0])}–{_fmt(self.ci[1])})"
