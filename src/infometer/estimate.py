@@ -57,10 +57,12 @@ def _unit_base(unit: str) -> float:
 def resolve_unit(unit: str | None = "nats", base: float | None = None) -> str:
     """Return the canonical unit name for a ``unit=`` / ``base=`` pair.
 
-    ``base`` wins when given (2 -> bits, e -> nats, 10 -> hartleys, else ``base-B``).
+    ``base`` wins when given (2 -> bits, e -> nats, 10 -> hartleys, else ``base-B``);
+    ``unit`` is still checked, so a typo next to ``base=`` is not silently ignored.
     """
+    name = _canonical_unit("nats" if unit is None else unit)
     if base is None:
-        return _canonical_unit("nats" if unit is None else unit)
+        return name
     if isinstance(base, bool) or not isinstance(base, int | float | np.integer | np.floating):
         raise TypeError(f"base must be a number, got {type(base).__name__}")
     b = float(base)
