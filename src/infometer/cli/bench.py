@@ -106,6 +106,9 @@ def bench_cmd(
                 _err.print(f"[dim]  {task} × {m}: {why}[/]", highlight=False, soft_wrap=True)
     if not jobs:
         _fail("no (task, estimator) pair applies; see the skip lines above")
+    _check_out_dir(out)
+    if scheduler:
+        _check_scheduler(scheduler)
     with Store(out) as store:
         store.set_meta(
             {
@@ -132,6 +135,50 @@ def bench_cmd(
             "command again to resume."
         )
         raise typer.Exit(code=130)
+
+
+def _check_out_dir(out: str) -> None:
+    """--out must be a directory we can create or write, checked before the runner starts."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        _fail(f"--out {out!r} is a file; give a directory (results go to OUT/results.sqlite)")
+    parent = os.path.dirname(os.path.abspath(out))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    probe = out if os.path.isdir(out) else parent
+    if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
+        _fail(f"--out {out!r}: {probe!r} is not a writable directory")
+
+
+#: Seconds to wait for a Dask scheduler to accept a connection before giving up.
+SCHEDULER_TIMEOUT = 5.0
+
+
+def _check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
+    """Fail fast, with one line, when --scheduler is unreachable (the Dask client waited
+    30 s and then raised a traceback)."""
+    import importlib.util
+    import socket
+    from urllib.parse import urlsplit
+
+    if importlib.util.find_spec("distributed") is None:
+        _fail("--scheduler needs the dask extra: pip install 'infometer[dask]'")
+    url = urlsplit(address if "://" in address else f"tcp://{address}")
+    if url.scheme not in ("tcp", "tls"):
+        return  # inproc:// and other transports: let Dask judge
+    try:
+        host, port = url.hostname, url.port or 8786
+    except ValueError:
+        host, port = None, None
+    if not host:
+        _fail(f"--scheduler {address!r} is not an address like tcp://HOST:8786")
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        _fail(
+            f"--scheduler {address!r}: cannot connect to {host}:{port} within "
+            f"{timeout:g} s ({exc.strerror or exc}); is the scheduler running?"
+        )
 
 
 def _summary(rows: list[dict], keys: set) -> None:
@@ -177,8 +224,10 @@ def report_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add ``bench`` and ``report`` to the ``infometer`` app."""
-    app.command("bench")(bench_cmd)
-    app.command("report")(report_cmd)
+    from .app import user_errors  # bad input -> one error line, exit 2
+
+    app.command("bench")(user_errors(bench_cmd))
+    app.command("report")(user_errors(report_cmd))
 
 
 def _standalone() -> typer.Typer:
