@@ -36,6 +36,8 @@ def _roles(quantity: str) -> tuple[str, ...]:
 def _data(quantity: str, continuous: bool, seed: int = 0) -> dict[str, np.ndarray]:
     """Small dependent data of the right kind for every role of ``quantity``."""
     rng = np.random.default_rng(seed)
+    if quantity in registry.EXAMPLES:  # a family's own quantity brings its own example
+        return registry.EXAMPLES[quantity](rng)
     roles = _roles(quantity)
     if continuous:
         base = rng.normal(size=N)

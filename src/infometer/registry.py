@@ -35,6 +35,7 @@ __all__ = [
     "QUANTITY_ROLES",
     "OPTIONAL_ROLES",
     "NONNEGATIVE",
+    "EXAMPLES",
     "quantities",
 ]
 
@@ -59,6 +60,12 @@ QUANTITY_ROLES: dict[str, tuple[str, ...]] = {
 
 #: Trailing roles a quantity may omit (e.g. transfer entropy's ``cond``); families add theirs.
 OPTIONAL_ROLES: dict[str, tuple[str, ...]] = {}
+
+#: Small example data of a quantity a family adds: ``EXAMPLES[quantity](rng)`` returns
+#: ``{role: array}`` of dependent data that its estimators accept (a few dozen rows).  The
+#: every-estimator tests (``ci=``, re-runs, independence tests) use it for quantities whose
+#: roles are not plain paired samples; the core quantities need none.
+EXAMPLES: dict[str, Callable[[Any], dict[str, Any]]] = {}
 
 #: Quantities whose variables are independent samples (not paired rows).
 UNPAIRED: set[str] = {"kl_divergence"}

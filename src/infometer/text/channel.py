@@ -57,6 +57,18 @@ ROLES = ("scores", "source")
 registry.QUANTITY_ROLES.setdefault("channel_mi", ROLES)
 registry.NONNEGATIVE.add("channel_mi")
 
+
+def _example(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A small Gaussian channel: 40 contexts, 2 summaries each, exact log-likelihood scores."""
+    x = rng.normal(size=40)
+    source = np.repeat(np.arange(40), 2)
+    z = x[source] + 0.5 * rng.normal(size=source.size)
+    scores = -0.5 * ((z[:, None] - x[None, :]) / 0.5) ** 2
+    return {"scores": scores, "source": source}
+
+
+registry.EXAMPLES.setdefault("channel_mi", _example)
+
 #: A summary counts as "saturated" when its own context holds this share of the likelihood
 #: mass over all N candidates (its term is then within -log(0.99) of log N).
 SATURATION_SHARE = 0.99
