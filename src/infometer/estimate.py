@@ -41,11 +41,11 @@ def _canonical_unit(unit: str) -> str:
             b = float(u[5:])
         except ValueError:
             b = -1.0
-        if b > 0 and b != 1:
+        if b > 0 and b != 1 and math.isfinite(b) and math.isfinite(math.log(b)):
             return f"base-{u[5:]}"
     raise ValueError(
         f"unit {unit!r} is not known; use one of {sorted(UNITS)} "
-        "or 'base-B' for a log base B > 0, B != 1"
+        "or 'base-B' for a finite log base B > 0, B != 1"
     )
 
 
@@ -57,10 +57,12 @@ def _unit_base(unit: str) -> float:
 def resolve_unit(unit: str | None = "nats", base: float | None = None) -> str:
     """Return the canonical unit name for a ``unit=`` / ``base=`` pair.
 
-    ``base`` wins when given (2 -> bits, e -> nats, 10 -> hartleys, else ``base-B``).
+    ``base`` wins when given (2 -> bits, e -> nats, 10 -> hartleys, else ``base-B``);
+    ``unit`` is still checked, so a typo next to ``base=`` is not silently ignored.
     """
+    name = _canonical_unit("nats" if unit is None else unit)
     if base is None:
-        return _canonical_unit("nats" if unit is None else unit)
+        return name
     if isinstance(base, bool) or not isinstance(base, int | float | np.integer | np.floating):
         raise TypeError(f"base must be a number, got {type(base).__name__}")
     b = float(base)
@@ -302,6 +304,8 @@ class Estimate:
         s = f"{_fmt(self.value)} {self.unit}"
         if self.stderr is not None:
             s += f" ± {_fmt(self.stderr)}"
+            if self.diagnostics.get("stderr_kind") == "monte_carlo":
+                s += " (Monte Carlo only)"
         if self.ci is not None:
             lvl = f"{round(100 * self.ci_level):d}% " if self.ci_level else ""
             s += f" ({lvl}CI {_fmt(self.ci[0])}–{_fmt(self.ci[1])})"

@@ -9,7 +9,7 @@ compared with what the sink holds.
 Stable API (kept backwards compatible; new arguments are added as keywords only)
 -------------------------------------------------------------------------------
 ``run_jobs(func, jobs, sink, *, workers=None, scheduler=None, pool="processes",
-retries=2, progress=None, log=None, lock=None, lock_timeout=None, connect_timeout=10.0,
+retries=2, progress=None, log=None, lock=None, lock_timeout=None, connect_timeout=5.0,
 threads_per_worker=1, initializer=None, initargs=(), interruptible=True) -> Outcome``
     Run ``func(payload)`` for every ``(key, payload)`` in ``jobs`` whose key the sink
     does not hold yet and hand each result to ``sink.add(key, result)`` in the calling
@@ -312,7 +312,7 @@ def run_jobs(
     log: Callable[[str], None] | None = None,
     lock: str | Path | None = None,
     lock_timeout: float | None = None,
-    connect_timeout: float = 10.0,
+    connect_timeout: float = 5.0,
     threads_per_worker: int = 1,
     initializer: Callable[..., None] | None = None,
     initargs: tuple = (),
@@ -757,7 +757,7 @@ _ADDRESS = re.compile(
 )
 
 
-def connect(scheduler: Any, timeout: float = 10.0) -> tuple[Any, bool]:
+def connect(scheduler: Any, timeout: float = 5.0) -> tuple[Any, bool]:
     """A ``distributed.Client`` for ``scheduler`` and whether the caller owns (must close) it.
 
     ``scheduler`` is an address such as ``"tcp://host:8786"`` or an existing Client
@@ -780,21 +780,24 @@ def connect(scheduler: Any, timeout: float = 10.0) -> tuple[Any, bool]:
             f"{type(scheduler).__name__}"
         )
     m = _ADDRESS.match(scheduler.strip())
-    scheme = (m and m["scheme"]) or "tcp"
-    if m is None or (scheme != "inproc" and m["port"] is None):
-        raise ValueError(f"scheduler must look like tcp://HOST:PORT, got {scheduler!r}")
+    if m is None:
+        raise ValueError(f"scheduler {scheduler!r} is not an address like tcp://HOST:PORT")
+    scheme = m["scheme"] or "tcp"
     address = scheduler.strip() if m["scheme"] else f"tcp://{scheduler.strip()}"
     if scheme in ("tcp", "tls"):  # a plain socket first: refusals are reported at once
-        port = int(m["port"])
+        port = int(m["port"] or 8786)  # Dask's default scheduler port
         if not 0 < port < 65536:
             raise ValueError(f"scheduler port must be 1-65535, got {port}")
+        if m["port"] is None:
+            address += ":8786"
         host = m["host"].strip("[]")
         try:
             socket.create_connection((host, port), timeout=timeout).close()
         except OSError as exc:
             what = "no answer" if isinstance(exc, TimeoutError) else _describe(exc)
             raise SchedulerUnreachable(
-                f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({what})"
+                f"cannot reach the Dask scheduler at {address}: cannot connect to {host}:{port} "
+                f"within {timeout:g} s ({what}); is the scheduler running?"
             ) from None
     import logging
 

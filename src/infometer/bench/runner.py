@@ -241,7 +241,7 @@ def run_sweep(
     progress: bool = True,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     retries: int = 2,
-    connect_timeout: float = 10.0,
+    connect_timeout: float = 5.0,
     lock: bool = True,
     log: Callable[[str], None] | None = None,
 ) -> SweepResult:

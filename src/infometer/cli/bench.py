@@ -58,7 +58,7 @@ def bench_cmd(
         None, "--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786."
     ),
     connect_timeout: float = typer.Option(
-        10.0, "--connect-timeout", help="Seconds to reach --scheduler before giving up."
+        5.0, "--connect-timeout", help="Seconds to reach --scheduler before giving up."
     ),
     retries: int = typer.Option(
         2, "--retries", help="Re-runs of a run whose worker died or whose result was lost."
@@ -100,8 +100,7 @@ def bench_cmd(
         _fail(f"--retries must be >= 0, got {retries}")
     if not connect_timeout > 0:
         _fail(f"--connect-timeout must be > 0, got {connect_timeout}")
-    if os.path.exists(out) and not os.path.isdir(out):
-        _fail(f"--out {out} is a file; give a directory for the results")
+    _check_out_dir(out)
     if estimators is None:
         estimators = ",".join(s.methods)
     methods = [m.strip() for m in estimators.split(",") if m.strip()]
@@ -197,6 +196,18 @@ def _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retr
         raise typer.Exit(code=1)
 
 
+def _check_out_dir(out: str) -> None:
+    """--out must be a directory we can create or write, checked before the runner starts."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        _fail(f"--out {out!r} is a file; give a directory (results go to OUT/results.sqlite)")
+    parent = os.path.dirname(os.path.abspath(out))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    probe = out if os.path.isdir(out) else parent
+    if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
+        _fail(f"--out {out!r}: {probe!r} is not a writable directory")
+
+
 def _summary(rows: list[dict], keys: set) -> None:
     import numpy as np
     import pandas as pd
@@ -275,8 +286,10 @@ def report_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add ``bench`` and ``report`` to the ``infometer`` app."""
-    app.command("bench")(bench_cmd)
-    app.command("report")(report_cmd)
+    from .app import user_errors  # bad input -> one error line, exit 2
+
+    app.command("bench")(user_errors(bench_cmd))
+    app.command("report")(user_errors(report_cmd))
 
 
 def _standalone() -> typer.Typer:
