@@ -509,7 +509,7 @@ def render_world(
 
     plt = _pyplot()
     h, w = world.shape
-    fig, ax = plt.subplots(figsize=(1.0 + 0.55 * w, 0.6 + 0.55 * h), dpi=110)
+    fig, ax = plt.subplots(figsize=(max(4.5, 1.0 + 0.55 * w), max(3.0, 0.6 + 0.55 * h)), dpi=110)
     _draw_world(ax, world, values, cmap, value_label)
     styles = ["-", "--", ":", "-."]
     for j, (label, cells) in enumerate(trajectories):
@@ -517,13 +517,12 @@ def render_world(
         off = 0.12 * (j - (len(trajectories) - 1) / 2)
         ax.plot(rc[:, 1] + off, rc[:, 0] + off, styles[j % 4], lw=2, marker=".", label=label)
     if trajectories:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=2, fontsize=8)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=1, fontsize=8)
     if title:
         ax.set_title(title, fontsize=10)
-    fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
+    fig.savefig(out, bbox_inches="tight")
     plt.close(fig)
     return out
 
