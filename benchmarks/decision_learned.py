@@ -7,10 +7,12 @@ averaged over both goals.  The tabular planners (exact, the pair planner with bo
 weightings, QMDP) are scored on the same maps.  Training uses one torch thread per model (the
 convolutions are tiny; two threads were ~10x slower in CPU time on the shared machine).
 
-The persuasion part trains the policy-gradient sender on the prosecutor-judge problem (one
-turn, two messages) for several seeds and reports its value as a fraction of the LP value.
+The persuasion part (``--part sender``) trains the policy-gradient sender on the
+prosecutor-judge problem (two messages per turn, 1-3 turns, 1 or 4 restarts) for several
+seeds and reports its value as a fraction of the LP value.
 
-    PYTHONPATH=src python benchmarks/decision_learned.py --seeds 0,1,2
+    PYTHONPATH=src python benchmarks/decision_learned.py --part planners --seeds 0,1,2
+    PYTHONPATH=src python benchmarks/decision_learned.py --part sender --sender-seeds 0,1,2,3,4
 """
 
 from __future__ import annotations
@@ -55,9 +57,13 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--sender-seeds", default="0,1,2,3,4")
-    ap.add_argument("--out", default="bench-out/decision_learned.json")
+    ap.add_argument("--part", choices=["planners", "sender"], default="planners")
+    ap.add_argument("--out", default=None)
     args = ap.parse_args()
     torch.set_num_threads(1)
+    if args.part == "sender":
+        sender(args)
+        return
     seeds = [int(s) for s in args.seeds.split(",")]
     info = {
         "date": dt.date.today().isoformat(),
@@ -116,26 +122,11 @@ def main() -> None:
                     }
                 )
                 print(rows[-1], flush=True)
-    sender = []
-    for seed in (int(s) for s in args.sender_seeds.split(",")):
-        t = train_sender(
-            [0.7, 0.3], [[1, 0], [0, 1]], [[0, 0], [1, 1]], steps=1500, seed=seed, unit="bits"
-        )
-        sender.append(
-            {
-                "seed": seed,
-                "value": t.result.value.value,
-                "lp": t.lp_value,
-                "fraction": t.fraction_of_lp,
-                "signal_mi_bits": t.result.total_mi.value,
-                "wall_s": t.wall_seconds,
-            }
-        )
-        print(sender[-1], flush=True)
     info["load_end"] = os.getloadavg()
-    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump({"info": info, "planners": rows, "sender": sender}, f, indent=1)
+    out = args.out or "bench-out/decision_planners.json"
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w") as f:
+        json.dump({"info": info, "planners": rows}, f, indent=1)
     print(json.dumps(info))
     # markdown summary: learned planners as mean (min-max) over seeds
     print("\n| planner | " + " | ".join(tests) + " |")
@@ -150,6 +141,53 @@ def main() -> None:
                 else f"{np.mean(s):.3f} ({min(s):.3f}-{max(s):.3f})"
             )
         print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def sender(args: argparse.Namespace) -> None:
+    """Policy-gradient sender vs the LP value on the prosecutor-judge problem."""
+    problem = ([0.7, 0.3], [[1, 0], [0, 1]], [[0, 0], [1, 1]])
+    load0 = os.getloadavg()
+    rows = []
+    for turns in (1, 2, 3):
+        for restarts in (1, 4):
+            for seed in (int(s) for s in args.sender_seeds.split(",")):
+                c0 = time.process_time()
+                t = train_sender(
+                    *problem, n_turns=turns, restarts=restarts, steps=2000, seed=seed, unit="bits"
+                )
+                rows.append(
+                    {
+                        "turns": turns,
+                        "restarts": restarts,
+                        "seed": seed,
+                        "value": t.result.value.value,
+                        "lp": t.lp_value,
+                        "fraction": t.fraction_of_lp,
+                        "mi_bits": t.result.total_mi.value,
+                        "cmi_bits": [e.value for e in t.result.per_turn_cmi],
+                        "wall_s": t.wall_seconds,
+                        "cpu_s": time.process_time() - c0,
+                    }
+                )
+                print(rows[-1], flush=True)
+    info = {"date": dt.date.today().isoformat(), "load_start": load0, "load_end": os.getloadavg()}
+    out = args.out or "bench-out/decision_sender.json"
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w") as f:
+        json.dump({"info": info, "sender": rows}, f, indent=1)
+    print(json.dumps(info))
+    print(
+        "\n| turns | restarts | fraction of the LP value, mean (min-max) over seeds | cpu s/run |"
+    )
+    print("|---|---|---|---|")
+    for turns in (1, 2, 3):
+        for restarts in (1, 4):
+            sel = [r for r in rows if r["turns"] == turns and r["restarts"] == restarts]
+            f = [r["fraction"] for r in sel]
+            print(
+                f"| {turns} | {restarts} | {np.mean(f):.3f} ({min(f):.3f}-{max(f):.3f}) | "
+                f"{np.mean([r['cpu_s'] for r in sel]):.1f} |"
+            )
 
 
 if __name__ == "__main__":

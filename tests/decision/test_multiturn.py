@@ -46,11 +46,16 @@ def test_the_lp_scheme_as_one_turn_and_a_repeated_message():
 def test_learned_sender_reaches_95_percent_of_the_lp_value():
     # annealed logit receiver (temperature 0.3 -> 0.003 of the utility range): the smoothed
     # optimum sits about 0.006 * ln(100) ~ 0.03 below the cliff at 0.6, i.e. ~0.98 of it
-    t = train_sender(PRIOR, JUDGE, PROSECUTOR, steps=800, seed=0, unit="bits")
+    t = train_sender(PRIOR, JUDGE, PROSECUTOR, steps=500, seed=0, unit="bits")
     assert t.lp_value == pytest.approx(0.6, abs=1e-7)
     assert t.fraction_of_lp >= 0.95, t
     a, b = (train_sender(PRIOR, JUDGE, PROSECUTOR, steps=20, seed=3) for _ in range(2))
     assert all(np.array_equal(x, y) for x, y in zip(a.policies, b.policies, strict=True))
+    r = train_sender(PRIOR, JUDGE, PROSECUTOR, n_turns=2, steps=20, restarts=3, seed=1)
+    assert len(r.restart_values) == 3 and r.result.value.value == max(r.restart_values)
+    assert abs(r.gap - (r.lp_value - r.result.value.value)) < 1e-15
+    with pytest.raises(ValueError, match="restarts must be >= 1"):
+        train_sender(PRIOR, JUDGE, PROSECUTOR, restarts=0)
 
 
 @pytest.mark.parametrize(

@@ -185,9 +185,9 @@ def test_episodes_are_reproducible_and_monte_carlo_has_an_error_bar():
     a = run_episode(p, pol, max_steps=20, seed=3)
     b = run_episode(p, pol, max_steps=20, seed=3)
     assert a.states == b.states and a.rewards == b.rewards
-    v = policy_value(p, pol, max_steps=30, n_episodes=200, seed=1)
-    assert v.method == "monte_carlo" and v.stderr > 0 and v.n == 200
-    assert policy_value(p, pol, max_steps=30, n_episodes=200, seed=1).value == v.value
+    v = policy_value(p, pol, max_steps=30, n_episodes=100, seed=1)
+    assert v.method == "monte_carlo" and v.stderr > 0 and v.n == 100
+    assert policy_value(p, pol, max_steps=30, n_episodes=100, seed=1).value == v.value
 
 
 @pytest.mark.parametrize(

@@ -82,7 +82,9 @@ class ImitationData:
         return self.inputs.shape[0]
 
 
-def imitation_data(worlds: Sequence[GridWorld], canvas: int = 10) -> ImitationData:
+def imitation_data(
+    worlds: Sequence[GridWorld], canvas: int = 10, *, progress: bool = False
+) -> ImitationData:
     """Label every reachable (cell, belief) of each world with the exact planner's actions."""
     if not worlds:
         raise ValueError("worlds is empty")
@@ -90,7 +92,12 @@ def imitation_data(worlds: Sequence[GridWorld], canvas: int = 10) -> ImitationDa
     if len(goals) != 1:
         raise ValueError(f"all worlds must have the same number of goals, got {sorted(goals)}")
     inputs, mi, cells, beliefs, targets = [], [], [], [], []
-    for m, world in enumerate(worlds):
+    items = enumerate(worlds)
+    if progress:
+        from tqdm.auto import tqdm
+
+        items = tqdm(items, total=len(worlds), desc="exact planner labels", leave=False)
+    for m, world in items:
         world = pad_world(world, canvas)
         inputs.append(_inputs(world))
         model = world.pomdp()
@@ -295,7 +302,11 @@ class LearnedPlanner:
 
         import torch
 
-        data = worlds if isinstance(worlds, ImitationData) else imitation_data(worlds, self.canvas)
+        data = (
+            worlds
+            if isinstance(worlds, ImitationData)
+            else imitation_data(worlds, self.canvas, progress=self.progress)
+        )
         if data.inputs.shape[-1] != self.canvas:
             raise ValueError(f"the data's maps are not {self.canvas}x{self.canvas}")
         prev_threads = torch.get_num_threads()

@@ -137,19 +137,26 @@ def evaluate_multiturn(
 
 @dataclass
 class SenderTraining:
-    """A trained sender: its scheme, what it achieves, and the LP value it aims for."""
+    """A trained sender: its scheme, what it achieves, and the LP value it aims for.
+
+    ``fraction_of_lp`` is ``value / lp_value`` (meaningful when the LP value is positive);
+    ``gap`` is ``lp_value - value`` in utility units; ``restart_values`` the hard value each
+    restart reached (the best one is kept).
+    """
 
     policies: list[np.ndarray]
     result: MultiTurnResult
     lp_value: float
     fraction_of_lp: float
+    gap: float
+    restart_values: list[float] = field(default_factory=list)
     losses: list[float] = field(default_factory=list)
     wall_seconds: float = 0.0
 
     def __repr__(self) -> str:
         return (
             f"SenderTraining(value={self.result.value.value:.6g}, lp_value={self.lp_value:.6g}, "
-            f"fraction_of_lp={self.fraction_of_lp:.4f})"
+            f"fraction_of_lp={self.fraction_of_lp:.4f}, restarts={len(self.restart_values)})"
         )
 
 
@@ -162,8 +169,9 @@ def train_sender(
     n_turns: int = 1,
     steps: int = 1500,
     batch_size: int = 256,
-    lr: float = 0.05,
+    lr: float = 0.02,
     temperature: tuple[float, float] = (0.3, 0.003),
+    restarts: int = 1,
     seed: int = 0,
     threads: int | None = 1,
     progress: bool = False,
@@ -183,8 +191,12 @@ def train_sender(
         Start and end temperature of the receiver's logit response, relative to the range of
         its utilities; annealed geometrically.  The final scheme is evaluated with the hard
         best response (:func:`evaluate_multiturn`).
+    restarts
+        Independent runs; the first starts from uniform messages, the others from random
+        logits (standard normal).  The scheme with the highest exact value is kept: with
+        several turns the objective has local optima (see docs/decision.md).
     seed
-        Sampling seed (the logits start at zero: uniform messages).
+        Seed of the sampling and of the restarts' initial logits.
     threads
         ``torch.set_num_threads`` while training (restored after); the tensors are tiny, so
         one thread is fastest; ``None`` leaves the setting alone.
@@ -197,6 +209,9 @@ def train_sender(
     steps = check_int(steps, "steps", min_value=1)
     batch_size = check_int(batch_size, "batch_size", min_value=1)
     lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
+    restarts = check_int(restarts, "restarts", min_value=1)
+    if not isinstance(temperature, tuple | list) or len(temperature) != 2:
+        raise TypeError("temperature must be a (start, end) pair")
     t0_, t1_ = (
         check_float(t, "temperature", low=0.0, inclusive=(False, True)) for t in temperature
     )
@@ -204,38 +219,65 @@ def train_sender(
     prev_threads = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(check_int(threads, "threads", min_value=1))
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=steps * restarts, desc="policy-gradient sender", leave=False)
+    start = time.perf_counter()
+    runs = []
     try:
-        return _train(
-            torch, mu0, u, v, n_m, n_t, steps, batch_size, lr, t0_, t1_, seed, progress, unit
-        )
+        for r in range(restarts):
+            gen = torch.Generator().manual_seed(seed * 1000 + r)
+            shapes = [(mu0.size, n_m**t, n_m) for t in range(n_t)]
+            init = [
+                torch.zeros(sh, dtype=torch.float64)
+                if r == 0
+                else torch.randn(sh, generator=gen, dtype=torch.float64)
+                for sh in shapes
+            ]
+            pols, losses = _train(torch, mu0, u, v, init, steps, batch_size, lr, t0_, t1_, gen, bar)
+            runs.append((evaluate_multiturn(mu0, u, v, pols, unit=unit), pols, losses))
     finally:
         torch.set_num_threads(prev_threads)
+        if bar is not None:
+            bar.close()
+    values = [res.value.value for res, _, _ in runs]
+    best = int(np.argmax(values))
+    result, policies, losses = runs[best]
+    lp = persuade(mu0, u, v).value.value
+    value = result.value.value
+    frac = value / lp if lp > 1e-12 * max(1.0, float(np.abs(v).max())) else float("nan")
+    return SenderTraining(
+        policies=policies,
+        result=result,
+        lp_value=lp,
+        fraction_of_lp=frac,
+        gap=lp - value,
+        restart_values=values,
+        losses=losses,
+        wall_seconds=time.perf_counter() - start,
+    )
 
 
-def _train(torch, mu0, u, v, n_m, n_t, steps, batch_size, lr, t0_, t1_, seed, progress, unit):
-    n_s = mu0.size
-    gen = torch.Generator().manual_seed(seed)
-    logits = [torch.zeros(n_s, n_m**t, n_m, requires_grad=True) for t in range(n_t)]
+def _train(torch, mu0, u, v, init, steps, batch_size, lr, t0_, t1_, gen, bar):
+    """One run of the policy-gradient sender from initial logits ``init``."""
+    n_s, n_m = mu0.size, init[0].shape[-1]
+    logits = [x.clone().requires_grad_(True) for x in init]
     opt = torch.optim.Adam(logits, lr=lr)
     mu0_t = torch.as_tensor(mu0)
     u_t, v_t = torch.as_tensor(u), torch.as_tensor(v)
     span = float(u.max() - u.min()) or 1.0
     baseline = 0.0
     losses: list[float] = []
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=steps, desc="policy-gradient sender", leave=False)
-    start = time.perf_counter()
     for step in range(steps):
         tau = span * t0_ * (t1_ / t0_) ** (step / max(1, steps - 1))
         w = torch.multinomial(mu0_t, batch_size, replacement=True, generator=gen)
         h = torch.zeros(batch_size, dtype=torch.long)
         logp = torch.zeros(batch_size, dtype=torch.float64)
         loglik_all = torch.zeros(batch_size, n_s, dtype=torch.float64)  # log P(h | w') for all w'
-        for t in range(n_t):
-            lp = torch.log_softmax(logits[t].double(), dim=-1)  # (w, h, m)
+        for lg in logits:
+            lp = torch.log_softmax(lg, dim=-1)  # (w, h, m)
             m = torch.multinomial(lp[w, h].exp(), 1, generator=gen).squeeze(1)
             logp = logp + lp[w, h, m]
             loglik_all = loglik_all + lp[:, h, m].T
@@ -252,18 +294,4 @@ def _train(torch, mu0, u, v, n_m, n_t, steps, batch_size, lr, t0_, t1_, seed, pr
         losses.append(float(loss.detach()))
         if bar is not None:
             bar.update(1)
-    if bar is not None:
-        bar.close()
-    policies = [torch.softmax(lg.detach().double(), dim=-1).numpy() for lg in logits]
-    result = evaluate_multiturn(mu0, u, v, policies, unit=unit)
-    lp = persuade(mu0, u, v).value.value
-    span_v = float(np.abs(v).max())
-    frac = result.value.value / lp if abs(lp) > 1e-12 * max(1.0, span_v) else float("nan")
-    return SenderTraining(
-        policies=policies,
-        result=result,
-        lp_value=lp,
-        fraction_of_lp=frac,
-        losses=losses,
-        wall_seconds=time.perf_counter() - start,
-    )
+    return [torch.softmax(lg.detach(), dim=-1).numpy() for lg in logits], losses
