@@ -45,7 +45,9 @@ def test_the_lp_scheme_as_one_turn_and_a_repeated_message():
 
 def test_learned_sender_reaches_95_percent_of_the_lp_value():
     # annealed logit receiver (temperature 0.3 -> 0.003 of the utility range): the smoothed
-    # optimum sits about 0.006 * ln(100) ~ 0.03 below the cliff at 0.6, i.e. ~0.98 of it
+    # optimum, max_x x * sigmoid((0.6 - x) / (0.003 x)), is at x = 0.5897, which the hard judge
+    # values at 0.983 of 0.6; five seeds reached 0.981-0.984 (benchmarks/RESULTS.md), so 0.95
+    # leaves room for optimiser noise and still fails a sender that misses the cliff
     t = train_sender(PRIOR, JUDGE, PROSECUTOR, steps=500, seed=0, unit="bits")
     assert t.lp_value == pytest.approx(0.6, abs=1e-7)
     assert t.fraction_of_lp >= 0.95, t
