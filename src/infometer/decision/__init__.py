@@ -10,7 +10,9 @@ scipy.optimize (the persuasion LP) are imported only when used.
 
 from __future__ import annotations
 
-from .grid import GridWorld, generate_world, render_maps, render_world, tmaze
+from .grid import EpisodeStats, GridWorld, generate_world, render_maps, render_world, tmaze
+from .learned import LearnedPlanner
+from .multiturn import MultiTurnResult, SenderTraining, evaluate_multiturn, train_sender
 from .pairwise import (
     FactoredPairValues,
     PairPolicy,
@@ -18,6 +20,15 @@ from .pairwise import (
     distinguishability,
     momdp_pair_value_iteration,
     pair_value_iteration,
+)
+from .persuasion import (
+    ConcaveEnvelope,
+    PersuasionResult,
+    concave_envelope,
+    persuade,
+    receiver_action,
+    sender_value,
+    signal_mutual_info,
 )
 from .pomdp import (
     POMDP,
@@ -67,4 +78,17 @@ __all__ = [
     "generate_world",
     "render_world",
     "render_maps",
+    "EpisodeStats",
+    "LearnedPlanner",
+    "persuade",
+    "PersuasionResult",
+    "concave_envelope",
+    "ConcaveEnvelope",
+    "sender_value",
+    "receiver_action",
+    "signal_mutual_info",
+    "evaluate_multiturn",
+    "MultiTurnResult",
+    "train_sender",
+    "SenderTraining",
 ]
