@@ -22,6 +22,10 @@ def __getattr__(name: str):
         from .diffusion import InfoSEDD
 
         return InfoSEDD
+    if name == "decision":
+        import importlib
+
+        return importlib.import_module(".decision", __name__)
     raise AttributeError(f"module 'infometer' has no attribute {name!r}")
 
 
@@ -46,4 +50,5 @@ __all__ = [
     "independence_test",
     "multipletests",
     "InfoSEDD",
+    "decision",
 ]
