@@ -22,6 +22,10 @@ def __getattr__(name: str):
         from .diffusion import InfoSEDD
 
         return InfoSEDD
+    if name in ("pairwise", "aracne", "clr", "select_features"):
+        from . import allpairs
+
+        return getattr(allpairs, name)
     raise AttributeError(f"module 'infometer' has no attribute {name!r}")
 
 
@@ -46,4 +50,8 @@ __all__ = [
     "independence_test",
     "multipletests",
     "InfoSEDD",
+    "pairwise",
+    "aracne",
+    "clr",
+    "select_features",
 ]
