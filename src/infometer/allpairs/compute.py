@@ -174,11 +174,12 @@ class Group:
     cols: np.ndarray  # global indices of the columns (into the kept columns)
     variables: list[Variable]
     constant: np.ndarray  # bool per column
+    sigs: list[tuple]  # signature of each column
     ksg: dict[str, np.ndarray] | None = None  # column_arrays of the continuous columns
-    ksg_row: dict[int, int] = field(default_factory=dict)  # local column -> row of ksg
+    ksg_row: np.ndarray | None = None  # local column -> row of ksg arrays (-1: none)
     cop: np.ndarray | None = None  # copula scores (rows), residualised on z if given
     cop_raw: np.ndarray | None = None  # scores before residualisation (conditional nulls)
-    cop_row: dict[int, int] = field(default_factory=dict)
+    cop_row: np.ndarray | None = None  # local column -> row of cop (-1: none)
     messages: Counter = field(default_factory=Counter)
 
 
@@ -217,49 +218,61 @@ def _residual_unit(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     return r
 
 
+def is_constant(v: Variable) -> bool:
+    c = v.columns[0]
+    return bool(c[0] == c.min() == c.max())
+
+
 def prepare_group(cfg: Config, cols: np.ndarray, variables: list[Variable]) -> Group:
     """Per-column work done once per group and reused by every block of it."""
     from ..knn.prep import prepare
 
     if cfg.ranks:
         variables = [_rank_variable(v) if v.is_continuous else v for v in variables]
-    const = np.array(
-        [bool(v.columns[0][0] == v.columns[0].min() == v.columns[0].max()) for v in variables]
-    )
-    g = Group(cols=np.asarray(cols, np.int64), variables=variables, constant=const)
-    cont = [i for i, v in enumerate(variables) if v.is_continuous and not const[i]]
-    routes = {cfg.route(cfg.resolve(variables[i], variables[i])[0], variables[i], variables[i])
-              for i in cont}  # fmt: skip
-    if "ksg" in routes:
-        _, full = cfg.spec_params("ksg1")
-        vals, tied = [], []
-        for i in cont:
-            v = variables[i]
-            p = prepare(
-                {"x": v.values},
-                standardize=bool(full["standardize"]),
-                jitter=full["jitter"],
-                jitter_scale=float(full["jitter_scale"]),
-                seed=None if full["seed"] is None else column_seed(full["seed"], v.name),
-            )
-            vals.append(p.blocks[0][:, 0])
-            if p.diagnostics.get("jittered_columns"):
-                tied.append(v.name)
-            g.ksg_row[i] = len(vals) - 1
-        g.ksg = kernels.column_arrays(np.vstack(vals), cfg.slabs)
-        if tied and full["jitter"] != "never":
-            g.messages[
-                f"columns with tied values got seeded jitter of {full['jitter_scale']:g} x sd "
-                "before KSG (discrete-looking data: consider method='gkov')"
-            ] += len(tied)
-    if "copula" in routes:
-        raw, _ = kernels.copula_scores(np.vstack([variables[i].columns[0] for i in cont]))
-        g.cop_row = {i: r for r, i in enumerate(cont)}
-        if cfg.z is None:
-            g.cop = raw
+    const = np.array([is_constant(v) for v in variables])
+    sigs = [signature(v) for v in variables]
+    g = Group(cols=np.asarray(cols, np.int64), variables=variables, constant=const, sigs=sigs)
+    routes: dict[tuple, str] = {}
+    for sg, v in zip(sigs, variables, strict=True):
+        if sg not in routes and v.is_continuous:
+            routes[sg] = cfg.route(cfg.resolve(v, v)[0], v, v)
+    for route in set(routes.values()):
+        cont = np.array(
+            [i for i, v in enumerate(variables) if not const[i] and routes.get(sigs[i]) == route],
+            np.int64,
+        )
+        if cont.size == 0 or route == "call":
+            continue
+        rows = np.full(len(variables), -1, np.int64)
+        rows[cont] = np.arange(cont.size)
+        if route == "ksg":
+            _, full = cfg.spec_params("ksg1")
+            vals, tied = [], 0
+            for i in cont:
+                v = variables[i]
+                p = prepare(
+                    {"x": v.values},
+                    standardize=bool(full["standardize"]),
+                    jitter=full["jitter"],
+                    jitter_scale=float(full["jitter_scale"]),
+                    seed=None if full["seed"] is None else column_seed(full["seed"], v.name),
+                )
+                vals.append(p.blocks[0][:, 0])
+                tied += bool(p.diagnostics.get("jittered_columns"))
+            g.ksg, g.ksg_row = kernels.column_arrays(np.vstack(vals), cfg.slabs), rows
+            if tied:
+                g.messages[
+                    f"columns with tied values got seeded jitter of {full['jitter_scale']:g} x sd "
+                    "before KSG (discrete-looking data: consider method='gkov')"
+                ] += tied
         else:
-            g.cop_raw = raw
-            g.cop = _residual_unit(raw, _z_basis(cfg.z))
+            raw, _ = kernels.copula_scores(np.vstack([variables[i].columns[0] for i in cont]))
+            g.cop_row = rows
+            if cfg.z is None:
+                g.cop = raw
+            else:
+                g.cop_raw = raw
+                g.cop = _residual_unit(raw, _z_basis(cfg.z))
     return g
 
 
@@ -278,7 +291,8 @@ class BlockResult:
     b: np.ndarray
     value: np.ndarray
     null_ge: np.ndarray
-    method: np.ndarray
+    code: np.ndarray  # int16: index of each pair's method in ``methods``
+    methods: list[str]
     messages: dict[str, int] = field(default_factory=dict)
 
 
@@ -291,57 +305,64 @@ def _pairs(ga: Group, gb: Group, same: bool) -> tuple[np.ndarray, np.ndarray]:
     return ia.astype(np.int64), ib.astype(np.int64)
 
 
-def _needs_null(cfg: Config, shared_ok: bool) -> bool:
-    return cfg.n_permutations > 0 and (cfg.null == "pair" or not shared_ok)
-
-
 def evaluate_block(cfg: Config, ga: Group, gb: Group, key: tuple[int, int]) -> BlockResult:
     """Values (nats) of every pair of block ``key`` and, where needed, pair-null counts.
 
     Pairs of two columns with ``cfg.shared`` set get no pair null (the shared one serves).
+    Methods and routes are resolved once per pair of column signatures (per pair only for
+    two discrete columns under ``auto``, whose rule looks at their counts).
     """
     same = key[0] == key[1]
     ia, ib = _pairs(ga, gb, same)
     m = ia.size
     value = np.full(m, np.nan)
     null_ge = np.full(m, -1, np.int64)
-    method = np.empty(m, dtype=object)
+    code = np.zeros(m, np.int16)
+    methods = [CONSTANT]
     msgs: Counter = Counter(ga.messages if same else {})  # a group's own notes: once
     perms = permutations(cfg) if cfg.n_permutations else None
-    by_route: dict[tuple[str, str], list[int]] = {}
-    for t in range(m):
-        i, j = ia[t], ib[t]
-        if ga.constant[i] or gb.constant[j]:
-            value[t], method[t] = 0.0, CONSTANT
-            null_ge[t] = cfg.n_permutations if cfg.n_permutations else -1
+    const = ga.constant[ia] | gb.constant[ib]
+    value[const] = 0.0
+    if cfg.n_permutations:
+        null_ge[const] = cfg.n_permutations
+    sh = cfg.shared
+    shared = np.zeros(m, bool) if sh is None else sh[ga.cols[ia]] & sh[gb.cols[ib]]
+    wants = cfg.n_permutations > 0 and (cfg.null == "pair")
+    wants = np.full(m, wants) | ((cfg.n_permutations > 0) & ~shared)
+    codes_a = {s: c for c, s in enumerate(sorted(set(ga.sigs) | set(gb.sigs)))}
+    sa = np.array([codes_a[s] for s in ga.sigs], np.int64)[ia]
+    sb = np.array([codes_a[s] for s in gb.sigs], np.int64)[ib]
+    sig_of = {c: s for s, c in codes_a.items()}
+    by_route: dict[tuple[str, str], list[np.ndarray]] = {}
+    for ca, cb in set(zip(sa[~const].tolist(), sb[~const].tolist(), strict=True)):
+        sel = np.flatnonzero((sa == ca) & (sb == cb) & ~const)
+        va, vb = ga.variables[ia[sel[0]]], gb.variables[ib[sel[0]]]
+        if sig_of[ca][0] == "discrete" and sig_of[cb][0] == "discrete" and cfg.method == "auto":
+            for t in sel:  # the discrete auto rule depends on each pair's counts
+                name, _ = cfg.resolve(ga.variables[ia[t]], gb.variables[ib[t]])
+                by_route.setdefault(("call", name), []).append(np.array([t]))
             continue
-        va, vb = ga.variables[i], gb.variables[j]
         name, _ = cfg.resolve(va, vb)
-        method[t] = name
-        by_route.setdefault((cfg.route(name, va, vb), name), []).append(t)
-    for (route, name), idx in by_route.items():
-        sel = np.asarray(idx, np.int64)
-        sh = cfg.shared
-        wants = np.array(
-            [
-                _needs_null(cfg, sh is not None and sh[ga.cols[ia[t]]] and sh[gb.cols[ib[t]]])
-                for t in sel
-            ],
-            dtype=bool,
-        )
+        by_route.setdefault((cfg.route(name, va, vb), name), []).append(sel)
+    for (route, name), parts in by_route.items():
+        sel = np.concatenate(parts)
+        if name not in methods:
+            methods.append(name)
+        code[sel] = methods.index(name)
         if route == "ksg":
-            _ksg(cfg, ga, gb, ia, ib, sel, wants, perms, value, null_ge)
+            _ksg(cfg, ga, gb, ia, ib, sel, wants[sel], perms, value, null_ge)
         elif route == "copula":
-            _copula(cfg, ga, gb, ia, ib, sel, wants, perms, value, null_ge)
+            _copula(cfg, ga, gb, ia, ib, sel, wants[sel], perms, value, null_ge)
         else:
-            _call(cfg, name, ga, gb, ia, ib, sel, wants, perms, value, null_ge, msgs)
+            _call(cfg, name, ga, gb, ia, ib, sel, wants[sel], perms, value, null_ge, msgs)
     return BlockResult(
         key=key,
         a=ga.cols[ia],
         b=gb.cols[ib],
         value=value,
         null_ge=null_ge,
-        method=method.astype(str),
+        code=code,
+        methods=methods,
         messages=dict(msgs),
     )
 
@@ -349,15 +370,13 @@ def evaluate_block(cfg: Config, ga: Group, gb: Group, key: tuple[int, int]) -> B
 def _ksg(cfg, ga, gb, ia, ib, sel, wants, perms, value, null_ge) -> None:
     _, full = cfg.spec_params("ksg1")
     k = int(full["k"])
+    a = ga.ksg_row[ia[sel]]
+    b = gb.ksg_row[ib[sel]]
     if ga is gb:
-        arrays, ra, rb = ga.ksg, ga.ksg_row, ga.ksg_row
-        off = 0
+        arrays = ga.ksg
     else:  # stack the two groups' arrays so one call sees both
         arrays = {key: np.concatenate([ga.ksg[key], gb.ksg[key]]) for key in ga.ksg}
-        ra, rb = ga.ksg_row, gb.ksg_row
-        off = ga.ksg["v"].shape[0]
-    a = np.array([ra[i] for i in ia[sel]], np.int64)
-    b = np.array([rb[j] + off for j in ib[sel]], np.int64)
+        b = b + ga.ksg["v"].shape[0]
     for flag in (False, True):
         part = wants == flag
         if not part.any():
@@ -372,8 +391,8 @@ def _copula(cfg, ga, gb, ia, ib, sel, wants, perms, value, null_ge) -> None:
     _, full = cfg.spec_params("gaussian_copula")
     dz = 0 if cfg.z is None else cfg.z.d
     bias = kernels.copula_bias(cfg.n, dz) if full["bias_correct"] else 0.0
-    a = np.array([ga.cop_row[i] for i in ia[sel]], np.int64)
-    b = np.array([gb.cop_row[j] for j in ib[sel]], np.int64)
+    a = ga.cop_row[ia[sel]]
+    b = gb.cop_row[ib[sel]]
     ua, ub = np.unique(a), np.unique(b)
     r = ga.cop[ua] @ gb.cop[ub].T  # one matrix product for the block
     obs = r[np.searchsorted(ua, a), np.searchsorted(ub, b)]

@@ -228,13 +228,8 @@ def make_config(
         resolved={},
         slabs=compute.kernels.n_slabs(n),
     )
-    live = [v for v in variables if not _constant(v)] or variables[:1]
+    live = [v for v in variables if not compute.is_constant(v)] or variables[:1]
     return cfg, _resolve_table(cfg, live)
-
-
-def _constant(v: Variable) -> bool:
-    c = v.columns[0]
-    return bool(c[0] == c.min() == c.max())
 
 
 def _check_fast_params(cfg: Config, names: set[str]) -> None:
@@ -674,7 +669,12 @@ def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, f
     b = np.concatenate([r.b for r in results])
     val = np.concatenate([r.value for r in results])
     ge = np.concatenate([r.null_ge for r in results])
-    meth = np.concatenate([r.method for r in results])
+    names_all: list[str] = []
+    for r in results:
+        names_all += [m for m in r.methods if m not in names_all]
+    meth = np.concatenate(
+        [np.array([names_all.index(m) for m in r.methods], np.int16)[r.code] for r in results]
+    )
     messages: Counter = Counter()
     for r in results:
         messages.update(r.messages)
@@ -686,16 +686,20 @@ def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, f
     idx = np.array([labels.index(v.name) for v in variables])
     full[np.ix_(idx, idx)] = mat
     frame = pd.DataFrame(full * f, index=labels, columns=labels)
-    order = np.lexsort((b, a))
+    order = np.argsort(-np.nan_to_num(val, nan=-np.inf), kind="stable")  # strongest first
+    names = [v.name for v in variables]
     edges = pd.DataFrame(
         {
-            "x": [variables[i].name for i in a[order]],
-            "y": [variables[j].name for j in b[order]],
+            "x": pd.Categorical.from_codes(a[order], categories=names),
+            "y": pd.Categorical.from_codes(b[order], categories=names),
             "value": val[order] * f,
-            "method": meth[order],
+            "method": pd.Categorical.from_codes(meth[order], categories=names_all),
         }
     )
-    diag: dict[str, Any] = {"methods": dict(Counter(meth.tolist()))}
+    counts = np.bincount(meth, minlength=len(names_all))
+    diag: dict[str, Any] = {
+        "methods": {m: int(c) for m, c in zip(names_all, counts, strict=True) if c}
+    }
     finite = np.isfinite(val)
     diag["negative_pairs"] = int(np.sum(val[finite] < 0))
     if (~finite).any():
@@ -740,7 +744,7 @@ def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, f
         res.fdr, res.correction = fdr, correction
         diag["null"] = {
             "shared_pairs": int(shared.sum()),
-            "own_null_pairs": int(np.sum(has & (meth != compute.CONSTANT))),
+            "own_null_pairs": int(np.sum(has & (meth != names_all.index(compute.CONSTANT)))),
             "scheme": (
                 "permutation"
                 if cfg.z is None
@@ -751,7 +755,7 @@ def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, f
         }
         if null_values is not None:
             diag["null"]["shared_null_q95"] = float(np.quantile(null_values, 0.95) * f)
-    res.edges = edges.sort_values("value", ascending=False, kind="stable").reset_index(drop=True)
+    res.edges = edges
     diag["_messages"] = [f"{m} ({c} pair(s) or column(s))" for m, c in messages.items()]
     res.diagnostics = diag
     return res

@@ -95,7 +95,7 @@ def information_with(
     method = np.empty(p, dtype=object)
     for r in sink.results.values():
         value[r.a] = r.value
-        method[r.a] = r.method
+        method[r.a] = np.asarray(r.methods, dtype=object)[r.code]
     return value, method.astype(str)
 
 

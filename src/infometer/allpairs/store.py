@@ -108,9 +108,13 @@ class BlockStore:
                 "b": pa.array(result.b, pa.int64()),
                 "value": pa.array(result.value, pa.float64()),
                 "null_ge": pa.array(result.null_ge, pa.int64()),
-                "method": pa.array(result.method.astype(str), pa.string()),
+                "method": pa.DictionaryArray.from_arrays(
+                    pa.array(result.code, pa.int16()), pa.array(result.methods, pa.string())
+                ),
             }
-        ).replace_schema_metadata({"messages": json.dumps(result.messages)})
+        ).replace_schema_metadata(
+            {"messages": json.dumps(result.messages), "methods": json.dumps(result.methods)}
+        )
         final = self.blocks / f"g{key[0]}_h{key[1]}.parquet"
         tmp = self.blocks / f".g{key[0]}_h{key[1]}.{os.getpid()}.tmp"
         pq.write_table(table, tmp)
@@ -121,14 +125,17 @@ class BlockStore:
         _, pq = _pyarrow()
         t = pq.read_table(self.blocks / f"g{key[0]}_h{key[1]}.parquet")
         meta = t.schema.metadata or {}
-        cols = {name: t.column(name).to_numpy() for name in t.column_names}
+        cols = {name: t.column(name) for name in ("a", "b", "value", "null_ge")}
+        methods = json.loads(meta[b"methods"])
+        codes = t.column("method").combine_chunks().indices.to_numpy(zero_copy_only=False)
         return BlockResult(
             key=tuple(key),
-            a=cols["a"].astype(np.int64),
-            b=cols["b"].astype(np.int64),
-            value=cols["value"].astype(np.float64),
-            null_ge=cols["null_ge"].astype(np.int64),
-            method=np.asarray(cols["method"], dtype=str),
+            a=cols["a"].to_numpy().astype(np.int64),
+            b=cols["b"].to_numpy().astype(np.int64),
+            value=cols["value"].to_numpy().astype(np.float64),
+            null_ge=cols["null_ge"].to_numpy().astype(np.int64),
+            code=codes.astype(np.int16),
+            methods=methods,
             messages=json.loads(meta.get(b"messages", b"{}")),
         )
 

@@ -65,8 +65,8 @@ class Table:
         return "dropped" if v is None else v.kind
 
 
-def _frame(data: Any, name: str) -> Any:
-    """The input as a pandas DataFrame (labels as given), without copying numbers."""
+def _frame(data: Any, name: str) -> tuple[list[str], list[Any]]:
+    """Column labels (as given) and columns: numpy arrays, or Series for pandas-only dtypes."""
     import pandas as pd
 
     if data is None:
@@ -81,10 +81,18 @@ def _frame(data: Any, name: str) -> Any:
     if isinstance(data, dict):
         data = pd.DataFrame(data)
     if isinstance(data, pd.DataFrame):
-        return data
+        cols = []
+        for j in range(data.shape[1]):
+            s = data.iloc[:, j]
+            plain = isinstance(s.dtype, np.dtype) and s.dtype.kind in "biuf"
+            cols.append(s.to_numpy() if plain else s)
+        return list(data.columns), cols
     if mod.startswith("torch"):
         data = data.detach().cpu().numpy()
-    arr = np.asarray(data)
+    try:
+        arr = np.asarray(data)
+    except ValueError as exc:
+        raise ValueError(f"{name} is ragged: its rows have different lengths") from exc
     if arr.ndim == 1:
         arr = arr.reshape(-1, 1)
     if arr.ndim != 2:
@@ -92,10 +100,14 @@ def _frame(data: Any, name: str) -> Any:
             f"{name} has {arr.ndim} dimensions; pass a 2-D table (rows = samples, "
             "columns = variables)"
         )
-    return pd.DataFrame(arr, columns=[str(j) for j in range(arr.shape[1])], copy=False)
+    return [str(j) for j in range(arr.shape[1])], [arr[:, j] for j in range(arr.shape[1])]
 
 
 def _missing(col: Any) -> np.ndarray:
+    if isinstance(col, np.ndarray) and col.dtype.kind in "biu":
+        return np.zeros(col.shape[0], bool)
+    if isinstance(col, np.ndarray) and col.dtype.kind == "f":
+        return np.isnan(col)
     import pandas as pd
 
     return np.asarray(pd.isna(col), dtype=bool)
@@ -134,8 +146,7 @@ def as_table(
     Table
     """
     check_choice(nan, "nan", NAN_POLICIES)
-    df = _frame(data, name)
-    raw_labels = list(df.columns)
+    raw_labels, raw_cols = _frame(data, name)
     labels = [str(c) for c in raw_labels]
     dups = sorted(lab for lab, c in Counter(labels).items() if c > 1)
     if dups:
@@ -148,19 +159,19 @@ def as_table(
         missing = [c for c in want if c not in labels]
         if missing:
             raise ValueError(f"columns: {name} has no column {missing}; it has {labels[:20]}")
-        df = df.iloc[:, [labels.index(c) for c in want]]
+        raw_cols = [raw_cols[labels.index(c)] for c in want]
         labels = want
     if len(labels) < min_columns:
         raise ValueError(
             f"{name} has {len(labels)} column(s); pairwise information needs at least "
             f"{min_columns} variables (columns)"
         )
-    n_rows = df.shape[0]
+    n_rows = len(raw_cols[0])
     if n_rows == 0:
         raise ValueError(f"{name} has no rows")
     dropped: dict[str, str] = {}
     warns: list[str] = []
-    miss = {lab: _missing(df.iloc[:, j]) for j, lab in enumerate(labels)}
+    miss = {lab: _missing(col) for lab, col in zip(labels, raw_cols, strict=True)}
     partial = {lab: int(m.sum()) for lab, m in miss.items() if m.any() and not m.all()}
     for lab, m in miss.items():
         if m.all():
@@ -193,9 +204,9 @@ def as_table(
         if lab in dropped:
             variables.append(None)
             continue
-        col = df.iloc[:, j]
+        col = raw_cols[j]
         if not rows.all():
-            col = col[rows]
+            col = col[rows] if isinstance(col, np.ndarray) else col[rows].reset_index(drop=True)
         v = as_variable(col, f"column {lab!r}", discrete=discrete)
         v = Variable(
             columns=v.columns,
