@@ -38,7 +38,7 @@ def table(tmp_path_factory):
 def test_matrix_writes_matrix_edges_heatmap_network_and_resumes(table, tmp_path):
     out = tmp_path / "m"
     r = run(
-        "matrix", table / "t.csv", "-o", out, "-B", "49", "--network", "aracne", "--no-progress"
+        "matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "--no-progress"
     )
     assert r.exit_code == 0, r.output
     m = pd.read_csv(out / "matrix.csv", index_col=0)
@@ -51,7 +51,7 @@ def test_matrix_writes_matrix_edges_heatmap_network_and_resumes(table, tmp_path)
     assert ("a", "c") not in set(zip(net.x, net.y, strict=True))  # a-c only through b
     assert "blocks computed 1" in r.output
     again = run(
-        "matrix", table / "t.csv", "-o", out, "-B", "49", "--network", "aracne", "--no-progress"
+        "matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "--no-progress"
     )
     assert again.exit_code == 0 and "already stored 1" in again.output
     pd.testing.assert_frame_equal(pd.read_csv(out / "matrix.csv", index_col=0), m)

@@ -11,13 +11,15 @@ the search differs, and it reuses what depends on one column only:
   sorted order cut into ``C`` runs of equal size (quantile slabs), with each slab's
   smallest and largest value (computed once per column, :func:`column_arrays`);
 * per pair, the points are counting-sorted by cell (slab of x, slab of y): O(N + C²).
-  The k nearest of a point are found by growing a box of cells around its own cell,
-  always by the sides whose gap (distance from the point to the nearest value outside the
-  box, from the slab bounds) is below the current k-th distance, until every gap is at
-  least that distance: no point outside the box can be strictly closer, so the k-th
-  distance is exact;
-* ``n_x`` and ``n_y`` walk the column's sorted values outwards from the point's rank
-  (blocks of 8, then single steps) with the exact predicate ``|s_j − v| < ε``.
+  The k nearest of a point are found in the 3 x 3 cells around its own cell, then by
+  growing that box by the sides whose gap (distance from the point to the nearest value
+  outside the box, from the slab bounds) is below the current k-th distance, until every
+  gap is at least that distance: no point outside the box can be strictly closer, so the
+  k-th distance is exact;
+* ``n_x`` and ``n_y`` count the column's sorted values around the point's rank with the
+  exact predicate ``|s_j − v| < ε``: a window of 64 on each side without branches
+  (vectorised), then blocks of 8 and single steps beyond it; point by point in sorted
+  order (the k-th distances are first stored by rank).
 
 The k smallest distances live in eight registers (k ≤ ``MAX_K``), updated without branches.
 Nulls: the same kernel on ``y`` permuted (``perms``), counting null values ≥ the observed.
@@ -45,8 +47,13 @@ _INF = np.inf
 
 
 def n_slabs(n: int) -> int:
-    """Slabs per column: about 4 points per cell of an independent pair (measured best)."""
-    return max(1, int(np.sqrt(n / 4.0)))
+    """Slabs per column: about 2 points per cell of an independent pair.
+
+    With the 3 x 3 start of the search this was the fastest on Gaussian-like pairs
+    (``benchmarks/pairwise.py``; C = sqrt(N/4) with a one-cell start is ~15% slower there,
+    ~30% faster on very heavy tails or |rho| > 0.99, where ``ranks=True`` also helps).
+    """
+    return max(1, int(np.sqrt(n / 2.0)))
 
 
 def column_arrays(values: np.ndarray, c: int) -> dict[str, np.ndarray]:
@@ -95,28 +102,46 @@ def _scan(g, start, c0, c1, me, xv, yv, h, k):
     return (h0, h1, h2, h3, h4, h5, h6, h7)
 
 
+_W = 64  # the branch-free window of the counts, per side
+
+
 @nb.njit(inline="always")
 def _count(s, p, r):
     """#{q != p : |s[q] - s[p]| < r} for sorted ``s`` (exact; r <= 0 counts nothing)."""
     n = s.shape[0]
     v = s[p]
-    q = p + 1
-    while q + 8 <= n and s[q + 7] - v < r:
-        q += 8
-    while q < n and s[q] - v < r:
-        q += 1
+    if p + _W < n:  # a fixed window first: compares without branches (vectorised)
+        up = 0
+        for j in range(1, _W + 1):
+            up += s[p + j] - v < r
+        q = p + up + 1
+    else:
+        q = p + 1
+    if q == p + _W + 1 or p + _W >= n:
+        while q + 8 <= n and s[q + 7] - v < r:
+            q += 8
+        while q < n and s[q] - v < r:
+            q += 1
     up = q - p - 1
-    q = p - 1
-    while q - 7 >= 0 and v - s[q - 7] < r:
-        q -= 8
-    while q >= 0 and v - s[q] < r:
-        q -= 1
+    if p - _W >= 0:
+        dn = 0
+        for j in range(1, _W + 1):
+            dn += v - s[p - j] < r
+        q = p - dn - 1
+    else:
+        q = p - 1
+    if q == p - _W - 1 or p - _W < 0:
+        while q - 7 >= 0 and v - s[q - 7] < r:
+            q -= 8
+        while q >= 0 and v - s[q] < r:
+            q -= 1
     return up + (p - 1 - q)
 
 
 @nb.njit(nogil=True, cache=True)
-def _ksg_pair(vx, slx, rx, sx, lox, hix, vy, sly, ry, sy, loy, hiy, c, k, psi, cnt, g, gi):
-    """KSG-1 of one pair; ``cnt``, ``g``, ``gi`` are work buffers (c*c+1,), (n, 2), (n, 4)."""
+def _ksg_pair(vx, slx, rx, sx, lox, hix, vy, sly, ry, sy, loy, hiy, c, k, psi, cnt, g, gi, ex, ey):
+    """KSG-1 of one pair; ``cnt``, ``g``, ``gi``, ``ex``, ``ey`` are work buffers of shapes
+    (c*c+1,), (n, 2), (n, 4), (n,), (n,)."""
     n = vx.shape[0]
     cnt[:] = 0
     for i in range(n):
@@ -136,17 +161,16 @@ def _ksg_pair(vx, slx, rx, sx, lox, hix, vy, sly, ry, sy, loy, hiy, c, k, psi, c
     for t in range(c * c, 0, -1):  # back to cell starts
         cnt[t] = cnt[t - 1]
     cnt[0] = 0
-    acc = 0.0
     for u in range(n):
         xv = g[u, 0]
         yv = g[u, 1]
         h = (_INF, _INF, _INF, _INF, _INF, _INF, _INF, _INF)
-        x0 = gi[u, 2]
-        x1 = x0
-        y0 = gi[u, 3]
-        y1 = y0
-        t = x0 * c + y0
-        h = _scan(g, cnt, t, t + 1, u, xv, yv, h, k)
+        x0 = max(gi[u, 2] - 1, 0)
+        x1 = min(gi[u, 2] + 1, c - 1)
+        y0 = max(gi[u, 3] - 1, 0)
+        y1 = min(gi[u, 3] + 1, c - 1)
+        for xx in range(x0, x1 + 1):  # the 3 x 3 cells around the point's own cell first
+            h = _scan(g, cnt, xx * c + y0, xx * c + y1 + 1, u, xv, yv, h, k)
         while True:
             kth = h[k - 1]
             grow_l = x0 > 0 and xv - hix[x0 - 1] < kth
@@ -171,8 +195,15 @@ def _ksg_pair(vx, slx, rx, sx, lox, hix, vy, sly, ry, sy, loy, hiy, c, k, psi, c
                 for xx in range(x0, x1 + 1):
                     t = xx * c + y1
                     h = _scan(g, cnt, t, t + 1, u, xv, yv, h, k)
-        eps = h[k - 1]
-        acc += psi[_count(sx, gi[u, 0], eps) + 1] + psi[_count(sy, gi[u, 1], eps) + 1]
+        ex[gi[u, 0]] = h[k - 1]  # the k-th distance, by rank in x and in y
+        ey[gi[u, 1]] = h[k - 1]
+    # counts in sorted order: neighbouring ranks have similar counts, so the walks' branches
+    # are predicted (about 3x faster than counting in cell order)
+    acc = 0.0
+    for p in range(n):
+        acc += psi[_count(sx, p, ex[p]) + 1]
+    for p in range(n):
+        acc += psi[_count(sy, p, ey[p]) + 1]
     return psi[k] + psi[n] - acc / n
 
 
@@ -182,6 +213,8 @@ def _ksg_pairs(ia, ib, v, s, r, sl, lo, hi, c, k, psi, perms, out, null_ge):
     cnt = np.empty(c * c + 1, np.int64)
     g = np.empty((n, 2))
     gi = np.empty((n, 4), np.int32)
+    ex = np.empty(n)
+    ey = np.empty(n)
     pv = np.empty(n)
     psl = np.empty(n, np.int32)
     pr = np.empty(n, np.int32)
@@ -190,7 +223,7 @@ def _ksg_pairs(ia, ib, v, s, r, sl, lo, hi, c, k, psi, perms, out, null_ge):
         b = ib[m]
         val = _ksg_pair(
             v[a], sl[a], r[a], s[a], lo[a], hi[a], v[b], sl[b], r[b], s[b], lo[b], hi[b],
-            c, k, psi, cnt, g, gi,
+            c, k, psi, cnt, g, gi, ex, ey,
         )  # fmt: skip
         out[m] = val
         ge = 0
@@ -202,7 +235,7 @@ def _ksg_pairs(ia, ib, v, s, r, sl, lo, hi, c, k, psi, perms, out, null_ge):
                 pr[i] = r[b, j]
             null = _ksg_pair(
                 v[a], sl[a], r[a], s[a], lo[a], hi[a], pv, psl, pr, s[b], lo[b], hi[b],
-                c, k, psi, cnt, g, gi,
+                c, k, psi, cnt, g, gi, ex, ey,
             )  # fmt: skip
             ge += null >= val
         null_ge[m] = ge
