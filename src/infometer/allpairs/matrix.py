@@ -345,6 +345,8 @@ def _remote_group(cfg: Config, path: str, g: int, cols: np.ndarray) -> Group:
 def remote_block(payload: tuple) -> compute.BlockResult:
     """A Dask task: read the block's two groups from the store's input file and evaluate."""
     cfg, path, key, cols_g, cols_h = payload
+    with _REMOTE_LOCK:  # load the registry's families once, not from two threads at a time
+        registry.methods(cfg.quantity)
     ga = _remote_group(cfg, path, key[0], cols_g)
     gb = ga if key[0] == key[1] else _remote_group(cfg, path, key[1], cols_h)
     return compute.evaluate_block(cfg, ga, gb, key)
