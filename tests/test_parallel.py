@@ -34,8 +34,13 @@ def square_or_fail(x):
     return x * x
 
 
-def pid_after_nap(x):
-    time.sleep(0.3)
+def announce_then_nap(job):
+    """Write this worker's pid to ``folder/i`` when job i starts, then take 0.4 s."""
+    i, folder = job
+    with open(os.path.join(folder, f"{i}.tmp"), "w") as f:
+        f.write(str(os.getpid()))
+    os.replace(os.path.join(folder, f"{i}.tmp"), os.path.join(folder, str(i)))
+    time.sleep(0.4)
     return os.getpid()
 
 
@@ -68,26 +73,28 @@ def test_results_errors_and_resume_in_process_and_threads(kw):
 
 
 @pytest.mark.slow
-def test_local_pool_reruns_the_job_of_a_killed_worker():
+def test_local_pool_reruns_the_job_of_a_killed_worker(tmp_path):
     sink, logs, killed = MemorySink(), [], []
-    jobs = {i: i for i in range(6)}
+    jobs = {i: (i, str(tmp_path)) for i in range(6)}
 
-    def kill_the_busy_worker(p):
-        if p.done == 2 and not killed:
-            # the worker that just replied is idle; the other one is mid-job
-            busy = [
-                c.pid for c in multiprocessing.active_children() if c.pid != sink.results[p.key]
-            ]
-            assert len(busy) == 1
-            os.kill(busy[0], signal.SIGKILL)
-            killed.append(busy[0])
+    def kill_the_worker_running_job_3():
+        started = tmp_path / "3"
+        t0 = time.monotonic()
+        while not started.exists():
+            if time.monotonic() - t0 > 120:
+                return
+            time.sleep(0.005)
+        pid = int(started.read_text())  # job 3 has 0.4 s of its nap left: surely running
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
 
-    out = run_jobs(
-        pid_after_nap, jobs, sink, workers=2, progress=kill_the_busy_worker, log=logs.append
-    )
-    assert out.complete and set(sink.results) == set(jobs)
-    assert out.retried == 1 and killed
-    assert any(f"{killed[0]} died (exit code -{int(signal.SIGKILL)})" in m for m in logs), logs
+    killer = threading.Thread(target=kill_the_worker_running_job_3)
+    killer.start()
+    out = run_jobs(announce_then_nap, jobs, sink, workers=2, log=logs.append)
+    killer.join()
+    assert killed and out.complete and set(sink.results) == set(jobs)
+    assert out.retried == 1 and sink.results[3] != killed[0]  # job 3 ran again, elsewhere
+    assert any(f"{killed[0]} died (exit code -{int(signal.SIGKILL)}) running 3" in m for m in logs)
     assert not multiprocessing.active_children()  # workers are gone after the run
 
 

@@ -278,7 +278,8 @@ def dir_lock(
     fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         if not _lock_file(fd):
-            holder = os.pread(fd, 300, 0).decode("utf-8", "replace").strip() or "another process"
+            os.lseek(fd, 0, os.SEEK_SET)
+            holder = os.read(fd, 300).decode("utf-8", "replace").strip() or "another process"
             if log is not None:
                 log(f"{p} is locked by {holder}; waiting for it to finish")
             t0 = time.monotonic()
@@ -290,7 +291,8 @@ def dir_lock(
                 time.sleep(_POLL_S)
         now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} on {platform.node()} since {now}\n".encode(), 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"pid {os.getpid()} on {platform.node()} since {now}\n".encode())
         yield p
     finally:
         os.close(fd)
@@ -818,8 +820,15 @@ def _worker_death(exc: BaseException | None) -> bool:
     except ImportError:  # pragma: no cover
         CommClosedError = OSError  # noqa: N806
     import asyncio
+    import concurrent.futures
 
-    return isinstance(exc, KilledWorker | CommClosedError | asyncio.CancelledError)
+    dead = (
+        KilledWorker,
+        CommClosedError,
+        asyncio.CancelledError,
+        concurrent.futures.CancelledError,
+    )
+    return isinstance(exc, dead)
 
 
 def _run_dask(run: _Run, client: Any) -> None:
