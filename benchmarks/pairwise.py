@@ -4,7 +4,7 @@ Usage::
 
     PYTHONPATH=src .venv/bin/python benchmarks/pairwise.py                # P = N = 1000
     PYTHONPATH=src .venv/bin/python benchmarks/pairwise.py --quick        # small smoke run
-    PYTHONPATH=src .venv/bin/python benchmarks/pairwise.py --memory       # peak memory, P = 125..500
+    PYTHONPATH=src .venv/bin/python benchmarks/pairwise.py --memory       # memory, P = 125..500
 
 Data: P Gaussian variables, N samples, from a factor model with a known covariance: the
 variables fall in groups of 10 that share one factor (loading 0.7, so rho = 0.49 and

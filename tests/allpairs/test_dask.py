@@ -79,7 +79,6 @@ def test_a_worker_killed_mid_run_does_not_change_the_matrix(client, tmp_path):
     def job():
         out["res"] = pairwise(x, backend="dask", client=client, store=tmp_path, **kw)
 
-    before = set(client.run(os.getpid).values())
     th = threading.Thread(target=job)
     th.start()
     blocks = tmp_path / "blocks"
@@ -87,8 +86,11 @@ def test_a_worker_killed_mid_run_does_not_change_the_matrix(client, tmp_path):
     while not (blocks.exists() and len(list(blocks.glob("*.parquet"))) >= 3):
         assert th.is_alive() and time.time() - t0 < 120, "the job made no progress"
         time.sleep(0.05)
-    victim = sorted(before)[0]
-    os.kill(victim, signal.SIGKILL)  # a worker process dies while blocks are in flight
+    pids = client.run(os.getpid)  # worker address -> process id
+    busy = [a for a, keys in client.processing().items() if keys]
+    assert busy, "no block in flight"
+    victim = pids[busy[0]]
+    os.kill(victim, signal.SIGKILL)  # a worker process dies while it holds a block
     th.join(timeout=300)
     assert not th.is_alive()
     res = out["res"]

@@ -39,7 +39,8 @@ def _pyarrow():
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - pyarrow ships with the dask/io extras
         raise ImportError(
-            "a pairwise store writes Parquet and needs pyarrow: pip install 'infometer[dask]'"
+            "a pairwise store writes Parquet and needs pyarrow: pip install 'infometer[io]' "
+            "(or infometer[dask])"
         ) from exc
     return pa, pq
 

@@ -14,6 +14,7 @@ also picks a set of features (``selected.csv``).
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from pathlib import Path
 
@@ -74,6 +75,10 @@ def matrix_cmd(
     od = Path(out_dir)
     od.mkdir(parents=True, exist_ok=True)
     params = {} if k is None else {"k": k}
+    if store is None and (scheduler is not None or importlib.util.find_spec("pyarrow")):
+        store = str(od / "store")
+    elif store is None:
+        err.print("[dim]pyarrow is not installed: no resumable block store (infometer[io])[/]")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = pairwise(
@@ -92,7 +97,7 @@ def matrix_cmd(
             n_jobs=workers,
             backend="threads" if scheduler is None else "dask",
             client=scheduler,
-            store=store or od / "store",
+            store=store,
             progress=progress,
             **params,
         )
