@@ -26,6 +26,10 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(".decision", __name__)
+    if name in ("pairwise", "aracne", "clr", "select_features"):
+        from . import allpairs
+
+        return getattr(allpairs, name)
     raise AttributeError(f"module 'infometer' has no attribute {name!r}")
 
 
@@ -51,4 +55,8 @@ __all__ = [
     "multipletests",
     "InfoSEDD",
     "decision",
+    "pairwise",
+    "aracne",
+    "clr",
+    "select_features",
 ]

@@ -25,6 +25,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.bench",
     "infometer.cli.seq",
     "infometer.cli.text",
+    "infometer.cli.pairwise",
 )
 
 app = typer.Typer(
