@@ -254,12 +254,30 @@ _TERMS = {
 }
 
 
-def _stack(vs: Sequence[Variable]) -> tuple[np.ndarray, list[list[int]]]:
+def _stack(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, list[list[int]]]:
     groups, start = [], 0
+    for b in blocks:
+        groups.append(list(range(start, start + b.shape[1])))
+        start += b.shape[1]
+    return np.column_stack(blocks), groups
+
+
+def _drop_constant(vs: Sequence[Variable]) -> tuple[list[np.ndarray], list[str], list[str]]:
+    """Each variable's values without its constant columns, the messages, and the names of
+    the variables left with no column (a constant carries no information)."""
+    blocks, notes, empty = [], [], []
     for v in vs:
-        groups.append(list(range(start, start + v.d)))
-        start += v.d
-    return np.column_stack([v.values for v in vs]), groups
+        a = v.values
+        keep = a.min(axis=0) != a.max(axis=0)
+        if not keep.all():
+            notes.append(
+                f"{v.name} columns {np.flatnonzero(~keep).tolist()} are constant; they carry "
+                "no information and are dropped"
+            )
+            if not keep.any():
+                empty.append(v.name)
+        blocks.append(a[:, keep])
+    return blocks, notes, empty
 
 
 def _check_n(method: str, n: int, d: int, extra: int = 1) -> None:
@@ -317,10 +335,26 @@ def _ceiling(
 def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool) -> Raw:
     if not isinstance(bias_correct, bool):
         raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
-    a, groups = _stack(vs)
+    diag: dict = {"bias_correct": bias_correct}
+    notes: list[str] = []
+    if len(vs) == 1:
+        blocks = [vs[0].values]
+    else:
+        # MI / CMI: a constant column carries no information (kNN drops it too); left in,
+        # it would make the covariance singular and the Gaussian MI "infinite"
+        blocks, notes, empty = _drop_constant(vs)
+        if empty and set(empty) & {vs[0].name, vs[1].name}:
+            return Raw(
+                value=0.0,
+                diagnostics={**diag, "constant": empty},
+                warnings=[*notes, f"{', '.join(empty)} constant: the information is exactly 0"],
+            )
+        if empty:  # z is constant: I(X;Y|Z) = I(X;Y)
+            blocks = blocks[:2]
+            diag["constant"] = empty
+    a, groups = _stack(blocks)
     n, d = a.shape
     _check_n(method, n, d)
-    diag: dict = {"bias_correct": bias_correct}
     if copula:
         a, ties = _copula(a)
         if ties:
@@ -332,7 +366,7 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
         # instead of 0.34) in the range where the covariance is computed exactly enough
         a, log_sd = standardize(a)
     try:
-        value = gaussian_entropy_terms(a, groups, _TERMS[len(vs)], bias_correct)
+        value = gaussian_entropy_terms(a, groups, _TERMS[len(blocks)], bias_correct)
         if len(vs) == 1:
             value += float(np.sum(log_sd))
     except SingularCovariance:
@@ -349,14 +383,15 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
             value=float("inf"),
             diagnostics={**diag, "singular_covariance": True},
             warnings=[
+                *notes,
                 f"{method}: the joint covariance is singular to float precision (a column "
                 "is an exact, or to ~13 digits, linear function of others); the Gaussian MI "
-                "is infinite or beyond what the data resolve"
+                "is infinite or beyond what the data resolve",
             ],
         )
-    warns: list[str] = []
+    warns: list[str] = list(notes)
     if len(vs) > 1:
-        _ceiling(method, n, vs[0].d, vs[1].d, value, diag, warns)
+        _ceiling(method, n, blocks[0].shape[1], blocks[1].shape[1], value, diag, warns)
     return Raw(value=value, diagnostics=diag, warnings=warns)
 
 
