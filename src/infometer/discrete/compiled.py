@@ -7,7 +7,7 @@ arithmetic passes, and bincount's own range scan before it counts).
 
 from __future__ import annotations
 
-import numba as nb
+from ..jit import nb
 
 
 @nb.njit(cache=True, nogil=True)

@@ -9,8 +9,9 @@ uses the compiled backend, so ``import infometer`` and small problems never load
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from ..jit import nb
 
 _STACK = 256  # DFS stack; the tree depth is ~log2(n / LEAFSIZE) + 1, far below this
 

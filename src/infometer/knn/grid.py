@@ -27,8 +27,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
+
+from ..jit import nb
 
 #: Target number of slabs a typical query cube spans per column.
 SPAN = 3.0

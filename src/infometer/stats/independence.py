@@ -167,9 +167,9 @@ _COMPILED: dict = {}
 def _jit(f):
     """``numba.njit(cache=True)(f)``, made on first use (``import infometer`` skips numba)."""
     if f not in _COMPILED:
-        import numba
+        from ..jit import nb
 
-        _COMPILED[f] = numba.njit(cache=True)(f)
+        _COMPILED[f] = nb.njit(cache=True)(f)
     return _COMPILED[f]
 
 
