@@ -88,7 +88,7 @@ def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
                     bmin[nd, c] = v
                 if v > bmax[nd, c]:
                     bmax[nd, c] = v
-        dim, ext = 0, -1.0
+        dim, ext = np.int64(0), -1.0  # not a literal 0: _select would compile twice
         for c in range(d):
             e = bmax[nd, c] - bmin[nd, c]
             if e > ext:

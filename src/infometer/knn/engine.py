@@ -170,7 +170,8 @@ def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
         return _build_tree(work, leafsize)
     idx = np.arange(n)
     mid = n // 2
-    _kernels()._select(work, idx, dim, 0, n, mid)
+    # numpy integers: a Python 0 would be typed as a literal, a second compilation
+    _kernels()._select(work, idx, np.int64(dim), np.int64(0), np.int64(n), np.int64(mid))
     with ThreadPoolExecutor(max_workers=1) as pool:
         left_future = pool.submit(_build_tree, work[:mid], leafsize)
         right = _build_tree(work[mid:], leafsize)
