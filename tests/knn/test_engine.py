@@ -271,15 +271,39 @@ def test_backends_give_identical_estimates(ties, monkeypatch):
 
 def test_backend_rule(monkeypatch):
     """Small problems go to scipy until the process has spent SWITCH_AFTER_S there (or the
-    compiled kernels are loaded); large ones go to the compiled kernels."""
+    compiled kernels are loaded); large ones go to the compiled kernels, mid-sized ones
+    only once the kernels are in numba's cache."""
     import sys
 
     monkeypatch.setattr(engine, "BACKEND", "auto")
     monkeypatch.delitem(sys.modules, "infometer.knn.compiled", raising=False)
     monkeypatch.setattr(engine, "_scipy_seconds", 0.0)
+    monkeypatch.setattr(engine, "_cached", True)
     assert not engine.uses_compiled(100)
     assert engine.uses_compiled(engine.JIT_MIN_POINTS)
+    monkeypatch.setattr(engine, "_cached", False)  # a cold cache: scipy up to COLD_MIN_POINTS
+    assert not engine.uses_compiled(engine.JIT_MIN_POINTS, 3)
+    assert not engine.uses_compiled(engine.COLD_MIN_POINTS - 1, 3)
+    assert engine.uses_compiled(engine.COLD_MIN_POINTS, 3)
+    assert engine.uses_compiled(engine.COLD_MIN_POINTS_HIGH_DIM, engine.GRID_MAX_DIM + 1)
+    monkeypatch.setattr(engine, "_scipy_seconds", engine.SWITCH_AFTER_S)
+    assert not engine.uses_compiled(100)  # cold: a compile costs more than a load
+    monkeypatch.setattr(engine, "_scipy_seconds", engine.COLD_SWITCH_AFTER_S)
+    assert engine.uses_compiled(100)
+    monkeypatch.setattr(engine, "_cached", True)
     monkeypatch.setattr(engine, "_scipy_seconds", engine.SWITCH_AFTER_S)
     assert engine.uses_compiled(100)
     monkeypatch.setattr(engine, "BACKEND", "scipy")
     assert not engine.uses_compiled(10**7)
+
+
+def test_cache_marker(monkeypatch, tmp_path):
+    """A compiled run leaves a marker in numba's cache directory; a new process finds it."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(engine, "_cached", None)
+    assert not engine.kernels_cached()
+    monkeypatch.setattr(engine, "_cached", None)
+    engine._note_cached()
+    assert engine._marker().startswith(str(tmp_path))
+    monkeypatch.setattr(engine, "_cached", None)  # as a new process
+    assert engine.kernels_cached()

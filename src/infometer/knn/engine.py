@@ -23,7 +23,10 @@ Two backends compute the same exact answers:
 * **scipy** (``scipy.spatial.cKDTree`` and numpy) for smaller problems, so that a small
   call never waits for numba to compile (seconds, once per install) or load (about
   0.5 s per process), until the process has spent ``SWITCH_AFTER_S`` in it (then the
-  compiled kernels pay for their loading).  ``BACKEND`` forces one of them.
+  compiled kernels pay for their loading).  Until the kernels have been compiled once
+  into numba's cache (a marker file there says so), point sets up to
+  ``COLD_MIN_POINTS`` stay on scipy: its time there is below the first compile's.
+  ``BACKEND`` forces one of them.
 
 The compiled backend:
 
@@ -99,6 +102,8 @@ JIT_MIN_POINTS = 5000
 #: about 5 s): repeated small problems (permutation tests, resampling) then run at the
 #: compiled speed.
 SWITCH_AFTER_S = 1.0
+#: ... or this many, while the kernels have never been compiled on this install.
+COLD_SWITCH_AFTER_S = 5.0
 #: ``"auto"`` (the rules above), ``"compiled"`` or ``"scipy"``: for tests and benchmarks.
 BACKEND = "auto"
 #: Leaf size of the scipy backend's trees for range counts (larger leaves count faster).
@@ -108,15 +113,69 @@ SCIPY_PARALLEL_MIN = 1000
 _scipy_seconds = 0.0
 
 
-def uses_compiled(n: int) -> bool:
-    """Whether a point set of ``n`` points goes to the compiled backend."""
+#: Until this install has compiled the kernels once (numba's first compile takes several
+#: seconds), point sets below these sizes stay on scipy whose cost is below that:
+#: ``COLD_MIN_POINTS`` up to ``GRID_MAX_DIM`` columns, ``COLD_MIN_POINTS_HIGH_DIM`` above.
+COLD_MIN_POINTS = 15_000
+COLD_MIN_POINTS_HIGH_DIM = 8_000
+_cached: bool | None = None  # whether the marker below exists (looked up once)
+
+
+def _marker() -> str:
+    """A file that says this install's kernels have been compiled into numba's cache:
+    in that cache directory, named after the numba version and the kernels' sources."""
+    import hashlib
+    from importlib import metadata
+
+    from .._cachedir import cache_dir
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    stamp = [metadata.version("numba")]
+    for name in ("compiled.py", "grid.py"):
+        st = os.stat(os.path.join(here, name))
+        stamp.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
+    key = hashlib.sha1("|".join(stamp).encode()).hexdigest()[:16]
+    return os.path.join(os.environ.get("NUMBA_CACHE_DIR") or cache_dir(), f"infometer-knn-{key}")
+
+
+def kernels_cached() -> bool:
+    """Whether the compiled kernels are known to be in numba's cache (a new process then
+    loads them in about half a second instead of compiling them)."""
+    global _cached
+    if _cached is None:
+        try:
+            _cached = os.path.exists(_marker())
+        except (OSError, ValueError):  # numba missing, or an odd file system
+            _cached = False
+    return _cached
+
+
+def _note_cached() -> None:
+    """Record (once per process) that the compiled kernels have run, so are cached."""
+    global _cached
+    if _cached:
+        return
+    _cached = True
+    try:
+        with open(_marker(), "a"):
+            pass
+    except (OSError, ValueError):  # a read-only cache: nothing is recorded
+        pass
+
+
+def uses_compiled(n: int, d: int = 1) -> bool:
+    """Whether a point set of ``n`` points in ``d`` dimensions goes to the compiled backend."""
     if BACKEND != "auto":
         return BACKEND == "compiled"
-    return (
-        n >= JIT_MIN_POINTS
-        or _scipy_seconds >= SWITCH_AFTER_S
-        or "infometer.knn.compiled" in sys.modules
-    )
+    if "infometer.knn.compiled" in sys.modules:
+        return True
+    cached = kernels_cached()
+    # switching costs a load (cached) or a first compile (several seconds, once)
+    if _scipy_seconds >= (SWITCH_AFTER_S if cached else COLD_SWITCH_AFTER_S):
+        return True
+    if n < JIT_MIN_POINTS:
+        return False
+    return cached or n >= (COLD_MIN_POINTS if d <= GRID_MAX_DIM else COLD_MIN_POINTS_HIGH_DIM)
 
 
 @contextmanager
@@ -233,12 +292,14 @@ def _run(kernel: Callable[..., None], m: int, *args) -> None:
     threads = _workers(m)
     if threads <= 1:
         kernel(*args, 0, m)
+        _note_cached()
         return
     cuts = np.linspace(0, m, threads * CHUNKS_PER_THREAD + 1).astype(np.int64).tolist()
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="infometer-knn") as pool:
         jobs = [pool.submit(kernel, *args, a, b) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
         for j in jobs:
             j.result()
+    _note_cached()
 
 
 def _euclidean(points: np.ndarray, queries: np.ndarray, idx: np.ndarray) -> tuple:
@@ -272,7 +333,7 @@ class KDTree:
         if pts.ndim == 1:
             pts = pts.reshape(-1, 1)
         self.n, self.d = pts.shape
-        self.compiled = uses_compiled(self.n)
+        self.compiled = uses_compiled(self.n, self.d)
         if not self.compiled:
             from scipy.spatial import cKDTree
 
@@ -456,7 +517,7 @@ class RangeCounter:
         self.n, self.d = pts.shape
         self._points = pts
         self._tree: KDTree | None = None
-        self.compiled = uses_compiled(self.n)
+        self.compiled = uses_compiled(self.n, self.d)
         if self.d == 1:
             self._order = np.argsort(pts[:, 0])
             self._sorted = np.ascontiguousarray(pts[self._order, 0])
