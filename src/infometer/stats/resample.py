@@ -41,6 +41,9 @@ References
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -109,6 +112,23 @@ def _subsample_size(n: int, fraction: float) -> int:
     return min(n - 1, max(2, int(round(fraction * n))))
 
 
+#: Receives ``(done, total)`` after each re-run of :func:`resample_values` (a progress bar).
+_PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar(
+    "infometer_resample_progress", default=None
+)
+
+
+@contextmanager
+def report_progress(callback: Callable[[int, int], None] | None) -> Iterator[None]:
+    """Within this block, resampling calls ``callback(done, total)`` after each re-run
+    (the CLI draws its progress bar with it).  ``None`` reports nothing."""
+    token = _PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
 def resample_values(
     spec: EstimatorSpec,
     variables: dict[str, Variable],
@@ -148,6 +168,7 @@ def resample_values(
     replace = scheme == "bootstrap"
     out = np.empty(n_resamples)
     p = dict(params)
+    report = _PROGRESS.get()
     for b in range(n_resamples):
         if "seed" in p:
             p["seed"] = None if seed is None else int(seed) + 1 + b
@@ -166,6 +187,8 @@ def resample_values(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out[b] = spec.func(*vs, **p).value
+        if report is not None:
+            report(b + 1, n_resamples)
     return out
 
 
