@@ -22,6 +22,14 @@ def __getattr__(name: str):
         from .diffusion import InfoSEDD
 
         return InfoSEDD
+    if name == "decision":
+        import importlib
+
+        return importlib.import_module(".decision", __name__)
+    if name in ("pairwise", "aracne", "clr", "select_features"):
+        from . import allpairs
+
+        return getattr(allpairs, name)
     raise AttributeError(f"module 'infometer' has no attribute {name!r}")
 
 
@@ -46,4 +54,9 @@ __all__ = [
     "independence_test",
     "multipletests",
     "InfoSEDD",
+    "decision",
+    "pairwise",
+    "aracne",
+    "clr",
+    "select_features",
 ]
