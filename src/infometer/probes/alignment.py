@@ -14,7 +14,8 @@ translation) are compared three ways:
   common rotation; a matrix passes any basis of your own.
 * **InfoNCE**: with critic scores s(a_i, b_j) (cosine / T by default), positives on the
   diagonal, I(A; B) ≥ log n − L_NCE (Oord et al. 2018; Poole et al. 2019), a bound that
-  cannot exceed log n.
+  cannot exceed log n.  The per-row terms are :func:`infometer.text.channel.channel_terms`,
+  the same InfoNCE kernel as the compressor channel MI.
 * **Retrieval**: Max@R (rank of the worst-ranked relevant document), its normalised form
   100·(log D − log Max@R)/(log D − log |R|), Comp@k (all relevant documents in the top k)
   and the inclination rate (fraction of queries where an irrelevant distractor document,
@@ -258,12 +259,12 @@ def infonce_bound(
     n = s.shape[0]
     if n < 2:
         raise ValueError("InfoNCE needs at least 2 pairs")
-    from scipy.special import logsumexp
+    from ..text.channel import channel_terms  # InfoNCE terms s_ii − logsumexp_j s_ij + log n
 
-    diag_s = np.diag(s)
-    per_row = math.log(n) - (logsumexp(s, axis=1) - diag_s)
+    pos = np.arange(n)
+    per_row = channel_terms(s, pos)
     if symmetric:
-        per_row = 0.5 * (per_row + math.log(n) - (logsumexp(s, axis=0) - diag_s))
+        per_row = 0.5 * (per_row + channel_terms(s.T, pos))
     ceiling = math.log(n)
     diag: dict[str, Any] = {"ceiling_nats": ceiling, "critic": critic, "symmetric": symmetric}
     value = float(per_row.mean())

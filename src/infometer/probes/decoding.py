@@ -103,6 +103,16 @@ def _clopper_pearson(successes: float, n: float, level: float) -> tuple[float, f
     return lo, hi
 
 
+def _example(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Small example for the every-estimator tests: 3 labels, a decoder right 70% of the time
+    with q(true) = 0.6 and 0.2 otherwise."""
+    y = rng.integers(0, 3, 60)
+    return {"logq": np.log(np.where(rng.random(60) < 0.7, 0.6, 0.2)), "labels": y}
+
+
+registry.EXAMPLES.setdefault(QUANTITY, _example)
+
+
 # ---------------------------------------------------------------- validation
 def _check_k(k: Any) -> int:
     return check_int(k, "k", min_value=2)
