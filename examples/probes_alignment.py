@@ -140,6 +140,9 @@ def rotation(d: int, angle: float, seed: int) -> np.ndarray:
 def main(
     out: Path, b: float = 1.0, c: float = 1.0, angle: float = np.pi / 3, sigma: float = 0.3
 ) -> pd.DataFrame:
+    import torch
+
+    torch.set_num_threads(1)  # small matrices: a second thread only spins
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
     docs, qs, _ = facts(400, rng)

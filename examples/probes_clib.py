@@ -13,8 +13,9 @@ seed draws a new mixture, fits on 600 samples and evaluates on 600 others.  Rung
 
 Context rows: k-means on the concatenated standardised views (no learning) and the full
 model fitted without the corrupted view.  Writes
-``clib_ladder.csv`` (every seed) and prints mean ± sd per rung, the held-out selection
-counts K_m per view and the learnt fusion weights.
+``clib_ladder.csv`` (every seed) and prints mean ± sd per rung, the selection counts K_m
+per view on held-out and (clean views averaged) on training rows, and the noise view's
+fusion weight.
 
     python examples/probes_clib.py [OUT_DIR]
 """
@@ -61,6 +62,7 @@ def main(out: Path, seeds: tuple[int, ...] = (0, 1, 2)) -> pd.DataFrame:
             m = clib.CLIB(5, ablation=rung, warmup_epochs=60, epochs=60, seed=seed).fit(tr)
             ev = m.evaluate(te, yte)
             k = m.selection_counts(te)
+            k_tr = m.selection_counts(tr)
             rows.append(
                 {
                     "rung": rung,
@@ -69,6 +71,8 @@ def main(out: Path, seeds: tuple[int, ...] = (0, 1, 2)) -> pd.DataFrame:
                     "K_view1": k[0],
                     "K_view2": k[1],
                     "K_noise": k[2],
+                    "K_clean_train": (k_tr[0] + k_tr[1]) / 2,
+                    "K_noise_train": k_tr[2],
                     "w_noise": float(m.fusion_weights[2]),
                     "train_acc": m.evaluate(tr, ytr)["acc"],
                 }
@@ -88,7 +92,18 @@ def main(out: Path, seeds: tuple[int, ...] = (0, 1, 2)) -> pd.DataFrame:
     table.to_csv(out / "clib_ladder.csv", index=False)
     summary = table.groupby("rung", sort=False).agg(["mean", "std"])
     pd.set_option("display.width", 200)
-    cols = ["acc", "nmi", "ece", "K_view1", "K_view2", "K_noise", "w_noise", "train_acc"]
+    cols = [
+        "acc",
+        "nmi",
+        "ece",
+        "K_view1",
+        "K_view2",
+        "K_noise",
+        "K_clean_train",
+        "K_noise_train",
+        "w_noise",
+        "train_acc",
+    ]
     print(summary[cols].round(3).to_string())
     print(f"CPU {time.process_time() - t0:.0f} s, load {os.getloadavg()[0]:.1f}")
     return table

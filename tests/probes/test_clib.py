@@ -31,6 +31,19 @@ def test_selection_keeps_at_least_half(seed, c, n, alpha):
     assert np.array_equal(lab, p[idx].argmax(1))
 
 
+def test_dirichlet_predictions_select_the_briefs_share():
+    # the brief: K = 690 of 1000 for Dirichlet(0.3) predictions (C unstated; C = 10 fits).
+    # For a symmetric Dirichlet(a) on C cells E[H] = psi(C a + 1) - psi(a + 1) nats, so
+    # E[K] = 1000 (1 - E[H] / (2 log C)) = 690.5; the sd of sum S over 1000 rows is about 3,
+    # so +-15 is 5 sd
+    from scipy.special import digamma
+
+    e_k = 1000 * (1 - (digamma(10 * 0.3 + 1) - digamma(1.3)) / (2 * math.log(10)))
+    assert abs(e_k - 690.5) < 0.5
+    p = np.random.default_rng(0).dirichlet(np.full(10, 0.3), size=1000)
+    assert abs(clib.select_pseudo_labels(p)[2] - e_k) <= 15
+
+
 def test_one_hot_predictions_select_everything():
     p = np.eye(4)[np.arange(10) % 4]
     assert clib.select_pseudo_labels(p)[2] == 10

@@ -56,6 +56,11 @@ def test_given_priors_use_their_entropy():
     pe = 0.2
     want = h + pe * math.log2(pe) + 0.8 * math.log2(0.8) - pe * 1.0
     assert e.value == pytest.approx(want, abs=1e-12)
+    # two classes: H(p) = h(0.447) = 1 - Fano_uniform(0.553), so the bound with the priors is
+    # the uniform bound minus the uniform bound at the chance accuracy 0.553 (the docs' case)
+    e = dec.fano_bound(0.709, 2, priors=[0.553, 0.447])
+    want = dec.fano_bound(0.709, 2).value - dec.fano_bound(0.553, 2).value
+    assert e.value == pytest.approx(want, abs=1e-12)
     # always guessing the majority class of a skewed prior: the bound is below 0 (vacuous)
     with pytest.warns(im.InfometerWarning, match="negative"):
         e = dec.fano_bound(0.7, 3, priors=[0.7, 0.2, 0.1])

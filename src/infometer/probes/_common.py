@@ -11,7 +11,13 @@ import numpy as np
 from ..data import check_float
 from ..estimate import Estimate, resolve_unit
 
-__all__ = ["entropy_rows", "mean_estimate", "estimates_frame", "as_float_matrix"]
+__all__ = [
+    "entropy_rows",
+    "mean_estimate",
+    "nats_estimate",
+    "estimates_frame",
+    "as_float_matrix",
+]
 
 
 def entropy_rows(p: np.ndarray) -> np.ndarray:
@@ -69,9 +75,9 @@ def mean_estimate(
     diag = dict(diagnostics or {})
     if interval is not None:
         diag.setdefault("ci_method", f"mean ± t·sd/sqrt(n) over {n} items")
-    est = Estimate(
-        value=mean,
-        unit="nats",
+    return nats_estimate(
+        mean,
+        unit=unit,
         method=method,
         quantity=quantity,
         params=dict(params or {}),
@@ -81,6 +87,11 @@ def mean_estimate(
         ci_level=ci if interval is not None else None,
         diagnostics=diag,
     )
+
+
+def nats_estimate(value: float, *, unit: str, **fields: Any) -> Estimate:
+    """An :class:`Estimate` of ``value`` (and stderr / ci) given in nats, converted to ``unit``."""
+    est = Estimate(value=value, unit="nats", **fields)
     u = resolve_unit(unit)
     return est if u == "nats" else est.to(u)
 

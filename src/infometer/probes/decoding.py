@@ -54,7 +54,7 @@ from ..data import (
 from ..discrete import kernels
 from ..estimate import Estimate, resolve_unit
 from ..registry import Raw, register
-from ._common import as_float_matrix
+from ._common import as_float_matrix, nats_estimate
 
 __all__ = [
     "fano_bound",
@@ -155,9 +155,9 @@ def _finish(
         diagnostics["vacuous"] = True
         diagnostics.setdefault("warnings", []).append(msg)
         warnings.warn(msg, InfometerWarning, stacklevel=3)
-    est = Estimate(
-        value=value_nats,
-        unit="nats",
+    return nats_estimate(
+        value_nats,
+        unit=unit,
         method=method,
         quantity=QUANTITY,
         params=params,
@@ -166,8 +166,6 @@ def _finish(
         ci_level=level if interval is not None else None,
         diagnostics=diagnostics,
     )
-    u = resolve_unit(unit)
-    return est if u == "nats" else est.to(u)
 
 
 # ----------------------------------------------------------------------- Fano

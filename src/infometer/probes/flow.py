@@ -262,9 +262,6 @@ class _Adapter:
     def lens(self, h: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
-    def batch(self, x: Any, idx: slice) -> Any:
-        return x[idx]
-
 
 class _TinyAdapter(_Adapter):
     def __init__(self, model: TinyTransformer) -> None:
@@ -320,9 +317,6 @@ class _HFAdapter(_Adapter):
         self.head = model.get_output_embeddings()
         if self.head is None:
             raise ValueError(f"{type(model).__name__} has no output embeddings (not a causal LM)")
-
-    def _ids(self, x: Any) -> torch.Tensor:
-        return x
 
     def logits(self, x, masks):
         handles = []
@@ -858,9 +852,7 @@ def plot_knockout(
     fmt: Callable[[float], str] = lambda v: f"{v:.2f}",
 ) -> Any:
     """Heatmap of ``value`` by (block, layer window) from :func:`attention_knockout`."""
-    from pathlib import Path
-
-    from ..plot import _pyplot
+    from ..plot import _pyplot, _save
 
     if value not in table.columns:
         raise ValueError(f"table has no column {value!r}")
@@ -884,9 +876,4 @@ def plot_knockout(
     unit = table["unit"].iloc[0] if "unit" in table.columns else ""
     fig.colorbar(im, ax=ax, label=f"{value} ({unit})" if value in ("delta_bits", "kl") else value)
     ax.set_title(title or f"attention knockout: {value}", fontsize=10)
-    fig.tight_layout()
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p)
-    plt.close(fig)
-    return p
+    return _save(fig, path)
