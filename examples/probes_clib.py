@@ -13,7 +13,8 @@ seed draws a new mixture, fits on 600 samples and evaluates on 600 others.  Rung
 
 Context rows: k-means on the concatenated standardised views (no learning) and the full
 model fitted without the corrupted view.  Writes
-``clib_ladder.csv`` (every seed) and prints mean ± sd per rung, the selection counts K_m
+``clib_ladder.csv`` (every seed) and ``clib_ladder.png`` (ACC / NMI / ECE per rung, mean
+and every seed) and prints mean ± sd per rung, the selection counts K_m
 per view on held-out and (clean views averaged) on training rows, and the noise view's
 fusion weight.
 
@@ -90,6 +91,7 @@ def main(out: Path, seeds: tuple[int, ...] = (0, 1, 2)) -> pd.DataFrame:
         )
     table = pd.DataFrame(rows)
     table.to_csv(out / "clib_ladder.csv", index=False)
+    plot_ladder(table, out / "clib_ladder.png")
     summary = table.groupby("rung", sort=False).agg(["mean", "std"])
     pd.set_option("display.width", 200)
     cols = [
@@ -107,6 +109,26 @@ def main(out: Path, seeds: tuple[int, ...] = (0, 1, 2)) -> pd.DataFrame:
     print(summary[cols].round(3).to_string())
     print(f"CPU {time.process_time() - t0:.0f} s, load {os.getloadavg()[0]:.1f}")
     return table
+
+
+def plot_ladder(table: pd.DataFrame, path: Path) -> Path:
+    """ACC, NMI and ECE per rung: bars at the mean over seeds, one dot per seed."""
+    from infometer.plot import _pyplot, _save
+
+    plt = _pyplot()
+    rungs = list(dict.fromkeys(table["rung"]))
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.6), dpi=110, sharey=False)
+    for ax, metric in zip(axes, ("acc", "nmi", "ece"), strict=True):
+        for i, r in enumerate(rungs):
+            v = table.loc[table["rung"] == r, metric].dropna().to_numpy()
+            if v.size == 0:  # k-means has no probabilities, so no ECE
+                continue
+            ax.bar(i, v.mean(), color="C1" if r.startswith("full") else "C0", alpha=0.6)
+            ax.plot(np.full(v.size, i), v, "k.", ms=5)
+        ax.set_xticks(range(len(rungs)), rungs, rotation=35, ha="right", fontsize=8)
+        ax.set_title(metric.upper() + (" (lower is better)" if metric == "ece" else ""))
+    fig.suptitle("CLIB ablation ladder, held-out samples (bars: mean of seeds; dots: seeds)")
+    return _save(fig, path)
 
 
 if __name__ == "__main__":

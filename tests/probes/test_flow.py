@@ -183,3 +183,16 @@ def test_hf_gpt2_knockout_isolates_the_last_position():
         flow.knockout_effect(
             model, {"input_ids": x, "attention_mask": torch.zeros_like(x)}, (5, 0), [0]
         )
+    # an exception inside the forward pass leaves no knockout hook behind (the authors'
+    # code patches self_attn.forward without try/finally)
+
+    def boom(module, args, out):
+        raise RuntimeError("boom")
+
+    h = model.transformer.h[1].register_forward_hook(boom)
+    with pytest.raises(RuntimeError, match="boom"), torch.no_grad():
+        ad.logits(x, masks)
+    h.remove()
+    assert all(len(a._forward_pre_hooks) == 0 for a in ad.attn)
+    with torch.no_grad():
+        assert torch.allclose(ad.logits(x, None), model(input_ids=x, use_cache=False).logits)
