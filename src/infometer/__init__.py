@@ -26,6 +26,10 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(".decision", __name__)
+    if name == "probes":
+        import importlib
+
+        return importlib.import_module(".probes", __name__)
     if name in ("pairwise", "aracne", "clr", "select_features"):
         from . import allpairs
 
@@ -59,4 +63,5 @@ __all__ = [
     "aracne",
     "clr",
     "select_features",
+    "probes",
 ]
