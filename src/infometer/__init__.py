@@ -31,6 +31,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "transfer_entropy": (".timeseries", "transfer_entropy"),
     "InfoSEDD": (".diffusion", "InfoSEDD"),  # needs torch (an extra)
     "decision": (".decision", None),
+    "probes": (".probes", None),
     "pairwise": (".allpairs", "pairwise"),
     "aracne": (".allpairs", "aracne"),
     "clr": (".allpairs", "clr"),
@@ -110,4 +111,5 @@ __all__ = [
     "aracne",
     "clr",
     "select_features",
+    "probes",
 ]

@@ -48,6 +48,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.timeseries",
     "infometer.diffusion",
     "infometer.text",
+    "infometer.probes.decoding",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.
