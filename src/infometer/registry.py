@@ -45,6 +45,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.timeseries",
     "infometer.diffusion",
     "infometer.matrix",
+    "infometer.models",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.
