@@ -104,27 +104,37 @@ class TinyNet(torch.nn.Module):
         return self.head(torch.relu(self.conv(x)).mean((2, 3)))
 
 
+class HighPass(torch.nn.Module):
+    """A fixed teacher whose logits are the log high-frequency energy of each colour channel:
+    JPEG quantisation changes them, so the DJIP steps have something to act on."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 3, 3, groups=3, bias=False)
+        self.lin = torch.nn.Linear(3, 3)
+        with torch.no_grad():
+            self.conv.weight[:] = torch.tensor([[0.0, -1, 0], [-1, 4, -1], [0, -1, 0]])
+            self.lin.weight.copy_(3 * (3 * torch.eye(3) - torch.ones(3, 3)))
+            self.lin.bias.zero_()
+
+    def forward(self, x):
+        return self.lin(torch.log((self.conv(x) ** 2).mean((2, 3)) + 1e-4))
+
+
 @pytest.fixture(scope="module")
 def tiny_task():
-    # the three high-frequency classes (period 5 px) at 16×16: a 3×3 conv can tell them apart
-    x, y = texture_images(8, n_classes=10, size=16, seed=2)
-    keep = y >= 7
-    x, y = x[keep], y[keep] - 7
-    torch.manual_seed(0)
-    teacher = TinyNet()
-    distill(teacher, x, y, epochs=20, lr=3e-2, batch_size=12, seed=0)
+    x, _ = texture_images(8, n_classes=3, size=16, seed=2)
+    teacher = HighPass()
+    y = predict_proba(teacher, x).argmax(1)  # labels: the teacher's clean predictions
     return x, y, teacher
 
 
 def test_fit_djip_raises_cmi_and_leaves_the_teacher_alone(tiny_task):
     x, y, teacher = tiny_task
     before = [p.detach().clone() for p in teacher.parameters()]
-    res = fit_djip(
-        teacher, x, y, jpeg=DiffJPEG(quality=50), lam=20.0, epochs=4, lr=50.0, batch_size=12, seed=0
-    )
-    ctrl = fit_djip(
-        teacher, x, y, jpeg=DiffJPEG(quality=50), lam=0.0, epochs=4, lr=50.0, batch_size=12, seed=0
-    )
+    kw = {"epochs": 4, "lr": 20.0, "batch_size": 12}
+    res = fit_djip(teacher, x, y, jpeg=DiffJPEG(quality=50), lam=20.0, **kw)
+    ctrl = fit_djip(teacher, x, y, jpeg=DiffJPEG(quality=50), lam=0.0, **kw)
     for p, b in zip(teacher.parameters(), before, strict=True):
         assert torch.equal(p, b) and p.requires_grad
     plain = classifier_cmi(predict_proba(teacher, x), y)
@@ -134,12 +144,12 @@ def test_fit_djip_raises_cmi_and_leaves_the_teacher_alone(tiny_task):
         classifier_cmi(predict_proba(teacher, x, transform=DiffJPEG(quality=50)), y).value,
         abs=1e-6,
     )
-    # This teacher barely reacts to JPEG steps (its CMI moves by ~2 %), but with λ = 20 the
-    # CMI rose by 2.3e-3 nats (vs 0.7e-3 without the CMI term, λ = 0): margins far above the
-    # ~1e-7 float32 rounding of the probabilities.
+    # measured: λ = 20 took the CMI from 0.149 to 0.529 nats (accuracy 0.875 -> 0.58), while
+    # λ = 0 (cross-entropy only) took it down to 0.049 (accuracy 1.0)
     start = res.history[0]["cmi"]
-    assert res.cmi_after.value > start + 1e-3
-    assert res.cmi_after.value > ctrl.cmi_after.value + 5e-4
+    assert res.cmi_after.value > start + 0.2
+    assert ctrl.cmi_after.value < start
+    assert ctrl.accuracy_after >= res.accuracy_after
     assert not torch.equal(res.jpeg.luma, DiffJPEG(quality=50).luma)
 
 
@@ -148,6 +158,8 @@ def test_distill_trains_a_student(tiny_task):
     torch.manual_seed(1)
     student = TinyNet(width=4)
     hist = distill(student, x, y, teacher=teacher, epochs=5, lr=3e-2, batch_size=12, seed=0)
+    plain = TinyNet(width=4)
+    distill(plain, x, y, epochs=2, lr=3e-2, batch_size=12, seed=0)  # teacher=None: labels
     assert hist[-1]["loss"] < hist[0]["loss"]
     assert not student.training
 
