@@ -22,6 +22,10 @@ def __getattr__(name: str):
         from .diffusion import InfoSEDD
 
         return InfoSEDD
+    if name in ("classifier_cmi", "fisher_information"):
+        from . import models
+
+        return getattr(models, name)
     raise AttributeError(f"module 'infometer' has no attribute {name!r}")
 
 
@@ -46,4 +50,6 @@ __all__ = [
     "independence_test",
     "multipletests",
     "InfoSEDD",
+    "classifier_cmi",
+    "fisher_information",
 ]
