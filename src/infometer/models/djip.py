@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import check_float, check_int
+from ..data import check_choice, check_float, check_int
 from ..estimate import Estimate
 from ._torch import (
     as_tensor,
@@ -374,6 +374,7 @@ def distill(
     lr: float = 1e-3,
     weight_decay: float = 5e-4,
     batch_size: int = 128,
+    schedule: str = "cosine",
     device: Any = None,
     seed: int = 0,
     progress: bool = False,
@@ -397,6 +398,10 @@ def distill(
         KD temperature ``T`` and weight ``α`` of the soft-label term.
     epochs, lr, weight_decay, batch_size
         Adam settings.
+    schedule
+        ``"cosine"`` (default: the learning rate decays to 0 over the run along a half
+        cosine, which makes the final model much less dependent on the last few batches) or
+        ``"constant"``.
     device
         Must be the student's device (and the teacher's).
     seed
@@ -415,6 +420,9 @@ def distill(
     temperature = check_float(temperature, "temperature", low=0.0, inclusive=(False, True))
     alpha = check_float(alpha, "alpha", low=0.0, high=1.0)
     epochs = check_int(epochs, "epochs", min_value=0)
+    schedule = check_choice(schedule, "schedule", ("cosine", "constant"))
+    batch_size = check_int(batch_size, "batch_size", min_value=1)
+    lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
     seed = check_int(seed, "seed", min_value=0)
     dev = resolve_device(student, device, "student")
     xt = as_tensor(x, dev, param_dtype(student))
@@ -426,6 +434,12 @@ def distill(
             soft = _teacher_outputs(teacher, transform, xt, 256).float()
     yt = _labels(y, xt.shape[0], None if soft is None else soft.shape[1], dev)
     opt = torch.optim.Adam(student.parameters(), lr=lr, weight_decay=weight_decay)
+    steps = max(1, epochs * -(-xt.shape[0] // batch_size))
+    sched = (
+        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+        if schedule == "cosine"
+        else None
+    )
     gen = torch.Generator().manual_seed(seed)
     history = []
     student.train()
@@ -449,6 +463,8 @@ def distill(
             opt.zero_grad()
             loss.backward()
             opt.step()
+            if sched is not None:
+                sched.step()
             total += loss.item()
             nb += 1
         history.append({"epoch": float(epoch), "loss": total / nb})
