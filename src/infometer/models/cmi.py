@@ -83,7 +83,11 @@ def cmi_terms(p: np.ndarray, labels: np.ndarray, form: str = "centroid") -> np.n
         rev = np.divide(p, ny * qx, out=np.zeros_like(p), where=p > 0)
         per_row = xlogy(p, rev).sum(axis=1) + np.log(ny[:, 0])
     sums = np.bincount(labels, weights=per_row, minlength=n_classes)
-    return np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
+    per_class = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
+    # Each value is an exact function of the given probabilities and >= 0 (a mean of KLs to
+    # the class mean); when a class's outputs coincide, rounding leaves about ±1e-16, so the
+    # sign is fixed here, as infometer.exact does for MI (not an estimation error to flag).
+    return np.maximum(per_class, 0.0)
 
 
 # ------------------------------------------------------------ registered spec
