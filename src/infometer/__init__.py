@@ -26,6 +26,14 @@ def __getattr__(name: str):
         from . import models
 
         return getattr(models, name)
+    if name == "decision":
+        import importlib
+
+        return importlib.import_module(".decision", __name__)
+    if name in ("pairwise", "aracne", "clr", "select_features"):
+        from . import allpairs
+
+        return getattr(allpairs, name)
     raise AttributeError(f"module 'infometer' has no attribute {name!r}")
 
 
@@ -52,4 +60,9 @@ __all__ = [
     "InfoSEDD",
     "classifier_cmi",
     "fisher_information",
+    "decision",
+    "pairwise",
+    "aracne",
+    "clr",
+    "select_features",
 ]
