@@ -47,6 +47,17 @@ registry.QUANTITY_ROLES.setdefault(QUANTITY, ("probs", "labels"))
 registry.NONNEGATIVE.add(QUANTITY)
 
 
+def _example(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A small noisy 3-class classifier: 60 inputs, softmax of label-dependent logits."""
+    labels = np.repeat(np.arange(3), 20)
+    logits = 2.0 * np.eye(3)[labels] + rng.normal(size=(60, 3))
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return {"probs": e / e.sum(axis=1, keepdims=True), "labels": labels}
+
+
+registry.EXAMPLES.setdefault(QUANTITY, _example)
+
+
 # ------------------------------------------------------------------ kernels
 def class_centroids(p: np.ndarray, labels: np.ndarray, n_classes: int) -> tuple[np.ndarray, ...]:
     """Centroids ``Q_y`` (n_classes × C) and counts ``n_y``; empty classes get zero rows."""
