@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -191,3 +193,22 @@ def test_bad_data():
         effective_rank(np.eye(3), spectrum="eigen")
     with pytest.raises(ValueError, match="rows"):
         im.mutual_info(np.zeros((5, 1)), np.zeros((6, 1)), method="matrix_renyi")
+
+
+def test_copies_are_flagged_and_the_ceiling_bounds_the_mi():
+    # S(A∘B) >= max(S(A), S(B)) makes min(S(A), S(B)) an upper bound of the matrix MI; a
+    # copy of x (same normalised kernel) is flagged, an ordinary dependence is not
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=300)
+    for y, copy in ((x, True), (x + 1e-7 * rng.normal(size=300), True), (np.tanh(x), False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            e = im.mutual_info(x, y, method="matrix_renyi")
+        assert e.value <= e.diagnostics["ceiling"] + 1e-9
+        assert e.diagnostics.get("near_ceiling", False) is copy
+        assert any("coincide" in str(w.message) for w in caught) is copy
+    # two discrete copies: the plug-in MI equals the entropy; nothing to flag
+    c = rng.integers(0, 4, size=300)
+    e = im.mutual_info(c, c, method="matrix_renyi")
+    assert e.value == pytest.approx(e.diagnostics["ceiling"], abs=1e-9)
+    assert "near_ceiling" not in e.diagnostics

@@ -41,6 +41,7 @@ __all__ = [
     "covariance_spectrum",
     "effective_rank_from_spectrum",
     "MAX_FEATURES",
+    "relative_difference_sq",
 ]
 
 #: Largest feature dimension kept explicit before a joint falls back to its Gram matrix.
@@ -199,3 +200,32 @@ def covariance_spectrum(z: np.ndarray, ridge: float = 0.0) -> np.ndarray:
 def effective_rank_from_spectrum(lam: np.ndarray) -> float:
     """``exp(−Σ p log p)`` of a normalised spectrum (Roy & Vetterli 2007)."""
     return float(np.exp(-xlogy(lam, lam).sum()))
+
+
+def _inner(a: KernelRep, b: KernelRep) -> float:
+    """Frobenius inner product ``tr(K_a K_b)`` (features: ``‖Φ_aᵀ Φ_b‖_F²``, O(n d²))."""
+    if a.features is not None and b.features is not None:
+        m = a.features.T @ b.features
+        return float(np.sum(m * m))
+    return float(np.sum(a.as_gram() * b.as_gram()))
+
+
+def _trace(a: KernelRep) -> float:
+    if a.features is not None:
+        return float(np.sum(a.features * a.features))
+    assert a.gram is not None
+    return float(np.trace(a.gram))
+
+
+def relative_difference_sq(a: KernelRep, b: KernelRep) -> float:
+    """``‖A − B‖_F² / ‖A‖_F²`` of the unit-trace kernels ``A = K_a / tr K_a``, ``B`` alike.
+
+    0 when the two variables induce the same normalised kernel (``y`` a copy of ``x`` at the
+    kernel's resolution).  Computed from inner products, so it can come out a rounding error
+    below 0; compare it with a threshold, never take its square root.
+    """
+    ta, tb = _trace(a), _trace(b)
+    aa = _inner(a, a) / (ta * ta)
+    if not aa > 0:
+        return float("inf")
+    return (aa + _inner(b, b) / (tb * tb) - 2.0 * _inner(a, b) / (ta * tb)) / aa
