@@ -186,8 +186,8 @@ def _copy_flag(raw: Raw, rx: K.KernelRep, ry: K.KernelRep, ceiling: float, flag:
         raw.warnings.append(
             f"the kernel matrices of the two variables coincide (y is a copy of x at the "
             f"kernel's resolution): the matrix-based MI {raw.value:.3g} nats is that of a "
-            "variable with itself, the most this estimator gives for it; the Shannon MI may "
-            "be much larger (infinite for an exact copy)"
+            "variable with itself; the Shannon MI may be much larger (infinite for an exact "
+            "copy)"
         )
 
 
