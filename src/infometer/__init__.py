@@ -22,6 +22,10 @@ def __getattr__(name: str):
         from .diffusion import InfoSEDD
 
         return InfoSEDD
+    if name in ("classifier_cmi", "fisher_information"):
+        from . import models
+
+        return getattr(models, name)
     if name == "decision":
         import importlib
 
@@ -58,6 +62,8 @@ __all__ = [
     "independence_test",
     "multipletests",
     "InfoSEDD",
+    "classifier_cmi",
+    "fisher_information",
     "decision",
     "pairwise",
     "aracne",
