@@ -30,6 +30,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "multipletests": (".stats", "multipletests"),
     "transfer_entropy": (".timeseries", "transfer_entropy"),
     "InfoSEDD": (".diffusion", "InfoSEDD"),  # needs torch (an extra)
+    "classifier_cmi": (".models", "classifier_cmi"),
+    "fisher_information": (".models", "fisher_information"),
     "decision": (".decision", None),
     "probes": (".probes", None),
     "pairwise": (".allpairs", "pairwise"),
@@ -106,6 +108,8 @@ __all__ = [
     "independence_test",
     "multipletests",
     "InfoSEDD",
+    "classifier_cmi",
+    "fisher_information",
     "decision",
     "pairwise",
     "aracne",

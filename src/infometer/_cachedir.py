@@ -34,5 +34,3 @@ def configure() -> None:
     os.environ["NUMBA_CACHE_DIR"] = path
     if "numba" in sys.modules:  # imported before infometer: numba reads the setting now
         sys.modules["numba"].config.CACHE_DIR = path
-
-

@@ -47,6 +47,8 @@ FAMILIES: tuple[str, ...] = (
     "infometer.binned",
     "infometer.timeseries",
     "infometer.diffusion",
+    "infometer.matrix",
+    "infometer.models",
     "infometer.text",
     "infometer.probes.decoding",
 )
