@@ -301,6 +301,11 @@ def _fmt_value(v: Any) -> str:
     return str(v)
 
 
+def _ratio(t: Timing, base: Timing, what: str) -> str:
+    b = base.stat(what, "min")
+    return f"{t.stat(what, 'min') / b:.1f}x" if b > 0 else "–"
+
+
 def table(timings: dict[str, Timing], ref: str | None = None) -> str:
     """Markdown: runs, min / median wall, spread, min / median CPU, value, ratios of minima."""
     head = (
@@ -317,8 +322,7 @@ def table(timings: dict[str, Timing], ref: str | None = None) -> str:
             if name == ref:
                 wr = cr = "1"
             else:
-                wr = f"{t.stat('wall', 'min') / base.stat('wall', 'min'):.1f}x"
-                cr = f"{t.stat('cpu', 'min') / base.stat('cpu', 'min'):.1f}x"
+                wr, cr = _ratio(t, base, "wall"), _ratio(t, base, "cpu")
         else:
             wr = cr = ""
         label = f"**{name}**" if name == ref else name
