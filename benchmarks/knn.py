@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="write results as JSON here")
     ap.add_argument("--cells", help="comma-separated DxN cells, e.g. 1x1e6,3x1e5")
     ap.add_argument(
-        "--slow", type=float, default=60.0, help="one run only for a contender slower than this"
+        "--slow", type=float, default=600.0, help="one run only for a contender slower than this"
     )
     a = ap.parse_args(argv)
 
