@@ -14,7 +14,7 @@ Peers (benchmark-only dependencies, ``pip install infometer[peers]``): scikit-le
 npeet-plus ``mi`` and infomeasure ``mutual_information(approach="ksg")``.  A peer that is not
 installed is skipped.  Timing goes through ``benchmarks/_timing.py``: in each cell
 infometer and the peers run interleaved on the same data (round-robin), ``--repeats`` times
-each after a warm-up (one run for a contender whose first run takes more than ``--slow``
+each after a warm-up on 500 points (one run for a contender whose first run takes more than ``--slow``
 seconds); the table gives min / median wall, the spread, min / median CPU (process CPU of
 all threads) and the wall and CPU ratios of the minima.  The wall ratio includes
 infometer's use of both cores, the CPU ratio is per unit of work; under load the CPU ratio
@@ -250,18 +250,21 @@ def main(argv: list[str] | None = None) -> int:
     run.meta["first_call_s (numba compile or cache load)"] = round(compile_s, 2)
     run.meta["repeats"] = a.repeats
     tables = []
-    warmed = {"infometer ksg1"}  # compiled above
+    warmed: set[tuple[str, int]] = set()
     for d, n in grid:
         x, y = make(n, d)
         cands = [T.Candidate("infometer ksg1", lambda x=x, y=y: ours(x, y))]
-        cands += [
-            T.Candidate(name, lambda f=f, x=x, y=y: f(x, y))
+        peers = [
+            (name, f)
             for name, (f, mod, dims) in PEERS.items()
             if d in dims and (name, d, n) not in slow_skip and available(mod)
         ]
-        for c in cands:  # a warm-up (imports, thread pools) only where a contender first runs
-            c.warmup = c.name not in warmed
-            warmed.add(c.name)
+        cands += [T.Candidate(name, lambda f=f, x=x, y=y: f(x, y)) for name, f in peers]
+        for c, (name, f) in zip(cands, [("infometer ksg1", ours)] + peers, strict=True):
+            c.warmup = False  # warmed on small data instead: a warm-up at N = 1e6 is a full run
+            if (name, d) not in warmed:  # imports, thread pools, numba for this dimension
+                T.measure(lambda f=f, d=d: f(*make(500, d)))
+                warmed.add((name, d))
         print(f"cell {d}x{d}, N = {n:.0e}", file=sys.stderr, flush=True)
         res = T.interleave(cands, a.repeats, slow_s=a.slow)
         title = f"{d}x{d}, N = {n:.0e} (true MI {truth(d):.4f})"
