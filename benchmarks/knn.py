@@ -13,12 +13,13 @@ Peers (benchmark-only dependencies, ``pip install infometer[peers]``): scikit-le
 ``mutual_info_regression`` (1-D only), ennemi ``estimate_mi`` (1-D x, 1-D y here),
 npeet-plus ``mi`` and infomeasure ``mutual_information(approach="ksg")``.  A peer that is not
 installed is skipped.  Timing goes through ``benchmarks/_timing.py``: in each cell
-infometer and the peers run interleaved on the same data (round-robin), ``--repeats`` times
-each after a warm-up on 500 points (one run for a contender whose first run takes more than ``--slow``
-seconds); the table gives min / median wall, the spread, min / median CPU (process CPU of
-all threads) and the wall and CPU ratios of the minima.  The wall ratio includes
-infometer's use of both cores, the CPU ratio is per unit of work; under load the CPU ratio
-is the claim.  numba compilation is done (and timed) once before the timed runs.
+infometer and the peers run interleaved on the same data (round-robin), ``--repeats``
+times each after a warm-up on 500 points of the same dimension (one run only for a
+contender whose first run takes more than ``--slow`` seconds).  The table gives min and
+median wall, the spread, min and median CPU (process CPU of all threads) and the wall and
+CPU ratios of the minima.  The wall ratio includes infometer's use of both cores, the CPU
+ratio is per unit of work; under load the CPU ratio is the claim.  numba compilation is
+done (and timed) once before the timed runs.
 
 ``--profile`` splits infometer's time into its stages; ``--counts`` times the 2-4 column
 marginal counts on the quantile grid against the kd-tree on several kinds of data;
