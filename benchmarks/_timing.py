@@ -158,9 +158,10 @@ def interleave(
             t.value = m.value
             if m.extra:
                 t.extras.append(m.extra)
+            shown = f", value {_fmt_value(m.value)}" if m.value is not None else ""
             log(
                 f"  [{r + 1}/{repeats}] {c.name}: {m.wall:.3f} s wall, {m.cpu:.3f} s CPU, "
-                f"load {load:.1f}"
+                f"load {load:.1f}{shown}"
             )
     return res
 
