@@ -296,7 +296,7 @@ def _l(xs: Sequence[float]) -> str:
 
 def _fmt_value(v: Any) -> str:
     if isinstance(v, float):
-        return f"{v:.4f}"
+        return f"{v:.4f}" if v == 0 or abs(v) >= 1e-3 else f"{v:.2e}"
     if v is None:
         return ""
     return str(v)
