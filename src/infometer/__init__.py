@@ -22,10 +22,18 @@ def __getattr__(name: str):
         from .diffusion import InfoSEDD
 
         return InfoSEDD
+    if name in ("classifier_cmi", "fisher_information"):
+        from . import models
+
+        return getattr(models, name)
     if name == "decision":
         import importlib
 
         return importlib.import_module(".decision", __name__)
+    if name == "probes":
+        import importlib
+
+        return importlib.import_module(".probes", __name__)
     if name in ("pairwise", "aracne", "clr", "select_features"):
         from . import allpairs
 
@@ -54,9 +62,12 @@ __all__ = [
     "independence_test",
     "multipletests",
     "InfoSEDD",
+    "classifier_cmi",
+    "fisher_information",
     "decision",
     "pairwise",
     "aracne",
     "clr",
     "select_features",
+    "probes",
 ]

@@ -47,7 +47,10 @@ FAMILIES: tuple[str, ...] = (
     "infometer.binned",
     "infometer.timeseries",
     "infometer.diffusion",
+    "infometer.matrix",
+    "infometer.models",
     "infometer.text",
+    "infometer.probes.decoding",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.
