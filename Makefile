@@ -32,6 +32,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/discrete.py
+	$(BIN)/python benchmarks/coldstart.py
 
 clean:
 	rm -rf $(VENV) demo-out bench-out report.html .pytest_cache

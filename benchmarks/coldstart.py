@@ -1,24 +1,32 @@
-"""Cold start: ``import infometer``, ``infometer --help`` and first kNN calls, each in a
-fresh process.
+"""Cold start: what a new user waits for before the first answer (issue 10).
+
+Every figure is a **fresh Python process**, timed from outside (wall, and the CPU of the
+child process from ``RUSAGE_CHILDREN``) through ``benchmarks/_timing.py``, interleaved
+round-robin with the other rows, min and median of ``--repeats`` (>= 3):
+
+* ``python -c pass``: the interpreter alone, the floor under every other row;
+* ``import infometer`` with warm bytecode (one untimed run first writes the ``.pyc``);
+* ``infometer --help`` (the console script next to this Python);
+* the first call of each kNN estimator at d×d (d×d×d for a conditional MI) with an
+  **empty numba cache**: ``NUMBA_CACHE_DIR`` set to a new temporary directory for every run,
+  so every kernel is compiled; then a second fresh process on that same, now warm, cache:
+  what every later first call in a new process costs.  numba's user-supplied cache
+  directory takes precedence over any cache next to the sources, so the cold rows compile
+  even in an installed copy with a populated ``__pycache__``.
+
+The "first call" column is the time of the estimator call alone, measured inside the child
+(``import infometer`` and making the data excluded); "process" is the whole child from
+outside.  N = ``--n`` rows (2,000 by default: below ``PARALLEL_MIN`` = 20,000 the kernels
+run on one thread; give ``--n 2000,50000`` to include the parallel path).
 
 Usage::
 
-    python benchmarks/coldstart.py [--rounds 3] [--tree before=/path/to/old/src] [--out F]
+    python benchmarks/coldstart.py                       # all rows, min of 3
+    python benchmarks/coldstart.py --dims 1,3 --methods ksg1 --repeats 3
+    python benchmarks/coldstart.py --out bench-out/coldstart.json
 
-Every measurement is a new Python process (wall time measured around it, CPU time from
-``getrusage`` of the child).  First calls run with an **empty temporary numba cache
-directory** (``NUMBA_CACHE_DIR``), then again with the cache that run left ("cached"), as
-a new user's first and second session would.  Small problems (N = 1,000) run on the
-engine's scipy backend and never compile; from ``JIT_MIN_POINTS`` points the compiled
-kernels are used (compiled once per install, for every dimension).  The last rows run the
-package from a **read-only copy** (as a system-wide install), with no ``NUMBA_CACHE_DIR``:
-numba then caches under ``$XDG_CACHE_HOME/numba`` (here a fresh temporary directory),
-and the second run must find it there.
-
-``--tree LABEL=SRC`` adds another source tree (a folder holding ``infometer/``) measured
-in the same rounds, interleaved (e.g. the sources of an older commit, from
-``git archive <commit> src | tar -x -C /tmp/old``).  The table reports the minimum and
-median wall time over the rounds, their spread, the minimum CPU time and the load average.
+It imports whatever ``infometer`` the running Python finds (``PYTHONPATH=src`` for a
+checkout), so it measures the code as it is.
 """
 
 from __future__ import annotations
@@ -27,185 +35,146 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import Cell, dump, header, markdown, timed_process  # noqa: E402
+import _timing as T
 
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parent / "src"
+# (method, quantity, roles) of the kNN estimators timed by default; a method that is not
+# registered in the infometer being measured is skipped with a note.
+KNN = {
+    "ksg1": ("mutual_info", ("x", "y")),
+    "ksg2": ("mutual_info", ("x", "y")),
+    "frenzel_pompe": ("cond_mutual_info", ("x", "y", "z")),
+}
 
-_CALL = """
-import json, time
-t0, c0 = time.perf_counter(), time.process_time()
+_CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
 import numpy as np
 import infometer as im
-t1, c1 = time.perf_counter(), time.process_time()
+t1 = time.perf_counter()
+quantity, method, roles = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+d, n = int(sys.argv[4]), int(sys.argv[5])
 rng = np.random.default_rng(0)
-what, n, d = {what!r}, {n}, {d}
 x = rng.standard_normal((n, d))
-y = 0.75 * x + 0.66 * rng.standard_normal((n, d))
-if what == "frenzel_pompe":
-    v = im.cond_mutual_info(x, y, rng.standard_normal((n, 1)), method=what).value
-elif what == "wkv":
-    v = im.kl_divergence(x, y + 0.5, method=what).value
-elif what == "kozachenko_leonenko":
-    v = im.entropy(x, method=what).value
-else:
-    v = im.mutual_info(x, y, method=what).value
+data = {"x": x, "y": 0.75 * x + 0.66 * rng.standard_normal((n, d))}
+if "z" in roles:
+    data["z"] = 0.5 * x + rng.standard_normal((n, d))
 t2, c2 = time.perf_counter(), time.process_time()
-print(json.dumps({{"import_s": t1 - t0, "call_s": t2 - t1, "call_cpu_s": c2 - c1, "value": v}}))
+v = im.estimate(quantity, data, method=method, k=3).value
+t3, c3 = time.perf_counter(), time.process_time()
+print(json.dumps({"import_s": t1 - t0, "call_s": t3 - t2, "call_cpu_s": c3 - c2, "value": v}))
 """
 
-#: (label, estimator, N, d); d is the dimension of x (and of y)
-SMALL = [
-    ("ksg1 1x1", "ksg1", 1000, 1),
-    ("ksg1 3x3", "ksg1", 1000, 3),
-    ("frenzel_pompe 1x1|1", "frenzel_pompe", 1000, 1),
-    ("kozachenko_leonenko 2-D", "kozachenko_leonenko", 1000, 2),
-    ("wkv 2-D", "wkv", 1000, 2),
-]
-#: compiled backend: each sequence starts from an empty cache, later calls reuse it
-LARGE = [
-    [
-        ("ksg1 3x3", "ksg1", 30_000, 3, "empty numba cache"),
-        ("ksg1 3x3", "ksg1", 30_000, 3, "cached"),
-        ("ksg1 2x2", "ksg1", 30_000, 2, "cached 3x3 kernels (a new dimension)"),
-        ("frenzel_pompe 1x1|1", "frenzel_pompe", 30_000, 1, "cached ksg1 kernels"),
-    ],
-    [
-        ("frenzel_pompe 1x1|1", "frenzel_pompe", 30_000, 1, "empty numba cache"),
-        ("frenzel_pompe 1x1|1", "frenzel_pompe", 30_000, 1, "cached"),
-    ],
-]
+
+def _run(cmd: list[str], env: dict | None = None) -> str:
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:3])}... exited {r.returncode}: {r.stderr[-800:]}")
+    return r.stdout
 
 
-def _env(src: Path | None, **extra: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
-    if src is not None:
-        env["PYTHONPATH"] = str(src)
-    env.update(extra)
-    return env
+def _proc(cmd: list[str]) -> None:
+    _run(cmd)
 
 
-def _call(
-    src, cache_env: dict, what: str, n: int, d: int, prefix: list[str] | None = None
-) -> tuple[float, float, dict]:
-    code = _CALL.format(what=what, n=n, d=d)
-    cmd = [*(prefix or []), sys.executable, "-c", code]
-    wall, cpu, out = timed_process(cmd, _env(src, **cache_env))
-    return wall, cpu, json.loads(out.strip().splitlines()[-1])
+def _console_script() -> list[str]:
+    exe = Path(sys.executable).with_name("infometer")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "infometer"]
 
 
-def _read_only(path: Path) -> list[str]:
-    """A command prefix under which ``path`` cannot be written.
+class FirstCall:
+    """Cold (empty cache) and warm (the cold run's cache) first calls of one estimator."""
 
-    File modes are set to read-only; root ignores them, so as root the command runs in a
-    private mount namespace where ``path`` is bind-mounted read-only.
-    """
-    for p in sorted(path.rglob("*"), reverse=True) + [path]:
-        p.chmod(0o555 if p.is_dir() else 0o444)
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        return []
-    script = (
-        f'mount --bind "{path}" "{path}" && mount -o remount,bind,ro "{path}" && exec "$0" "$@"'
+    def __init__(self, method: str, quantity: str, roles: tuple[str, ...], d: int, n: int):
+        self.args = [quantity, method, ",".join(roles), str(d), str(n)]
+        self.cache: str | None = None
+        self.dirs: list[str] = []
+
+    def _child(self, cache: str) -> str:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        out = json.loads(_run([sys.executable, "-c", _CHILD, *self.args], env).splitlines()[-1])
+        return f"{out['call_s']:.2f} / {out['call_cpu_s']:.2f}"
+
+    def cold(self) -> str:
+        self.cache = tempfile.mkdtemp(prefix="infometer-numba-")
+        self.dirs.append(self.cache)
+        return self._child(self.cache)
+
+    def warm(self) -> str:
+        if self.cache is None:  # the warm row needs the cold row's cache
+            self.cold()
+        return self._child(self.cache)
+
+    def cleanup(self) -> None:
+        for d in self.dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def registered(methods: list[str]) -> tuple[list[str], list[str]]:
+    code = (
+        "import json; from infometer import registry as r; "
+        "print(json.dumps({q: r.methods(q) for q in ('mutual_info', 'cond_mutual_info')}))"
     )
-    return ["unshare", "-m", "sh", "-c", script]
-
-
-def one_round(trees: dict[str, Path | None], cells: dict[tuple, Cell], tmp: Path) -> None:
-    def add(key, wall, cpu, info=None):
-        cell = cells.setdefault(key, Cell(" / ".join(key)))
-        cell.walls.append(wall)
-        cell.cpus.append(cpu)
-        cell.loads.append(os.getloadavg()[0])
-        if info is not None:
-            cell.value = info
-
-    for label, src in trees.items():
-        env = _env(src)
-        add(
-            (label, "import infometer"),
-            *timed_process([sys.executable, "-c", "import infometer"], env)[:2],
-        )
-        help_cmd = [sys.executable, "-c", "from infometer.cli.app import main; main()", "--help"]
-        add((label, "infometer --help"), *timed_process(help_cmd, env)[:2])
-        for name, what, n, d in SMALL:
-            cache = Path(tempfile.mkdtemp(dir=tmp))
-            for state in ("empty numba cache", "cached"):
-                w, c, info = _call(src, {"NUMBA_CACHE_DIR": str(cache)}, what, n, d)
-                add((label, f"first {name} call, N={n:,}", state), w, c, info)
-        for sequence in LARGE:
-            cache = Path(tempfile.mkdtemp(dir=tmp))
-            for name, what, n, d, state in sequence:
-                w, c, info = _call(src, {"NUMBA_CACHE_DIR": str(cache)}, what, n, d)
-                add((label, f"first {name} call, N={n:,}", state), w, c, info)
-        # a read-only copy of the package and no NUMBA_CACHE_DIR: numba's user-wide cache
-        ro = Path(tempfile.mkdtemp(dir=tmp))
-        ignore = shutil.ignore_patterns("*.nbi", "*.nbc")  # no numba cache from earlier runs
-        shutil.copytree((src or SRC) / "infometer", ro / "infometer", ignore=ignore)
-        prefix = _read_only(ro)
-        xdg = Path(tempfile.mkdtemp(dir=tmp))
-        for state in ("empty numba cache", "cached"):
-            env = {"XDG_CACHE_HOME": str(xdg)}
-            w, c, info = _call(ro, env, "ksg1", 30_000, 3, prefix)
-            info["numba_index_files_in_XDG_CACHE_HOME"] = sum(1 for _ in xdg.rglob("*.nbi"))
-            info["numba_index_files_in_package"] = sum(1 for _ in ro.rglob("*.nbi"))
-            add((label, "read-only package, ksg1 3x3 N=30,000", state), w, c, info)
-        for p in [ro, *ro.rglob("*")]:
-            p.chmod(0o755)
-        shutil.rmtree(xdg, ignore_errors=True)
+    have = json.loads(_run([sys.executable, "-c", code]).splitlines()[-1])
+    ok = [m for m in methods if m in KNN and m in have.get(KNN[m][0], [])]
+    return ok, [m for m in methods if m not in ok]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--tree", action="append", default=[], help="LABEL=SRC, another source tree")
-    ap.add_argument("--out", help="write the runs as JSON here")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--methods", default=",".join(KNN), help=f"any of {', '.join(KNN)}")
+    ap.add_argument("--dims", default="1,3,8")
+    ap.add_argument("--n", default="2000", help="rows, comma-separated")
+    ap.add_argument("--no-knn", action="store_true", help="import and --help only")
+    ap.add_argument("--out", help="write the record as JSON here")
     a = ap.parse_args(argv)
-    trees: dict[str, Path | None] = {"this checkout": None}
-    for t in a.tree:
-        label, _, path = t.partition("=")
-        trees[label] = Path(path).resolve()
-    meta = header("python benchmarks/coldstart.py " + " ".join(argv or sys.argv[1:]))
-    print(json.dumps(meta, indent=1), flush=True)
-    cells: dict[tuple, Cell] = {}
-    with tempfile.TemporaryDirectory(prefix="infometer-coldstart-") as tmp:
-        for warm in trees.values():  # write the bytecode once: "warm bytecode" as a user has
-            timed_process([sys.executable, "-c", "import infometer.cli.app"], _env(warm))
-        for r in range(a.rounds):
-            one_round(trees, cells, Path(tmp))
-            print(f"round {r + 1} done, load {os.getloadavg()[0]:.1f}", flush=True)
-    rows = []
-    for key, cell in cells.items():
-        info = cell.value or {}
-        call = f"{info['call_s']:.2f} / {info['call_cpu_s']:.2f}" if "call_s" in info else ""
-        rows.append(
-            [
-                key[0],
-                " ".join(key[1:]),
-                f"{cell.wall:.2f}",
-                f"{cell.median:.2f}",
-                f"{cell.spread:.0%}",
-                f"{cell.cpu:.2f}",
-                call,
-                cell.load,
-            ]
-        )
-    head = [
-        "tree",
-        "measurement (fresh process)",
-        "wall min s",
-        "wall median s",
-        "spread",
-        "CPU min s",
-        "call alone, last run: wall / CPU s",
-        "load",
+    if a.repeats < 3:
+        print("note: fewer than 3 repeats is a smoke run, not a measurement", file=sys.stderr)
+
+    run = T.Run(["numba", "llvmlite", "scipy"])
+    base = [
+        T.Candidate("python -c pass", lambda: _proc([sys.executable, "-c", "pass"])),
+        T.Candidate(
+            "import infometer (warm bytecode)",
+            lambda: _proc([sys.executable, "-c", "import infometer"]),
+        ),
+        T.Candidate("infometer --help", lambda: _proc([*_console_script(), "--help"])),
     ]
-    print(markdown(rows, head))
-    dump(a.out, {"meta": meta, "cells": [c.row() for c in cells.values()]})
+    firsts: list[FirstCall] = []
+    cands = list(base)
+    skipped: list[str] = []
+    if not a.no_knn:
+        methods, skipped = registered([m for m in a.methods.split(",") if m])
+        for n in (int(float(s)) for s in a.n.split(",")):
+            for d in (int(s) for s in a.dims.split(",")):
+                for m in methods:
+                    q, roles = KNN[m]
+                    fc = FirstCall(m, q, roles, d, n)
+                    firsts.append(fc)
+                    shape = "×".join([str(d)] * len(roles))
+                    label = f"{m} {shape}, N = {n}"
+                    cands.append(T.Candidate(f"{label}, empty cache", fc.cold, warmup=False))
+                    cands.append(T.Candidate(f"{label}, warm cache", fc.warm, warmup=False))
+    try:
+        res = T.interleave(cands, a.repeats)
+    finally:
+        for fc in firsts:
+            fc.cleanup()
+    run.finish()
+    print(run.header() + "\n")
+    if skipped:
+        print(f"Not registered in this infometer, skipped: {', '.join(skipped)}.\n")
+    body = run.add("cold start", res, ref=None)
+    # the value column holds the first-call time measured inside the child process
+    body = body.replace("| value |", "| first call, in process: wall / CPU s |", 1)
+    print(body)
+    if a.out:
+        run.dump(a.out)
     return 0
 
 

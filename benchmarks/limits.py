@@ -40,7 +40,15 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import Cell, dump, header, interleave, markdown, timed_call, timed_process  # noqa: E402
+from _limits_timing import (  # noqa: E402  (to be ported to _timing)
+    Cell,
+    dump,
+    header,
+    interleave,
+    markdown,
+    timed_call,
+    timed_process,
+)
 
 warnings.simplefilter("ignore")
 RHO = 0.75
