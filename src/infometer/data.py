@@ -396,8 +396,10 @@ def _column_kind(
         return col.astype(np.int64), DISCRETE, 2, np.array([False, True])
     if kind_char in "iu":
         c = col.astype(np.int64, copy=False)
-        lo, hi = (int(c.min()), int(c.max())) if c.size else (0, 0)
-        if lo >= 0 and hi < _MAX_DIRECT_RADIX:
+        # one pass: read as unsigned, a negative value is >= 2**63, so a maximum below
+        # 2**22 means every value is in [0, 2**22)
+        hi = int(c.view(np.uint64).max()) if c.size else 0
+        if hi < _MAX_DIRECT_RADIX:
             # small non-negative integers are their own codes: no hashing needed
             return c, DISCRETE, hi + 1, None
         codes, sym = _factorize_symbols(c)
