@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -284,10 +285,11 @@ def _score_table(n: int) -> np.ndarray:
 
 
 def _copula_scores(
-    a: np.ndarray | Sequence[np.ndarray],
-) -> tuple[np.ndarray, int, np.ndarray]:
+    a: np.ndarray | Sequence[np.ndarray], per_column: bool = False
+) -> tuple[np.ndarray, Any, np.ndarray]:
     """Normal scores of each column's ranks (ties: average rank), the number of tied
-    values, and each column's mean score.
+    values (an int array of one count per column when ``per_column``), and each column's
+    mean score.
 
     ``a`` is an (n, d) array or a list of d columns.  A column without ties takes its
     scores from one shared table (no per-value ``ndtri``); columns are processed on two
@@ -337,7 +339,8 @@ def _copula_scores(
     else:
         res = [column(j) for j in range(d)]
     out = out.T
-    return out, sum(t for t, _ in res), np.array([m for _, m in res])
+    ties = np.array([t for t, _ in res], dtype=np.int64)
+    return out, (ties if per_column else int(ties.sum())), np.array([m for _, m in res])
 
 
 # --------------------------------------------------------------------- registered
@@ -367,16 +370,22 @@ def _gram(a: np.ndarray) -> np.ndarray:
 
 
 def _drop_constant(
-    vs: Sequence[Variable],
+    vs: Sequence[Variable], constant: Sequence[bool] | None = None
 ) -> tuple[list[list[np.ndarray]], list[str], list[str]]:
     """Each variable's non-constant columns, the messages, and the names of the variables
     left with no column (a constant carries no information).
 
     Works on the validated 1-D columns: no stacked (n, d) copy of the data is made here.
+    ``constant``: whether each column (of all variables in order) is constant, when the
+    caller knows it already (the copula: a column of n - 1 ties).
     """
     blocks, notes, empty = [], [], []
+    flags = iter(constant) if constant is not None else None
     for v in vs:
-        keep = np.array([c.min() != c.max() for c in v.columns], dtype=bool)
+        if flags is None:
+            keep = np.array([c.min() != c.max() for c in v.columns], dtype=bool)
+        else:
+            keep = ~np.array([next(flags) for _ in v.columns], dtype=bool)
         if not keep.all():
             notes.append(
                 f"{v.name} columns {np.flatnonzero(~keep).tolist()} are constant; they carry "
@@ -445,12 +454,21 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
         raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
     diag: dict = {"bias_correct": bias_correct}
     notes: list[str] = []
+    scores = None
+    if copula:  # the columns as they are: no stacked copy of the raw data
+        # ranks of every column first: a constant column is one with n - 1 ties, so the
+        # constant check below needs no pass of its own
+        scores, col_ties, col_mean = _copula_scores(
+            [c for v in vs for c in v.columns], per_column=True
+        )
+        constant = col_ties == max(vs[0].n - 1, 0) if vs[0].n > 1 else None
     if len(vs) == 1:
         blocks = [list(vs[0].columns)]
+        kept = np.arange(vs[0].d)
     else:
         # MI / CMI: a constant column carries no information (kNN drops it too); left in,
         # it would make the covariance singular and the Gaussian MI "infinite"
-        blocks, notes, empty = _drop_constant(vs)
+        blocks, notes, empty = _drop_constant(vs, constant if copula else None)
         if empty and set(empty) & {vs[0].name, vs[1].name}:
             return Raw(
                 value=0.0,
@@ -460,12 +478,25 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
         if empty:  # z is constant: I(X;Y|Z) = I(X;Y)
             blocks = blocks[:2]
             diag["constant"] = empty
+        if copula:  # the non-constant columns of the variables kept, in order
+            start = np.cumsum([0] + [v.d for v in vs])
+            kept = np.concatenate(
+                [
+                    np.arange(start[i], start[i + 1])[~constant[start[i] : start[i + 1]]]
+                    if constant is not None
+                    else np.arange(start[i], start[i + 1])
+                    for i in range(len(blocks))
+                ]
+            )
     groups = _groups(blocks)
     n, d = vs[0].n, sum(len(b) for b in blocks)
     _check_n(method, n, d)
     w = None
-    if copula:  # the columns as they are: no stacked copy of the raw data
-        a, ties, mean = _copula_scores([c for b in blocks for c in b])
+    if copula:
+        full = kept.size == scores.shape[1]
+        a = scores if full else scores[:, kept]
+        mean = col_mean if full else col_mean[kept]
+        ties = int(col_ties[kept].sum())
         if ties:
             diag["tied_values"] = ties
         # normal scores have means near 0, so the scatter is Z'Z - n m m' without a centred
