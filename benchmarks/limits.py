@@ -195,6 +195,8 @@ def run_tasks(run: T.Run, only: set[str], repeats: int) -> dict:
             ],
             ref,
         )
+        a, b = copula_ours(x, y), copula_reference(x, y)
+        print(f"relative difference to the reference: {abs(a - b) / abs(b):.1e}", flush=True)
     if "cli_ci" in only:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "xy.csv"
