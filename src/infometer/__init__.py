@@ -22,6 +22,10 @@ def __getattr__(name: str):
         from .diffusion import InfoSEDD
 
         return InfoSEDD
+    if name in ("NeuralMI", "layer_info", "flownib"):
+        from . import neural
+
+        return getattr(neural, name)
     raise AttributeError(f"module 'infometer' has no attribute {name!r}")
 
 
@@ -46,4 +50,7 @@ __all__ = [
     "independence_test",
     "multipletests",
     "InfoSEDD",
+    "NeuralMI",
+    "layer_info",
+    "flownib",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["bar_with_errors"]
+__all__ = ["bar_with_errors", "new_axes", "save"]
 
 
 def _pyplot():
@@ -48,6 +48,28 @@ def bar_with_errors(
     fig.tight_layout()
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p)
+    plt.close(fig)
+    return p
+
+
+def new_axes(ax=None, path=None, figsize=(6.0, 4.0)):
+    """``(figure or None, axes)``: a new Agg figure unless ``ax`` is given."""
+    plt = _pyplot()
+    if ax is not None:
+        return None, ax
+    fig, ax = plt.subplots(figsize=figsize, dpi=110)
+    return fig, ax
+
+
+def save(fig, path) -> Path | None:
+    """Save ``fig`` (from :func:`new_axes`) as a PNG at ``path`` and close it; no-op if None."""
+    if fig is None or path is None:
+        return None
+    plt = _pyplot()
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
     fig.savefig(p)
     plt.close(fig)
     return p

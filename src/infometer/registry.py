@@ -44,6 +44,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.binned",
     "infometer.timeseries",
     "infometer.diffusion",
+    "infometer.neural",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.
