@@ -24,6 +24,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.demo",
     "infometer.cli.bench",
     "infometer.cli.seq",
+    "infometer.cli.layers",
 )
 
 app = typer.Typer(

@@ -116,9 +116,10 @@ class InfoSEDD:
         Early stopping: every ``eval_every`` steps the EMA model's loss on a held-out
         validation split is computed; training stops after ``patience`` evaluations
         without improvement and the best weights are kept.
-    max_seconds
-        Wall-clock budget for training (``None``: none).  The loop is the one shared by
-        every trainable estimator, :func:`infometer.training.train`.
+    max_seconds, clock
+        Time budget for training (``None``: none), on the ``"wall"`` clock or the
+        process ``"cpu"`` clock.  The loop is the one shared by every trainable
+        estimator, :func:`infometer.training.train`.
     holdout
         Fraction of the data ``fit`` keeps aside (never trained on) for estimation.
     joint_fraction
@@ -153,6 +154,7 @@ class InfoSEDD:
         eval_every: int = 250,
         patience: int = 4,
         max_seconds: float | None = None,
+        clock: str = "wall",
         holdout: float = 0.2,
         joint_fraction: float = 0.8,
         device: str = "cpu",
@@ -172,6 +174,7 @@ class InfoSEDD:
             eval_every=eval_every,
             patience=patience,
             max_seconds=max_seconds,
+            clock=clock,
         )
         self.steps = self.settings.steps
         self.batch_size = check_int(batch_size, "batch_size", min_value=1)

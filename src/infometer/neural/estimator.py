@@ -45,6 +45,7 @@ class _Encoder:
         self.cont = [j for j, k in enumerate(var.kinds) if k == "continuous"]
         self.disc = [j for j, k in enumerate(var.kinds) if k == "discrete"]
         self.cards = [int(var.cardinalities[j] or 1) for j in self.disc]
+        self.kinds = list(var.kinds)
         self.symbols = [None if var.symbols is None else var.symbols[j] for j in self.disc]
         if self.cont:
             c = np.column_stack([var.columns[j] for j in self.cont])[train_rows]
@@ -114,10 +115,13 @@ class NeuralMI:
         Width of the learned embedding of each discrete column (the "embedding trick").
     tau
         SMILE's clipping threshold (``smile`` only).
-    steps, batch_size, lr, weight_decay, warmup, grad_clip, ema, eval_every, patience, max_seconds
+    steps, batch_size, lr, weight_decay, warmup, grad_clip, ema, eval_every, patience
         Training (see :class:`infometer.training.TrainSettings`); early stopping watches
         the bound (f-DIME: its objective) on the validation split.  InfoNCE's value can
         never exceed ``log(batch_size)``.
+    max_seconds, clock
+        Time budget for training (``None``: none) on the ``"wall"`` or process ``"cpu"``
+        clock.
     holdout, val_fraction
         Fraction of the rows kept aside for the estimate, and of the rest for
         validation; both splits are never trained on.
@@ -149,6 +153,7 @@ class NeuralMI:
         eval_every: int = 100,
         patience: int | None = 5,
         max_seconds: float | None = None,
+        clock: str = "wall",
         holdout: float = 0.2,
         val_fraction: float = 0.1,
         device: str = "cpu",
@@ -172,6 +177,7 @@ class NeuralMI:
             eval_every=eval_every,
             patience=patience,
             max_seconds=max_seconds,
+            clock=clock,
         )
         self.batch_size = check_int(batch_size, "batch_size", min_value=2)
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
@@ -416,13 +422,17 @@ class NeuralMI:
         if self.net is None:
             raise RuntimeError("this NeuralMI is not trained: call fit() first")
 
-    def evaluate(self) -> tuple[float, dict[str, Any], list[str]]:
-        """``(value in nats, diagnostics, warnings)`` on the held-out split."""
+    def evaluate(
+        self, data: dict[str, Any] | None = None
+    ) -> tuple[float, dict[str, Any], list[str]]:
+        """``(value in nats, diagnostics, warnings)`` on the held-out split, or on ``data``
+        (``{"x": ..., "y": ...[, "z": ...]}``, rows never trained on) when given."""
         self._check_fitted()
-        n_hold = int(self.splits["holdout"].shape[0])
+        split = "holdout" if data is None else self._add_query(data)
+        n_hold = int(self.splits[split].shape[0])
         if n_hold < 2:
-            raise ValueError("no held-out rows to estimate on: fit with holdout > 0")
-        t, m, b_eval = self._evaluate_split(self.ema_net, "holdout")
+            raise ValueError("no held-out rows to estimate on: fit with holdout > 0 or pass data")
+        t, m, b_eval = self._evaluate_split(self.ema_net, split)
         value = float(bound_value(self.bound, t, m, self.tau))
         warns = list(self._warnings)
         diag: dict[str, Any] = {
@@ -451,21 +461,53 @@ class NeuralMI:
             value = math.nan
         return value, diag, warns
 
-    def mutual_info(self) -> Estimate:
-        """I(X;Y) in nats on the held-out split (``Estimate``; stderr from seeds only)."""
+    def mutual_info(self, x: Any = None, y: Any = None) -> Estimate:
+        """I(X;Y) in nats on the held-out split, or on new rows ``x, y`` (``Estimate``;
+        stderr from seeds only)."""
         if getattr(self, "conditional", False):
             raise ValueError("this model was fitted with z: use cond_mutual_info()")
-        return self._estimate("mutual_info")
+        return self._estimate("mutual_info", None if x is None else {"x": x, "y": y})
 
-    def cond_mutual_info(self) -> Estimate:
-        """I(X;Y|Z) in nats on the held-out split (the model must be fitted with ``z``)."""
+    def cond_mutual_info(self, x: Any = None, y: Any = None, z: Any = None) -> Estimate:
+        """I(X;Y|Z) in nats on the held-out split or on new rows (model fitted with ``z``)."""
         self._check_fitted()
         if not self.conditional:
             raise ValueError("this model was fitted without z: use mutual_info()")
-        return self._estimate("cond_mutual_info")
+        return self._estimate("cond_mutual_info", None if x is None else {"x": x, "y": y, "z": z})
 
-    def _estimate(self, quantity: str) -> Estimate:
-        value, diag, warns = self.evaluate()
+    def _add_query(self, data: dict[str, Any]) -> str:
+        """Append validated new rows as the split ``"query"`` (replacing an earlier one)."""
+        if set(data) != set(self.roles) or any(v is None for v in data.values()):
+            raise ValueError(f"pass all of {list(self.roles)} to estimate on new rows")
+        variables = as_variables(dict(data), discrete=None)
+        dev = self.device
+        if "query" in self.splits:
+            keep = int(self.splits["query"][0])
+            self.data = {k: (c[:keep], d[:keep]) for k, (c, d) in self.data.items()}
+            self._pos = self._pos[:keep]
+        start = int(self._pos.shape[0])
+        for k, v in variables.items():
+            enc = self.enc[k]
+            if v.d != enc.d:
+                raise ValueError(f"{k} has {v.d} columns, the model was fitted on {enc.d}")
+            v = _recast(v, enc, k)
+            cont, disc = enc.arrays(v, fitted=False)
+            c0, d0 = self.data[k]
+            self.data[k] = (
+                torch.cat([c0, torch.as_tensor(cont, device=dev)]),
+                torch.cat([d0, torch.as_tensor(disc, device=dev)]),
+            )
+        n = next(iter(variables.values())).n
+        rows = torch.arange(start, start + n, device=dev)
+        self.splits["query"] = rows
+        self._pos = torch.cat([self._pos, torch.arange(n, device=dev)])
+        if self.conditional:
+            zv = variables["z"].values
+            self.partners["query"] = torch.as_tensor(_neighbours(zv, self.seed), device=dev)
+        return "query"
+
+    def _estimate(self, quantity: str, data: dict[str, Any] | None = None) -> Estimate:
+        value, diag, warns = self.evaluate(data)
         if warns:
             diag["warnings"] = warns
             for w in warns:
@@ -550,6 +592,26 @@ def _convergence(log: TrainLog, value: float) -> tuple[dict[str, Any], list[str]
             f"value {value:.3f}: the critic overfits or training was unstable"
         )
     return conv, warns
+
+
+def _recast(var: Variable, enc: _Encoder, role: str) -> Variable:
+    """Re-validate new rows with the column kinds the model was fitted on."""
+    from ..data import as_variable
+
+    if list(var.kinds) == enc.kinds:
+        return var
+    cols = [var.decoded(j) for j in range(var.d)]
+    fixed = [
+        as_variable(c, f"{role}[:, {j}]", discrete=(k == "discrete"))
+        for j, (c, k) in enumerate(zip(cols, enc.kinds, strict=True))
+    ]
+    return Variable(
+        columns=tuple(f.columns[0] for f in fixed),
+        kinds=tuple(f.kinds[0] for f in fixed),
+        cardinalities=tuple(f.cardinalities[0] for f in fixed),
+        name=role,
+        symbols=tuple(None if f.symbols is None else f.symbols[0] for f in fixed),
+    )
 
 
 def _neighbours(z: np.ndarray, seed: int) -> np.ndarray:
