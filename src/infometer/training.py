@@ -27,6 +27,8 @@ from .data import check_choice, check_float, check_int
 __all__ = ["TrainLog", "TrainSettings", "ema_decay", "train", "set_threads"]
 
 _CLOCKS = ("wall", "cpu")
+_SCHEDULES = ("constant", "cosine")
+_LR_FLOOR = 0.05
 
 
 @dataclass
@@ -115,6 +117,9 @@ class TrainSettings:
     clock
         ``"wall"`` (elapsed time) or ``"cpu"`` (process CPU time: a fair budget on a
         loaded machine).
+    schedule
+        Learning rate after the warm-up: ``"constant"`` or ``"cosine"`` (cosine decay to
+        5% of ``lr`` at ``steps``).
     """
 
     steps: int = 4000
@@ -128,6 +133,7 @@ class TrainSettings:
     min_delta: float = 1e-4
     max_seconds: float | None = None
     clock: str = "wall"
+    schedule: str = "constant"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -152,6 +158,15 @@ class TrainSettings:
                 check_float(self.max_seconds, "max_seconds", low=0.0, inclusive=(False, True)),
             )
         set_(self, "clock", check_choice(self.clock, "clock", _CLOCKS))
+        set_(self, "schedule", check_choice(self.schedule, "schedule", _SCHEDULES))
+
+    def lr_factor(self, k: int) -> float:
+        """Multiplier of ``lr`` after ``k`` optimiser steps (warm-up, then the schedule)."""
+        warm = min(1.0, (k + 1) / max(1, self.warmup))
+        if self.schedule == "constant" or k < self.warmup:
+            return warm
+        frac = min(1.0, (k - self.warmup) / max(1, self.steps - self.warmup))
+        return _LR_FLOOR + (1 - _LR_FLOOR) * 0.5 * (1 + math.cos(math.pi * frac))
 
     @classmethod
     def fields(cls) -> tuple[str, ...]:
@@ -197,6 +212,7 @@ def train(
     progress: bool = False,
     on_eval: Callable[[int], None] | None = None,
     log: TrainLog | None = None,
+    val_at_start: bool = False,
 ) -> TrainLog:
     """Optimise ``net``; keep the best EMA weights in ``ema_net``; return the log.
 
@@ -220,6 +236,10 @@ def train(
         Called with the step after each evaluation (e.g. to record a trajectory).
     log
         A log to fill (its row counts are kept); a new one by default.
+    val_at_start
+        Score the untrained network too (step 0): if training never beats it on the
+        validation split, the initial weights are kept (a neural MI critic initialised to a
+        constant then reports 0 instead of an overfitted value).
     """
     import torch
 
@@ -228,7 +248,7 @@ def train(
     params = [p for p in net.parameters() if p.requires_grad]
     ema_params = [p for p in ema_net.parameters()]
     opt = torch.optim.AdamW(params, lr=s.lr, weight_decay=s.weight_decay, foreach=True)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: min(1.0, (k + 1) / max(1, s.warmup)))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, s.lr_factor)
     clock = _clock(s.clock)
     t0, c0, b0 = time.perf_counter(), time.process_time(), clock()
     bar = None
@@ -239,6 +259,13 @@ def train(
     best_state = None
     bad = 0
     smooth = None
+    if val_at_start and val_loss is not None:
+        ema_net.eval()
+        vl = float(val_loss())
+        log.val_losses.append((0, vl))
+        if math.isfinite(vl):
+            log.best_val_loss, log.best_step = vl, 0
+            best_state = {k: v.detach().clone() for k, v in ema_net.state_dict().items()}
     net.train()
     for step in range(1, s.steps + 1):
         out = step_loss(step)

@@ -54,8 +54,8 @@ def test_dv_with_optimal_critic_reproduces_mi(optimal):
 
 def test_nwj_and_dime_with_optimal_critics(optimal):
     t, m, truth = optimal
-    # NWJ's optimal critic is 1 + PMI; its value is then E_P[PMI] + 1 - E_Q[r] = I + MC error
-    nwj = float(B.bound_value("nwj", t + 1.0, m + 1.0))
+    # NWJ (with f = T + 1): the optimal T is the PMI; 1 + E_P[PMI] - E_Q[r] = I + MC error
+    nwj = float(B.bound_value("nwj", t, m))
     assert abs(nwj - truth) < 0.03, (nwj, truth)
     # f-DIME: the estimate is the mean log ratio on joint rows, se = sd(PMI)/sqrt(n) ~ 0.004
     for name in B.DIME:
@@ -96,3 +96,10 @@ def test_moving_average_gradient_matches_mine():
     ma = math.exp(float(mov.value))
     expected = torch.exp(m.detach()) / m.numel() / ma
     assert torch.allclose(m.grad, expected, rtol=1e-5)
+
+
+def test_constant_critic_gives_zero():
+    t, m = torch.zeros(50), torch.zeros(200)
+    for name in ("dv", "mine", "nwj", "smile", *B.DIME):
+        assert float(B.bound_value(name, t, m)) == 0.0
+    assert float(B.infonce_rows(torch.zeros(8, 8)).mean()) == pytest.approx(0.0, abs=1e-6)

@@ -116,6 +116,8 @@ class InfoSEDD:
         Early stopping: every ``eval_every`` steps the EMA model's loss on a held-out
         validation split is computed; training stops after ``patience`` evaluations
         without improvement and the best weights are kept.
+    schedule
+        Learning rate after the warm-up: ``"constant"`` or ``"cosine"`` (to 5% at ``steps``).
     max_seconds, clock
         Time budget for training (``None``: none), on the ``"wall"`` clock or the
         process ``"cpu"`` clock.  The loop is the one shared by every trainable
@@ -155,6 +157,7 @@ class InfoSEDD:
         patience: int = 4,
         max_seconds: float | None = None,
         clock: str = "wall",
+        schedule: str = "constant",
         holdout: float = 0.2,
         joint_fraction: float = 0.8,
         device: str = "cpu",
@@ -175,6 +178,7 @@ class InfoSEDD:
             patience=patience,
             max_seconds=max_seconds,
             clock=clock,
+            schedule=schedule,
         )
         self.steps = self.settings.steps
         self.batch_size = check_int(batch_size, "batch_size", min_value=1)

@@ -9,7 +9,8 @@ product-of-marginals pairs ``T(x_i, y_j)`` (shape ``(M,)``, pooled), ``f`` the f
 * ``mine``: the DV value; the gradient of the log-partition term uses a moving average
   of ``E_Q[e^T]`` in the denominator (Belghazi et al. 2018), which removes the minibatch
   bias of the DV gradient.
-* ``nwj``: Nguyen–Wainwright–Jordan, ``E_P[T] − e^{−1} E_Q[e^T]`` (optimal ``T = 1 + log r``).
+* ``nwj``: Nguyen–Wainwright–Jordan, ``E_P[f] − e^{−1} E_Q[e^f]`` written with ``f = T + 1``,
+  i.e. ``1 + E_P[T] − E_Q[e^T]`` (optimal ``T = log r``; ``T ≡ 0`` gives 0).
 * ``infonce``: ``mean_i [f_ii − log Σ_j e^{f_ij}] + log B`` (van den Oord et al. 2018);
   never above ``log B``.
 * ``smile``: ``E_P[T] − log E_Q[clip(e^T, e^{−τ}, e^{τ})]``, the critic trained with the
@@ -71,7 +72,7 @@ def bound_value(
     if bound in ("dv", "mine"):
         return t.mean() - log_mean_exp(m)
     if bound == "nwj":
-        return t.mean() - torch.exp(m - 1.0).mean()
+        return 1.0 + t.mean() - torch.exp(m).mean()
     if bound == "smile":
         return t.mean() - log_mean_exp(m.clamp(-tau, tau))
     raise ValueError(f"unknown bound {bound!r}")

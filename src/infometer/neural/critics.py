@@ -81,6 +81,7 @@ class SeparableCritic(nn.Module):
         dz = fronts["z"].out_dim if "z" in fronts else 0
         self.g = mlp(fronts["x"].out_dim + dz, hidden, layers, proj)
         self.h = mlp(fronts["y"].out_dim + dz, hidden, layers, proj)
+        _zero_last(self.h)  # T = 0 at the start (gradients still reach h through g)
 
     def embed(self, fx: torch.Tensor, fy: torch.Tensor, fz: torch.Tensor | None = None):
         if fz is not None:
@@ -105,6 +106,7 @@ class ConcatCritic(nn.Module):
         super().__init__()
         self.fronts = nn.ModuleDict(fronts)
         self.net = mlp(sum(f.out_dim for f in fronts.values()), hidden, layers, 1)
+        _zero_last(self.net)  # T = 0 at the start
 
     def pairs(self, fx: torch.Tensor, fy: torch.Tensor, fz: torch.Tensor | None = None):
         parts = [fx, fy] if fz is None else [fx, fy, fz]
@@ -115,6 +117,13 @@ class ConcatCritic(nn.Module):
         xx = fx[:, None, :].expand(b, b, fx.shape[1])
         yy = fy[None, :, :].expand(b, b, fy.shape[1])
         return self.net(torch.cat([xx, yy], 2)).squeeze(2)
+
+
+def _zero_last(seq: nn.Sequential) -> None:
+    """Zero the output layer: the critic starts as the constant T = 0, whose every bound is 0."""
+    last = seq[-1]
+    nn.init.zeros_(last.weight)
+    nn.init.zeros_(last.bias)
 
 
 def build_critic(

@@ -119,6 +119,8 @@ class NeuralMI:
         Training (see :class:`infometer.training.TrainSettings`); early stopping watches
         the bound (f-DIME: its objective) on the validation split.  InfoNCE's value can
         never exceed ``log(batch_size)``.
+    schedule
+        Learning rate after the warm-up: ``"constant"`` or ``"cosine"`` (to 5% at ``steps``).
     max_seconds, clock
         Time budget for training (``None``: none) on the ``"wall"`` or process ``"cpu"``
         clock.
@@ -154,6 +156,7 @@ class NeuralMI:
         patience: int | None = 5,
         max_seconds: float | None = None,
         clock: str = "wall",
+        schedule: str = "constant",
         holdout: float = 0.2,
         val_fraction: float = 0.1,
         device: str = "cpu",
@@ -178,6 +181,7 @@ class NeuralMI:
             patience=patience,
             max_seconds=max_seconds,
             clock=clock,
+            schedule=schedule,
         )
         self.batch_size = check_int(batch_size, "batch_size", min_value=2)
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
@@ -408,6 +412,7 @@ class NeuralMI:
             desc=f"{self.bound} ({self.critic_kind})",
             progress=self.progress,
             log=self.new_log(),
+            val_at_start=True,
         )
 
     def new_log(self) -> TrainLog:
@@ -565,6 +570,7 @@ def _convergence(log: TrainLog, value: float) -> tuple[dict[str, Any], list[str]
         "max_smoothed_train_mi": train_max,
         "train_far_above_final": far_above,
         "converged": log.stop_reason == "early_stopping" and not diverged,
+        "trivial_critic": log.best_step == 0 and log.steps > 0,
     }
     if diverged:
         if log.diverged:
@@ -585,6 +591,11 @@ def _convergence(log: TrainLog, value: float) -> tuple[dict[str, Any], list[str]
         warns.append(
             f"training stopped at the {limit} ({log.steps} steps) before early stopping: "
             "the bound may still be rising; raise steps= (or max_seconds=)"
+        )
+    if conv["trivial_critic"] and not diverged:
+        warns.append(
+            "the trained critic never beat the constant critic T = 0 on the validation rows: "
+            "the estimate is that of T = 0 (no evidence of dependence at this sample size)"
         )
     if far_above:
         warns.append(
