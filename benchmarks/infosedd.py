@@ -292,7 +292,7 @@ def task_showdown(a) -> None:
     from infometer.neural import NeuralMI
     from infometer.truth import get_task
 
-    budget = {"max_seconds": a.budget, "clock": "cpu"}
+    budget = {"max_seconds": a.budget, "clock": "cpu", "schedule": a.schedule}
     for pairs in a.mi:
         task = get_task(f"symchannel-{pairs}pairs-V4-1nat")
         s = task.sample(a.n + a.n_eval, seed=a.seed)
@@ -397,6 +397,12 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=90.0, help="showdown: CPU s per estimator")
     ap.add_argument("--max-steps", type=int, default=20000, help="showdown: step cap")
     ap.add_argument("--bounds", nargs="+", default=list(SHOWDOWN_BOUNDS))
+    ap.add_argument(
+        "--schedule",
+        default="constant",
+        choices=["constant", "cosine"],
+        help="showdown: learning-rate schedule of every trainable estimator (budget-bound)",
+    )
     ap.add_argument(
         "--checks",
         nargs="+",

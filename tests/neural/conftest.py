@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 #: A small critic trained briefly: ~1-3 s per fit on one loaded core.
-TINY = {"hidden": 64, "layers": 2, "batch_size": 128, "lr": 2e-3, "steps": 400, "patience": 4}
+TINY = {"hidden": 64, "depth": 2, "batch_size": 128, "lr": 2e-3, "steps": 400, "patience": 4}
 
 
 @pytest.fixture(autouse=True, scope="session")

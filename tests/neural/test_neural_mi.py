@@ -52,7 +52,8 @@ def test_every_bound_approaches_the_gaussian_mi(data, bound):
     # from below, up to held-out noise (3 se ~ 0.12, module docstring); 400 tiny steps
     # reach within 0.25 nats (measured: 0.93-1.07 over the eight bounds at seed 0)
     assert TRUTH - 0.25 < est.value < TRUTH + 0.12, (bound, est.value)
-    assert est.n == 5000 and est.diagnostics["n_eval"] == 1000  # held-out rows only
+    # held-out rows only (InfoNCE: whole batches of 128 of the 1000, its ceiling is log 128)
+    assert est.n == 5000 and est.diagnostics["n_eval"] == (896 if bound == "infonce" else 1000)
 
 
 def test_concat_critic_and_object_api(data):
@@ -127,13 +128,15 @@ def test_ci_by_seeds():
 def test_discrete_tokens_through_learned_embeddings():
     from infometer.truth import get_task
 
-    task = get_task("symchannel-5pairs-V4-1nat")  # 5 token pairs, 1 nat each
+    task = get_task("symchannel-2pairs-V8-1nat")  # 2 pairs of 8-symbol tokens, 1 nat each
     s = task.sample(6000, seed=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est = im.mutual_info(s["x"], s["y"], method="gan_dime", seed=0, **TINY)
-    # well below log(batch): a tiny critic gets within 10% of 5 nats (measured 4.7-5.1)
-    assert abs(est.value - task.truth) < 0.1 * task.truth, est.value
+    for bound in ("infonce", "gan_dime"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = im.mutual_info(s["x"], s["y"], method=bound, seed=0, **TINY)
+        # 64 joint symbols, well below log(batch) = 4.85: held-out se ~0.04; the tiny
+        # critic's embeddings reach within 0.2 nats of 2
+        assert abs(est.value - task.truth) < 0.2, (bound, est.value)
 
 
 def test_conditional_mi_of_gaussians():
@@ -191,6 +194,6 @@ def test_bad_input_is_named():
     with pytest.raises(TypeError, match="steps"):
         im.NeuralMI("dv", steps=1.5)
     with pytest.raises(ValueError, match="too few rows"):
-        im.NeuralMI("dv").fit(x[:5], y[:5])
+        im.NeuralMI("dv").fit(x[:9], y[:9])
     with pytest.raises(RuntimeError, match="not trained"):
         im.NeuralMI("dv").mutual_info()

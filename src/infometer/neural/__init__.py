@@ -70,7 +70,7 @@ def _require_torch() -> None:
 _PARAMS: dict[str, Any] = {
     "critic": "separable",
     "hidden": 256,
-    "layers": 2,
+    "depth": 2,
     "embed_dim": 16,
     "steps": 2000,
     "batch_size": 256,

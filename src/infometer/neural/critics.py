@@ -59,11 +59,11 @@ class FrontEnd(nn.Module):
         return parts[0] if len(parts) == 1 else torch.cat(parts, 1)
 
 
-def mlp(d_in: int, hidden: int, layers: int, d_out: int) -> nn.Sequential:
-    """``layers`` hidden ReLU layers of width ``hidden``, then a linear output."""
+def mlp(d_in: int, hidden: int, depth: int, d_out: int) -> nn.Sequential:
+    """``depth`` hidden ReLU layers of width ``hidden``, then a linear output."""
     mods: list[nn.Module] = []
     d = d_in
-    for _ in range(layers):
+    for _ in range(depth):
         mods += [nn.Linear(d, hidden), nn.ReLU()]
         d = hidden
     mods.append(nn.Linear(d, d_out))
@@ -74,13 +74,13 @@ class SeparableCritic(nn.Module):
     """``T(x, y) = g([x, z])ᵀ h([y, z])``."""
 
     def __init__(
-        self, fronts: dict[str, FrontEnd], hidden: int, layers: int, proj: int = 32
+        self, fronts: dict[str, FrontEnd], hidden: int, depth: int, proj: int = 32
     ) -> None:
         super().__init__()
         self.fronts = nn.ModuleDict(fronts)
         dz = fronts["z"].out_dim if "z" in fronts else 0
-        self.g = mlp(fronts["x"].out_dim + dz, hidden, layers, proj)
-        self.h = mlp(fronts["y"].out_dim + dz, hidden, layers, proj)
+        self.g = mlp(fronts["x"].out_dim + dz, hidden, depth, proj)
+        self.h = mlp(fronts["y"].out_dim + dz, hidden, depth, proj)
         _zero_last(self.h)  # T = 0 at the start (gradients still reach h through g)
 
     def embed(self, fx: torch.Tensor, fy: torch.Tensor, fz: torch.Tensor | None = None):
@@ -102,10 +102,10 @@ class SeparableCritic(nn.Module):
 class ConcatCritic(nn.Module):
     """``T(x, y) = MLP([x, y, z])``."""
 
-    def __init__(self, fronts: dict[str, FrontEnd], hidden: int, layers: int) -> None:
+    def __init__(self, fronts: dict[str, FrontEnd], hidden: int, depth: int) -> None:
         super().__init__()
         self.fronts = nn.ModuleDict(fronts)
-        self.net = mlp(sum(f.out_dim for f in fronts.values()), hidden, layers, 1)
+        self.net = mlp(sum(f.out_dim for f in fronts.values()), hidden, depth, 1)
         _zero_last(self.net)  # T = 0 at the start
 
     def pairs(self, fx: torch.Tensor, fy: torch.Tensor, fz: torch.Tensor | None = None):
@@ -127,11 +127,11 @@ def _zero_last(seq: nn.Sequential) -> None:
 
 
 def build_critic(
-    kind: str, fronts: dict[str, FrontEnd], hidden: int, layers: int, proj: int = 32
+    kind: str, fronts: dict[str, FrontEnd], hidden: int, depth: int, proj: int = 32
 ) -> nn.Module:
     """A ``"separable"`` or ``"concat"`` critic over the given front ends."""
     if kind == "separable":
-        return SeparableCritic(fronts, hidden, layers, proj)
+        return SeparableCritic(fronts, hidden, depth, proj)
     if kind == "concat":
-        return ConcatCritic(fronts, hidden, layers)
+        return ConcatCritic(fronts, hidden, depth)
     raise ValueError(f"critic must be one of {list(CRITICS)}, got {kind!r}")

@@ -108,8 +108,8 @@ class NeuralMI:
         ``"separable"`` (``g(x)ᵀh(y)``; every other row of a batch is a product sample) or
         ``"concat"`` (an MLP on ``[x, y]``; product samples by derangement, InfoNCE by
         the full ``B × B`` matrix).
-    hidden, layers, proj
-        Width and depth of the critic MLPs; ``proj`` is the width of the separable
+    hidden, depth, proj
+        Width and number of hidden layers of the critic MLPs; ``proj`` is the width of the separable
         critic's embeddings ``g`` and ``h``.
     embed_dim
         Width of the learned embedding of each discrete column (the "embedding trick").
@@ -141,7 +141,7 @@ class NeuralMI:
         *,
         critic: str = "separable",
         hidden: int = 256,
-        layers: int = 2,
+        depth: int = 2,
         proj: int = 32,
         embed_dim: int = 16,
         tau: float = 5.0,
@@ -166,7 +166,7 @@ class NeuralMI:
         self.bound = check_choice(bound, "bound", BOUNDS)
         self.critic_kind = check_choice(critic, "critic", CRITICS)
         self.hidden = check_int(hidden, "hidden", min_value=1)
-        self.layers = check_int(layers, "layers", min_value=1)
+        self.depth = check_int(depth, "depth", min_value=1)
         self.proj = check_int(proj, "proj", min_value=1)
         self.embed_dim = check_int(embed_dim, "embed_dim", min_value=1)
         self.tau = check_float(tau, "tau", low=0.0, inclusive=(False, True))
@@ -235,8 +235,11 @@ class NeuralMI:
         hold, rest = perm[:n_hold], perm[n_hold:]
         n_val = int(round(self.val_fraction * rest.size))
         val, tr = rest[:n_val], rest[n_val:]
-        if tr.size < 4:
-            raise ValueError(f"x has too few rows to train a critic ({n}; need >= 8)")
+        if tr.size < 8 or n < 10:
+            raise ValueError(
+                f"x has too few rows to train a critic ({n} rows, {tr.size} for training; "
+                "need at least 10 rows and 8 training rows)"
+            )
         self.batch = min(self.batch_size, int(tr.size))
         self.enc = {k: _Encoder(v, tr) for k, v in variables.items()}
         self._warnings: list[str] = []
@@ -267,7 +270,7 @@ class NeuralMI:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
             fronts = {k: e.front(self.embed_dim) for k, e in self.enc.items()}
-            self.net = build_critic(self.critic_kind, fronts, self.hidden, self.layers, self.proj)
+            self.net = build_critic(self.critic_kind, fronts, self.hidden, self.depth, self.proj)
         self.net.to(self.device)
         self.ema_net = copy.deepcopy(self.net)
         self.ema_net.requires_grad_(False)
@@ -533,7 +536,7 @@ class NeuralMI:
             "bound": self.bound,
             "critic": self.critic_kind,
             "hidden": self.hidden,
-            "layers": self.layers,
+            "depth": self.depth,
             "proj": self.proj,
             "embed_dim": self.embed_dim,
             "tau": self.tau,

@@ -155,7 +155,7 @@ def flownib(
     bound: str = "dv",
     critic: str = "concat",
     hidden: int = 256,
-    layers: int = 1,
+    depth: int = 1,
     steps: int = 2000,
     batch_size: int = 256,
     lr: float = 1e-3,
@@ -178,7 +178,7 @@ def flownib(
         one array.
     y
         ``(n,)`` targets (labels are embedded, numbers used as they are).
-    bound, critic, hidden, layers
+    bound, critic, hidden, depth
         The variational bound and critic of :class:`NeuralMI` (the paper: DV with a
         one-hidden-layer concat critic).
     steps, batch_size, lr
@@ -214,7 +214,7 @@ def flownib(
     common = {
         "critic": critic,
         "hidden": hidden,
-        "layers": layers,
+        "depth": depth,
         "steps": steps,
         "batch_size": batch_size,
         "lr": lr,
