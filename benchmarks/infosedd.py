@@ -10,6 +10,9 @@ Tasks (each prints one JSON line per estimate and a markdown row):
   ratio (~1), and the rho-mixing curve for a deterministic label.
 * ``motif``: planted TATA-like motif in random background; MI peak position.
 * ``timing``: wall time of one default-settings model for D = 64.
+* ``speed``: InfoSEDD-H on the 4x4 Ising torus (20k samples) with the library defaults
+  against the previous defaults (4000 steps, constant learning rate), interleaved,
+  ``--repeats`` times each: fit wall and CPU time, their ratio, accuracy, load.
 * ``showdown``: the high-MI staircase (symmetric channels, 1 nat per token pair, 5-50 nats):
   InfoSEDD-C and -J beside the variational bounds on learned token embeddings (MINE,
   InfoNCE, SMILE, NWJ, GAN-DIME) and the plug-in / Chao-Shen counts, on the same training
@@ -271,6 +274,45 @@ def task_timing(a) -> None:
 
 
 SHOWDOWN_BOUNDS = ("mine", "infonce", "smile", "nwj", "gan_dime")
+#: InfoSEDD's defaults before the cosine schedule (issue 10's "before" row).
+OLD_DEFAULTS = {"steps": 4000, "schedule": "constant"}
+
+
+def task_speed(a) -> None:
+    """Library defaults vs the previous defaults, same data, interleaved repeats."""
+    from infometer.diffusion import InfoSEDD
+
+    states = ising_states()
+    for temp in a.T:
+        p = ising_pmf(states, temp)
+        truth = float(-(p * np.log(p)).sum())
+        rng = np.random.default_rng(a.seed)
+        data = states[rng.choice(len(states), size=a.n + a.n_eval, p=p)].astype(np.int64)
+        train, ev = data[: a.n], data[a.n :]
+        for rep in range(a.repeats):
+            for name, kw in (("before", OLD_DEFAULTS), ("after", {})):
+                m = InfoSEDD("entropy", seed=a.seed, **kw)
+                _, wall, cpu, load = _timed(m.fit, train, eval_data=ev)
+                h = m.entropy(passes=a.passes)
+                log(
+                    "speed",
+                    T=temp,
+                    config=name,
+                    repeat=rep,
+                    settings=kw or "defaults",
+                    threads=a.threads,
+                    exact=truth,
+                    value=h.value,
+                    se=h.stderr,
+                    rel_err=h.value / truth - 1,
+                    steps=m.log.steps,
+                    best_step=m.log.best_step,
+                    stop=m.log.stop_reason,
+                    fit_wall_s=wall,
+                    fit_cpu_s=cpu,
+                    cpu_per_wall=round(cpu / wall, 2),
+                    load=load,
+                )
 
 
 def _timed(fn, *args, **kwargs):
@@ -378,7 +420,7 @@ def task_showdown(a) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    tasks = ["ising", "ising8", "channel", "consistency", "motif", "timing", "showdown"]
+    tasks = ["ising", "ising8", "channel", "consistency", "motif", "timing", "showdown", "speed"]
     ap.add_argument("task", choices=tasks)
     ap.add_argument("--T", type=float, nargs="+", default=[2.0, 2.5, 3.0, 4.0])
     ap.add_argument("--mi", type=int, nargs="+", default=[5, 10, 20])
@@ -394,6 +436,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--joint-fraction", type=float, default=0.8)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=3, help="speed: runs per configuration")
     ap.add_argument("--budget", type=float, default=90.0, help="showdown: CPU s per estimator")
     ap.add_argument("--max-steps", type=int, default=20000, help="showdown: step cap")
     ap.add_argument("--bounds", nargs="+", default=list(SHOWDOWN_BOUNDS))

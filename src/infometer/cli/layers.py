@@ -124,7 +124,7 @@ def register(app: typer.Typer) -> None:
         dest = Path(out_dir)
         dest.mkdir(parents=True, exist_ok=True)
         t = Table(
-            title=f"I(T;Y) per layer [nats], {method}, n = {n} sentences, 2 labels (word order)"
+            title=f"I(T;Y) per layer (nats), {method}, n = {n} sentences, 2 labels (word order)"
         )
         t.add_column("layer")
         for label in frames:
