@@ -197,3 +197,30 @@ def test_bad_input_is_named():
         im.NeuralMI("dv").fit(x[:9], y[:9])
     with pytest.raises(RuntimeError, match="not trained"):
         im.NeuralMI("dv").mutual_info()
+
+
+def test_family_loads_without_torch():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'torch':\n"
+        "            raise ImportError('torch blocked')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import infometer as im\n"
+        "assert {'infonce', 'gan_dime'} <= set(im.methods('mutual_info'))\n"
+        "assert 'dv' in im.methods('cond_mutual_info')\n"
+        "assert callable(im.layer_info) and callable(im.flownib)\n"
+        "assert 'torch' not in sys.modules\n"
+        "try:\n"
+        "    im.mutual_info([0.1, 0.5, 0.2] * 10, [1.0, 0.3, 0.2] * 10, method='infonce')\n"
+        "except ImportError as e:\n"
+        "    assert 'torch' in str(e)\n"
+        "else:\n"
+        "    raise SystemExit('no ImportError')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
