@@ -104,3 +104,20 @@ def test_from_dict_rejects_garbage():
 def test_none_error_bars_by_default():
     e = Estimate(1.0)
     assert e.stderr is None and e.ci is None and e.warnings == []
+
+
+def test_utility_unit_is_a_value_not_information():
+    # values of decisions (value of information, persuasion value) carry the problem's
+    # utility units: they round-trip and print, but never convert to nats/bits
+    e = Estimate(8.0, "utility", "exact", "value_of_information")
+    assert e.unit == "utility" and repr(e) == "8.000 utility [exact]"
+    assert Estimate(1.0, "utils").unit == "utility"
+    assert e.to("utility").value == 8.0
+    assert Estimate.from_dict(json.loads(json.dumps(e.to_dict()))) == e
+    with pytest.raises(ValueError, match="not an amount of information"):
+        e.to("bits")
+    with pytest.raises(ValueError, match="not an amount of information"):
+        make().to("utility")
+    assert unit_factor("utility", "utility") == 1.0
+    with pytest.raises(ValueError, match="values of decisions"):
+        resolve_unit("utility")

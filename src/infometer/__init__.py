@@ -26,6 +26,14 @@ def __getattr__(name: str):
         from . import neural
 
         return getattr(neural, name)
+    if name == "decision":
+        import importlib
+
+        return importlib.import_module(".decision", __name__)
+    if name in ("pairwise", "aracne", "clr", "select_features"):
+        from . import allpairs
+
+        return getattr(allpairs, name)
     raise AttributeError(f"module 'infometer' has no attribute {name!r}")
 
 
@@ -53,4 +61,9 @@ __all__ = [
     "NeuralMI",
     "layer_info",
     "flownib",
+    "decision",
+    "pairwise",
+    "aracne",
+    "clr",
+    "select_features",
 ]

@@ -7,6 +7,7 @@ Nothing here knows any estimator family: methods and ``auto`` rules come from
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from . import registry
@@ -84,6 +85,9 @@ def run(
             "so this is estimation error (bias, bias correction or variance at this N); "
             "it is not clipped"
         )
+    unknown = set(raw.params) - set(spec.params)
+    if unknown:  # a family bug, not a user error: resolved values must be re-passable
+        raise RuntimeError(f"method {spec.name!r} resolved unknown parameters {sorted(unknown)}")
     full.update(raw.params)
 
     stderr, interval, level = raw.stderr, None, None
@@ -118,6 +122,39 @@ def run(
     return est if unit_name == "nats" else est.to(unit_name)
 
 
+def _check_roles(quantity: Any, data: Any) -> dict[str, Any]:
+    """``data`` as a dict in the quantity's role order; errors name what is wrong."""
+    if not isinstance(quantity, str):
+        raise TypeError(f"quantity must be a string, got {type(quantity).__name__}")
+    known = registry.quantities()
+    if quantity not in known:
+        raise ValueError(f"unknown quantity {quantity!r}; known: {', '.join(known)}")
+    roles = registry.QUANTITY_ROLES.get(quantity)
+    if not isinstance(data, Mapping):
+        want = ", ".join(repr(r) for r in roles) if roles else "role names"
+        raise TypeError(
+            f"data must be a dict mapping each role of {quantity} ({want}) to its samples, "
+            f"got {type(data).__name__}"
+        )
+    if roles is None:
+        return dict(data)
+    optional = registry.OPTIONAL_ROLES.get(quantity, ())
+    unknown = [k for k in data if k not in roles]
+    missing = [r for r in roles if r not in data and r not in optional]
+    if unknown or missing:
+        what = "; ".join(
+            part
+            for part in (
+                f"unknown role(s) {unknown}" if unknown else "",
+                f"missing role(s) {missing}" if missing else "",
+            )
+            if part
+        )
+        raise ValueError(f"data for {quantity} must have the roles {list(roles)}: {what}")
+    # estimators take the variables positionally, in role order
+    return {r: data[r] for r in roles if r in data and not (r in optional and data[r] is None)}
+
+
 def estimate(
     quantity: str,
     data: dict[str, Any],
@@ -132,6 +169,7 @@ def estimate(
     **params: Any,
 ) -> Estimate:
     """Generic entry point: ``data`` maps role names (``x``, ``y``...) to arrays."""
+    data = _check_roles(quantity, data)
     variables = as_variables(data, discrete=discrete, paired=paired)
     return run(
         quantity, variables, method=method, unit=unit, base=base, ci=ci, seed=seed, params=params

@@ -31,6 +31,7 @@ __all__ = [
     "check_int",
     "check_float",
     "check_choice",
+    "check_discrete",
     "InfometerWarning",
 ]
 
@@ -263,11 +264,14 @@ def _to_numpy_frame(
                 s = data[c]
                 is_cat = isinstance(s.dtype, pd.CategoricalDtype)
                 if is_cat:
-                    arr = np.asarray(s.cat.codes.to_numpy(), dtype=np.int64)
-                    if (arr < 0).any():
+                    codes = np.asarray(s.cat.codes.to_numpy(), dtype=np.int64)
+                    if (codes < 0).any():
                         raise ValueError(
-                            f"column {c!r} has missing values (row {int(np.argmax(arr < 0))})"
+                            f"column {c!r} has missing values (row {int(np.argmax(codes < 0))})"
                         )
+                    # the labels, not pandas' codes: two samples (KL's p and q) with other
+                    # category sets must still share one alphabet
+                    arr = np.asarray(s.cat.categories.to_numpy(dtype=object))[codes]
                 elif pd.api.types.is_extension_array_dtype(s.dtype):
                     if s.isna().any():
                         row = int(np.argmax(s.isna().to_numpy()))
@@ -337,11 +341,53 @@ def _as_array(data: Any, name: str) -> np.ndarray:
     return arr
 
 
+def _check_stray_text(sym: np.ndarray, codes: np.ndarray, where: str) -> None:
+    """Refuse a text column that is numbers except for a few stray values (``'?'``, ``'NA'``).
+
+    Read from a CSV, such a column arrives as strings and would become hundreds of discrete
+    symbols without a word.  Raised when at least two distinct values and at least half of
+    them read as finite numbers while others do not; ``discrete=True`` (symbols on purpose)
+    skips the check.
+    """
+    if sym.size < 3:
+        return
+    import pandas as pd
+
+    num = pd.to_numeric(pd.Series(sym, dtype=object), errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
+    )
+    ok = np.isfinite(num)
+    n_ok = int(ok.sum())
+    if n_ok < 2 or n_ok == sym.size or n_ok < 0.5 * sym.size:
+        return
+    bad = np.flatnonzero(~ok)
+    rows = np.flatnonzero(np.isin(codes, bad))
+    shown = ", ".join(repr(str(v)) for v in sym[bad][:5]) + (", ..." if bad.size > 5 else "")
+    raise ValueError(
+        f"{where} is text, but {n_ok} of its {sym.size} distinct values are numbers and "
+        f"{bad.size} {'is' if bad.size == 1 else 'are'} not ({shown}: {rows.size} rows, the "
+        f"first at row {int(rows[0])}). "
+        "Fix or drop those rows (e.g. pandas.read_csv(..., na_values=['?']) then dropna()), "
+        "or pass discrete=True to treat every value as a symbol"
+    )
+
+
 def _column_kind(
-    col: np.ndarray, name: str, j: int, categorical: bool
+    col: np.ndarray,
+    name: str,
+    j: int,
+    categorical: bool,
+    check_text: bool = True,
+    label: str | None = None,
 ) -> tuple[np.ndarray, str, int | None, np.ndarray | None]:
-    """Validate one column; return (encoded column, kind, cardinality, symbols)."""
+    """Validate one column; return (encoded column, kind, cardinality, symbols).
+
+    ``check_text``: refuse text columns of numbers with stray values (see
+    :func:`_check_stray_text`); off when the caller asked for symbols (``discrete=True``).
+    """
     where = name if j < 0 else f"{name}[:, {j}]"
+    if label is not None:
+        where = f"{name} column {label!r}"
     if categorical:
         codes, sym = _factorize_symbols(col)
         return codes, DISCRETE, len(sym), sym
@@ -370,6 +416,8 @@ def _column_kind(
         raise TypeError(f"{where} is complex-valued; pass real numbers")
     if kind_char in "US":
         codes, sym = _factorize_symbols(col.astype(object))
+        if check_text:
+            _check_stray_text(sym, codes, where)
         return codes, DISCRETE, len(sym), sym
     if kind_char == "O":
         types = {type(v) for v in col}
@@ -378,6 +426,8 @@ def _column_kind(
             raise ValueError(f"{where} contains None at row {row}")
         if types <= {str} or types <= {bytes}:
             codes, sym = _factorize_symbols(col)
+            if check_text and types <= {str}:
+                _check_stray_text(sym, codes, where)
             return codes, DISCRETE, len(sym), sym
         if types <= {bool, np.bool_}:
             return col.astype(np.int64), DISCRETE, 2, np.array([False, True])
@@ -385,13 +435,20 @@ def _column_kind(
             num = np.asarray(col.tolist())
             if num.dtype == object:
                 raise TypeError(f"{where} mixes numeric types that cannot share one array")
-            return _column_kind(num, name, j, False)
+            return _column_kind(num, name, j, False, check_text)
         names = sorted(t.__name__ for t in types)
         raise TypeError(
             f"{where} is an object array of mixed types ({', '.join(names)}); "
             "pass one type per column (numbers, strings or booleans)"
         )
     if kind_char in "mM":
+        nat = np.isnat(col)
+        if nat.any():
+            row = int(np.argmax(nat))
+            raise ValueError(
+                f"{where} contains NaT (a missing time) at row {row}; remove or impute "
+                "missing values first"
+            )
         c = (
             col.astype("datetime64[ns]").astype(np.int64)
             if kind_char == "M"
@@ -399,6 +456,43 @@ def _column_kind(
         )
         return _column_kind(c.astype(np.float64), name, j, False)
     raise TypeError(f"{where} has unsupported dtype {col.dtype}")
+
+
+def check_discrete(discrete: Any) -> bool | None:
+    """``discrete=`` must be ``True``, ``False`` or ``None`` (``1`` or ``"yes"`` are refused,
+    not read as truthy: a typo must not silently change how data are treated)."""
+    if discrete is None or isinstance(discrete, bool | np.bool_):
+        return None if discrete is None else bool(discrete)
+    raise TypeError(
+        f"discrete must be True, False or None, got {type(discrete).__name__} {discrete!r}"
+    )
+
+
+def _as_numbers(c: np.ndarray, categorical: bool, where: str) -> np.ndarray:
+    """A discrete column as float64 for ``discrete=False``: integers, booleans, or a
+    categorical whose categories are numbers; anything else is an error."""
+    if c.dtype.kind in "iub":
+        return np.asarray(c, dtype=np.float64)
+    if categorical:
+        try:
+            num = np.asarray(c, dtype=np.float64)
+        except (TypeError, ValueError):
+            num = None
+        if num is not None and np.all(np.isfinite(num)):
+            return num
+        example = next(iter(c[:1]), None)
+        raise ValueError(
+            f"{where} is categorical with non-numeric categories (e.g. {example!r}); "
+            "discrete=False needs numbers: leave discrete=None to treat them as symbols"
+        )
+    raise ValueError(f"{where} has non-numeric symbols; discrete=False needs numbers")
+
+
+def _label(labels: tuple[str, ...] | None, j: int, multi: bool) -> str | None:
+    """The column label to name in messages (not the "0" of an unnamed Series)."""
+    if labels is None or (not multi and labels[j] == "0"):
+        return None
+    return labels[j]
 
 
 def as_variable(
@@ -428,6 +522,7 @@ def as_variable(
     TypeError, ValueError
         With a message that names ``name`` and the problem.
     """
+    discrete = check_discrete(discrete)
     if data is None:
         raise TypeError(f"{name} is None; pass an array of samples")
     if isinstance(data, Variable):
@@ -463,14 +558,21 @@ def as_variable(
         c = np.asarray(c)
         if c.ndim != 1:
             raise ValueError(f"{name}[:, {j}] is not one-dimensional")
-        enc, kind, card, sym = _column_kind(c, name, j if multi else -1, cat)
+        enc, kind, card, sym = _column_kind(
+            c,
+            name,
+            j if multi else -1,
+            cat,
+            check_text=discrete is not True,
+            label=_label(labels, j, multi),
+        )
         if discrete is True and kind == CONTINUOUS:
             enc, sym = _factorize_symbols(enc)
             card, kind = len(sym), DISCRETE
         elif discrete is False and kind == DISCRETE:
-            if c.dtype.kind not in "iub" and not cat:
-                raise ValueError(f"{name} has non-numeric symbols; discrete=False needs numbers")
-            enc = np.asarray(c, dtype=np.float64)
+            where = f"{name}[:, {j}]" if multi else name
+            lab = _label(labels, j, multi)
+            enc = _as_numbers(c, cat, where if lab is None else f"{name} column {lab!r}")
             kind, card, sym = CONTINUOUS, None, None
         cols.append(enc)
         kinds.append(kind)
@@ -510,6 +612,7 @@ def as_variables(
     paired: bool = True,
 ) -> dict[str, Variable]:
     """Validate several arguments at once; check lengths when ``paired``."""
+    discrete = check_discrete(discrete)
     out = {k: as_variable(v, k, discrete=discrete) for k, v in named.items()}
     if paired and len(out) > 1:
         check_same_length(*out.values())

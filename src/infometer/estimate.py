@@ -14,16 +14,22 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Estimate", "UNITS", "unit_factor", "resolve_unit"]
+__all__ = ["Estimate", "UNITS", "VALUE_UNITS", "unit_factor", "resolve_unit"]
 
 #: Known unit names and the logarithm base they stand for.
 UNITS: dict[str, float] = {"nats": math.e, "bits": 2.0, "hartleys": 10.0}
+#: Units that are not information units: values of decisions (value of information,
+#: persuasion value) in the utility units of the user's own problem.  They have no log
+#: base, so they never convert to or from nats/bits.
+VALUE_UNITS: tuple[str, ...] = ("utility",)
 _ALIASES = {
     "nat": "nats",
     "bit": "bits",
     "shannons": "bits",
     "hartley": "hartleys",
     "dits": "hartleys",
+    "utils": "utility",
+    "utilities": "utility",
 }
 
 
@@ -34,18 +40,19 @@ def _canonical_unit(unit: str) -> str:
         )
     u = unit.strip().lower()
     u = _ALIASES.get(u, u)
-    if u in UNITS:
+    if u in UNITS or u in VALUE_UNITS:
         return u
     if u.startswith("base-"):
         try:
             b = float(u[5:])
         except ValueError:
             b = -1.0
-        if b > 0 and b != 1:
+        if b > 0 and b != 1 and math.isfinite(b) and math.isfinite(math.log(b)):
             return f"base-{u[5:]}"
     raise ValueError(
         f"unit {unit!r} is not known; use one of {sorted(UNITS)} "
-        "or 'base-B' for a log base B > 0, B != 1"
+        "or 'base-B' for a finite log base B > 0, B != 1 "
+        f"(or {list(VALUE_UNITS)} for values of decisions)"
     )
 
 
@@ -57,10 +64,17 @@ def _unit_base(unit: str) -> float:
 def resolve_unit(unit: str | None = "nats", base: float | None = None) -> str:
     """Return the canonical unit name for a ``unit=`` / ``base=`` pair.
 
-    ``base`` wins when given (2 -> bits, e -> nats, 10 -> hartleys, else ``base-B``).
+    ``base`` wins when given (2 -> bits, e -> nats, 10 -> hartleys, else ``base-B``);
+    ``unit`` is still checked, so a typo next to ``base=`` is not silently ignored.
     """
+    name = _canonical_unit("nats" if unit is None else unit)
+    if name in VALUE_UNITS:
+        raise ValueError(
+            f"unit {unit!r} is for values of decisions (utility units), "
+            "not for information quantities; use 'nats', 'bits', 'hartleys' or 'base-B'"
+        )
     if base is None:
-        return _canonical_unit("nats" if unit is None else unit)
+        return name
     if isinstance(base, bool) or not isinstance(base, int | float | np.integer | np.floating):
         raise TypeError(f"base must be a number, got {type(base).__name__}")
     b = float(base)
@@ -73,8 +87,20 @@ def resolve_unit(unit: str | None = "nats", base: float | None = None) -> str:
 
 
 def unit_factor(src: str, dst: str) -> float:
-    """Multiplier that converts a value in ``src`` units into ``dst`` units."""
-    return math.log(_unit_base(src)) / math.log(_unit_base(dst))
+    """Multiplier that converts a value in ``src`` units into ``dst`` units.
+
+    A value unit (``"utility"``) converts only to itself: a value of information in the
+    problem's utility units is not a number of nats.
+    """
+    s, d = _canonical_unit(src), _canonical_unit(dst)
+    if s in VALUE_UNITS or d in VALUE_UNITS:
+        if s == d:
+            return 1.0
+        raise ValueError(
+            f"cannot convert {s!r} to {d!r}: a value in the decision problem's utility "
+            "units is not an amount of information"
+        )
+    return math.log(_unit_base(s)) / math.log(_unit_base(d))
 
 
 def _jsonable(obj: Any) -> Any:
@@ -119,7 +145,9 @@ class Estimate:
     value
         The point estimate, in ``unit``.
     unit
-        ``"nats"``, ``"bits"``, ``"hartleys"`` or ``"base-B"``.
+        ``"nats"``, ``"bits"``, ``"hartleys"`` or ``"base-B"``; ``"utility"`` for values of
+        decisions (value of information, persuasion value) in the problem's own utility
+        units, which never convert to information units.
     method
         Registered estimator name that produced the value (after ``auto`` resolved).
     quantity
@@ -302,6 +330,8 @@ class Estimate:
         s = f"{_fmt(self.value)} {self.unit}"
         if self.stderr is not None:
             s += f" ± {_fmt(self.stderr)}"
+            if self.diagnostics.get("stderr_kind") == "monte_carlo":
+                s += " (Monte Carlo only)"
         if self.ci is not None:
             lvl = f"{round(100 * self.ci_level):d}% " if self.ci_level else ""
             s += f" ({lvl}CI {_fmt(self.ci[0])}–{_fmt(self.ci[1])})"

@@ -7,6 +7,7 @@ validates its table (non-negative, finite, sums to one within ``atol``) and retu
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -25,11 +26,32 @@ __all__ = [
 ]
 
 
-def _pmf(p: Any, name: str, ndim: int | None = None, atol: float = 1e-9) -> np.ndarray:
+def _pmf(p: Any, name: str, ndim: int | None = None, atol: float | None = None) -> np.ndarray:
+    """Validate a pmf / joint table: real numbers, finite, >= 0, summing to 1.
+
+    The sum may differ from 1 by ``atol``, by default 1e-9 for float64 input (summation
+    rounding is ~1e-16 · log2(size), far below it at any size that fits in memory) and
+    100 machine epsilons for lower-precision floats.  The tolerance does not grow with
+    the size: a table off by 1% in total mass is refused however many cells it has.
+    """
+    if isinstance(p, str | bytes):
+        raise TypeError(f"{name} must be an array of probabilities, got a string")
     try:
-        a = np.asarray(p, dtype=np.float64)
+        raw = np.asarray(p)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of probabilities: {exc}") from exc
+        raise TypeError(f"{name} must be a rectangular array of probabilities: {exc}") from exc
+    kind = raw.dtype.kind
+    if kind == "O":
+        flat = raw.ravel().tolist()
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in flat):
+            bad = next(v for v in flat if not isinstance(v, numbers.Real) or isinstance(v, bool))
+            raise TypeError(f"{name} must hold real numbers, found {type(bad).__name__} {bad!r}")
+    elif kind not in "iuf":
+        what = {"c": "complex numbers", "b": "booleans", "U": "strings", "S": "bytes"}
+        raise TypeError(
+            f"{name} must hold real numbers (probabilities), got {what.get(kind, raw.dtype)}"
+        )
+    a = raw.astype(np.float64)
     if a.size == 0:
         raise ValueError(f"{name} is empty")
     if ndim is not None and a.ndim != ndim:
@@ -38,9 +60,14 @@ def _pmf(p: Any, name: str, ndim: int | None = None, atol: float = 1e-9) -> np.n
         raise ValueError(f"{name} contains NaN or inf")
     if np.any(a < 0):
         raise ValueError(f"{name} has negative entries (min {a.min():.3g})")
+    if atol is None:
+        atol = 1e-9 if kind != "f" or raw.dtype.itemsize >= 8 else 100 * np.finfo(raw.dtype).eps
     s = a.sum()
-    if abs(s - 1.0) > max(atol, 1e-9 * a.size):
-        raise ValueError(f"{name} sums to {s:.9g}, not 1; normalise it first (p / p.sum())")
+    if not abs(s - 1.0) <= atol:
+        raise ValueError(
+            f"{name} sums to {s:.12g}, not 1 (tolerance {atol:.1e}); normalise it first "
+            "(p / p.sum())"
+        )
     return a / s
 
 

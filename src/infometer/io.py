@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["FileReadError", "read_table", "select_columns", "TABLE_FORMATS"]
+__all__ = ["FileReadError", "read_table", "select_columns", "read_jsonl", "TABLE_FORMATS"]
 
 TABLE_FORMATS = {
     ".csv": "csv",
@@ -95,3 +95,33 @@ def select_columns(
             f"{where}{what}: no column {', '.join(map(repr, missing))}; columns are: {real}"
         )
     return df[names]
+
+
+def read_jsonl(path: str | Path) -> list[tuple[int, object]]:
+    """``(line number, value)`` for every non-blank line of a JSON-lines file.
+
+    A line that is not valid JSON is a :class:`FileReadError` naming the file and the line
+    (1-based), so a user can fix it; blank lines are skipped.
+    """
+    import json
+
+    p = Path(path)
+    if not p.exists():
+        raise FileReadError(f"{p}: no such file")
+    if p.is_dir():
+        raise FileReadError(f"{p}: is a directory, not a file")
+    out: list[tuple[int, object]] = []
+    try:
+        with p.open(encoding="utf-8") as fh:
+            for no, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    out.append((no, json.loads(line)))
+                except json.JSONDecodeError as exc:
+                    raise FileReadError(f"{p}:{no}: not valid JSON ({exc.msg})") from exc
+    except UnicodeDecodeError as exc:
+        raise FileReadError(f"{p}: not UTF-8 text ({exc.reason})") from exc
+    if not out:
+        raise FileReadError(f"{p}: no JSON lines in the file")
+    return out

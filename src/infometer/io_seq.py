@@ -58,13 +58,57 @@ def read_fasta(path: str | Path, *, upper: bool = True) -> tuple[list[str], list
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("reading FASTA needs pyfastx: pip install 'infometer[text]'") from exc
     p = _path(path, "path")
+    _check_fasta_text(p)
     names, seqs = [], []
-    for rec in pyfastx.Fastx(str(p)):
-        names.append(rec[0])
-        seqs.append(rec[1].upper() if upper else rec[1])
+    try:
+        for rec in pyfastx.Fastx(str(p)):
+            names.append(rec[0])
+            seqs.append(rec[1].upper() if upper else rec[1])
+    except RuntimeError as exc:  # pyfastx's one error type for a malformed file
+        raise ValueError(f"{str(p)!r} is not a readable FASTA file: {exc}") from exc
     if not seqs:
         raise ValueError(f"{str(p)!r} holds no FASTA records")
+    empty = [nm for nm, sq in zip(names, seqs, strict=True) if not sq]
+    if empty:
+        raise ValueError(
+            f"{str(p)!r}: record {empty[0]!r} has an empty sequence "
+            f"({len(empty)} empty record{'s' if len(empty) > 1 else ''})"
+        )
     return names, seqs
+
+
+def _open_text(p: Path):
+    if p.name.lower().endswith(".gz"):
+        import gzip
+
+        return gzip.open(p, "rb")
+    return open(p, "rb")
+
+
+def _check_fasta_text(p: Path) -> None:
+    """Our error (not pyfastx's RuntimeError) for an empty, binary or header-less file."""
+    try:
+        with _open_text(p) as fh:
+            head = fh.read(1 << 16)
+    except OSError as exc:  # e.g. a .gz that is not gzip
+        raise ValueError(f"{str(p)!r} cannot be read: {exc}") from exc
+    if not head.strip():
+        raise ValueError(f"{str(p)!r} is empty: no FASTA records")
+    if b"\0" in head:
+        raise ValueError(f"{str(p)!r} is a binary file, not FASTA text")
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        try:  # a cut in the middle of a multi-byte character at the end of the chunk
+            text = head[:-4].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{str(p)!r} is not text (not UTF-8): not a FASTA file") from exc
+    first = text.lstrip()[:1]
+    if first != ">":
+        raise ValueError(
+            f"{str(p)!r} does not start with a '>' header line, so it is not FASTA; "
+            "for one sequence per line use a plain text file (e.g. .txt)"
+        )
 
 
 def read_sequences(path: str | Path, *, upper: bool = True) -> list[str]:
@@ -72,10 +116,15 @@ def read_sequences(path: str | Path, *, upper: bool = True) -> list[str]:
     p = _path(path, "path")
     if is_fasta(p):
         return read_fasta(p, upper=upper)[1]
-    with open(p, encoding="utf-8") as fh:
-        seqs = [ln.strip() for ln in fh if ln.strip()]
+    try:
+        with open(p, encoding="utf-8") as fh:
+            seqs = [ln.strip() for ln in fh if ln.strip()]
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{str(p)!r} is not UTF-8 text: {exc.reason}") from exc
     if not seqs:
         raise ValueError(f"{str(p)!r} holds no sequences")
+    if any("\0" in sq for sq in seqs):
+        raise ValueError(f"{str(p)!r} is a binary file, not sequences of text")
     return [s.upper() for s in seqs] if upper else seqs
 
 

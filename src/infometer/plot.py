@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["bar_with_errors", "new_axes", "save"]
+__all__ = ["bar_with_errors", "bars_beside_map", "new_axes", "save"]
 
 
 def _pyplot():
@@ -17,20 +17,9 @@ def _pyplot():
     return plt
 
 
-def bar_with_errors(
-    labels: Sequence[str],
-    values: Sequence[float],
-    lows: Sequence[float] | None,
-    highs: Sequence[float] | None,
-    *,
-    title: str,
-    xlabel: str,
-    path: str | Path,
-) -> Path:
-    """Horizontal bar chart (largest on top) with asymmetric error bars; returns the PNG path."""
-    plt = _pyplot()
+def _ranked_bars(ax, labels, values, lows, highs, *, title: str, xlabel: str) -> None:
+    """Horizontal bars, largest on top, with asymmetric error bars, on ``ax``."""
     n = len(labels)
-    fig, ax = plt.subplots(figsize=(7.5, max(3.0, 0.28 * n + 1.2)), dpi=110)
     ypos = list(range(n))[::-1]
     xerr = None
     if lows is not None and highs is not None:
@@ -45,12 +34,84 @@ def bar_with_errors(
     ax.set_title(title, fontsize=10)
     ax.axvline(0, color="black", lw=0.6)
     ax.grid(axis="x", alpha=0.3)
+
+
+def _save(fig, path: str | Path) -> Path:
+    plt = _pyplot()
     fig.tight_layout()
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(p)
     plt.close(fig)
     return p
+
+
+def bar_with_errors(
+    labels: Sequence[str],
+    values: Sequence[float],
+    lows: Sequence[float] | None,
+    highs: Sequence[float] | None,
+    *,
+    title: str,
+    xlabel: str,
+    path: str | Path,
+) -> Path:
+    """Horizontal bar chart (largest on top) with asymmetric error bars; returns the PNG path."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, max(3.0, 0.28 * len(labels) + 1.2)), dpi=110)
+    _ranked_bars(ax, labels, values, lows, highs, title=title, xlabel=xlabel)
+    return _save(fig, path)
+
+
+def bars_beside_map(
+    labels: Sequence[str],
+    values: Sequence[float],
+    lows: Sequence[float] | None,
+    highs: Sequence[float] | None,
+    grid: Sequence[Sequence[float]],
+    *,
+    title: str,
+    xlabel: str,
+    map_title: str,
+    unit: str,
+    path: str | Path,
+) -> Path:
+    """Ranked bars (left) beside a heat map of the same quantity laid out on a grid (right).
+
+    For image data: ``grid[r][c]`` is the value of pixel (r, c), drawn with its number in
+    each cell and a colour bar in ``unit``.  Returns the PNG path.
+    """
+    import numpy as np
+
+    plt = _pyplot()
+    g = np.asarray(grid, dtype=float)
+    if g.ndim != 2:
+        raise ValueError(f"grid must be 2-D, got shape {g.shape}")
+    height = max(4.5, 0.28 * len(labels) + 1.2)
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(13.0, height), dpi=110, gridspec_kw={"width_ratios": [1.15, 1.0]}
+    )
+    _ranked_bars(left, labels, values, lows, highs, title=title, xlabel=xlabel)
+    top = float(np.nanmax(g)) if np.isfinite(g).any() else 1.0
+    im = right.imshow(g, cmap="viridis", vmin=0.0, vmax=max(top, 1e-12))
+    for (r, c), v in np.ndenumerate(g):
+        if np.isfinite(v):
+            right.text(
+                c,
+                r,
+                f"{v:.2f}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if v < 0.6 * top else "black",
+            )
+    right.set_xticks(range(g.shape[1]))
+    right.set_yticks(range(g.shape[0]))
+    right.set_xlabel("column")
+    right.set_ylabel("row")
+    right.set_title(map_title, fontsize=10)
+    fig.colorbar(im, ax=right, fraction=0.046, pad=0.04, label=unit)
+    return _save(fig, path)
 
 
 def new_axes(ax=None, path=None, figsize=(6.0, 4.0)):
@@ -66,10 +127,4 @@ def save(fig, path) -> Path | None:
     """Save ``fig`` (from :func:`new_axes`) as a PNG at ``path`` and close it; no-op if None."""
     if fig is None or path is None:
         return None
-    plt = _pyplot()
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(p)
-    plt.close(fig)
-    return p
+    return _save(fig, path)

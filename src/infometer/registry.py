@@ -33,7 +33,10 @@ __all__ = [
     "choose_auto",
     "FAMILIES",
     "QUANTITY_ROLES",
+    "OPTIONAL_ROLES",
     "NONNEGATIVE",
+    "EXAMPLES",
+    "quantities",
 ]
 
 #: Family packages imported (once) before the registry is consulted.
@@ -45,6 +48,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.timeseries",
     "infometer.diffusion",
     "infometer.neural",
+    "infometer.text",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.
@@ -54,6 +58,15 @@ QUANTITY_ROLES: dict[str, tuple[str, ...]] = {
     "cond_mutual_info": ("x", "y", "z"),
     "kl_divergence": ("p", "q"),
 }
+
+#: Trailing roles a quantity may omit (e.g. transfer entropy's ``cond``); families add theirs.
+OPTIONAL_ROLES: dict[str, tuple[str, ...]] = {}
+
+#: Small example data of a quantity a family adds: ``EXAMPLES[quantity](rng)`` returns
+#: ``{role: array}`` of dependent data that its estimators accept (a few dozen rows).  The
+#: every-estimator tests (``ci=``, re-runs, independence tests) use it for quantities whose
+#: roles are not plain paired samples; the core quantities need none.
+EXAMPLES: dict[str, Callable[[Any], dict[str, Any]]] = {}
 
 #: Quantities whose variables are independent samples (not paired rows).
 UNPAIRED: set[str] = {"kl_divergence"}
@@ -83,7 +96,11 @@ class Raw:
     warnings
         Messages to emit as :class:`~infometer.data.InfometerWarning` and record.
     params
-        Parameters resolved during the run (e.g. an estimated alphabet size).
+        Parameters resolved during the run (e.g. a bin count chosen by a rule).  They are
+        recorded in ``Estimate.params`` and passed back when the estimator is re-run
+        (resampling, permutation tests), so each must be a valid value of that keyword
+        (an ``int`` where an integer is required); facts that are not valid parameter
+        values (a Chao1 alphabet estimate) belong in ``diagnostics``.
     """
 
     value: float
@@ -249,6 +266,12 @@ def methods(quantity: str) -> list[str]:
     """Names of the estimators registered for ``quantity``."""
     _ensure_loaded()
     return sorted(name for (q, name) in _SPECS if q == quantity)
+
+
+def quantities() -> list[str]:
+    """Names of the quantities that have at least one registered estimator."""
+    _ensure_loaded()
+    return sorted({q for q, _ in _SPECS})
 
 
 def specs(quantity: str | None = None) -> list[EstimatorSpec]:

@@ -63,3 +63,17 @@ def test_bench_list_and_bad_input(tmp_path):
         )
         assert r.exit_code == 2, (args, r.output)
         assert msg in r.output, (args, r.output)
+
+
+def test_bench_out_must_be_a_directory_and_retries_nonnegative(tmp_path):
+    f = tmp_path / "a-file"
+    f.write_text("x")
+    base = ["bench", "--tasks", "zipf-100", "-e", "plugin", "--n", "100", "--seeds", "1"]
+    for extra, msg in [
+        (["--out", str(f)], "is a file"),
+        (["--out", str(tmp_path / "o"), "--retries", "-1"], "--retries"),
+        (["--out", str(tmp_path / "o"), "--scheduler", "tcp://:x"], "is not an address"),
+    ]:
+        r = runner.invoke(_app(), base + extra + ["--no-progress"])
+        assert r.exit_code == 2, (extra, r.output)
+        assert msg in r.output and "Traceback" not in r.output, (extra, r.output)

@@ -1,17 +1,28 @@
 """The HTML report: self-contained, the right sections, failures highlighted, and it renders
 in headless Chromium to a non-blank screenshot (Chromium is installed by .ci/ensure-chromium)."""
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from infometer import truth
 from infometer.bench import Store, plan, run_sweep
-from infometer.bench.report import aggregate, load, write_report
+from infometer.bench.report import (
+    aggregate,
+    completeness,
+    incomplete_message,
+    load,
+    write_report,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,3 +155,189 @@ def test_report_of_failed_runs_only(tmp_path):
     assert "Run errors" in text and "boom" in text and 'class="fail"' in text
     with pytest.raises(ValueError, match="no finished runs"):
         write_report(tmp_path / "empty", tmp_path / "e.html")
+
+
+def _without_write_permission_bypass():
+    """Drop CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH in the child, so that even root obeys
+    file permissions there (root ignores chmod otherwise)."""
+    if os.geteuid() != 0:
+        return None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def drop():
+        for cap in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+            if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP; applies after exec
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+    return drop
+
+
+def test_report_of_a_read_only_store(bench_dir, tmp_path, bench_env):
+    if not hasattr(os, "geteuid"):
+        pytest.skip("POSIX permissions")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    shutil.copy(bench_dir / "results.sqlite", ro / "results.sqlite")  # closed: no -wal/-shm
+    out = tmp_path / "out"
+    out.mkdir()
+    os.chmod(ro / "results.sqlite", 0o444)
+    os.chmod(ro, 0o555)
+    try:
+        cmd = [sys.executable, "-m", "infometer.cli.bench", "report", str(ro), "-o"]
+        r = subprocess.run(
+            [*cmd, str(out / "r.html")],
+            env=bench_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            preexec_fn=_without_write_permission_bypass(),
+        )
+        if r.returncode and "PR_CAPBSET_DROP" in r.stderr:
+            pytest.skip("running as root without CAP_SETPCAP: cannot make a store read-only")
+        assert r.returncode == 0, r.stderr
+        assert "Summary per estimator" in (out / "r.html").read_text()
+        # the same process cannot write there: the test really was read-only
+        probe = subprocess.run(
+            ["sh", "-c", f"touch {ro}/x"], preexec_fn=_without_write_permission_bypass()
+        )
+        assert probe.returncode != 0
+        assert sorted(p.name for p in ro.iterdir()) == ["results.sqlite"]
+    finally:
+        os.chmod(ro, 0o755)
+
+
+def test_report_of_a_partial_store_says_what_is_missing(tmp_path):
+    tasks = [truth.get_task(t) for t in ("zipf-100", "table-4x5-dirichlet")]
+    jobs, _ = plan(tasks, ["plugin", "miller_madow"], [200], [0, 1, 2])  # 12 runs
+    with Store(tmp_path) as st:
+        st.add_planned(j.key for j in jobs)
+        run_sweep(jobs[:7], st, workers=1, progress=False)
+        assert len(st.missing_keys()) == 5
+    info = completeness(tmp_path)
+    assert (info["planned"], info["stored"], len(info["missing"])) == (12, 7, 5)
+    text = write_report(tmp_path, tmp_path / "r.html").read_text()
+    assert "The sweep is incomplete: 5 of 12 planned runs are missing" in text
+    assert 'class="warn"' in text and "table-4x5-dirichlet × miller_madow" in text
+    # a complete store has nothing missing and so no banner
+    with Store(tmp_path) as st:
+        run_sweep(jobs, st, workers=1, progress=False)
+    info = completeness(tmp_path)
+    assert (info["stored"], info["missing"]) == (12, [])
+    assert incomplete_message(info) is None
+
+
+def _runs(spec):
+    """Rows (family, task, method, abs error or None for a failed run)."""
+    import pandas as pd
+
+    rows = [
+        {
+            "family": f,
+            "task": t,
+            "n": 100,
+            "method": m,
+            "status": "ok" if e is not None else "error",
+            "abs_error": e if e is not None else float("nan"),
+            "resolved_method": r,
+        }
+        for f, t, m, e, r in spec
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_winner_is_lowest_median_abs_error_with_ties_failures_and_coverage():
+    from infometer.bench.report import winners
+
+    df = _runs(
+        [
+            # family A: b has the lower median (0.2 vs 0.3) though a has the best single run
+            ("A", "a1", "a", 0.01, None),
+            ("A", "a1", "a", 0.3, None),
+            ("A", "a1", "a", 0.9, None),
+            ("A", "a1", "b", 0.2, None),
+            ("A", "a1", "b", 0.2, None),
+            ("A", "a1", "b", 0.25, None),
+            # c fails on 2 of 3 runs: infinite median, cannot win despite 0.0
+            ("A", "a1", "c", 0.0, None),
+            ("A", "a1", "c", None, None),
+            ("A", "a1", "c", None, None),
+            # auto does not compete; what it chose is reported
+            ("A", "a1", "auto", 0.0, "b"),
+            # family B: a tie; d ran on only one of the two tasks and does not compete
+            ("B", "b1", "x", 0.1, None),
+            ("B", "b2", "x", 0.3, None),
+            ("B", "b1", "y", 0.3, None),
+            ("B", "b2", "y", 0.1, None),
+            ("B", "b1", "d", 0.0, None),
+            # family C: every estimator fails
+            ("C", "c1", "z", None, None),
+        ]
+    )
+    w = winners(df).set_index("family")
+    assert w.loc["A", "winner"] == "b" and w.loc["A", "median |err|"] == pytest.approx(0.2)
+    assert w.loc["A", "runner-up"] == "a" and w.loc["A", "runner-up |err|"] == pytest.approx(0.3)
+    assert w.loc["A", "auto chose"] == "b" and w.loc["A", "compared"] == 3
+    assert w.loc["B", "winner"] == "x = y" and w.loc["B", "compared"] == 2
+    assert w.loc["B", "median |err|"] == pytest.approx(0.2) and w.loc["B", "tasks"] == 2
+    assert w.loc["C", "winner"].startswith("none")
+
+
+def test_quick_suite_compares_the_main_estimators_on_every_family():
+    from infometer.bench import SUITES, suite_tasks
+
+    quick = SUITES["quick"]
+    jobs, skipped = plan(suite_tasks("quick"), quick.methods, [1000], [0])
+    by_task: dict[str, set] = {}
+    for j in jobs:
+        by_task.setdefault(j.task, set()).add(j.method)
+    assert set(by_task) == set(quick.names)
+    for task, methods in by_task.items():
+        assert len(methods - {"auto"}) >= 2, (task, methods)  # something to compare
+    ran = {j.method for j in jobs}
+    for m in ("ksg1", "ksg2", "gaussian_copula", "gkov", "plugin", "nsb", "histogram"):
+        assert m in ran
+    # gkov and the copula run on the mixed task; kNN only on continuous data; the
+    # copula is skipped (not failed) where no variable is continuous
+    assert {"gkov", "gaussian_copula"} <= by_task["mixed-uniform-m5"]
+    assert "ksg1" not in by_task["zipf-100"] and "plugin" not in by_task["1v1-normal-0.75"]
+    assert ("table-4x5-dirichlet", "gaussian_copula") in {(t, m) for t, m, _ in skipped}
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["F", "G"]),
+            st.sampled_from(["t1", "t2"]),
+            st.sampled_from(["a", "b", "c", "auto"]),
+            st.one_of(st.none(), st.floats(0, 5, allow_nan=False)),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_winner_properties(spec, rnd):
+    from infometer.bench.report import TIE_NATS, winners
+
+    df = _runs([(f, t, m, e, "a" if m == "auto" else None) for f, t, m, e in spec])
+    w = winners(df)
+    shuffled = winners(df.sample(frac=1.0, random_state=rnd.randint(0, 2**31)))
+    assert w.reset_index(drop=True).equals(shuffled.reset_index(drop=True))  # order-free
+    for _, r in w.iterrows():
+        fd = df[(df["family"] == r["family"]) & (df["method"] != "auto")]
+        assert "auto" not in r["winner"].split(" = ")
+        if r["winner"].startswith("none"):
+            continue
+        cells = {m: set(zip(d["task"], d["n"], strict=True)) for m, d in fd.groupby("method")}
+        widest = max(map(len, cells.values()))
+        med = {
+            m: np.median(np.where(d["status"] == "ok", d["abs_error"], np.inf))
+            for m, d in fd.groupby("method")
+            if len(cells[m]) == widest
+        }
+        best = min(med.values())
+        assert np.isfinite(best) and r["median |err|"] == best
+        assert set(r["winner"].split(" = ")) == {m for m, v in med.items() if v - best <= TIE_NATS}

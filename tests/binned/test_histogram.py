@@ -10,6 +10,7 @@ from scipy.stats import multivariate_normal, norm
 
 import infometer as im
 from infometer.binned import bins_per_column
+from tests._tol import sqrt0
 
 
 def sample_edges(col: np.ndarray, k: int, strategy: str) -> np.ndarray:
@@ -33,7 +34,9 @@ def binned_gaussian_mi(ex: np.ndarray, ey: np.ndarray, rho: float) -> tuple[floa
     px, py = np.diff(norm.cdf(bx)), np.diff(norm.cdf(by))
     lr = np.log(p / np.outer(px, py))
     mi = float((p * lr).sum())
-    return mi, float(np.sqrt((p * lr**2).sum() - mi**2))
+    # Var = sum p (lr - mi)^2, never E[lr^2] - mi^2: that difference of two nearly equal
+    # numbers can round below 0 (NaN sd) where the variance is ~0
+    return mi, sqrt0((p * (lr - mi) ** 2).sum(), "Var[log ratio]")
 
 
 @pytest.fixture(scope="module")

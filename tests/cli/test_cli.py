@@ -138,3 +138,24 @@ def test_demo_writes_table_and_png(tmp_path):
     assert len(table) == 64 and table["value"].is_monotonic_decreasing
     # label carries log2(10) bits at most; every pixel carries less
     assert table["value"].max() < math.log2(10)
+    # beside the bars, the 8x8 map of bits per pixel: a two-panel figure, wider than tall
+    import matplotlib.image as mpimg
+
+    from infometer.cli.demo import pixel_grid
+
+    h, w = mpimg.imread(png).shape[:2]
+    assert w > h
+    grid = pixel_grid(dict(zip(table["feature"], table["value"], strict=True)))
+    assert grid.shape == (8, 8)
+    assert grid[4, 1] == table.set_index("feature").loc["pixel_4_1", "value"]
+    # pixels that are blank in every image carry no information: 0 on the map
+    from infometer.cli.demo import load
+
+    X, _, _ = load("digits")
+    blank = [c for c in X.columns if X[c].nunique() == 1]
+    assert "pixel_0_0" in blank
+    for c in blank:
+        r, k = map(int, c.split("_")[1:])
+        assert abs(grid[r, k]) < 1e-9, c
+    assert pixel_grid({"pixel_0_0": 1.0, "other": 2.0}) is None
+    assert pixel_grid({"pixel_0_0": 1.0, "pixel_1_1": 2.0}) is None  # not a full grid

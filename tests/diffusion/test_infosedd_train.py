@@ -111,10 +111,12 @@ def test_functional_api_and_seeds():
     x, y, mi = channel(5000, 2, 4, 0.1, seed=3)
     kw = {"steps": 300, "batch_size": 128, "hidden": 64, "lr": 3e-3}
     a = im.mutual_info(x, y, method="infosedd_c", discrete=True, seed=4, **kw)
-    b = im.mutual_info(x, y, method="infosedd_c", discrete=True, seed=4, ci=0.9, **kw)
-    assert a.value == b.value and a.stderr == b.stderr  # seeded: reproducible
-    assert a.stderr > 0 and abs(a.value - mi) < 0.1 * mi
-    assert b.ci[0] < b.value < b.ci[1] and b.method == "infosedd_c"
+    b = im.mutual_info(x, y, method="infosedd_c", discrete=True, seed=4, **kw)
+    assert a.value == b.value and b.method == "infosedd_c"  # seeded: reproducible
+    # Monte Carlo error only: kept in diagnostics, not reported as the stderr (issue 9);
+    # ci= re-trains with other seeds (exercised at tiny settings in test_every_estimator)
+    assert a.stderr is None and a.diagnostics["mc_stderr"] > 0
+    assert abs(a.value - mi) < 0.1 * mi
     with pytest.raises(TypeError, match="steps"):
         im.mutual_info(x, y, method="infosedd", discrete=True, steps=1.5)
     with pytest.raises(TypeError, match="no parameter 'stepz'"):

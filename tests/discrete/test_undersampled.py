@@ -51,7 +51,8 @@ def test_nsb_posterior_sd_is_the_stderr_and_gives_a_ci():
 def test_alphabet_estimated_by_chao1_when_not_given():
     e = im.entropy(_draws(1)[0], method="nsb")
     assert e.diagnostics["alphabet_size_estimated"] == "Chao1"
-    assert 500 < e.params["alphabet_size"] < 2000  # Chao1 of this sample, true K = 1000
+    assert 500 < e.diagnostics["alphabet_size"] < 2000  # Chao1 of this sample, true K = 1000
+    assert e.params["alphabet_size"] is None  # re-running re-estimates it
 
 
 @pytest.mark.parametrize("n", [10, 100, 10_000, 1_000_000])

@@ -293,3 +293,24 @@ def test_copula_discrete_validation():
         im.cond_mutual_info(x, c, rng.normal(size=100), method="gaussian_copula")
     with pytest.raises(ValueError, match="class"):
         im.mutual_info(x, np.r_[np.zeros(99, int), 1], method="gaussian_copula")
+
+
+@pytest.mark.parametrize("method", ["gaussian", "gaussian_copula"])
+def test_constant_columns_carry_no_information(method):
+    # a constant column used to make the covariance singular and the MI "+inf"; kNN and
+    # im.pairwise give 0, and so must the parametric family (I(X; c) = 0 exactly)
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=400)
+    y = x + rng.normal(size=400)
+    c = np.full(400, 2.5)
+    with pytest.warns(im.InfometerWarning, match="constant"):
+        e = im.mutual_info(x, c, method=method)
+    assert e.value == 0.0 and e.diagnostics["constant"] == ["y"]
+    plain = im.mutual_info(x, y, method=method).value
+    with pytest.warns(im.InfometerWarning, match="constant"):
+        # a constant extra column of y, and a constant z, change nothing
+        assert im.mutual_info(x, np.column_stack([y, c]), method=method).value == pytest.approx(
+            plain, rel=1e-12
+        )
+    with pytest.warns(im.InfometerWarning, match="constant"):
+        assert im.cond_mutual_info(x, y, c, method=method).value == pytest.approx(plain, rel=1e-12)

@@ -17,9 +17,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .store import Store
+from .store import DB_NAME, Store
 
-__all__ = ["load", "aggregate", "write_report"]
+__all__ = ["load", "aggregate", "winners", "completeness", "write_report"]
+
+#: Median |error| values closer than this (nats) are a tie for the winner of a family.
+TIE_NATS = 1e-9
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;
@@ -32,12 +35,18 @@ td.fail{background:#f8d0d0;font-weight:600}td.ok{background:#dff3df}
 .note{color:#555;font-size:.9em}img{max-width:100%;border:1px solid #eee;margin:.4em 0}
 .grid{display:flex;flex-wrap:wrap;gap:1em}.grid figure{margin:0;flex:1 1 520px}
 figcaption{font-size:.85em;color:#444}
+.warn{background:#fff3cd;border:1px solid #e0b000;padding:.6em 1em;margin:1em 0}
 """
 
 
 def load(directory: str | Path) -> tuple[pd.DataFrame, dict]:
-    """All runs of a benchmark directory as a DataFrame, and the sweep settings."""
-    with Store(directory) as st:
+    """All runs of a benchmark directory as a DataFrame, and the sweep settings.
+
+    The store is opened read-only, so a directory without write permission can be read.
+    """
+    if not (Path(directory) / DB_NAME).is_file():
+        raise ValueError(f"{directory} has no finished runs yet (no {DB_NAME})")
+    with Store(directory, readonly=True) as st:
         rows, meta = st.rows(), st.meta()
     df = pd.DataFrame(rows)
     if df.empty:
@@ -46,6 +55,37 @@ def load(directory: str | Path) -> tuple[pd.DataFrame, dict]:
         df[c] = pd.to_numeric(df[c], errors="coerce")
     df["abs_error"] = df["error"].abs()
     return df, meta
+
+
+def completeness(directory: str | Path) -> dict:
+    """How much of the planned sweep a directory holds.
+
+    Returns ``{"planned": P, "stored": S, "missing": [(task, method, n, seed), ...],
+    "note": str | None}``; ``planned`` is 0 for stores written before plans were
+    recorded (then nothing can be said about what is missing).
+    """
+    with Store(directory, readonly=True) as st:
+        planned = st.planned_keys()
+        missing = sorted(planned - st.done_keys())
+        return {
+            "planned": len(planned),
+            "stored": len(planned) - len(missing),
+            "missing": missing,
+            "note": st.note,
+        }
+
+
+def incomplete_message(info: dict) -> str | None:
+    """One sentence on what a partial sweep lacks (``None`` when nothing is missing)."""
+    miss = info["missing"]
+    if not miss:
+        return None
+    by = pd.Series([m for _, m, _, _ in miss]).value_counts()
+    per = ", ".join(f"{m}: {k}" for m, k in by.items())
+    return (
+        f"the sweep is incomplete: {len(miss)} of {info['planned']} planned runs are "
+        f"missing ({per}); run the same `infometer bench` command again to finish it"
+    )
 
 
 def aggregate(df: pd.DataFrame, tolerance: float = 0.1) -> pd.DataFrame:
@@ -86,6 +126,59 @@ def aggregate(df: pd.DataFrame, tolerance: float = 0.1) -> pd.DataFrame:
     lim = tolerance + 2 * agg["truth_se"].fillna(0.0)
     agg["pass"] = (agg["bias"].abs() <= lim) & (agg["failed"] == 0)
     return agg
+
+
+def winners(df: pd.DataFrame) -> pd.DataFrame:
+    """The estimator to trust on each task family: the lowest median absolute error.
+
+    For each ``family``, every estimator except ``auto`` competes on its runs of that
+    family (all tasks, sample sizes and seeds).  A run that errored or returned a
+    non-finite value counts as an infinite error, so an estimator that fails on half
+    of its runs or more cannot win.  Only estimators that ran on every (task, n) of the
+    family that any estimator ran on compete; when none covers them all, those with the
+    widest coverage do, and ``coverage`` says how much that is.  Estimators whose median
+    |error| is within :data:`TIE_NATS` of the best share the win (``"a = b"``).
+    ``auto_chose`` is what ``auto`` resolved to there, when it ran.
+    """
+    out = []
+    fams = df["family"].fillna("(none)")
+    for fam in sorted(fams.unique()):
+        fd = df[(fams == fam) & (df["method"] != "auto")]
+        if fd.empty:
+            continue
+        cells = set(zip(fd["task"], fd["n"], strict=True))
+        cover = {m: set(zip(d["task"], d["n"], strict=True)) for m, d in fd.groupby("method")}
+        widest = max(len(c) for c in cover.values())
+        scores = {}
+        for m, c in cover.items():
+            if len(c) < widest:
+                continue
+            d = fd[fd["method"] == m]
+            good = (d["status"] == "ok") & np.isfinite(d["abs_error"])
+            scores[m] = float(np.median(np.where(good, d["abs_error"], np.inf)))
+        ranked = sorted(scores.items(), key=lambda kv: (kv[1], kv[0]))
+        best = ranked[0][1]
+        if np.isfinite(best):
+            tied = [m for m, v in ranked if v - best <= TIE_NATS]
+            winner = " = ".join(tied)
+        else:
+            tied, winner = [m for m, _ in ranked], "none (every estimator failed)"
+        rest = [(m, v) for m, v in ranked if m not in tied]
+        auto = df[(fams == fam) & (df["method"] == "auto")]["resolved_method"].dropna()
+        out.append(
+            {
+                "family": fam,
+                "tasks": len({t for t, _ in cells}),
+                "winner": winner,
+                "median |err|": best,
+                "runner-up": rest[0][0] if rest else "–",
+                "runner-up |err|": rest[0][1] if rest else np.nan,
+                "compared": len(scores),
+                "coverage": f"{widest}/{len(cells)}",
+                "auto chose": ", ".join(auto.value_counts().index[:2]) if len(auto) else "–",
+            }
+        )
+    return pd.DataFrame(out)
 
 
 def _png(fig) -> str:
@@ -228,6 +321,33 @@ def write_report(directory: str | Path, output: str | Path, tolerance: float = 0
     """Write the HTML report of ``directory`` to ``output``; return its path."""
     df, meta = load(directory)
     agg = aggregate(df, tolerance)
+    info = completeness(directory)
+    notes = [m for m in (incomplete_message(info), info["note"]) if m]
+    banner = ""
+    if notes:
+        first = ", ".join(f"{t} × {m} (n = {n}, seed {sd})" for t, m, n, sd in info["missing"][:10])
+        more = f" and {len(info['missing']) - 10} more" if len(info["missing"]) > 10 else ""
+        banner = (
+            '<div class="warn"><strong>'
+            + html.escape(notes[0][0].upper() + notes[0][1:])
+            + ".</strong> "
+            + (f"Missing: {html.escape(first)}{more}. " if first else "")
+            + " ".join(html.escape(x) + "." for x in notes[1:])
+            + "</div>"
+        )
+    win = winners(df)
+    win_html = "<p>No runs to compare.</p>"
+    if len(win):
+        win_html = _table(
+            win,
+            {"median |err|": "{:.3f}", "runner-up |err|": "{:.3f}"},
+            lambda i, c: (
+                ("ok" if win["median |err|"].iloc[i] <= tolerance else "fail")
+                if c == "median |err|"
+                else None
+            ),
+            left=("family", "winner", "runner-up", "auto chose"),
+        )
     from .. import __version__
 
     ok = df[df["status"] == "ok"]
@@ -319,6 +439,13 @@ written {now}. Sweep: {settings}.
 A cell fails when |mean error| &gt; {tolerance:g} nats (+2 Monte Carlo s.e. of the truth)
 or any run errored. Wall time covers the estimate only (not sampling); peak memory is the
 Python-tracked peak (tracemalloc) during the estimate.</p>
+{banner}
+<h2>Winner per task family</h2>
+<p class="note">The estimator with the lowest median |error| over the family's runs (all
+tasks, n and seeds); a run that errored or returned a non-finite value counts as an
+infinite error; only estimators that ran on every task of the family compete; equal
+medians share the win; <code>auto</code> does not compete (its choice is shown).
+Green: the winner's median |error| is within {tolerance:g} nats.</p>{win_html}
 <h2>Summary per estimator</h2>{summary_html}
 <h2>Failing tasks ({len(failing)})</h2>{fail_html}
 <h2>Mean error per task and estimator</h2>

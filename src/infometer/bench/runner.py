@@ -1,10 +1,10 @@
 """Plan and run a benchmark sweep: every (task, estimator, n, seed), in parallel.
 
 Estimators are called through the public dispatcher (:func:`infometer.api.estimate`), so
-every registered method (and ``auto``) can be benchmarked.  Work runs on local processes
-(default) or on a Dask distributed cluster (``scheduler="tcp://host:port"``); only the
-planning process writes to the :class:`~infometer.bench.store.Store`, one transaction per
-finished run.
+every registered method (and ``auto``) can be benchmarked.  Work runs through
+:func:`infometer.parallel.run_jobs` on local processes (default) or on a Dask distributed
+cluster (``scheduler="tcp://host:port"``); only the planning process writes to the
+:class:`~infometer.bench.store.Store`, one transaction per finished run.
 """
 
 from __future__ import annotations
@@ -12,16 +12,12 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import multiprocessing
 import os
 import platform
-import signal
-import threading
 import time
 import tracemalloc
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +29,6 @@ from .store import Store
 
 __all__ = ["Job", "SweepResult", "plan", "applicable", "run_job", "run_sweep"]
 
-_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 _FLAG_WORDS = ("saturat", "clip", "fail", "collapse", "diverg", "max_steps", "hit_max")
 
 
@@ -61,27 +56,63 @@ class SweepResult:
     failed: int = 0
     interrupted: bool = False
     skipped: list[tuple[str, str, str]] = field(default_factory=list)  # (task, method, why)
+    retried: int = 0  #: re-runs after a worker died or a Dask result was lost
+    #: planned (task, method, n, seed) keys the store lacks at the end -> why
+    missing: dict[tuple[str, str, int, int], str] = field(default_factory=dict)
 
 
 def _variables(task: truth.Task, data: dict[str, np.ndarray]) -> dict:
     return as_variables(data, discrete=task.discrete, paired=task.quantity not in registry.UNPAIRED)
 
 
-def applicable(task: truth.Task, method: str) -> str | None:
-    """``None`` if ``method`` can estimate ``task``'s quantity on its data, else the reason."""
+def _estimate(task: truth.Task, data: dict[str, np.ndarray], method: str, seed: int):
+    from .. import api
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # they are in est.diagnostics -> flags
+        return api.estimate(
+            task.quantity,
+            data,
+            method=method,
+            seed=seed,
+            discrete=task.discrete,
+            paired=task.quantity not in registry.UNPAIRED,
+        )
+
+
+def applicable(task: truth.Task, method: str, n: int = 64) -> str | None:
+    """``None`` if ``method`` can estimate ``task``'s quantity on its data, else the reason.
+
+    Beyond the kinds of data the method declares, it is tried once on ``n`` rows: an
+    estimator that rejects the data with a ``ValueError``/``TypeError`` (say a copula
+    estimator on data without a continuous variable) is not applicable either.
+    Trainable estimators (``resampling="seeds"``) are not tried: that would train a model.
+    """
     try:
-        variables = _variables(task, task.sample(64, seed=0))
+        data = task.sample(n, seed=0)
+        variables = _variables(task, data)
         name = method
         if method.lower() == "auto":
             name, _ = registry.choose_auto(registry.AutoContext(task.quantity, variables))
         spec = registry.get(task.quantity, name)
     except Exception as exc:  # any failure to choose/accept means "not applicable"
-        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        return _first_line(exc)
     bad = [k for k, v in variables.items() if v.kind not in spec.kinds]
     if bad:
         kinds = "/".join(sorted(spec.kinds))
         return f"{spec.name} takes {kinds} data, not {variables[bad[0]].kind}"
+    if spec.resampling != "seeds":
+        try:
+            _estimate(task, data, method, 0)
+        except (ValueError, TypeError) as exc:  # the estimator's own rules reject the data
+            return _first_line(exc)
+        except Exception:  # anything else is a real failure: run it and record it
+            pass
     return None
+
+
+def _first_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
 
 def plan(
@@ -92,9 +123,10 @@ def plan(
 ) -> tuple[list[Job], list[tuple[str, str, str]]]:
     """All applicable jobs, and the ``(task, method, reason)`` pairs that were skipped."""
     jobs, skipped = [], []
+    n_try = max(16, min(256, *ns)) if ns else 64
     for t in tasks:
         for m in methods:
-            why = applicable(t, m)
+            why = applicable(t, m, n_try)
             if why is not None:
                 skipped.append((t.name, m, why))
                 continue
@@ -133,8 +165,6 @@ def _jsonable(obj: Any) -> Any:
 
 def run_job(job: Job) -> dict[str, Any]:
     """Run one job and return its row for the store (errors become ``status="error"`` rows)."""
-    from .. import api
-
     task = truth.get_task(job.task)
     row: dict[str, Any] = {
         "task": job.task,
@@ -152,19 +182,9 @@ def run_job(job: Job) -> dict[str, Any]:
     }
     try:
         data = task.sample(job.n, seed=job.seed)
-        paired = task.quantity not in registry.UNPAIRED
         tracemalloc.start()
         t0 = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # they are in est.diagnostics -> flags
-            est = api.estimate(
-                task.quantity,
-                data,
-                method=job.method,
-                seed=job.seed,
-                discrete=task.discrete,
-                paired=paired,
-            )
+        est = _estimate(task, data, job.method, job.seed)
         wall = time.perf_counter() - t0
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
@@ -187,21 +207,6 @@ def run_job(job: Job) -> dict[str, Any]:
         row.update(status="error", message=f"{type(exc).__name__}: {exc}"[:2000])
     row["finished_at"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     return row
-
-
-def _init_worker() -> None:
-    # The parent handles Ctrl-C; workers use one thread each (parallelism is across runs).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1)
-    except ImportError:  # pragma: no cover - optional
-        pass
-    import sys
-
-    if "numba" in sys.modules:  # parallel kernels: one thread per worker process
-        sys.modules["numba"].set_num_threads(1)
 
 
 def _progress(total: int, enabled: bool):
@@ -232,112 +237,92 @@ def run_sweep(
     store: Store,
     *,
     workers: int | None = None,
-    scheduler: str | None = None,
+    scheduler: Any = None,
     progress: bool = True,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    retries: int = 2,
+    connect_timeout: float = 5.0,
+    lock: bool = True,
+    log: Callable[[str], None] | None = None,
 ) -> SweepResult:
     """Run the jobs not yet in ``store``; write each finished run as it completes.
+
+    Execution is :func:`infometer.parallel.run_jobs`: lost workers' runs are re-run, and
+    at the end the planned keys are checked against the store.
 
     Parameters
     ----------
     jobs
-        From :func:`plan`.
+        From :func:`plan`.  Their keys are also recorded as the store's plan, so a report
+        of a partial store can say what is missing.
     store
         Results store (its finished keys are skipped).
     workers
         Local processes (default: all cores); ``1`` runs in this process.
     scheduler
-        Address of a Dask distributed scheduler (``tcp://host:port``) to run on instead.
+        Address of a Dask distributed scheduler (``tcp://host:port``) or a
+        ``distributed.Client`` to run on instead.
     progress
         Show a rich progress bar with ETA.
     on_row
         Called with each stored row (e.g. for logging).
+    retries
+        Re-runs of a run whose worker died (or whose Dask result was lost).
+    connect_timeout
+        Seconds to reach ``scheduler`` before :class:`~infometer.parallel.SchedulerUnreachable`.
+    lock
+        Hold ``DIR/results.sqlite.lock`` while running: a second sweep on the same
+        directory waits for the first, then runs only what is still missing.
+    log
+        Called with one-line messages (lost workers, waiting for the lock).
 
     Returns
     -------
     SweepResult
+        ``missing`` maps each planned key the store lacks at the end to the reason;
         ``interrupted`` is True when Ctrl-C stopped the sweep (finished runs are kept).
     """
+    from ..parallel import run_jobs
+
+    store.add_planned(j.key for j in jobs)
     done = store.done_keys()
     todo = [j for j in jobs if j.key not in done]
-    res = SweepResult(planned=len(jobs), already_done=len(jobs) - len(todo))
-    if not todo:
-        return res
     if workers is None:
         workers = os.cpu_count() or 1
     workers = check_int(workers, "workers", min_value=1)
+    if scheduler is None and workers > 1 and todo:
+        _warm_up(todo)  # numba kernels compile once, here; workers read the disk cache
+    res = SweepResult(planned=len(jobs))
 
-    def record(row: dict[str, Any], bar, tid) -> None:
-        store.add(row)
-        res.ran += 1
-        res.failed += row["status"] != "ok"
-        if on_row is not None:
-            on_row(row)
-        bar.update(tid, advance=1, last=f"{row['task'][:28]} {row['method']}")
+    class _Sink:
+        def done_keys(self) -> set:
+            return store.done_keys()
 
-    ex = None
-    saved_env = {v: os.environ.get(v) for v in _THREAD_VARS}
-    if scheduler is None and workers > 1:
-        _warm_up(todo)
-        # "spawn": fresh interpreters.  Forking a parent that already ran OpenMP code (numba,
-        # scikit-learn) is unsafe; JIT kernels compiled by the warm-up are read from numba's
-        # on-disk cache.  Methods registered by the __main__ script are re-registered when
-        # the workers import it.
-        for var in _THREAD_VARS:  # inherited by the spawned workers: one thread each
-            os.environ[var] = "1"
-        ex = ProcessPoolExecutor(
-            max_workers=min(workers, len(todo)),
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
-        )
-        ex.submit(int).result()
-    stop = _StopRequest()
-    with _progress(len(todo), progress) as bar, stop:
+        def add(self, key: tuple, row: dict[str, Any]) -> None:
+            store.add(row)
+            res.failed += row["status"] != "ok"
+            if on_row is not None:
+                on_row(row)
+            last[0] = f"{row['task'][:28]} {row['method']}"
+
+    last = [""]
+    with _progress(len(todo), progress) as bar:
         tid = bar.add_task("bench", total=len(todo), last="")
-        try:
-            if scheduler is not None:
-                _run_dask(todo, scheduler, lambda r: record(r, bar, tid), stop)
-            elif ex is None:
-                for j in todo:
-                    if stop.requested:
-                        break
-                    record(run_job(j), bar, tid)
-            else:
-                _run_pool(todo, ex, workers, lambda r: record(r, bar, tid), stop)
-        except KeyboardInterrupt:  # a second Ctrl-C: abort without waiting
-            res.interrupted = True
-        finally:
-            if ex is not None:
-                ex.shutdown(wait=not res.interrupted, cancel_futures=True)
-            for var, old in saved_env.items():
-                if old is None:
-                    os.environ.pop(var, None)
-                else:
-                    os.environ[var] = old
-    res.interrupted = res.interrupted or stop.requested
+        out = run_jobs(
+            run_job,
+            {j.key: j for j in jobs},
+            _Sink(),
+            workers=workers,
+            scheduler=scheduler,
+            retries=retries,
+            progress=lambda p: bar.update(tid, total=p.total, completed=p.done, last=last[0]),
+            log=log,
+            lock=store.path.with_name(store.path.name + ".lock") if lock else None,
+            connect_timeout=connect_timeout,
+        )
+    res.already_done, res.ran, res.retried = out.already_done, out.ran, out.retried
+    res.interrupted, res.missing = out.interrupted, out.missing
     return res
-
-
-class _StopRequest:
-    """First Ctrl-C: finish the runs in flight, store them, stop.  Second: abort at once."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self._prev = None
-
-    def _handler(self, signum: int, frame: object) -> None:
-        self.requested = True
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-    def __enter__(self) -> _StopRequest:
-        if threading.current_thread() is threading.main_thread():
-            self._prev = signal.getsignal(signal.SIGINT)
-            signal.signal(signal.SIGINT, self._handler)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._prev is not None:
-            signal.signal(signal.SIGINT, self._prev)
 
 
 def _warm_up(todo: Sequence[Job]) -> None:
@@ -354,50 +339,3 @@ def _warm_up(todo: Sequence[Job]) -> None:
             continue
         seen.add(sig)
         run_job(Job(j.task, j.method, min(j.n, 200), j.seed))
-
-
-def _run_pool(
-    todo: Sequence[Job],
-    ex: ProcessPoolExecutor,
-    workers: int,
-    record: Callable[[dict], None],
-    stop: _StopRequest,
-) -> None:
-    pending: set[Future] = set()
-    it = iter(todo)
-    # a bounded queue: after Ctrl-C only the runs in flight are waited for
-    for j in it:
-        pending.add(ex.submit(run_job, j))
-        if len(pending) >= 2 * workers:
-            break
-    while pending:
-        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-        for f in finished:
-            if not f.cancelled():
-                record(f.result())
-            nxt = None if stop.requested else next(it, None)
-            if nxt is not None:
-                pending.add(ex.submit(run_job, nxt))
-        if stop.requested:
-            for f in pending:
-                f.cancel()  # not started yet: dropped; running ones finish and are stored
-
-
-def _run_dask(
-    todo: Sequence[Job], scheduler: str, record: Callable[[dict], None], stop: _StopRequest
-) -> None:
-    try:
-        from distributed import Client, as_completed
-    except ImportError as exc:  # pragma: no cover - optional extra
-        raise ImportError("--scheduler needs the dask extra: pip install infometer[dask]") from exc
-    with Client(scheduler, timeout=30) as client:
-        futures = client.map(run_job, list(todo), pure=False)
-        try:
-            for fut in as_completed(futures):
-                if fut.status == "finished":
-                    record(fut.result())
-                if stop.requested:
-                    client.cancel([f for f in futures if not f.done()])
-                    break
-        finally:
-            client.cancel([f for f in futures if not f.done()])

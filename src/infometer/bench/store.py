@@ -4,6 +4,8 @@ Each finished run is written in its own transaction (``INSERT OR REPLACE`` + ``C
 WAL mode with ``synchronous=FULL``, so killing the process at any moment loses no finished
 run and leaves a consistent database; a re-run skips every ``(task, method, n, seed)`` key
 that is already stored.  Only the process that plans the sweep writes; workers return rows.
+The ``planned`` table keeps every key a sweep here set out to run, so a partial store can
+say what it lacks.
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ _SCHEMA = (
     + ", ".join(f"{k} {v}" for k, v in COLUMNS.items())
     + ", PRIMARY KEY (task, method, n, seed))"
 )
+_PLANNED = (
+    "CREATE TABLE IF NOT EXISTS planned (task TEXT NOT NULL, method TEXT NOT NULL, "
+    "n INTEGER NOT NULL, seed INTEGER NOT NULL, PRIMARY KEY (task, method, n, seed))"
+)
 
 
 class Store:
@@ -58,18 +64,52 @@ class Store:
     Parameters
     ----------
     directory
-        Benchmark output directory (created when missing).
+        Benchmark output directory (created when missing, unless ``readonly``).
+    readonly
+        Open an existing store for reading only (what ``infometer report`` does): nothing
+        is written, so a store on a read-only disk, a read-only directory or a file
+        without write permission can be read.  When SQLite cannot even create its shared
+        memory file next to a WAL database there, the file is opened as immutable; rows
+        still in an un-checkpointed ``-wal`` file are then not visible, and
+        :attr:`note` says so.
     """
 
-    def __init__(self, directory: str | Path) -> None:
+    def __init__(self, directory: str | Path, *, readonly: bool = False) -> None:
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / DB_NAME
+        self.readonly = readonly
+        self.note: str | None = None
+        if readonly:
+            self._con = self._open_readonly()
+            return
+        if self.directory.exists() and not self.directory.is_dir():
+            raise NotADirectoryError(f"{self.directory} is a file, not a results directory")
+        self.directory.mkdir(parents=True, exist_ok=True)
         self._con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.execute("PRAGMA synchronous=FULL")
         self._con.execute(_SCHEMA)
+        self._con.execute(_PLANNED)
         self._con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+
+    def _open_readonly(self) -> sqlite3.Connection:
+        if not self.path.is_file():
+            raise FileNotFoundError(f"{self.directory} has no {DB_NAME}")
+        uri = self.path.resolve().as_uri()
+        try:
+            con = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=60)
+            con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return con
+        except sqlite3.OperationalError:
+            # a WAL database in a directory where SQLite cannot create its -shm file
+            con = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+            wal = self.path.with_name(DB_NAME + "-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                self.note = (
+                    f"{wal.name} holds runs that were never checkpointed into {DB_NAME} and "
+                    "cannot be read without write access; they are not shown"
+                )
+            return con
 
     def close(self) -> None:
         """Close the connection (checkpoints the WAL)."""
@@ -80,6 +120,32 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def add_planned(self, keys: Iterable[tuple[str, str, int, int]]) -> None:
+        """Record planned ``(task, method, n, seed)`` keys (the union over all sweeps here)."""
+        self._con.execute("BEGIN IMMEDIATE")
+        try:
+            self._con.executemany(
+                "INSERT OR IGNORE INTO planned (task, method, n, seed) VALUES (?, ?, ?, ?)",
+                [(t, m, int(n), int(s)) for t, m, n, s in keys],
+            )
+            self._con.execute("COMMIT")
+        except BaseException:
+            if self._con.in_transaction:
+                self._con.execute("ROLLBACK")
+            raise
+
+    def planned_keys(self) -> set[tuple[str, str, int, int]]:
+        """Every key a sweep on this directory planned (empty for stores older than that)."""
+        try:
+            rows = self._con.execute("SELECT task, method, n, seed FROM planned").fetchall()
+        except sqlite3.OperationalError:  # a store written before plans were recorded
+            return set()
+        return {(t, m, int(n), int(s)) for t, m, n, s in rows}
+
+    def missing_keys(self) -> list[tuple[str, str, int, int]]:
+        """Planned keys without a stored run, sorted."""
+        return sorted(self.planned_keys() - self.done_keys())
 
     def done_keys(self) -> set[tuple[str, str, int, int]]:
         """Keys ``(task, method, n, seed)`` already stored."""

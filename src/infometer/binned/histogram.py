@@ -41,6 +41,10 @@ from ..registry import Raw, register
 __all__ = ["bin_column", "bins_per_column", "NUMPY_RULES"]
 
 NUMPY_RULES = ("fd", "sturges", "scott", "sqrt", "rice", "doane")
+#: Largest ``bins=`` accepted (the edges of one column are allocated: 8 MB here).
+MAX_BINS = 1_000_000
+#: MI/CMI at or above this fraction of the binned ceiling min(H(x|z), H(y|z)) is flagged.
+SATURATION = 0.9
 STRATEGIES = ("width", "frequency")
 CORRECTIONS = ("miller_madow", "none")
 
@@ -120,6 +124,37 @@ def bin_column(col: np.ndarray, k: int, strategy: str) -> tuple[np.ndarray, np.n
     return codes.astype(np.int64), np.diff(edges)
 
 
+def _scaled(col: np.ndarray) -> tuple[np.ndarray, float]:
+    """``col / 2**e`` with ``|values| <= 1``, and ``log(2**e)``.
+
+    Dividing by a power of two is exact, so bin codes are those of the unscaled column,
+    but ``max - min`` and the bin widths stay finite for data near the float limits.
+    """
+    top = float(np.max(np.abs(col))) if col.size else 0.0
+    if top == 0.0 or not np.isfinite(top):
+        return col, 0.0
+    e = int(np.frexp(top)[1])
+    return np.ldexp(col, -e), e * float(np.log(2.0))
+
+
+def _ceiling_flag(value: float, hs: dict, n_vars: int, diag: dict, warns: list[str]) -> None:
+    """Flag MI/CMI at the binned ceiling ``min(H(x|z), H(y|z))`` (a binned MI can never
+    exceed the entropy of either binned side: ``y = x`` saturates there, whatever the
+    true, here infinite, MI)."""
+    if n_vars == 2:
+        ceiling = min(hs[(0,)], hs[(1,)])
+    else:
+        ceiling = min(hs[(0, 2)], hs[(1, 2)]) - hs[(2,)]
+    diag["ceiling"] = float(ceiling)
+    if ceiling > 0 and value >= SATURATION * ceiling:
+        diag["near_ceiling"] = True
+        warns.append(
+            f"histogram estimate {value:.3g} nats is at its ceiling, the entropy of the "
+            f"binned variable ({ceiling:.3g} nats): one side is (nearly) a function of the "
+            "other at this bin resolution, and the true value may be much larger"
+        )
+
+
 def _entropy(c: np.ndarray, correction: str) -> float:
     return kernels.miller_madow(c) if correction == "miller_madow" else kernels.plugin(c)
 
@@ -128,7 +163,7 @@ def _histogram(vs: Sequence[Variable], bins: int | str, strategy: str, correctio
     if isinstance(bins, str):
         check_choice(bins, "bins", ("auto", *NUMPY_RULES))
     else:
-        bins = check_int(bins, "bins", min_value=1)
+        bins = check_int(bins, "bins", min_value=1, max_value=MAX_BINS)
     check_choice(strategy, "strategy", STRATEGIES)
     check_choice(correction, "correction", CORRECTIONS)
     n = vs[0].n
@@ -140,7 +175,9 @@ def _histogram(vs: Sequence[Variable], bins: int | str, strategy: str, correctio
     for v in vs:
         vc = []
         for j in range(v.d):
-            col = v.values[:, j]
+            # scaled by a power of two (exact) so that data spanning +-1e308 have a finite
+            # range; the log of the scale is added back to the entropy below
+            col, log_scale = _scaled(v.values[:, j])
             k = bins_per_column(col, bins, n_dims)
             c, w = bin_column(col, k, strategy)
             per_col.append(int(w.size))
@@ -155,7 +192,7 @@ def _histogram(vs: Sequence[Variable], bins: int | str, strategy: str, correctio
                         "atoms has differential entropy -inf, and the finite histogram value "
                         "depends on the bins"
                     )
-                logw_mean += float(np.log(w[c]).mean())
+                logw_mean += float(np.log(w[c]).mean()) + log_scale
         codes.append(vc)
     group_codes = [encode_columns(vc, [int(c.max()) + 1 for c in vc]) for vc in codes]
 
@@ -166,8 +203,10 @@ def _histogram(vs: Sequence[Variable], bins: int | str, strategy: str, correctio
         return _entropy(cnt, correction), int(cnt.size)
 
     total, occupied = 0.0, 0
+    hs: dict[tuple[int, ...], float] = {}
     for sign, idx in _TERMS[len(vs)]:
         hv, m = h(idx)
+        hs[idx] = hv
         total += sign * hv
         occupied = max(occupied, m)
     diag: dict = {
@@ -176,6 +215,8 @@ def _histogram(vs: Sequence[Variable], bins: int | str, strategy: str, correctio
         "samples_per_occupied_cell": n / occupied,
     }
     warns: list[str] = list(warns_atoms)
+    if len(vs) > 1:
+        _ceiling_flag(total, hs, len(vs), diag, warns)
     if warns_atoms:
         diag["atoms"] = True
     if n / occupied < 2:

@@ -25,6 +25,8 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.bench",
     "infometer.cli.seq",
     "infometer.cli.layers",
+    "infometer.cli.text",
+    "infometer.cli.pairwise",
 )
 
 app = typer.Typer(
@@ -206,6 +208,8 @@ def methods_cmd(quantity: str = typer.Argument(None, help="Only this quantity.")
 
     from .. import registry
 
+    if quantity is not None and quantity not in registry.quantities():
+        fail(f"unknown quantity {quantity!r}; known: {', '.join(registry.quantities())}")
     t = Table("quantity", "method", "data", "family", "summary")
     for s in registry.specs(quantity):
         t.add_row(s.quantity, s.name, "/".join(sorted(s.kinds)), s.family, s.summary)
@@ -222,8 +226,26 @@ _mount()
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: user errors are one ``error:`` line (exit 2); anything
+    unexpected is one line too (exit 1; ``INFOMETER_DEBUG=1`` shows the traceback)."""
+    import os
+
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("[bold red]error:[/] interrupted", highlight=False)
+        sys.exit(130)
+    except Exception as exc:  # the last resort: never a traceback for a user
+        if os.environ.get("INFOMETER_DEBUG"):
+            raise
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        err.print(
+            f"[bold red]error:[/] {type(exc).__name__}{': ' + msg if msg else ''} "
+            "(an internal error: please report it; INFOMETER_DEBUG=1 shows the traceback)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(1)
 
 
 if __name__ == "__main__":

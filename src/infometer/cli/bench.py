@@ -12,7 +12,7 @@ import sys
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 __all__ = ["register", "bench_cmd", "report_cmd"]
 
@@ -43,7 +43,11 @@ def bench_cmd(
         help="quick, beyond-normal, high-mi, discrete, consistency or all.",
     ),
     estimators: str = typer.Option(
-        "auto", "--estimators", "-e", help="Comma-separated method names (or 'auto')."
+        None,
+        "--estimators",
+        "-e",
+        help="Comma-separated method names or 'auto' (default: the suite's; quick compares "
+        "the main estimators side by side, the other suites run 'auto').",
     ),
     n: str = typer.Option(None, "--n", help="Comma-separated sample sizes (default: suite's)."),
     seeds: int = typer.Option(None, "--seeds", help="Number of seeds 0..S-1 (default: suite's)."),
@@ -53,13 +57,18 @@ def bench_cmd(
     scheduler: str = typer.Option(
         None, "--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786."
     ),
+    connect_timeout: float = typer.Option(
+        5.0, "--connect-timeout", help="Seconds to reach --scheduler before giving up."
+    ),
+    retries: int = typer.Option(
+        2, "--retries", help="Re-runs of a run whose worker died or whose result was lost."
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     list_only: bool = typer.Option(False, "--list", help="List the suite's tasks and exit."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List skipped pairs and why."),
 ) -> None:
     """Benchmark estimators on tasks with exact answers; results go to OUT/results.sqlite."""
-    from .. import __version__
-    from ..bench import SUITES, Store, plan, run_sweep, suite_tasks
+    from ..bench import SUITES, suite_tasks
 
     if suite not in SUITES:
         _fail(f"--suite must be one of {', '.join(SUITES)}, got {suite!r}")
@@ -87,9 +96,36 @@ def bench_cmd(
         _fail(f"--workers must be >= 1, got {workers}")
     if any(v < 2 for v in ns):
         _fail("--n values must be >= 2")
+    if retries < 0:
+        _fail(f"--retries must be >= 0, got {retries}")
+    if not connect_timeout > 0:
+        _fail(f"--connect-timeout must be > 0, got {connect_timeout}")
+    _check_out_dir(out)
+    if estimators is None:
+        estimators = ",".join(s.methods)
     methods = [m.strip() for m in estimators.split(",") if m.strip()]
     if not methods:
         _fail("--estimators is empty")
+    from ..parallel import SchedulerUnreachable, connect
+
+    client = None
+    if scheduler is not None:  # before planning: an unreachable cluster fails at once
+        try:
+            client, _ = connect(scheduler, timeout=connect_timeout)
+        except (SchedulerUnreachable, ValueError, ImportError) as exc:
+            _fail(str(exc))
+    try:
+        _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose)
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose):
+    from .. import __version__
+    from ..bench import Store, plan, run_sweep
+    from ..parallel import LockTimeout, WorkerStartError
+
     jobs, skipped = plan(ts, methods, ns, range(n_seeds))
     if skipped:
         by: dict[str, int] = {}
@@ -106,7 +142,11 @@ def bench_cmd(
                 _err.print(f"[dim]  {task} × {m}: {why}[/]", highlight=False, soft_wrap=True)
     if not jobs:
         _fail("no (task, estimator) pair applies; see the skip lines above")
-    with Store(out) as store:
+    try:
+        store = Store(out)
+    except OSError as exc:
+        _fail(f"--out {out}: {exc.strerror or exc}")
+    with store:
         store.set_meta(
             {
                 "suite": suite,
@@ -118,12 +158,24 @@ def bench_cmd(
                 "cpus": os.cpu_count(),
             }
         )
-        res = run_sweep(jobs, store, workers=workers, scheduler=scheduler, progress=progress)
+        try:
+            res = run_sweep(
+                jobs,
+                store,
+                workers=workers,
+                scheduler=client,
+                progress=progress,
+                retries=retries,
+                log=lambda msg: _err.print(f"[dim]{msg}[/]", highlight=False, soft_wrap=True),
+            )
+        except (LockTimeout, WorkerStartError, ValueError) as exc:
+            _fail(str(exc))
         rows = store.rows()
     _summary(rows, {j.key for j in jobs})
+    rerun = f", {res.retried} re-run after a lost worker" if res.retried else ""
     _out.print(
-        f"{res.ran} run(s) done now, {res.already_done} already stored, "
-        f"{res.failed} failed; results in {os.path.join(out, 'results.sqlite')}",
+        f"{res.ran} run(s) done now, {res.already_done} already stored, {res.failed} failed"
+        f"{rerun}; results in {os.path.join(out, 'results.sqlite')}",
         highlight=False,
     )
     if res.interrupted:
@@ -132,16 +184,48 @@ def bench_cmd(
             "command again to resume."
         )
         raise typer.Exit(code=130)
+    if res.missing:
+        from ..parallel import Outcome
+
+        text = Outcome(planned=res.planned, missing=res.missing).describe(limit=5)
+        _err.print(
+            f"[bold red]error:[/] {text}; run the same command again to retry them",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(code=1)
+
+
+def _check_out_dir(out: str) -> None:
+    """--out must be a directory we can create or write, checked before the runner starts."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        _fail(f"--out {out!r} is a file; give a directory (results go to OUT/results.sqlite)")
+    parent = os.path.dirname(os.path.abspath(out))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    probe = out if os.path.isdir(out) else parent
+    if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
+        _fail(f"--out {out!r}: {probe!r} is not a writable directory")
 
 
 def _summary(rows: list[dict], keys: set) -> None:
     import numpy as np
+    import pandas as pd
 
+    from ..bench.report import winners
+
+    mine = [r for r in rows if (r["task"], r["method"], r["n"], r["seed"]) in keys]
     by: dict[str, list[dict]] = {}
-    for r in rows:
-        if (r["task"], r["method"], r["n"], r["seed"]) in keys:
-            by.setdefault(r["method"], []).append(r)
-    t = Table("estimator", "runs", "failed", "median |err|", "within 0.1 nats", "median time (s)")
+    for r in mine:
+        by.setdefault(r["method"], []).append(r)
+    t = Table(
+        Column("estimator", overflow="fold"),
+        "runs",
+        "failed",
+        "median |err|",
+        "within 0.1 nats",
+        "median time (s)",
+    )
     for m, rs in sorted(by.items()):
         ok = [r for r in rs if r["status"] == "ok"]
         err = np.abs([r["error"] for r in ok]) if ok else np.array([])
@@ -154,6 +238,25 @@ def _summary(rows: list[dict], keys: set) -> None:
             f"{np.median([r['wall_s'] for r in ok]):.3f}" if ok else "-",
         )
     _out.print(t)
+    if not mine:
+        return
+    df = pd.DataFrame(mine)
+    df["abs_error"] = pd.to_numeric(df["error"], errors="coerce").abs()
+    win = winners(df)
+    w = Table(
+        Column("task family", overflow="fold"),
+        Column("winner (lowest median |err|)", overflow="fold"),
+        "median |err|",
+        Column("runner-up", overflow="fold"),
+        Column("auto chose", overflow="fold"),
+        title="Winner per task family",
+    )
+    for _, r in win.iterrows():
+        ru = r["runner-up"]
+        if ru != "–":
+            ru = f"{ru} ({r['runner-up |err|']:.3f})"
+        w.add_row(r["family"], r["winner"], f"{r['median |err|']:.3f}", ru, r["auto chose"])
+    _out.print(w)
 
 
 def report_cmd(
@@ -171,14 +274,22 @@ def report_cmd(
         _fail(f"{directory} has no {DB_NAME}; run `infometer bench --out {directory}` first")
     if not tolerance > 0:
         _fail(f"--tolerance must be > 0, got {tolerance}")
+    from ..bench.report import completeness, incomplete_message
+
     path = write_report(directory, output, tolerance=tolerance)
     _out.print(f"report written to {path}", highlight=False)
+    info = completeness(directory)
+    for msg in (incomplete_message(info), info["note"]):
+        if msg:
+            _err.print(f"[yellow]warning:[/] {msg}", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
     """Add ``bench`` and ``report`` to the ``infometer`` app."""
-    app.command("bench")(bench_cmd)
-    app.command("report")(report_cmd)
+    from .app import user_errors  # bad input -> one error line, exit 2
+
+    app.command("bench")(user_errors(bench_cmd))
+    app.command("report")(user_errors(report_cmd))
 
 
 def _standalone() -> typer.Typer:

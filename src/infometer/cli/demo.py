@@ -1,7 +1,8 @@
 """``infometer demo``: the main job on bundled real data.
 
 Ranks the features of a real dataset that ships inside scikit-learn by their mutual
-information with the target, with error bars, prints the table and saves a bar plot.
+information with the target, with error bars, prints the table and saves a bar plot; for
+images (the digits) the plot also shows the 8×8 map of information per pixel.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def register(app: typer.Typer) -> None:
         import pandas as pd
         from rich.table import Table
 
-        from ..plot import bar_with_errors
+        from ..plot import bar_with_errors, bars_beside_map
 
         if dataset not in DATASETS:
             raise ValueError(f"--dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
@@ -133,13 +134,55 @@ def register(app: typer.Typer) -> None:
         csv = od / f"{dataset}_mi.csv"
         table.to_csv(csv, index=False)
         plot_rows = shown[:40]
-        png = bar_with_errors(
-            [r["feature"] for r in plot_rows],
-            [r["estimate"].value for r in plot_rows],
-            [r["estimate"].ci[0] if r["estimate"].ci else r["estimate"].value for r in plot_rows],
-            [r["estimate"].ci[1] if r["estimate"].ci else r["estimate"].value for r in plot_rows],
-            title=f"{dataset}: information each feature carries about the target",
+        bars = dict(
+            labels=[r["feature"] for r in plot_rows],
+            values=[r["estimate"].value for r in plot_rows],
+            lows=[
+                r["estimate"].ci[0] if r["estimate"].ci else r["estimate"].value for r in plot_rows
+            ],
+            highs=[
+                r["estimate"].ci[1] if r["estimate"].ci else r["estimate"].value for r in plot_rows
+            ],
+            title=f"{dataset}: information each feature carries about the target"
+            + (f" (top {len(plot_rows)} of {len(rows)})" if len(plot_rows) < len(rows) else ""),
             xlabel=f"I(feature; target) [{e0.unit}]",
             path=od / f"{dataset}_mi.png",
         )
+        grid = pixel_grid({r["feature"]: r["estimate"].value for r in rows})
+        if grid is None:
+            png = bar_with_errors(**bars)
+        else:  # images: where in the picture the information about the label is
+            png = bars_beside_map(
+                **bars,
+                grid=grid,
+                map_title=f"{e0.unit} per pixel about the label ({grid.shape[0]}×{grid.shape[1]})",
+                unit=f"I(pixel; label) [{e0.unit}]",
+            )
         out.print(f"table: {csv}\nplot:  {png}")
+
+
+def pixel_grid(values: dict[str, float]) -> Any:
+    """Values of features named ``pixel_<row>_<col>`` laid out as an image, else ``None``.
+
+    ``None`` unless every feature is such a pixel and together they fill the rectangle.
+    """
+    import re
+
+    import numpy as np
+
+    cells = {}
+    for name, v in values.items():
+        m = re.fullmatch(r"pixel_(\d+)_(\d+)", name)
+        if m is None:
+            return None
+        cells[int(m[1]), int(m[2])] = v
+    if not cells:
+        return None
+    rows = 1 + max(r for r, _ in cells)
+    cols = 1 + max(c for _, c in cells)
+    if len(cells) != rows * cols:
+        return None
+    grid = np.full((rows, cols), np.nan)
+    for (r, c), v in cells.items():
+        grid[r, c] = v
+    return grid

@@ -32,18 +32,103 @@ _Unit = Annotated[str, typer.Option(help="nats, bits or hartleys.")]
 _Json = Annotated[bool, typer.Option("--json", help="Print the Estimate as JSON.")]
 _Save = Annotated[Path | None, typer.Option(help="Save the trained model (safetensors).")]
 _Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
+_Policy = Annotated[
+    str,
+    typer.Option(
+        help="Characters outside ACGT (or --alphabet): keep (extra symbols), mask (one "
+        "unknown symbol N) or drop (remove those sequences)."
+    ),
+]
 
 
-def _load(path: Path, alphabet: str | None) -> Any:
-    from ..diffusion.tokens import Tokens, as_tokens
+def _warn(message: str) -> None:
+    from .app import err
+
+    err.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
+
+
+def _load_rows(
+    path: Path, alphabet: str | None, policy: str = "keep", report: bool = True
+) -> tuple[Any, np.ndarray | None, int]:
+    """Tokens of FILE, the rows kept (``None``: all) and the number of rows read; findings
+    (off-alphabet letters, sparse token ids) are printed as warning lines."""
+    import warnings
+
+    from ..data import InfometerWarning
+    from ..diffusion.tokens import Tokens, as_tokens, prepare_strings
     from ..io_seq import read_sequences, read_token_ids
 
-    if path.suffix == ".npy":
-        return as_tokens(read_token_ids(path), "FILE")
-    seqs = read_sequences(path)
-    tok = as_tokens(seqs, "FILE", alphabet)
+    kept = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InfometerWarning)
+        if path.suffix == ".npy":
+            tok = as_tokens(read_token_ids(path), "FILE")
+            n_read = tok.data.shape[0]
+        else:
+            seqs = read_sequences(path)
+            n_read = len(seqs)
+            seqs, alphabet, rep = prepare_strings(seqs, alphabet, policy, "FILE")
+            if rep:
+                warnings.warn(rep["message"], InfometerWarning, stacklevel=1)
+                kept = rep["kept_rows"]
+            tok = as_tokens(seqs, "FILE", alphabet, policy=None)
+    if report:
+        for w in caught:
+            _warn(str(w.message))
     assert isinstance(tok, Tokens)
-    return tok
+    return tok, kept, n_read
+
+
+def _load(path: Path, alphabet: str | None, policy: str = "keep", report: bool = True) -> Any:
+    return _load_rows(path, alphabet, policy, report)[0]
+
+
+def _check_out(path: Path | None, option: str) -> None:
+    """An output path must be writable *before* hours of training, not after."""
+    import os
+
+    if path is None:
+        return
+    if path.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is a directory; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"{option} {str(path)!r}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise ValueError(f"{option} {str(path)!r}: directory {str(parent)!r} is not writable")
+
+
+def _validate(
+    *,
+    steps: int,
+    hidden: int,
+    arch: str,
+    estimator: str,
+    passes: int,
+    device: str,
+    unit: str = "nats",
+    policy: str = "keep",
+    outputs: dict[str, Path | None] | None = None,
+) -> None:
+    """Every option that training would otherwise only trip over at the end."""
+    from ..data import check_choice, check_int
+    from ..diffusion.tokens import SEQUENCE_POLICIES
+    from ..estimate import resolve_unit
+
+    check_int(steps, "--steps", min_value=1)
+    check_int(hidden, "--hidden", min_value=1)
+    check_int(passes, "--passes", min_value=1)
+    check_choice(arch, "--arch", ("auto", "mlp", "transformer"))
+    check_choice(estimator, "--estimator", ("time_free", "time_sampled"))
+    check_choice(policy, "--policy", SEQUENCE_POLICIES)
+    resolve_unit(unit)
+    for option, path in (outputs or {}).items():
+        _check_out(path, option)
+    try:
+        from ..diffusion.model import check_device
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ValueError("infometer seq needs torch: pip install 'infometer[torch]'") from exc
+    check_device(device, "--device")
 
 
 def _model(
@@ -83,6 +168,7 @@ def entropy_cmd(
     file: Annotated[Path, typer.Argument(help="FASTA / text / .npy token file.")],
     positions: Annotated[str | None, typer.Option(help="Positions, e.g. 0:10.")] = None,
     alphabet: _Alpha = None,
+    policy: _Policy = "keep",
     steps: _Steps = 3000,
     hidden: _Hidden = 256,
     arch: _Arch = "auto",
@@ -97,10 +183,21 @@ def entropy_cmd(
 ) -> None:
     """InfoSEDD-H entropy of the sequences (on a held-out 20%)."""
     try:
-        tok = _load(file, alphabet)
+        _validate(
+            steps=steps,
+            hidden=hidden,
+            arch=arch,
+            estimator=estimator,
+            passes=passes,
+            device=device,
+            unit=unit,
+            policy=policy,
+            outputs={"--save": save},
+        )
+        tok = _load(file, alphabet, policy)
         m = _model("entropy", steps, hidden, arch, seed, device, quiet).fit(tok)
         est = m.entropy(positions, estimator=estimator, passes=passes)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     if save is not None:
         m.save(str(save))
@@ -114,6 +211,7 @@ def mi_cmd(
     y: Annotated[str, typer.Option("--y", help="Positions of Y, e.g. 10:20.")],
     variant: Annotated[str, typer.Option(help="j (joint model) or c (conditional model).")] = "j",
     alphabet: _Alpha = None,
+    policy: _Policy = "keep",
     steps: _Steps = 3000,
     hidden: _Hidden = 256,
     arch: _Arch = "auto",
@@ -131,10 +229,21 @@ def mi_cmd(
         _fail(ValueError(f"--variant must be 'j' or 'c', got {variant!r}"))
     mode = "joint" if variant == "j" else "conditional"
     try:
-        tok = _load(file, alphabet)
+        _validate(
+            steps=steps,
+            hidden=hidden,
+            arch=arch,
+            estimator=estimator,
+            passes=passes,
+            device=device,
+            unit=unit,
+            policy=policy,
+            outputs={"--save": save},
+        )
+        tok = _load(file, alphabet, policy)
         m = _model(mode, steps, hidden, arch, seed, device, quiet, x=x, y=y).fit(tok)
         est = m.mutual_info(estimator=estimator, passes=passes)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     if save is not None:
         m.save(str(save))
@@ -150,6 +259,7 @@ def scan_cmd(
     plot: Annotated[Path | None, typer.Option(help="Save a plot of MI along the sequence.")] = None,
     csv: Annotated[Path | None, typer.Option(help="Write start,mi,stderr rows.")] = None,
     alphabet: _Alpha = None,
+    policy: _Policy = "keep",
     steps: _Steps = 3000,
     hidden: _Hidden = 256,
     arch: _Arch = "auto",
@@ -161,14 +271,27 @@ def scan_cmd(
     quiet: _Quiet = False,
 ) -> None:
     """MI between a label and every window of the sequence, from one joint model."""
+    from ..data import check_int
     from ..diffusion.tokens import Tokens, join_tokens, parse_positions
     from ..io_seq import read_labels
 
     try:
-        tok = _load(file, alphabet)
+        check_int(window, "--window", min_value=1)
+        _validate(
+            steps=steps,
+            hidden=hidden,
+            arch=arch,
+            estimator=estimator,
+            passes=passes,
+            device=device,
+            policy=policy,
+            outputs={"--save": save, "--plot": plot, "--csv": csv},
+        )
         lab = read_labels(labels)
-        if lab.size != tok.data.shape[0]:
-            raise ValueError(f"{lab.size} labels for {tok.data.shape[0]} sequences")
+        tok, kept, n_read = _load_rows(file, alphabet, policy)
+        if lab.size != n_read:
+            raise ValueError(f"{lab.size} labels for {n_read} sequences")
+        lab = lab[kept] if kept is not None else lab  # --policy drop removed some rows
         lt, la = np.unique(lab, return_inverse=True)
         ltok = Tokens(la.reshape(-1, 1).astype(np.int64), np.array([lt.size]), (lt,))
         full = join_tokens(ltok, tok)
@@ -178,7 +301,7 @@ def scan_cmd(
         if starts is not None:
             st = parse_positions(starts, tok.data.shape[1] - window + 1, "starts")
         res = m.scan(window, starts=st, estimator=estimator, passes=passes)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     if save is not None:
         m.save(str(save))
@@ -198,6 +321,7 @@ def kl_cmd(
     p_file: Annotated[Path, typer.Argument(help="Samples of p (FASTA / text / .npy).")],
     q_file: Annotated[Path, typer.Argument(help="Samples of q, same length and alphabet.")],
     alphabet: _Alpha = None,
+    policy: _Policy = "keep",
     steps: _Steps = 3000,
     hidden: _Hidden = 256,
     arch: _Arch = "auto",
@@ -214,18 +338,28 @@ def kl_cmd(
     from ..diffusion.tokens import Tokens
 
     try:
-        tp, tq = _load(p_file, alphabet), _load(q_file, alphabet)
+        _validate(
+            steps=steps,
+            hidden=hidden,
+            arch=arch,
+            estimator=estimator,
+            passes=passes,
+            device=device,
+            unit=unit,
+            policy=policy,
+        )
+        tp, tq = _load(p_file, alphabet, policy), _load(q_file, alphabet, policy)
         ap, aq = tp.alphabets[0], tq.alphabets[0]
         if alphabet is None and ap is not None and aq is not None:
             joint = "".join(sorted(set(ap.tolist()) | set(aq.tolist())))
-            tp, tq = _load(p_file, joint), _load(q_file, joint)
+            tp, tq = _load(p_file, joint, policy, False), _load(q_file, joint, policy, False)
         k = max(tp.vocab_size, tq.vocab_size)
         tp = Tokens(tp.data, np.full(tp.data.shape[1], k))
         tq = Tokens(tq.data, np.full(tq.data.shape[1], k))
         mp = _model("entropy", steps, hidden, arch, seed, device, quiet).fit(tp)
         mq = _model("entropy", steps, hidden, arch, seed, device, quiet, holdout=0.0).fit(tq)
         est = kl_divergence(mp, mq, estimator=estimator, passes=passes, seed=seed)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     _print(est, unit, as_json)
 

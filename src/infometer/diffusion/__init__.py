@@ -72,10 +72,19 @@ def _model_kwargs(
 
 
 def _raw(est: Any, model: Any, extra: dict[str, Any] | None = None) -> Raw:
+    """The model's Estimate as a registry result.
+
+    The model's ``stderr`` is Monte Carlo error only (it excludes the model's own error),
+    so it is kept as ``diagnostics["mc_stderr"]`` and not reported as the estimate's
+    standard error: ``ci=`` then re-trains with other seeds and splits
+    (``resampling="seeds"``), an interval that includes training and split variability.
+    """
     diag = dict(est.diagnostics)
     warns = list(diag.pop("warnings", []))
+    diag.pop("stderr_kind", None)
+    diag["mc_stderr"] = est.stderr
     diag.update(extra or {})
-    return Raw(value=float(est.value), stderr=est.stderr, diagnostics=diag, warnings=warns)
+    return Raw(value=float(est.value), stderr=None, diagnostics=diag, warnings=warns)
 
 
 def _block_tokens(v: Variable) -> Tokens:

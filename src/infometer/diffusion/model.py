@@ -9,10 +9,59 @@ information about the noise level.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
-__all__ = ["MLPDenoiser", "TransformerDenoiser", "build_denoiser"]
+__all__ = [
+    "MLPDenoiser",
+    "TransformerDenoiser",
+    "build_denoiser",
+    "check_arch_kwargs",
+    "check_device",
+]
+
+#: Network sizes that must be positive integers (``blocks`` may be 0: no residual block).
+_SIZES = {"hidden": 1, "d_embed": 1, "blocks": 0, "d_model": 1, "n_heads": 1, "n_layers": 1}
+
+
+def check_arch_kwargs(kwargs: dict[str, Any]) -> dict[str, int]:
+    """Validate network sizes before anything is built or trained (``hidden=0`` trained)."""
+    from ..data import check_int
+
+    out = {}
+    for k, v in kwargs.items():
+        if k not in _SIZES:
+            raise TypeError(f"arch_kwargs has no size {k!r}; known: {', '.join(_SIZES)}")
+        out[k] = check_int(v, k, min_value=_SIZES[k])
+    if "d_model" in out and "n_heads" in out and out["d_model"] % out["n_heads"]:
+        raise ValueError(
+            f"d_model ({out['d_model']}) must be a multiple of n_heads ({out['n_heads']})"
+        )
+    return out
+
+
+def check_device(device: Any, name: str = "device") -> torch.device:
+    """A torch device that exists on this machine, or a ``ValueError`` naming ``name``."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(
+            f"{name} {device!r} is not a torch device (cpu, cuda, cuda:1, mps): {exc}"
+        ) from exc
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"{name} {device!r}: CUDA is not available on this machine")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(
+                f"{name} {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            )
+    elif dev.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"{name} {device!r}: MPS is not available on this machine")
+    elif dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"{name} {device!r}: only cpu, cuda and mps devices are supported")
+    return dev
 
 
 class MLPDenoiser(nn.Module):
@@ -98,6 +147,7 @@ class TransformerDenoiser(nn.Module):
 
 def build_denoiser(arch: str, vocab_size: int, length: int, **kwargs: int) -> nn.Module:
     """Build ``"mlp"`` or ``"transformer"`` (``"auto"``: MLP for D <= 64, else transformer)."""
+    kwargs = check_arch_kwargs(kwargs)
     if arch == "auto":
         arch = "mlp" if length <= 64 else "transformer"
     if arch == "mlp":

@@ -8,13 +8,14 @@ cannot take.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..data import Variable
+from ..data import InfometerWarning, Variable, check_choice
 
 __all__ = [
     "Tokens",
@@ -23,7 +24,22 @@ __all__ = [
     "as_tokens",
     "join_tokens",
     "parse_positions",
+    "clean_sequences",
+    "prepare_strings",
+    "SEQUENCE_POLICIES",
+    "MAX_VOCAB",
 ]
+
+#: What to do with characters outside a nucleotide (or the given) alphabet: ``"keep"``
+#: them as extra symbols, ``"mask"`` them all as one unknown symbol ``N``, or ``"drop"``
+#: the sequences that contain any.
+SEQUENCE_POLICIES = ("keep", "mask", "drop")
+#: Sequences whose characters are mostly A/C/G/T/U (proteins: ~22%) are nucleotides.
+NUCLEOTIDE_FRACTION = 0.5
+#: Largest number of distinct token ids a model's output layer is built for.
+MAX_VOCAB = 1 << 20
+#: Token ids up to this bound are used as they are; sparser ids are re-coded densely.
+MAX_DIRECT_ID = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,108 @@ class Tokens:
     @property
     def vocab_size(self) -> int:
         return int(self.alphabet_sizes.max())
+
+
+def _chars(seqs: Sequence[str]) -> np.ndarray:
+    """All characters of ``seqs`` as code points (one uint32 each)."""
+    return np.frombuffer("".join(seqs).encode("utf-32-le"), dtype=np.uint32)
+
+
+def clean_sequences(
+    seqs: Sequence[str],
+    *,
+    alphabet: str | Sequence[str] | None = None,
+    policy: str = "keep",
+    name: str = "seqs",
+) -> tuple[list[str], dict[str, Any]]:
+    """Find characters outside the sequences' alphabet and apply ``policy`` to them.
+
+    The alphabet is ``alphabet`` when given, else A/C/G/T/U when more than half of the
+    characters are nucleotides (DNA/RNA with N, IUPAC codes, gaps or stray spaces);
+    other text (proteins, words) is returned unchanged.  Off-alphabet characters are
+    reported with their counts as an :class:`~infometer.data.InfometerWarning`:
+
+    * ``"keep"``: they stay, each an extra symbol (an ``N`` adds a fifth letter to DNA);
+    * ``"mask"``: all of them become one unknown symbol ``"N"``;
+    * ``"drop"``: sequences that contain any are removed.
+
+    Returns
+    -------
+    seqs, report
+        The cleaned sequences and ``{"off_alphabet": {char: count}, "rows_affected",
+        "policy", "kept_rows"}`` (empty when nothing was found).
+    """
+    check_choice(policy, "policy", SEQUENCE_POLICIES)
+    seqs = list(seqs)
+    if not seqs or not all(isinstance(q, str) for q in seqs):
+        return seqs, {}
+    chars = _chars(seqs)
+    if chars.size == 0:
+        return seqs, {}
+    if alphabet is not None:
+        expected = np.array(sorted({ord(c) for c in alphabet}), dtype=np.uint32)
+    else:
+        nuc = np.array([ord(c) for c in "ACGTU"], dtype=np.uint32)
+        if np.isin(chars, nuc).mean() < NUCLEOTIDE_FRACTION:
+            return seqs, {}
+        expected = np.intersect1d(nuc, chars)
+    off = ~np.isin(chars, expected)
+    if not off.any():
+        return seqs, {}
+    vals, cnt = np.unique(chars[off], return_counts=True)
+    found = {chr(int(v)): int(c) for v, c in zip(vals, cnt, strict=True)}
+    bounds = np.cumsum([0] + [len(q) for q in seqs])
+    bad_rows = np.flatnonzero(np.add.reduceat(off, bounds[:-1]) > 0) if len(seqs) else []
+    bad_rows = np.asarray(bad_rows, dtype=np.int64)
+    # reduceat counts an empty sequence as its next neighbour's first character: exclude
+    bad_rows = bad_rows[np.diff(bounds)[bad_rows] > 0]
+    kept = np.arange(len(seqs))
+    listed = ", ".join(f"{c!r}: {k}" for c, k in sorted(found.items(), key=lambda t: -t[1]))
+    alpha = "".join(chr(int(v)) for v in expected)
+    msg = (
+        f"{name}: {int(cnt.sum())} characters outside the alphabet {alpha!r} in "
+        f"{bad_rows.size} of {len(seqs)} sequences ({listed}); "
+    )
+    if policy == "keep":
+        msg += (
+            "policy='keep' makes each an extra symbol, which changes entropies (use "
+            "policy='mask' for one unknown symbol 'N', or 'drop' to remove those sequences)"
+        )
+    elif policy == "mask":
+        table = {int(v): "N" for v in vals}
+        seqs = [q.translate(table) for q in seqs]
+        msg += "policy='mask': each became the unknown symbol 'N'"
+    else:
+        keep = np.ones(len(seqs), bool)
+        keep[bad_rows] = False
+        kept = np.flatnonzero(keep)
+        if kept.size == 0:
+            raise ValueError(f"{name}: policy='drop' removes every sequence; " + msg.rstrip("; "))
+        seqs = [seqs[i] for i in kept]
+        msg += f"policy='drop' removed those {bad_rows.size} sequences"
+    report = {
+        "off_alphabet": found,
+        "rows_affected": int(bad_rows.size),
+        "policy": policy,
+        "kept_rows": kept,
+        "message": msg,
+    }
+    return seqs, report
+
+
+def prepare_strings(
+    seqs: Sequence[str], alphabet: str | None, policy: str, name: str
+) -> tuple[list[str], str | None, dict[str, Any]]:
+    """:func:`clean_sequences` as :func:`as_tokens` applies it: with a given alphabet and
+    ``"keep"``, other characters are left for :func:`encode_strings` to refuse; with
+    ``"mask"`` the unknown symbol ``N`` joins a given alphabet."""
+    if alphabet is not None and policy == "keep":
+        check_choice(policy, "policy", SEQUENCE_POLICIES)
+        return list(seqs), alphabet, {}
+    seqs, report = clean_sequences(seqs, alphabet=alphabet, policy=policy, name=name)
+    if report and policy == "mask" and alphabet is not None and "N" not in alphabet:
+        alphabet = "".join(alphabet) + "N"
+    return seqs, alphabet, report
 
 
 def encode_strings(
@@ -100,7 +218,8 @@ def encode_strings(
         r, c = np.argwhere(~ok)[0]
         raise ValueError(
             f"{name}[{r}] has character {chr(int(arr[r, c]))!r} at position {c}, "
-            f"which is not in the alphabet {''.join(chr(int(u)) for u in uniq)!r}"
+            f"which is not in the alphabet {''.join(chr(int(u)) for u in uniq)!r} "
+            "(policy='mask' or 'drop' handles such characters)"
         )
     tokens = order[pos].astype(np.int64)
     return tokens, np.array([chr(int(u)) for u in uniq])
@@ -121,7 +240,11 @@ def variable_tokens(var: Variable) -> tuple[np.ndarray, np.ndarray | None]:
         if sym.size and all(isinstance(s, str) for s in sym):
             lens = {len(s) for s in sym}
             if len(lens) == 1 and lens.pop() >= 2:
-                return encode_strings(list(var.decoded(0)), name=var.name)
+                seqs = list(var.decoded(0))
+                _, report = clean_sequences(seqs, name=var.name)
+                if report:
+                    warnings.warn(report["message"], InfometerWarning, stacklevel=3)
+                return encode_strings(seqs, name=var.name)
     if var.symbols is None or all(s is None for s in var.symbols):
         return np.column_stack(var.columns).astype(np.int64), None
     decoded = [np.asarray(var.decoded(j)) for j in range(var.d)]
@@ -133,8 +256,17 @@ def variable_tokens(var: Variable) -> tuple[np.ndarray, np.ndarray | None]:
     return np.column_stack(cols).astype(np.int64), alphabet
 
 
-def as_tokens(data: Any, name: str = "data", alphabet: str | None = None) -> Tokens:
-    """Coerce ndarray / list of strings / :class:`Tokens` / Variable to :class:`Tokens`."""
+def as_tokens(
+    data: Any, name: str = "data", alphabet: str | None = None, policy: str | None = "keep"
+) -> Tokens:
+    """Coerce ndarray / list of strings / :class:`Tokens` / Variable to :class:`Tokens`.
+
+    Strings go through :func:`prepare_strings` with ``policy`` (characters outside the
+    nucleotide or given alphabet are reported; with ``"drop"`` the row count can shrink;
+    ``None``: strings already prepared).
+    Integer ids above 65,535 that are sparse are re-coded to ``0..K-1`` (a model's output
+    layer has one unit per id); more than :data:`MAX_VOCAB` distinct ids is an error.
+    """
     if isinstance(data, Tokens):
         return data
     if isinstance(data, Variable):
@@ -144,6 +276,10 @@ def as_tokens(data: Any, name: str = "data", alphabet: str | None = None) -> Tok
     if isinstance(data, str | bytes):
         raise TypeError(f"{name} must be an array or a list of strings, got a single string")
     if isinstance(data, list | tuple) and data and isinstance(data[0], str):
+        if policy is not None:
+            data, alphabet, report = prepare_strings(data, alphabet, policy, name)
+            if report:
+                warnings.warn(report["message"], InfometerWarning, stacklevel=2)
         tok, alph = encode_strings(data, alphabet, name=name)
         return Tokens(tok, np.full(tok.shape[1], len(alph)), (alph,), (np.arange(tok.shape[1]),))
     arr = np.asarray(data)
@@ -153,11 +289,29 @@ def as_tokens(data: Any, name: str = "data", alphabet: str | None = None) -> Tok
         raise TypeError(f"{name} must hold integer tokens, got dtype {arr.dtype}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and int(arr.max()) >= 1 << 63:
+        raise ValueError(f"{name} has token ids above 2**63 - 1, found {int(arr.max())}")
     arr = arr.astype(np.int64)
     if arr.min() < 0:
         raise ValueError(f"{name} must hold non-negative token ids, found {int(arr.min())}")
     k = int(arr.max()) + 1
-    return Tokens(arr, np.full(arr.shape[1], k), (None,), (np.arange(arr.shape[1]),))
+    alph = None
+    if k > MAX_DIRECT_ID:
+        # ids up to 2**40 once meant an embedding of 2**40 rows (8.8 TB): re-code densely
+        alph, codes = np.unique(arr, return_inverse=True)
+        if alph.size > MAX_VOCAB:
+            raise ValueError(
+                f"{name} has {alph.size} distinct token ids; at most {MAX_VOCAB} fit a "
+                "model's output layer (map rare ids to one 'other' id first)"
+            )
+        warnings.warn(
+            f"{name}: token ids go up to {k - 1}; re-coded to 0..{alph.size - 1} "
+            f"({alph.size} distinct ids)",
+            InfometerWarning,
+            stacklevel=2,
+        )
+        arr, k = codes.reshape(arr.shape).astype(np.int64), int(alph.size)
+    return Tokens(arr, np.full(arr.shape[1], k), (alph,), (np.arange(arr.shape[1]),))
 
 
 def join_tokens(*parts: Tokens) -> Tokens:

@@ -73,15 +73,18 @@ def _combo(method: str, vs: Sequence[Variable], alphabet_size=None) -> Raw:
     c_all = cnt(all_idx)
     n = int(c_all.sum())
     diag: dict = {"n_symbols_observed": int(c_all.size), "samples_per_symbol": n / c_all.size}
-    params: dict = {}
     warns: list[str] = []
     ks: list[float] = [1.0] * len(vs)
     lam = None
     if needs_k:
         ks, estimated = _alphabets(vs, [cnt((i,)) for i in all_idx], alphabet_size)
-        params["alphabet_size"] = ks[0] if len(ks) == 1 else ks
         if estimated:
+            # the Chao1 sizes are facts about this sample, not parameters: kept out of
+            # ``params`` so that re-running with ``params`` (resampling, permutation
+            # tests, a user repeating a call) re-estimates them instead of passing a float
+            # where an integer alphabet size is required
             diag["alphabet_size_estimated"] = "Chao1"
+            diag["alphabet_size"] = ks[0] if len(ks) == 1 else ks
         if method == "shrinkage":
             lam = kernels.shrinkage_lambda(c_all, float(np.prod(ks)))
             diag["shrinkage_lambda"] = lam
@@ -106,7 +109,7 @@ def _combo(method: str, vs: Sequence[Variable], alphabet_size=None) -> Raw:
         h, s = kernel(cnt(idx), k, lam)
         total += sign * h
         sd = s if len(terms) == 1 else None
-    return Raw(value=total, stderr=sd, diagnostics=diag, warnings=warns, params=params)
+    return Raw(value=total, stderr=sd, diagnostics=diag, warnings=warns)
 
 
 def _make(method: str, with_alphabet: bool) -> Callable[..., Raw]:

@@ -7,6 +7,8 @@ etc. exclude the point itself.  See ``docs/knn.md`` for the formulas and referen
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import digamma, gammaln
 
@@ -197,7 +199,22 @@ def wkv(p: np.ndarray, q: np.ndarray, k: int, metric: str = "euclidean") -> tupl
             "is undefined; use jitter='auto'"
         )
     val = d * float(np.mean(np.log(nu) - np.log(rho))) + np.log(m / (n - 1))
-    return float(val), {}
+    return float(val), {"overlap": _overlap(rho, nu, n, m, k)}
+
+
+def _overlap(rho: np.ndarray, nu: np.ndarray, n: int, m: int, k: int) -> float:
+    """How much the samples mix, relative to P = Q (1 when they mix as if P = Q, 0 when no
+    P point has k Q points nearer than its k-th P neighbour).
+
+    Under P = Q the 2k − 1 nearest pooled neighbours of a P point are Q points with
+    probability π = m / (n − 1 + m) each, so ``nu_k < rho_k`` (at least k of them are Q)
+    has probability ``P(Binomial(2k − 1, π) >= k)``.
+    """
+    pi = m / (n - 1 + m)
+    expected = sum(
+        math.comb(2 * k - 1, j) * pi**j * (1 - pi) ** (2 * k - 1 - j) for j in range(k, 2 * k)
+    )
+    return float(np.mean(nu < rho)) / expected
 
 
 def gkov(x: np.ndarray, y: np.ndarray, z: np.ndarray | None, k: int) -> tuple[float, dict]:

@@ -53,6 +53,7 @@ def prepare(
     continuous: dict[str, np.ndarray] | None = None,
     pooled: bool = False,
     atom_min_count: int | None = None,
+    atom_max_values: int | None = None,
 ) -> Prepared:
     """Apply the scaling / tie / constant-column policy to named (n_i, d) float blocks.
 
@@ -72,6 +73,10 @@ def prepare(
         When given (GKOV), a value repeated at least this many times in a continuous column
         is a discrete atom (an exact zero of zero-inflated data, say): it is standardised
         but never jittered.  Rarer repeats are rounding ties and follow ``jitter``.
+    atom_max_values
+        When a column has more than this many atom values, they are a lattice of rounded
+        values (``np.round(x, 1)``), not point masses: all its ties follow ``jitter``
+        (recorded in ``diagnostics["lattice_columns"]``).
     """
     rng = np.random.default_rng(seed)
     names = list(blocks)
@@ -81,6 +86,7 @@ def prepare(
     ties: dict[str, dict[int, float]] = {}
     jittered: dict[str, list[int]] = {}
     atom_values: dict[str, dict[str, int]] = {}
+    lattice: dict[str, list[int]] = {}
     groups = [names] if pooled else [[nm] for nm in names]
     for group in groups:
         arrays = [np.array(blocks[nm], dtype=np.float64, copy=True) for nm in group]
@@ -114,6 +120,11 @@ def prepare(
                 _, inv, cnt = np.unique(col, return_inverse=True, return_counts=True)
                 movable = cnt[inv] < atom_min_count
                 n_atoms = int(np.count_nonzero(cnt >= atom_min_count))
+                if atom_max_values is not None and n_atoms > atom_max_values:
+                    movable = np.ones(col.shape[0], bool)  # a lattice: rounding ties
+                    n_atoms = 0
+                    for nm in group:
+                        lattice.setdefault(nm, []).append(j)
                 if n_atoms:
                     for nm in group:
                         atom_values.setdefault(nm, {})[str(j)] = n_atoms
@@ -144,6 +155,8 @@ def prepare(
             )
     if atom_values:
         diag["atom_values"] = atom_values
+    if lattice:
+        diag["lattice_columns"] = lattice
     if ties:
         diag["tie_fraction"] = {nm: {str(j): f for j, f in t.items()} for nm, t in ties.items()}
     if jittered:

@@ -30,6 +30,7 @@ from ..data import Variable
 from ..registry import Raw, register
 
 __all__ = [
+    "standardize",
     "copula_normalize",
     "logdet_sigma",
     "gaussian_entropy",
@@ -38,6 +39,12 @@ __all__ = [
 ]
 
 _LOG2PIE = np.log(2 * np.pi) + 1.0
+#: Eigenvalues of a (standardised) covariance below this fraction of the largest are 0:
+#: a column is a linear function of the others to ~13 digits, beyond what float data
+#: resolve (the Gaussian MI of one such pair would be ~15 nats).
+RESOLUTION = 1e-13
+#: MI/CMI above this fraction of the resolution ceiling is flagged.
+SATURATION = 0.8
 
 
 class SingularCovariance(ValueError):
@@ -69,9 +76,15 @@ def logdet_sigma(scatter: np.ndarray, n: int, bias_correct: bool) -> float:
         When ``W`` is not positive definite.
     """
     d = scatter.shape[0]
-    sign, ld = np.linalg.slogdet(scatter)
-    if sign <= 0 or not np.isfinite(ld):
+    if not np.all(np.isfinite(scatter)):
+        raise SingularCovariance("sample covariance is not finite")
+    ev = np.linalg.eigvalsh(scatter)
+    # relative, so that "singular" does not hang on the sign of a rounding error: x with
+    # itself gives an exactly singular matrix on one machine and a 1e-17 eigenvalue
+    # (18 nats) on another
+    if not ev[-1] > 0 or ev[0] <= RESOLUTION * ev[-1]:
         raise SingularCovariance("sample covariance is singular")
+    ld = float(np.sum(np.log(ev)))
     if not bias_correct:
         return float(ld - d * np.log(n))
     return float(ld - _wishart_offset(n, d))
@@ -241,12 +254,30 @@ _TERMS = {
 }
 
 
-def _stack(vs: Sequence[Variable]) -> tuple[np.ndarray, list[list[int]]]:
+def _stack(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, list[list[int]]]:
     groups, start = [], 0
+    for b in blocks:
+        groups.append(list(range(start, start + b.shape[1])))
+        start += b.shape[1]
+    return np.column_stack(blocks), groups
+
+
+def _drop_constant(vs: Sequence[Variable]) -> tuple[list[np.ndarray], list[str], list[str]]:
+    """Each variable's values without its constant columns, the messages, and the names of
+    the variables left with no column (a constant carries no information)."""
+    blocks, notes, empty = [], [], []
     for v in vs:
-        groups.append(list(range(start, start + v.d)))
-        start += v.d
-    return np.column_stack([v.values for v in vs]), groups
+        a = v.values
+        keep = a.min(axis=0) != a.max(axis=0)
+        if not keep.all():
+            notes.append(
+                f"{v.name} columns {np.flatnonzero(~keep).tolist()} are constant; they carry "
+                "no information and are dropped"
+            )
+            if not keep.any():
+                empty.append(v.name)
+        blocks.append(a[:, keep])
+    return blocks, notes, empty
 
 
 def _check_n(method: str, n: int, d: int, extra: int = 1) -> None:
@@ -257,19 +288,87 @@ def _check_n(method: str, n: int, d: int, extra: int = 1) -> None:
         )
 
 
+def standardize(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Columns centred and scaled to unit sd, and the log of each column's sd.
+
+    Each column is first divided by a power of two (exact) that brings it to
+    ``|x| <= 1``, so the mean and sd are computed without overflow at 1e300 or
+    underflow at 1e-160; a constant column stays constant (log sd 0).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    top = np.max(np.abs(a), axis=0)
+    e = np.where((top > 0) & np.isfinite(top), np.frexp(top)[1], 0)
+    b = np.ldexp(a, -e)
+    mu, sd = b.mean(axis=0), b.std(axis=0)
+    ok = sd > 0
+    b = (b - mu) / np.where(ok, sd, 1.0)
+    return b, e * np.log(2.0) + np.log(np.where(ok, sd, 1.0))
+
+
+def _ceiling(
+    method: str, n: int, dx: int, dy: int, value: float, diag: dict, warns: list[str]
+) -> None:
+    """Record the largest MI the method can resolve and flag values near it.
+
+    Gaussian: the float resolution ``RESOLUTION`` of a correlation, ``½ log(1/RESOLUTION)``
+    per pair (~15 nats).  Copula: ranks that differ by one adjacent swap of the middle
+    pair have ``1 − ρ² ≈ 2 Δs² / Σ s²`` (normal scores s); one nat more than that cannot be
+    told from identical ranks (x with itself) at this n.
+    """
+    if method == "gaussian_copula":
+        s = ndtri(np.arange(1, n + 1) / (n + 1.0))
+        m = n // 2
+        per_pair = -0.5 * np.log(2.0 * (s[m] - s[m - 1]) ** 2 / float(np.sum(s**2)))
+    else:
+        per_pair = -0.5 * np.log(RESOLUTION)
+    ceiling = float(min(dx, dy) * per_pair)
+    diag["ceiling"] = ceiling
+    if value > SATURATION * ceiling:
+        diag["near_ceiling"] = True
+        warns.append(
+            f"{method} estimate {value:.3g} nats is near its ceiling {ceiling:.3g} nats (the "
+            "most this method resolves at this n): a column is (nearly) a function of the "
+            "others, and the true value may be much larger (infinite for y = x)"
+        )
+
+
 def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool) -> Raw:
     if not isinstance(bias_correct, bool):
         raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
-    a, groups = _stack(vs)
+    diag: dict = {"bias_correct": bias_correct}
+    notes: list[str] = []
+    if len(vs) == 1:
+        blocks = [vs[0].values]
+    else:
+        # MI / CMI: a constant column carries no information (kNN drops it too); left in,
+        # it would make the covariance singular and the Gaussian MI "infinite"
+        blocks, notes, empty = _drop_constant(vs)
+        if empty and set(empty) & {vs[0].name, vs[1].name}:
+            return Raw(
+                value=0.0,
+                diagnostics={**diag, "constant": empty},
+                warnings=[*notes, f"{', '.join(empty)} constant: the information is exactly 0"],
+            )
+        if empty:  # z is constant: I(X;Y|Z) = I(X;Y)
+            blocks = blocks[:2]
+            diag["constant"] = empty
+    a, groups = _stack(blocks)
     n, d = a.shape
     _check_n(method, n, d)
-    diag: dict = {"bias_correct": bias_correct}
     if copula:
         a, ties = _copula(a)
         if ties:
             diag["tied_values"] = ties
+        log_sd = np.zeros(d)
+    else:
+        # MI and CMI are scale-free and an entropy moves by sum(log sd): standardising
+        # first keeps data at 1e300 (overflow: "singular") or 1e-160 (underflow: -0.00025
+        # instead of 0.34) in the range where the covariance is computed exactly enough
+        a, log_sd = standardize(a)
     try:
-        value = gaussian_entropy_terms(a, groups, _TERMS[len(vs)], bias_correct)
+        value = gaussian_entropy_terms(a, groups, _TERMS[len(blocks)], bias_correct)
+        if len(vs) == 1:
+            value += float(np.sum(log_sd))
     except SingularCovariance:
         if len(vs) == 1:
             return Raw(
@@ -277,18 +376,23 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
                 diagnostics={**diag, "singular_covariance": True},
                 warnings=[
                     f"{method}: {vs[0].name} has a singular covariance (constant or "
-                    "collinear columns); its Gaussian entropy is -inf"
+                    "collinear columns, to float precision); its Gaussian entropy is -inf"
                 ],
             )
         return Raw(
             value=float("inf"),
             diagnostics={**diag, "singular_covariance": True},
             warnings=[
-                f"{method}: the joint covariance is singular (a column is an exact linear "
-                "function of others); the Gaussian MI is infinite"
+                *notes,
+                f"{method}: the joint covariance is singular to float precision (a column "
+                "is an exact, or to ~13 digits, linear function of others); the Gaussian MI "
+                "is infinite or beyond what the data resolve",
             ],
         )
-    return Raw(value=value, diagnostics=diag)
+    warns: list[str] = list(notes)
+    if len(vs) > 1:
+        _ceiling(method, n, blocks[0].shape[1], blocks[1].shape[1], value, diag, warns)
+    return Raw(value=value, diagnostics=diag, warnings=warns)
 
 
 @register(
@@ -407,8 +511,10 @@ def gaussian_kl_divergence(p: Variable, q: Variable, *, bias_correct: bool = Tru
     d = p.d
     _check_n("gaussian", p.n, d, extra=1)
     _check_n("gaussian", q.n, d, extra=2)
+    # one affine map for both samples (KL is invariant to it): no overflow at 1e300
+    pooled, _ = standardize(np.vstack([p.values, q.values]))
     try:
-        value = gaussian_kl(p.values, q.values, bias_correct)
+        value = gaussian_kl(pooled[: p.n], pooled[p.n :], bias_correct)
     except SingularCovariance as exc:
         raise ValueError(
             f"method 'gaussian': {exc} (constant or collinear columns); KL between the "

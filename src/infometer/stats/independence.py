@@ -117,6 +117,11 @@ class IndependenceTest:
     __str__ = __repr__
 
 
+#: Largest ``n_permutations`` accepted: p-values resolve to 1e-7, and the null values
+#: alone take 80 MB (larger values were a MemoryError from numpy, not an error of ours).
+MAX_PERMUTATIONS = 10_000_000
+
+
 # ------------------------------------------------------------------ permutations
 def block_permutation(rng: np.random.Generator, n: int, block: int) -> np.ndarray:
     """Row order that keeps blocks of ``block`` consecutive rows and shuffles the blocks.
@@ -251,7 +256,9 @@ def independence_test(
     -------
     IndependenceTest
     """
-    n_permutations = check_int(n_permutations, "n_permutations", min_value=1)
+    n_permutations = check_int(
+        n_permutations, "n_permutations", min_value=1, max_value=MAX_PERMUTATIONS
+    )
     n_neighbors = check_int(n_neighbors, "n_neighbors", min_value=2)
     if block is not None:
         block = check_int(block, "block", min_value=1)
@@ -393,7 +400,12 @@ def multipletests(
     """
     check_choice(method, "method", ("bh", "holm", "bonferroni", "maxstat"))
     alpha = check_float(alpha, "alpha", low=0.0, high=1.0, inclusive=(False, True))
-    items = list(pvals)
+    if pvals is None or isinstance(pvals, str | bytes | dict) or not hasattr(pvals, "__iter__"):
+        raise TypeError(
+            "pvals must be a sequence of p-values or of IndependenceTest results, got "
+            f"{type(pvals).__name__}"
+        )
+    items = list(np.ravel(pvals)) if isinstance(pvals, np.ndarray) else list(pvals)
     if not items:
         raise ValueError("pvals is empty")
     tests = all(isinstance(t, IndependenceTest) for t in items)
@@ -414,7 +426,12 @@ def multipletests(
         stats_ = np.array([t.statistic.value for t in items])
         adj = (1.0 + (mx[None, :] >= stats_[:, None]).sum(axis=1)) / (1.0 + mx.size)
     else:
-        p = np.asarray([t.p_value if tests else t for t in items], dtype=np.float64)
+        try:
+            p = np.asarray([t.p_value if tests else t for t in items], dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"pvals must hold numbers in [0, 1] or IndependenceTest results: {exc}"
+            ) from exc
         if p.ndim != 1 or np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
             raise ValueError("pvals must be a 1-D sequence of numbers in [0, 1]")
         if method == "bh":

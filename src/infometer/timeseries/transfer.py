@@ -41,6 +41,7 @@ __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
 
 ROLES = ("source", "target", "cond")
 registry.QUANTITY_ROLES.setdefault("transfer_entropy", ROLES)
+registry.OPTIONAL_ROLES.setdefault("transfer_entropy", ("cond",))
 registry.NONNEGATIVE.add("transfer_entropy")
 
 #: Names under which CMI estimators may accept a Theiler window.

@@ -107,7 +107,7 @@ def _load() -> None:
 
 
 #: Modules of this package that register tasks when imported.
-_TASK_MODULES = ("beyond_normal", "discrete", "continuous", "consistency")
+_TASK_MODULES = ("beyond_normal", "discrete", "continuous", "consistency", "quantised")
 
 
 def get_task(name: str) -> Task:
