@@ -27,6 +27,7 @@ import argparse
 import itertools
 import json
 import platform
+import sys
 import time
 
 import numpy as np
@@ -419,7 +420,47 @@ def task_showdown(a) -> None:
             )
 
 
+SHOWDOWN_LABELS = {
+    "infosedd_c": "InfoSEDD-C",
+    "infosedd_j": "InfoSEDD-J",
+    "mine": "MINE",
+    "infonce": "InfoNCE",
+    "smile": "SMILE",
+    "nwj": "NWJ",
+    "gan_dime": "GAN-DIME",
+    "plugin": "plug-in",
+    "chao_shen": "Chao-Shen",
+}
+
+
+def showdown_table(lines) -> str:
+    """Markdown table (true MI rows, one column per method) of ``showdown`` JSON lines."""
+    rows = [
+        r for r in (json.loads(x) for x in lines if x.startswith("{")) if r["task"] == "showdown"
+    ]
+    methods = [m for m in SHOWDOWN_LABELS if any(r["method"] == m for r in rows)]
+    cells: dict[tuple[int, str], str] = {}
+    for r in rows:
+        v = r["value"]
+        text = "NaN (diverged)" if not np.isfinite(v) else f"{v:.2f}"
+        if r.get("saturated"):
+            text += " (at log B)"
+        cells[(r["pairs"], r["method"])] = text
+    head = "| true MI (nats) | " + " | ".join(SHOWDOWN_LABELS[m] for m in methods) + " |"
+    out = [head, "|" + "---|" * (len(methods) + 1)]
+    for pairs in dict.fromkeys(r["pairs"] for r in rows):
+        truth = next(r["true_mi"] for r in rows if r["pairs"] == pairs)
+        vals = [cells.get((pairs, m), "not run") for m in methods]
+        out.append(f"| {truth:.0f} | " + " | ".join(vals) + " |")
+    return "\n".join(out)
+
+
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "table":
+        # ``python benchmarks/infosedd.py table showdown.jsonl``: the RESULTS.md table
+        with open(sys.argv[2]) as fh:
+            print(showdown_table(fh.readlines()))
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     tasks = ["ising", "ising8", "channel", "consistency", "motif", "timing", "showdown", "speed"]
     ap.add_argument("task", choices=tasks)
