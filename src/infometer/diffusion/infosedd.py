@@ -128,8 +128,8 @@ class InfoSEDD:
         without improvement and the best weights are kept.
     schedule
         Learning rate after the warm-up: ``"cosine"`` (default: decays to 5% at ``steps``)
-        or ``"constant"`` (the default before; on the 4x4 Ising torus with 20k rows, 3000
-        cosine steps reach the accuracy of 4000 constant ones in 36% less CPU time).
+        or ``"constant"`` (the default before, with ``steps=4000``; benchmarks/infosedd.py
+        ``speed`` compares the two).
     max_seconds, clock
         Time budget for training (``None``: none), on the ``"wall"`` clock or the
         process ``"cpu"`` clock.  The loop is the one shared by every trainable
