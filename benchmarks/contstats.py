@@ -1,6 +1,7 @@
 """Benchmarks for the parametric / histogram / transfer-entropy / error-bar area.
 
-Prints markdown tables (peers timed in the same run; compare ratios, not seconds):
+Prints markdown tables.  Timings go through ``benchmarks/_timing.py`` (contenders of a part
+interleaved on the same data, min / median of ``--repeats``, CPU beside wall, load recorded):
 
 A. Transfer entropy X -> Y of a Gaussian VAR(1) against its closed form, infometer's
    estimators vs infomeasure's KSG TE and ennemi's kNN CMI on the same embedding.
@@ -8,15 +9,15 @@ B. Gaussian / Gaussian-copula MI at N = 10^6.
 C. Coverage of nominal 90% intervals for KSG MI: subsampling (infometer's scheme) vs a
    with-replacement bootstrap of the same estimator.
 
-Usage: python benchmarks/contstats.py [--repeats 3] [--reps 20]
+Usage: python benchmarks/contstats.py [--repeats 3] [--reps 20] [--parts A,B,C]
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
+import _timing as T
 import numpy as np
 from scipy.linalg import solve_discrete_lyapunov
 
@@ -44,17 +45,7 @@ def te_truth() -> float:
     return 0.5 * np.log(s0[1, 1] - s1[1, 1] ** 2 / s0[1, 1])
 
 
-def timed(f, repeats: int) -> tuple[float, float]:
-    f()  # warm-up (JIT)
-    ts, v = [], None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        v = f()
-        ts.append(time.perf_counter() - t)
-    return float(np.median(ts)), float(v)
-
-
-def part_a(repeats: int) -> None:
+def part_a(repeats: int, run: T.Run) -> None:
     import ennemi
     import infomeasure as imf
 
@@ -72,42 +63,43 @@ def part_a(repeats: int) -> None:
         ("infometer histogram", lambda: im.transfer_entropy(x, y, method="histogram").value),
         ("infometer ksg1 (k=3)", lambda: im.transfer_entropy(x, y, method="ksg1").value),
         (
-            "infomeasure 0.6.3 ksg (k=4)",
+            "infomeasure ksg (k=4)",
             lambda: imf.transfer_entropy(
                 x, y, approach="ksg", k=4, src_hist_len=1, dest_hist_len=1, step_size=1
             ),
         ),
         (
-            "ennemi 1.5.0 kNN CMI (k=3)",
+            "ennemi kNN CMI (k=3)",
             lambda: float(np.ravel(ennemi.estimate_mi(yf[:, 0], xs[:, 0], cond=zp[:, 0], k=3))[0]),
         ),
     ]
     print(f"\n### A. TE X->Y, Gaussian VAR(1), N = {n}, k = l = 1; closed form {truth:.4f} nats\n")
-    print("| tool | median time (s) | TE (nats) | error | ratio to infometer ksg1 |")
-    print("|---|---|---|---|---|")
-    res = [(name, *timed(f, repeats)) for name, f in rows]
-    ref = next(t for nm, t, _ in res if nm.startswith("infometer ksg1"))
-    for name, t, v in res:
-        print(f"| {name} | {t:.3f} | {v:.4f} | {v - truth:+.4f} | {t / ref:.2f}x |")
+    res = T.interleave([T.Candidate(name, f) for name, f in rows], repeats)
+    print(run.add("A", res, ref="infometer ksg1 (k=3)"))
+    print("\n| tool | TE error vs closed form |\n|---|---|")
+    for name, t in res.items():
+        print(f"| {name} | {t.value - truth:+.4f} |")
 
 
-def part_b(repeats: int) -> None:
+def part_b(repeats: int, run: T.Run) -> None:
     n, rho = 1_000_000, 0.6
     rng = np.random.default_rng(0)
     x = rng.normal(size=n)
     y = rho * x + np.sqrt(1 - rho**2) * rng.normal(size=n)
     truth = -0.5 * np.log(1 - rho**2)
     print(f"\n### B. MI at N = {n}, rho = {rho}; closed form {truth:.4f} nats\n")
-    print("| tool | median time (s) | MI (nats) |")
-    print("|---|---|---|")
-    for m, xx, yy in [
-        ("gaussian", x, y),
-        ("gaussian_copula", np.exp(x), y**3),
-        ("histogram", x, y),
-    ]:
-        t, v = timed(lambda m=m, xx=xx, yy=yy: im.mutual_info(xx, yy, method=m).value, repeats)
-        note = " (exp/cube marginals)" if m == "gaussian_copula" else ""
-        print(f"| infometer {m}{note} | {t:.3f} | {v:.4f} |")
+    cands = [
+        T.Candidate(
+            f"infometer {m}" + (" (exp/cube marginals)" if m == "gaussian_copula" else ""),
+            lambda m=m, xx=xx, yy=yy: im.mutual_info(xx, yy, method=m).value,
+        )
+        for m, xx, yy in (
+            ("gaussian", x, y),
+            ("gaussian_copula", np.exp(x), y**3),
+            ("histogram", x, y),
+        )
+    ]
+    print(run.add("B", T.interleave(cands, repeats)))
 
 
 def part_c(reps: int) -> None:
@@ -145,7 +137,15 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--parts", default="A,B,C", help="which parts to run")
     a = ap.parse_args()
-    part_a(a.repeats)
-    part_b(a.repeats)
-    part_c(a.reps)
+    run = T.Run(["ennemi", "infomeasure", "scipy"])
+    parts = set(a.parts.upper().split(","))
+    if "A" in parts:
+        part_a(a.repeats, run)
+    if "B" in parts:
+        part_b(a.repeats, run)
+    if "C" in parts:
+        part_c(a.reps)
+    run.finish()
+    print("\n" + run.header())

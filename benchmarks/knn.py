@@ -12,12 +12,14 @@ Data: X ~ N(0, I_d), Y = 0.75 X + sqrt(1 - 0.75^2) E, true MI = -(d/2) log(1 - 0
 Peers (benchmark-only dependencies, ``pip install infometer[peers]``): scikit-learn
 ``mutual_info_regression`` (1-D only), ennemi ``estimate_mi`` (1-D x, 1-D y here),
 npeet-plus ``mi`` and infomeasure ``mutual_information(approach="ksg")``.  A peer that is not
-installed is skipped.  Each cell is the median wall time of ``--repeats`` runs (one run for
-cells whose first run takes longer than 20 s); infometer is timed before and after the
-peers of each cell and the median of all its runs is used.  numba compilation is done (and
-timed) once before the timed runs.  CPU time is the process CPU time (all threads): the
-wall ratio includes infometer's use of both cores, the CPU ratio is per unit of work.  The
-machine is shared and noisy: read the peer/infometer *ratios*.
+installed is skipped.  Timing goes through ``benchmarks/_timing.py``: in each cell
+infometer and the peers run interleaved on the same data (round-robin), ``--repeats``
+times each after a warm-up on 500 points of the same dimension (one run only for a
+contender whose first run takes more than ``--slow`` seconds).  The table gives min and
+median wall, the spread, min and median CPU (process CPU of all threads) and the wall and
+CPU ratios of the minima.  The wall ratio includes infometer's use of both cores, the CPU
+ratio is per unit of work; under load the CPU ratio is the claim.  numba compilation is
+done (and timed) once before the timed runs.
 
 ``--profile`` splits infometer's time into its stages; ``--counts`` times the 2-4 column
 marginal counts on the quantile grid against the kd-tree on several kinds of data;
@@ -30,14 +32,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import statistics
 import subprocess
 import sys
 import time
-import warnings
 from collections.abc import Callable
 
+import _timing as T
 import numpy as np
 
 RHO = 0.75
@@ -100,21 +100,6 @@ def available(module: str) -> bool:
     except ImportError:
         return False
     return True
-
-
-def time_it(f: Callable, x, y, repeats: int) -> tuple[list[float], list[float], float]:
-    """Wall and CPU (all threads of this process) times of ``repeats`` runs, and the value."""
-    walls, cpus, value = [], [], float("nan")
-    for _ in range(repeats):
-        t, c = time.perf_counter(), time.process_time()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value = f(x, y)
-        walls.append(time.perf_counter() - t)
-        cpus.append(time.process_time() - c)
-        if walls[0] > 20:
-            break
-    return walls, cpus, value
 
 
 # ------------------------------------------------------------------ profile / memory
@@ -184,13 +169,12 @@ def counts(n: int, repeats: int) -> list[dict]:
                 return c
 
             assert np.array_equal(grid_count(), tree_count())
-            tg, tt = [], []
-            for _ in range(repeats):
-                for f, acc in ((grid_count, tg), (tree_count, tt)):
-                    t = time.perf_counter()
-                    f()
-                    acc.append(time.perf_counter() - t)
-            g, tr = statistics.median(tg), statistics.median(tt)
+            res = T.interleave(
+                [T.Candidate("grid", grid_count), T.Candidate("tree", tree_count)],
+                repeats,
+                log=lambda _: None,
+            )
+            g, tr = res["grid"].stat("wall", "median"), res["tree"].stat("wall", "median")
             rows.append({"d": d, "kind": kind, "grid_s": g, "tree_s": tr})
             print(f"| {d} | {kind} | {g:.3f} | {tr:.3f} | {tr / g:.2f}x |", flush=True)
     return rows
@@ -230,6 +214,11 @@ def memory(n: int, d: int) -> tuple[float, float]:
 
 
 # ------------------------------------------------------------------ main
+def parse_cell(cell: str) -> tuple[int, int]:
+    d, n = cell.strip().split("x", 1)
+    return int(d), int(float(n))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes only (smoke test)")
@@ -240,11 +229,17 @@ def main(argv: list[str] | None = None) -> int:
         "--counts", action="store_true", help="marginal counts: quantile grid vs kd-tree"
     )
     ap.add_argument("--out", help="write results as JSON here")
+    ap.add_argument("--cells", help="comma-separated DxN cells, e.g. 1x1e6,3x1e5")
+    ap.add_argument(
+        "--slow", type=float, default=600.0, help="one run only for a contender slower than this"
+    )
     a = ap.parse_args(argv)
 
     grid = [(1, 10**4), (1, 10**5), (1, 10**6), (3, 10**4), (3, 10**5)]
     if a.quick:
         grid = [(1, 2000), (3, 2000)]
+    if a.cells:
+        grid = [parse_cell(c) for c in a.cells.split(",")]
     # npeet-plus and infomeasure take ~30 s each at 1-D N=1e6 (brief §3.1): not in the grid
     slow_skip = {("npeet-plus", 1, 10**6), ("infomeasure", 1, 10**6)}
 
@@ -252,63 +247,33 @@ def main(argv: list[str] | None = None) -> int:
     ours(*make(500, 1))
     ours(*make(500, 3))
     compile_s = time.perf_counter() - t
-    import numba
-
-    meta = {
-        "command": "PYTHONPATH=src python benchmarks/knn.py " + " ".join(argv or sys.argv[1:]),
-        "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
-        "python": platform.python_version(),
-        "numba_threads": numba.get_num_threads(),
-        "first_call_s (numba compile or cache load)": round(compile_s, 2),
-        "repeats": a.repeats,
-    }
-    print(json.dumps(meta, indent=1))
-    rows = []
-    print(
-        "| dims | N | contender | median wall s | median CPU s | estimate | wall ratio "
-        "| CPU ratio |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
-    med = statistics.median
+    run = T.Run(["scikit-learn", "ennemi", "npeet-plus", "infomeasure"])
+    run.meta["first_call_s (numba compile or cache load)"] = round(compile_s, 2)
+    run.meta["repeats"] = a.repeats
+    tables = []
+    warmed: set[tuple[str, int]] = set()
     for d, n in grid:
         x, y = make(n, d)
+        cands = [T.Candidate("infometer ksg1", lambda x=x, y=y: ours(x, y))]
         peers = [
             (name, f)
             for name, (f, mod, dims) in PEERS.items()
             if d in dims and (name, d, n) not in slow_skip and available(mod)
         ]
-        # infometer is timed before *and* after the peers (load on a shared machine drifts)
-        w1, c1, v_ours = time_it(ours, x, y, a.repeats)
-        peer_res = [(name, *time_it(f, x, y, a.repeats)) for name, f in peers]
-        w2, c2, _ = time_it(ours, x, y, a.repeats)
-        w_ours, c_ours = med(w1 + w2), med(c1 + c2)
-        rows.append(
-            {
-                "d": d,
-                "n": n,
-                "who": "infometer ksg1",
-                "wall_s": w_ours,
-                "cpu_s": c_ours,
-                "value": v_ours,
-            }
-        )
-        print(
-            f"| {d}x{d} | {n:.0e} | infometer ksg1 | {w_ours:.3f} | {c_ours:.3f} | "
-            f"{v_ours:.4f} | 1 | 1 |",
-            flush=True,
-        )
-        for name, w, c, v in peer_res:
-            rows.append(
-                {"d": d, "n": n, "who": name, "wall_s": med(w), "cpu_s": med(c), "value": v}
-            )
-            print(
-                f"| {d}x{d} | {n:.0e} | {name} | {med(w):.3f} | {med(c):.3f} | {v:.4f} | "
-                f"{med(w) / w_ours:.1f}x | {med(c) / c_ours:.1f}x |",
-                flush=True,
-            )
-        print(f"| {d}x{d} | {n:.0e} | (true MI) | | | {truth(d):.4f} | | |", flush=True)
-    result = {"meta": meta, "rows": rows}
+        cands += [T.Candidate(name, lambda f=f, x=x, y=y: f(x, y)) for name, f in peers]
+        for c, (name, f) in zip(cands, [("infometer ksg1", ours)] + peers, strict=True):
+            c.warmup = False  # warmed on small data instead: a warm-up at N = 1e6 is a full run
+            if (name, d) not in warmed:  # imports, thread pools, numba for this dimension
+                T.measure(lambda f=f, d=d: f(*make(500, d)))
+                warmed.add((name, d))
+        print(f"cell {d}x{d}, N = {n:.0e}", file=sys.stderr, flush=True)
+        res = T.interleave(cands, a.repeats, slow_s=a.slow)
+        title = f"{d}x{d}, N = {n:.0e} (true MI {truth(d):.4f})"
+        tables.append(f"**{title}**\n\n" + run.add(title, res, ref="infometer ksg1"))
+        print(tables[-1] + "\n", flush=True)
+    run.finish()
+    print(run.header() + "\n\n" + "\n\n".join(tables))
+    result = {"meta": run.meta, "sections": run.sections}
     if a.profile:
         result["profile"] = {}
         for d, n in [(1, 2000), (3, 2000)] if a.quick else [(1, 10**6), (3, 10**5)]:

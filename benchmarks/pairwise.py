@@ -35,17 +35,15 @@ average is recorded with every run: this machine is shared, so read the ratios.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
 import sys
-import time
 import warnings
 
+import _timing as T
 import numpy as np
 
 GROUP = 10
@@ -108,11 +106,10 @@ def one(tool: str, n: int, p: int, peer_p: int) -> dict:
         "ennemi": run_ennemi,
     }[tool]
     func(warm)  # JIT compilation, imports, thread pools
-    load = os.getloadavg()[0]
+    load = T.load1()
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    c0, t0 = time.process_time(), time.perf_counter()
-    m = func(x)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    timed = T.measure(lambda: func(x))
+    m, wall, cpu = timed.value, timed.wall, timed.cpu
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t = truth(cols)
     iu = np.triu_indices(cols, 1)
@@ -144,18 +141,6 @@ def spawn(tool: str, n: int, p: int, peer_p: int) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for pkg in ("numpy", "numba", "scikit-learn", "ennemi"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = "not installed"
-    return out
-
-
 def table(rows: list[dict], n: int, p: int, repeats: int) -> str:
     full_pairs = p * (p - 1) // 2
     by: dict[str, list[dict]] = {}
@@ -168,10 +153,11 @@ def table(rows: list[dict], n: int, p: int, repeats: int) -> str:
     ref = by["infometer ksg (subset)"][0]["pairs"]
     base = med["infometer ksg (subset)"]
     lines = [
-        f"| tool | columns run | median wall (s) | CPU (s) | wall for all {p} columns (s) | "
+        "| tool | columns run | median wall (s) | wall spread (s) | CPU (s) | "
+        f"wall for all {p} columns (s) | "
         "wall / infometer ksg (same subset) | CPU / infometer ksg | peak memory (MiB) | "
         "bias, dependent pairs | bias ± sd, independent pairs |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for t in TOOLS:
         if t not in by:
@@ -184,20 +170,21 @@ def table(rows: list[dict], n: int, p: int, repeats: int) -> str:
             "" if r0["pairs"] == ref else ""
         )
         cratio = f"{m['cpu'] / base['cpu']:.1f}x" if r0["pairs"] == ref else "–"
+        walls = [r["wall"] for r in by[t]]
+        spread = f"{min(walls):.2f}–{max(walls):.2f}"
         bi = statistics.median(r["bias_independent"] for r in by[t])
         sd = statistics.median(r["sd_independent"] for r in by[t])
         bd = statistics.median(r["bias_dependent"] for r in by[t])
         lines.append(
-            f"| {t} | {r0['columns']} | {m['wall']:.2f} | {m['cpu']:.2f} | {full:.1f}{extra} | "
+            f"| {t} | {r0['columns']} | {m['wall']:.2f} | {spread} | {m['cpu']:.2f} | "
+            f"{full:.1f}{extra} | "
             f"{ratio} | {cratio} | {m['peak_mb']:.0f} | {bd:+.4f} | {bi:+.4f} ± {sd:.4f} |"
         )
     loads = [r["load"] for r in rows]
     head = (
-        f"{dt.date.today().isoformat()}, N = {n}, P = {p} ({full_pairs} pairs); "
-        f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}, "
-        + ", ".join(f"{k} {v}" for k, v in versions().items())
-        + f"; median of {repeats} interleaved runs, each in a fresh process; load average "
-        f"during runs {min(loads):.1f}–{max(loads):.1f} (median {statistics.median(loads):.1f})."
+        f"N = {n}, P = {p} ({full_pairs} pairs); median of {repeats} interleaved runs, each in "
+        f"a fresh process; 1-min load average at the runs {min(loads):.1f}–{max(loads):.1f} "
+        f"(median {statistics.median(loads):.1f})."
     )
     return head + "\n\n" + "\n".join(lines)
 
@@ -235,16 +222,18 @@ def main() -> None:
         print(memory(a.n, [125, 250, 500]))
         return
     tools = [t for t in a.tools.split(",") if t]
-    rows = []
-    for rep in range(a.repeats):
-        for t in tools:
+    run = T.Run(["numba", "scikit-learn", "ennemi"])
+
+    def contender(t: str) -> T.Candidate:
+        def go() -> T.Measured:  # the child times the call itself (imports excluded)
             r = spawn(t, a.n, a.p, a.peer_p)
-            print(
-                f"[{rep + 1}/{a.repeats}] {t}: {r['wall']:.2f} s wall, {r['cpu']:.2f} s CPU, "
-                f"{r['pairs']} pairs, peak +{r['peak_mb']:.0f} MiB, load {r['load']:.1f}",
-                file=sys.stderr,
-            )
-            rows.append(r)
+            return T.Measured(r["wall"], r["cpu"], f"{r['peak_mb']:.0f} MiB", extra=r)
+
+        return T.Candidate(t, go, warmup=False)  # every run is a fresh process with a warm-up
+
+    res = T.interleave([contender(t) for t in tools], a.repeats)
+    run.finish()
+    rows = [r for t in res.values() for r in t.extras]
     sub = [r for r in rows if r["tool"] in ("infometer ksg (subset)", "scikit-learn", "ennemi")]
     mats = {r["tool"]: np.array(r["matrix_head"], dtype=float) for r in sub}
     if "infometer ksg (subset)" in mats:
@@ -255,7 +244,7 @@ def main() -> None:
                 d = np.abs(m[iu] - ours[iu])
                 print(f"|{t} - infometer ksg| on the subset: median {np.median(d):.4f}, "
                       f"max {d.max():.4f} nats", file=sys.stderr)  # fmt: skip
-    print(table(rows, a.n, a.p, a.repeats))
+    print(run.header() + "\n\n" + table(rows, a.n, a.p, a.repeats))
 
 
 if __name__ == "__main__":

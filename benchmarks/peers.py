@@ -22,14 +22,13 @@ The table goes into the "Accuracy (Beyond Normal)" section of benchmarks/RESULTS
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
-import platform
 import re
 import sys
 import time
 from pathlib import Path
 
+import _timing as T
 import numpy as np
 import pandas as pd
 
@@ -153,17 +152,7 @@ def run(n: int, seeds: int, out: Path, workers: int, peers: dict[str, str]) -> f
     return time.time() - t0
 
 
-def _cpu() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def table(out: Path, n: int, wall: float | None, peers: dict[str, str], command: str) -> str:
+def table(out: Path, n: int, wall: float | None, peers: dict[str, str], header: str) -> str:
     df, meta = load(out)
     df = df[df["n"] == n]
     agg = aggregate(df, tolerance=0.1)
@@ -173,10 +162,7 @@ def table(out: Path, n: int, wall: float | None, peers: dict[str, str], command:
     lines = [
         SECTION,
         "",
-        f"Command: `{command}`  ",
-        f"Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; machine: {_cpu()}, "
-        f"{os.cpu_count()} cores (shared with other jobs: timings are noisy, compare within "
-        "this run only).  ",
+        header + "  ",
         f"n = {n}, seeds 0–{seeds - 1}, every task standardised per column as in the published "
         "workflows. All estimators ran in the same sweep on the same samples.  ",
         "Peers: " + ", ".join(peers.values()) + "; all kNN estimators use k = 3 "
@@ -207,7 +193,8 @@ def table(out: Path, n: int, wall: float | None, peers: dict[str, str], command:
         ),
         "median time per estimate (s)": lambda m: f"{ok[ok.method == m]['wall_s'].median():.3f}",
         "total time (s)": lambda m: f"{ok[ok.method == m]['wall_s'].sum():.1f}",
-        "median time ratio to ksg1, same sample": lambda m: ratio(m),
+        "median wall ratio to ksg1, same sample (workers in parallel: not a speed claim, "
+        "see the kNN section)": lambda m: ratio(m),
     }
     wall_by = ok.pivot_table(index=["task", "seed"], columns="method", values="wall_s")
     est_by = ok.pivot_table(index=["task", "seed"], columns="method", values="estimate")
@@ -245,12 +232,6 @@ def table(out: Path, n: int, wall: float | None, peers: dict[str, str], command:
     return "\n".join(lines)
 
 
-def args_workers(wall: float | None) -> str:
-    return (
-        "this invocation: resumed" if wall is None else f"this invocation ran {wall / 60:.1f} min"
-    )
-
-
 def update_results(text: str) -> None:
     path = ROOT / "benchmarks" / "RESULTS.md"
     old = path.read_text() if path.exists() else "# Benchmark results\n"
@@ -275,9 +256,10 @@ def main() -> None:
     )
     args = ap.parse_args()
     peers = PEERS
+    record = T.Run(["scikit-learn", "ennemi", "npeet-plus", "infomeasure"])
     wall = run(args.n, args.seeds, Path(args.out), args.workers, peers)
-    command = "python benchmarks/peers.py " + " ".join(sys.argv[1:])
-    text = table(Path(args.out), args.n, wall, peers, command)
+    record.finish()
+    text = table(Path(args.out), args.n, wall, peers, record.header())
     print(text)
     if args.update_results:
         update_results(text)

@@ -396,8 +396,10 @@ def _column_kind(
         return col.astype(np.int64), DISCRETE, 2, np.array([False, True])
     if kind_char in "iu":
         c = col.astype(np.int64, copy=False)
-        lo, hi = (int(c.min()), int(c.max())) if c.size else (0, 0)
-        if lo >= 0 and hi < _MAX_DIRECT_RADIX:
+        # one pass: read as unsigned, a negative value is >= 2**63, so a maximum below
+        # 2**22 means every value is in [0, 2**22)
+        hi = int(c.view(np.uint64).max()) if c.size else 0
+        if hi < _MAX_DIRECT_RADIX:
             # small non-negative integers are their own codes: no hashing needed
             return c, DISCRETE, hi + 1, None
         codes, sym = _factorize_symbols(c)
@@ -617,3 +619,57 @@ def as_variables(
     if paired and len(out) > 1:
         check_same_length(*out.values())
     return out
+
+
+# ------------------------------------------------------- classifier outputs
+def check_probabilities(v: Variable, *, atol: float = 1e-6) -> np.ndarray:
+    """Rows of ``v`` as probability vectors: (n, C) float, non-negative, rows summing to 1.
+
+    Raises ``ValueError`` naming ``v.name`` and the first offending row.
+    """
+    if not v.is_continuous:
+        raise TypeError(
+            f"{v.name} must hold probabilities as floats (one column per class), got {v.kind} data"
+        )
+    if v.d < 2:
+        raise ValueError(f"{v.name} has {v.d} column; probabilities need one column per class")
+    p = v.values
+    neg = p < 0
+    if neg.any():
+        row = int(np.argmax(neg.any(axis=1)))
+        raise ValueError(f"{v.name} has a negative probability at row {row} ({p[row].min():.3g})")
+    err = np.abs(p.sum(axis=1) - 1.0)
+    if (err > atol).any():
+        row = int(np.argmax(err > atol))
+        raise ValueError(
+            f"{v.name} row {row} sums to {p[row].sum():.9g}, not 1 (tolerance {atol:g}); "
+            "pass probabilities, or logits with from_logits=True"
+        )
+    return p
+
+
+def check_labels(v: Variable, n_classes: int) -> np.ndarray:
+    """Class indices ``0..n_classes-1`` of a one-column variable, as int64."""
+    if v.d != 1:
+        raise ValueError(f"{v.name} must be one column of class indices, got {v.d} columns")
+    if not (v.is_discrete and (v.symbols is None or v.symbols[0] is None)):
+        col = np.asarray(v.decoded(0))
+        if col.dtype.kind == "f":
+            raise TypeError(f"{v.name} must be integer class indices, got floats; cast to int")
+        if col.dtype.kind not in "iu":
+            raise TypeError(
+                f"{v.name} must be integer class indices 0..{n_classes - 1}, got {col.dtype} values"
+            )
+        row = int(np.argmax((col < 0) | (col >= n_classes)))
+        raise ValueError(
+            f"{v.name} has label {int(col[row])} at row {row}, outside the class range "
+            f"0..{n_classes - 1}"
+        )
+    lab = v.columns[0]
+    if int(lab.max()) >= n_classes:
+        row = int(np.argmax(lab >= n_classes))
+        raise ValueError(
+            f"{v.name} has label {int(lab[row])} at row {row}, outside the class range "
+            f"0..{n_classes - 1} given by the {n_classes} probability columns"
+        )
+    return lab

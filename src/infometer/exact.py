@@ -11,7 +11,6 @@ import numbers
 from typing import Any
 
 import numpy as np
-from scipy.special import xlogy
 
 from .estimate import Estimate, resolve_unit
 
@@ -72,6 +71,8 @@ def _pmf(p: Any, name: str, ndim: int | None = None, atol: float | None = None) 
 
 
 def _h(a: np.ndarray) -> float:
+    from scipy.special import xlogy  # here, not at import: keeps `import infometer` light
+
     return float(-xlogy(a, a).sum())
 
 

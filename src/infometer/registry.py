@@ -48,7 +48,10 @@ FAMILIES: tuple[str, ...] = (
     "infometer.timeseries",
     "infometer.diffusion",
     "infometer.neural",
+    "infometer.matrix",
+    "infometer.models",
     "infometer.text",
+    "infometer.probes.decoding",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.

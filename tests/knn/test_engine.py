@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from infometer.knn import engine
 from infometer.knn.engine import (
     KDTree,
     RangeCounter,
@@ -13,6 +14,13 @@ from infometer.knn.engine import (
     kth_distance_to,
     kth_neighbours,
 )
+
+
+@pytest.fixture(params=["compiled", "scipy"])
+def backend(request, monkeypatch):
+    """Run a test on each backend of the engine (both must be exact)."""
+    monkeypatch.setattr(engine, "BACKEND", request.param)
+    return request.param
 
 
 def _pairwise(p: np.ndarray, q: np.ndarray | None = None, metric: str = "max") -> np.ndarray:
@@ -32,7 +40,7 @@ def _data(rng, n, d, ties):
 @pytest.mark.parametrize("d", [1, 2, 3, 5])
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("k", [1, 4])
-def test_kth_neighbours_brute_force(d, ties, k):
+def test_kth_neighbours_brute_force(d, ties, k, backend):
     rng = np.random.default_rng(d * 10 + k)
     p = _data(rng, 400, d, ties)
     for metric in ("max", "euclidean"):
@@ -53,9 +61,7 @@ def test_kth_neighbours_brute_force(d, ties, k):
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5])  # sorted column, quantile grid, kd-tree
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("grid_min", [0, 10**9])  # 2-4 columns: on the grid, on the tree
-def test_count_within_brute_force(d, ties, grid_min, monkeypatch):
-    from infometer.knn import engine
-
+def test_count_within_brute_force(d, ties, grid_min, monkeypatch, backend):
     monkeypatch.setattr(engine, "GRID_MIN_POINTS", grid_min)
     rng = np.random.default_rng(d)
     p = _data(rng, 500, d, ties)
@@ -78,9 +84,9 @@ def test_count_within_brute_force(d, ties, grid_min, monkeypatch):
 )
 def test_grid_counts_equal_tree_and_brute_force(d, kind, monkeypatch):
     """The quantile grid (2-4 columns) on data that stresses its slabs, at a size where it
-    has many slabs per column: exact agreement with brute force and with the kd-tree."""
-    from infometer.knn import engine
-
+    has many slabs per column: exact agreement with brute force and with the kd-trees of
+    both backends."""
+    monkeypatch.setattr(engine, "BACKEND", "compiled")
     monkeypatch.setattr(engine, "GRID_MIN_POINTS", 1000)  # the grid path at n = 1500
     rng = np.random.default_rng(d)
     n = 1500
@@ -101,14 +107,17 @@ def test_grid_counts_equal_tree_and_brute_force(d, kind, monkeypatch):
     np.fill_diagonal(dist, np.inf)
     srt = np.sort(dist, 1)
     tree = KDTree(p)
+    monkeypatch.setattr(engine, "BACKEND", "scipy")
+    scipy_tree = KDTree(p)
     for r in (srt[:, 2], srt[:, 40], srt[:, 400], np.zeros(n), rng.uniform(0, 0.5, n)):
         ref = (dist <= r[:, None]).sum(1)
         assert np.array_equal(counter.count(r), ref)
         assert np.array_equal(counter.count(r, strict=True), (dist < r[:, None]).sum(1))
         assert np.array_equal(tree.count_self(r), ref)
+        assert np.array_equal(scipy_tree.count_self(r), ref)
 
 
-def test_sorted_counts_fix_the_searchsorted_trap():
+def test_sorted_counts_fix_the_searchsorted_trap(backend):
     """A naive searchsorted(v +- nextafter(r, 0)) misplaces the strict boundary (brief §4.3)."""
     rng = np.random.default_rng(0)
     n = 1000
@@ -125,7 +134,7 @@ def test_sorted_counts_fix_the_searchsorted_trap():
     assert np.array_equal(count_within(x, eps, strict=True), brute)  # ... and avoided here
 
 
-def test_distance_to_other_sample():
+def test_distance_to_other_sample(backend):
     rng = np.random.default_rng(3)
     p, q = rng.standard_normal((300, 3)), rng.standard_normal((200, 3)) + 0.5
     for metric in ("max", "euclidean"):
@@ -133,7 +142,7 @@ def test_distance_to_other_sample():
         np.testing.assert_allclose(kth_distance_to(q, p, 5, metric), ref, rtol=1e-14, atol=0)
 
 
-def test_identical_points_and_tiny_sets():
+def test_identical_points_and_tiny_sets(backend):
     p = np.zeros((50, 2))
     d, _ = kth_neighbours(p, 3)
     assert np.all(d == 0)
@@ -153,6 +162,15 @@ def test_identical_points_and_tiny_sets():
     st.integers(1, 4),
 )
 def test_property_counts_and_knn(p, k):
+    for b in ("compiled", "scipy"):
+        engine.BACKEND = b
+        try:
+            _counts_and_knn(p, k)
+        finally:
+            engine.BACKEND = "auto"
+
+
+def _counts_and_knn(p, k):
     n = len(p)
     k = min(k, n - 1)
     dist = _pairwise(p)
@@ -167,11 +185,9 @@ def test_property_counts_and_knn(p, k):
 def test_two_thread_build_is_the_serial_tree(ties):
     """Large sets build the root's two subtrees on two threads; the tree (point order,
     leaves, hence every neighbour index, even among tied distances) must not change."""
-    from infometer.knn import engine
-
     rng = np.random.default_rng(5)
     p = _data(rng, 30_001, 3, ties)
-    serial = engine._build(p, engine.LEAFSIZE)
+    serial = engine._build_tree(p.copy(), engine.LEAFSIZE)
     halves = engine._build_halves(p, engine.LEAFSIZE)
     assert np.array_equal(serial[0], halves[0]) and np.array_equal(serial[1], halves[1])
     assert len(serial[3]) == len(halves[3])
@@ -184,6 +200,7 @@ def test_two_thread_build_is_the_serial_tree(ties):
     # the tree-order positions reproduce the serial build's neighbour lists
     ref_tree = KDTree.__new__(KDTree)
     ref_tree.n, ref_tree.d = p.shape
+    ref_tree.compiled = True
     ref_tree.perm, ref_tree.data, ref_tree._leaf_of = serial[:3]
     ref_tree._lo, ref_tree._hi, ref_tree._child, ref_tree._bmin, ref_tree._bmax = serial[3:]
     d_ref, i_ref = ref_tree.knn_self(3)
@@ -194,7 +211,7 @@ def test_concurrent_structures_change_no_estimate(monkeypatch):
     """From PARALLEL_MIN rows the estimators build the joint tree and the marginal
     structures on several threads (engine.start) and split tree builds in two; the
     estimates must be bit-identical to the one-thread path."""
-    from infometer.knn import engine, kernels
+    from infometer.knn import kernels
 
     rng = np.random.default_rng(11)
     n = engine.PARALLEL_MIN + 1000
@@ -214,3 +231,79 @@ def test_concurrent_structures_change_no_estimate(monkeypatch):
     threaded = estimates()
     monkeypatch.setattr(engine, "PARALLEL_MIN", 10**9)
     assert estimates() == threaded
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_backends_give_identical_estimates(ties, monkeypatch):
+    """Small problems run on scipy until the compiled kernels are loaded, larger ones on
+    the compiled kernels: every estimate must be the same number on both (max-norm results
+    are exact; Euclidean distances are recomputed as the compiled kernel computes them)."""
+    import infometer as im
+
+    rng = np.random.default_rng(21)
+    n = 700
+    x = rng.standard_normal((n, 2))
+    y = x[:, :1] + rng.standard_normal((n, 1))
+    z = rng.standard_normal((n, 1))
+    if ties:
+        x, z = np.round(x, 1), np.round(z, 1)
+    q = rng.standard_normal((500, 2)) + 0.3
+
+    def estimates():
+        return [
+            im.entropy(x, method="kozachenko_leonenko", jitter="never" if not ties else "auto"),
+            im.entropy(x, method="kozachenko_leonenko", metric="euclidean"),
+            im.mutual_info(x, y, method="ksg1"),
+            im.mutual_info(x, y, method="ksg2"),
+            im.mutual_info(x, y, method="ksg1", theiler=3),
+            im.cond_mutual_info(x, y, z, method="frenzel_pompe"),
+            im.mutual_info(x, z, method="gkov"),
+            im.kl_divergence(x, q, method="wkv"),
+            im.kl_divergence(x, q, method="wkv", metric="max"),
+        ]
+
+    monkeypatch.setattr(engine, "BACKEND", "compiled")
+    compiled = [e.value for e in estimates()]
+    monkeypatch.setattr(engine, "BACKEND", "scipy")
+    scipy_ = [e.value for e in estimates()]
+    assert compiled == scipy_
+
+
+def test_backend_rule(monkeypatch):
+    """Small problems go to scipy until the process has spent SWITCH_AFTER_S there (or the
+    compiled kernels are loaded); large ones go to the compiled kernels, mid-sized ones
+    only once the kernels are in numba's cache."""
+    import sys
+
+    monkeypatch.setattr(engine, "BACKEND", "auto")
+    monkeypatch.delitem(sys.modules, "infometer.knn.compiled", raising=False)
+    monkeypatch.setattr(engine, "_scipy_seconds", 0.0)
+    monkeypatch.setattr(engine, "_cached", True)
+    assert not engine.uses_compiled(100)
+    assert engine.uses_compiled(engine.JIT_MIN_POINTS)
+    monkeypatch.setattr(engine, "_cached", False)  # a cold cache: scipy up to COLD_MIN_POINTS
+    assert not engine.uses_compiled(engine.JIT_MIN_POINTS, 3)
+    assert not engine.uses_compiled(engine.COLD_MIN_POINTS - 1, 3)
+    assert engine.uses_compiled(engine.COLD_MIN_POINTS, 3)
+    assert engine.uses_compiled(engine.COLD_MIN_POINTS_HIGH_DIM, engine.GRID_MAX_DIM + 1)
+    monkeypatch.setattr(engine, "_scipy_seconds", engine.SWITCH_AFTER_S)
+    assert not engine.uses_compiled(100)  # cold: a compile costs more than a load
+    monkeypatch.setattr(engine, "_scipy_seconds", engine.COLD_SWITCH_AFTER_S)
+    assert engine.uses_compiled(100)
+    monkeypatch.setattr(engine, "_cached", True)
+    monkeypatch.setattr(engine, "_scipy_seconds", engine.SWITCH_AFTER_S)
+    assert engine.uses_compiled(100)
+    monkeypatch.setattr(engine, "BACKEND", "scipy")
+    assert not engine.uses_compiled(10**7)
+
+
+def test_cache_marker(monkeypatch, tmp_path):
+    """A compiled run leaves a marker in numba's cache directory; a new process finds it."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(engine, "_cached", None)
+    assert not engine.kernels_cached()
+    monkeypatch.setattr(engine, "_cached", None)
+    engine._note_cached()
+    assert engine._marker().startswith(str(tmp_path))
+    monkeypatch.setattr(engine, "_cached", None)  # as a new process
+    assert engine.kernels_cached()

@@ -27,9 +27,10 @@ Nulls: the same kernel on ``y`` permuted (``perms``), counting null values ≥ t
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 from scipy.special import digamma
+
+from ..jit import nb
 
 __all__ = [
     "MAX_K",

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numba as nb
 import numpy as np
+
+from ..jit import nb
 
 __all__ = ["Network", "aracne", "clr", "plot_heatmap", "plot_network", "MAX_PLOT_NODES"]
 

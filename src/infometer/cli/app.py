@@ -6,12 +6,13 @@ Sub-command groups live in their own modules listed in :data:`SUBCOMMANDS`; each
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.util
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import typer
@@ -96,12 +97,13 @@ def _estimate(
     ci: float | None,
     seed: int,
     discrete: bool | None,
+    quiet: bool = False,
 ) -> Any:
     import warnings
 
     from ..api import estimate
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _resample_bar(ci is not None and not quiet):
         warnings.simplefilter("ignore")  # warnings are in diagnostics; printed below
         est = estimate(
             quantity,
@@ -118,11 +120,32 @@ def _estimate(
     return est
 
 
+@contextlib.contextmanager
+def _resample_bar(show: bool) -> Iterator[None]:
+    """A progress bar on stderr for the re-runs behind ``--ci`` (only on a terminal)."""
+    if not show or not err.is_terminal:
+        yield
+        return
+    from rich.progress import Progress
+
+    from ..stats.resample import report_progress
+
+    with Progress(console=err, transient=True) as bar:
+        task = bar.add_task("resampling for --ci", total=None)
+
+        def step(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        with report_progress(step):
+            yield
+
+
 _METHOD = typer.Option("auto", "--method", "-m", help="Estimator name, or 'auto'.")
 _UNIT = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys.")
 _CI = typer.Option(None, "--ci", help="Confidence level for an interval, e.g. 0.95.")
 _JSON = typer.Option(False, "--json", help="Print the Estimate as JSON.")
 _SEED = typer.Option(0, "--seed", help="Seed for anything random.")
+_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
 _DISCRETE = typer.Option(
     None, "--discrete/--continuous", help="Force columns to symbols / numbers (default: by dtype)."
 )
@@ -141,12 +164,13 @@ def entropy_cmd(
     json_out: bool = _JSON,
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
+    quiet: bool = _QUIET,
 ) -> None:
     """Entropy of the selected columns (taken together as one variable)."""
     from ..io import read_table, select_columns
 
     df = select_columns(read_table(file), columns, "--columns", file)
-    est = _estimate("entropy", {"x": df}, method, unit, ci, seed, discrete)
+    est = _estimate("entropy", {"x": df}, method, unit, ci, seed, discrete, quiet)
     emit(est, json_out, {"file": file, "columns": list(df.columns)})
 
 
@@ -163,6 +187,7 @@ def mi_cmd(
     json_out: bool = _JSON,
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
+    quiet: bool = _QUIET,
 ) -> None:
     """Mutual information I(X;Y), or I(X;Y|Z) with --given."""
     from ..io import read_table, select_columns
@@ -173,7 +198,7 @@ def mi_cmd(
     if given:
         data["z"] = select_columns(df, given, "--given", file)
         quantity = "cond_mutual_info"
-    est = _estimate(quantity, data, method, unit, ci, seed, discrete)
+    est = _estimate(quantity, data, method, unit, ci, seed, discrete, quiet)
     emit(est, json_out, {"file": file, "x": x, "y": y, "given": given})
 
 
@@ -191,13 +216,14 @@ def kl_cmd(
     json_out: bool = _JSON,
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
+    quiet: bool = _QUIET,
 ) -> None:
     """KL divergence D(P||Q) between the samples in two files."""
     from ..io import read_table, select_columns
 
     p = select_columns(read_table(p_file), columns, "--columns", p_file)
     q = select_columns(read_table(q_file), columns, "--columns", q_file)
-    est = _estimate("kl_divergence", {"p": p, "q": q}, method, unit, ci, seed, discrete)
+    est = _estimate("kl_divergence", {"p": p, "q": q}, method, unit, ci, seed, discrete, quiet)
     emit(est, json_out, {"p_file": p_file, "q_file": q_file})
 
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
+
+if TYPE_CHECKING:  # numpy is imported where it is used: `infometer --help` stays light
+    import numpy as np
 
 __all__ = ["register", "app"]
 
@@ -292,6 +294,8 @@ def scan_cmd(
         if lab.size != n_read:
             raise ValueError(f"{lab.size} labels for {n_read} sequences")
         lab = lab[kept] if kept is not None else lab  # --policy drop removed some rows
+        import numpy as np
+
         lt, la = np.unique(lab, return_inverse=True)
         ltok = Tokens(la.reshape(-1, 1).astype(np.int64), np.array([lt.size]), (lt,))
         full = join_tokens(ltok, tok)
@@ -353,6 +357,8 @@ def kl_cmd(
         if alphabet is None and ap is not None and aq is not None:
             joint = "".join(sorted(set(ap.tolist()) | set(aq.tolist())))
             tp, tq = _load(p_file, joint, policy, False), _load(q_file, joint, policy, False)
+        import numpy as np
+
         k = max(tp.vocab_size, tq.vocab_size)
         tp = Tokens(tp.data, np.full(tp.data.shape[1], k))
         tq = Tokens(tq.data, np.full(tq.data.shape[1], k))

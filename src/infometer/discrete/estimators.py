@@ -9,7 +9,7 @@ import numpy as np
 from ..data import Variable, check_float, encode_columns
 from ..registry import AutoContext, AutoRule, Raw, register, register_auto
 from . import kernels
-from .counting import counts, joint_codes
+from .counting import counts, joint_codes, joint_table, table_counts
 
 __all__ = ["entropy_terms", "aligned_codes", "ENTROPY_KERNELS"]
 
@@ -63,10 +63,14 @@ def _combo(method: str, vs: Sequence[Variable], alphabet_size=None) -> Raw:
     kernel, needs_k = ENTROPY_KERNELS[method]
     terms = entropy_terms(len(vs))
     cache: dict[tuple[int, ...], np.ndarray] = {}
+    table = joint_table(vs)  # every term's counts from one pass, when the table is small
 
     def cnt(idx: tuple[int, ...]) -> np.ndarray:
         if idx not in cache:
-            cache[idx] = counts(joint_codes(*(vs[i] for i in idx)))
+            if table is not None:
+                cache[idx] = table_counts(table, len(vs), idx)
+            else:
+                cache[idx] = counts(joint_codes(*(vs[i] for i in idx)))
         return cache[idx]
 
     all_idx = tuple(range(len(vs)))

@@ -15,7 +15,20 @@ epsilon.  Distances are computed exactly as ``|a - b|`` per coordinate in float6
 every kernel (and in the brute-force tests), so a boundary point is classified the
 same way by the joint search and by the marginal counts.
 
-Implementation (numba, ``parallel=True``: queries are split across all cores):
+Two backends compute the same exact answers:
+
+* **compiled** (:mod:`infometer.knn.compiled`, numba kernels that release the GIL; queries
+  are split into chunks that run on a few Python threads, see :func:`_run`), used from
+  ``JIT_MIN_POINTS`` points, and for any size once it has been used in the process;
+* **scipy** (``scipy.spatial.cKDTree`` and numpy) for smaller problems, so that a small
+  call never waits for numba to compile (seconds, once per install) or load (about
+  0.5 s per process), until the process has spent ``SWITCH_AFTER_S`` in it (then the
+  compiled kernels pay for their loading).  Until the kernels have been compiled once
+  into numba's cache (a marker file there says so), point sets up to
+  ``COLD_MIN_POINTS`` stay on scipy: its time there is below the first compile's.
+  ``BACKEND`` forces one of them.
+
+The compiled backend:
 
 * a kd-tree (median split on the widest coordinate, leaves of ``LEAFSIZE`` points,
   a bounding box per node) built once per point set; kNN queries are depth-first with
@@ -28,24 +41,32 @@ Implementation (numba, ``parallel=True``: queries are split across all cores):
   re-rounded sum ``v + r`` is not: it misplaces the boundary for about half the points);
 * range counts on 2 to ``GRID_MAX_DIM`` columns use the quantile grid of
   :mod:`infometer.knn.grid` (:class:`RangeCounter` picks the structure);
-* kernels are compiled per dimension up to ``MAX_UNROLLED`` (see :func:`_unrolled`);
-  a large tree builds its root's two subtrees on two threads (:func:`_build_halves`),
+* every kernel is compiled once, for any dimension (the dimension is read from the data):
+  one compile (cached on disk) serves all dimensions, so a new dimension costs nothing,
+  and no kernel uses numba's ``parallel=True`` (its compile and cache load cost seconds);
+* a large tree builds its root's two subtrees on two threads (:func:`_build_halves`),
   giving exactly the serial tree; :func:`start` builds several structures concurrently.
+
+The scipy backend uses the same arithmetic: cKDTree's max-norm distances and range counts
+are exact (``|a - b|`` per coordinate, ``<=`` comparisons; checked against brute force in
+the tests), Euclidean distances of the neighbours found are recomputed as the compiled
+kernel computes them, and one-column counts use the exact threshold search of
+:func:`_count_sorted_np`.
 
 Memory is O(n·d) (plus O(n·k) for neighbour indices); no pairwise matrices.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TypeVar
 
-import numba as nb
 import numpy as np
-
-from . import grid
 
 __all__ = [
     "KDTree",
@@ -55,170 +76,164 @@ __all__ = [
     "count_within",
     "start",
     "LEAFSIZE",
+    "uses_compiled",
 ]
 
 T = TypeVar("T")
 
 #: Points per kd-tree leaf.
 LEAFSIZE = 16
-#: Below this many queries the kernels run on one thread: a parallel region costs more
-#: (thread wake-up and barrier, ~10 ms on a busy 2-core machine) than it saves.
+#: Below this many queries the kernels run on one thread: starting threads costs more
+#: (thread wake-up and join, ~10 ms on a busy 2-core machine) than it saves.
 PARALLEL_MIN = 20_000
-#: Point sets with up to this many columns get kernels compiled for their dimension, so
-#: the per-coordinate loops are unrolled (about 1.5x faster range counts in 3-D); wider
-#: ones share one kernel with a run-time dimension.
-MAX_UNROLLED = 8
+#: Chunks per thread in :func:`_run` (several, so a thread that finishes early takes more).
+CHUNKS_PER_THREAD = 4
 #: Range counts on 2 to this many columns and at least ``GRID_MIN_POINTS`` points use the
 #: quantile grid of :mod:`infometer.knn.grid`, otherwise the kd-tree: the crossovers
 #: measured by ``benchmarks/knn.py --counts`` (benchmarks/RESULTS.md).
 GRID_MAX_DIM = 4
 GRID_MIN_POINTS = 2000
-_STACK = 256  # DFS stack; the tree depth is ~log2(n / LEAFSIZE) + 1, far below this
+#: Point sets of at least this many points use the compiled backend (it is loaded, or
+#: compiled once per install, on first use); smaller ones use scipy unless the compiled
+#: backend is already loaded in this process (then it is faster at every size).
+JIT_MIN_POINTS = 5000
+#: ... and once a process has spent this many seconds in the scipy backend, it switches to
+#: the compiled one for good (loading numba's cache costs about 0.5 s, a first compile
+#: about 5 s): repeated small problems (permutation tests, resampling) then run at the
+#: compiled speed.
+SWITCH_AFTER_S = 1.0
+#: ... or this many, while the kernels have never been compiled on this install.
+COLD_SWITCH_AFTER_S = 5.0
+#: ``"auto"`` (the rules above), ``"compiled"`` or ``"scipy"``: for tests and benchmarks.
+BACKEND = "auto"
+#: Leaf size of the scipy backend's trees for range counts (larger leaves count faster).
+SCIPY_COUNT_LEAFSIZE = 64
+#: From this many queries the scipy backend queries on all threads (cKDTree ``workers``).
+SCIPY_PARALLEL_MIN = 1000
+_scipy_seconds = 0.0
 
 
-# ------------------------------------------------------------------------ build
-@nb.njit(inline="always")
-def _swap(work: np.ndarray, idx: np.ndarray, a: int, b: int) -> None:
-    idx[a], idx[b] = idx[b], idx[a]
-    for c in range(work.shape[1]):
-        work[a, c], work[b, c] = work[b, c], work[a, c]
+#: Until this install has compiled the kernels once (numba's first compile takes several
+#: seconds), point sets below these sizes stay on scipy whose cost is below that:
+#: ``COLD_MIN_POINTS`` up to ``GRID_MAX_DIM`` columns, ``COLD_MIN_POINTS_HIGH_DIM`` above.
+COLD_MIN_POINTS = 15_000
+COLD_MIN_POINTS_HIGH_DIM = 8_000
+_cached: bool | None = None  # whether the marker below exists (looked up once)
 
 
-@nb.njit(cache=True)
-def _select(work: np.ndarray, idx: np.ndarray, dim: int, lo: int, hi: int, kth: int) -> None:
-    """Reorder rows ``lo:hi`` so row ``kth`` holds the kth key along ``dim`` (3-way quickselect).
+def _marker() -> str:
+    """A file that says this install's kernels have been compiled into numba's cache:
+    in that cache directory, named after the numba version and the kernels' sources."""
+    import hashlib
+    from importlib import metadata
 
-    ``work`` (the points) and ``idx`` (their original rows) are permuted together, so the
-    points of every node stay contiguous in memory.
-    """
-    while hi - lo > 1:
-        a = work[lo, dim]
-        b = work[(lo + hi) // 2, dim]
-        c = work[hi - 1, dim]
-        pivot = max(min(a, b), min(max(a, b), c))
-        lt, i, gt = lo, lo, hi
-        while i < gt:
-            v = work[i, dim]
-            if v < pivot:
-                _swap(work, idx, lt, i)
-                lt += 1
-                i += 1
-            elif v > pivot:
-                gt -= 1
-                _swap(work, idx, i, gt)
-            else:
-                i += 1
-        if kth < lt:
-            hi = lt
-        elif kth >= gt:
-            lo = gt
-        else:
-            return
+    from .._cachedir import cache_dir
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    stamp = [metadata.version("numba")]
+    for name in ("compiled.py", "grid.py"):
+        st = os.stat(os.path.join(here, name))
+        stamp.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
+    key = hashlib.sha1("|".join(stamp).encode()).hexdigest()[:16]
+    return os.path.join(os.environ.get("NUMBA_CACHE_DIR") or cache_dir(), f"infometer-knn-{key}")
 
 
-@nb.njit(cache=True, nogil=True)
-def _build(pts: np.ndarray, leafsize: int, inplace: bool = False):
-    """Build a kd-tree; ``inplace=True`` permutes ``pts`` itself instead of a copy."""
-    n, d = pts.shape
-    work = pts if inplace else pts.copy()
+def kernels_cached() -> bool:
+    """Whether the compiled kernels are known to be in numba's cache (a new process then
+    loads them in about half a second instead of compiling them)."""
+    global _cached
+    if _cached is None:
+        try:
+            _cached = os.path.exists(_marker())
+        except (OSError, ValueError):  # numba missing, or an odd file system
+            _cached = False
+    return _cached
+
+
+def _note_cached() -> None:
+    """Record (once per process) that the compiled kernels have run, so are cached."""
+    global _cached
+    if _cached:
+        return
+    _cached = True
+    try:
+        with open(_marker(), "a"):
+            pass
+    except (OSError, ValueError):  # a read-only cache: nothing is recorded
+        pass
+
+
+def uses_compiled(n: int, d: int = 1) -> bool:
+    """Whether a point set of ``n`` points in ``d`` dimensions goes to the compiled backend."""
+    if BACKEND != "auto":
+        return BACKEND == "compiled"
+    if "infometer.knn.compiled" in sys.modules:
+        return True
+    cached = kernels_cached()
+    # switching costs a load (cached) or a first compile (several seconds, once)
+    if _scipy_seconds >= (SWITCH_AFTER_S if cached else COLD_SWITCH_AFTER_S):
+        return True
+    if n < JIT_MIN_POINTS:
+        return False
+    return cached or n >= (COLD_MIN_POINTS if d <= GRID_MAX_DIM else COLD_MIN_POINTS_HIGH_DIM)
+
+
+@contextmanager
+def _scipy_timer():
+    """Add the time spent in a scipy-backend query to the process total."""
+    global _scipy_seconds
+    t = time.perf_counter()
+    try:
+        yield
+    finally:
+        _scipy_seconds += time.perf_counter() - t
+
+
+def _kernels():
+    """The compiled kernels (importing them imports numba)."""
+    from . import compiled
+
+    return compiled
+
+
+def _build_tree(work: np.ndarray, leafsize: int) -> tuple:
+    """A kd-tree of ``work`` (permuted in place): ``(perm, data, leaf_of, lo, hi, child,
+    bmin, bmax)``, ``data`` being ``work`` in tree order (see :func:`_build`)."""
+    n, d = work.shape
     max_nodes = 4 * (n // leafsize + 1) + 3
+    idx = np.empty(n, np.int64)
+    leaf_of = np.empty(n, np.int64)
     lo_a = np.empty(max_nodes, np.int64)
     hi_a = np.empty(max_nodes, np.int64)
-    child = np.full(max_nodes, -1, np.int64)  # left child; right child is child + 1
+    child = np.empty(max_nodes, np.int64)
     bmin = np.empty((max_nodes, d))
     bmax = np.empty((max_nodes, d))
-    leaf_of = np.empty(n, np.int64)  # tree position -> its leaf
-    idx = np.arange(n)
-    stack = np.empty(_STACK, np.int64)
-    lo_a[0], hi_a[0] = 0, n
-    n_nodes = 1
-    sp = 1
-    stack[0] = 0
-    while sp > 0:
-        sp -= 1
-        nd = stack[sp]
-        lo, hi = lo_a[nd], hi_a[nd]
-        for c in range(d):
-            bmin[nd, c] = np.inf
-            bmax[nd, c] = -np.inf
-        for t in range(lo, hi):
-            for c in range(d):
-                v = work[t, c]
-                if v < bmin[nd, c]:
-                    bmin[nd, c] = v
-                if v > bmax[nd, c]:
-                    bmax[nd, c] = v
-        dim, ext = 0, -1.0
-        for c in range(d):
-            e = bmax[nd, c] - bmin[nd, c]
-            if e > ext:
-                dim, ext = c, e
-        if hi - lo <= leafsize or ext <= 0.0:  # a leaf (or identical points: one leaf)
-            for t in range(lo, hi):
-                leaf_of[t] = nd
-            continue
-        mid = (lo + hi) // 2
-        _select(work, idx, dim, lo, hi, mid)
-        left = n_nodes
-        n_nodes += 2
-        child[nd] = left
-        lo_a[left], hi_a[left] = lo, mid
-        lo_a[left + 1], hi_a[left + 1] = mid, hi
-        stack[sp] = left
-        stack[sp + 1] = left + 1
-        sp += 2
-    return (
-        idx,
-        work,
-        leaf_of,
-        lo_a[:n_nodes],
-        hi_a[:n_nodes],
-        child[:n_nodes],
-        bmin[:n_nodes],
-        bmax[:n_nodes],
-    )
-
-
-@nb.njit(cache=True, nogil=True)
-def _split_root(pts: np.ndarray):
-    """The root step of :func:`_build`: its box, and its median split (``mid = -1``: a leaf)."""
-    n, d = pts.shape
-    work = pts.copy()
-    idx = np.arange(n)
-    bmin = np.full(d, np.inf)
-    bmax = np.full(d, -np.inf)
-    for t in range(n):
-        for c in range(d):
-            v = work[t, c]
-            if v < bmin[c]:
-                bmin[c] = v
-            if v > bmax[c]:
-                bmax[c] = v
-    dim, ext = 0, -1.0
-    for c in range(d):
-        e = bmax[c] - bmin[c]
-        if e > ext:
-            dim, ext = c, e
-    if ext <= 0.0:
-        return work, idx, -1, bmin, bmax
-    mid = n // 2
-    _select(work, idx, dim, 0, n, mid)
-    return work, idx, mid, bmin, bmax
+    m = _kernels()._build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax)
+    return idx, work, leaf_of, lo_a[:m], hi_a[:m], child[:m], bmin[:m], bmax[:m]
 
 
 def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
-    """:func:`_build` with the two subtrees of the root built on two threads.
+    """The tree of :func:`_build` with the two subtrees of the root built on two threads.
 
-    The root split is the one :func:`_build` makes, and each half is built by
-    :func:`_build` itself, so the tree (point order, boxes, leaves) is the same as a serial
-    build; only the node numbering differs.  Results never depend on the thread count.
+    The root split is the one :func:`_build` makes (same box, same widest coordinate, same
+    quickselect), and each half is built by :func:`_build` itself, so the tree (point
+    order, boxes, leaves) is the same as a serial build; only the node numbering differs.
+    Results never depend on the thread count.
     """
-    work, idx, mid, rmin, rmax = _split_root(pts)
-    if mid < 0:
-        return _build(pts, leafsize)
+    work = np.array(pts, dtype=np.float64, order="C", copy=True)
+    n, d = work.shape
+    rmin, rmax = work.min(axis=0), work.max(axis=0)
+    ext = rmax - rmin
+    dim = int(np.argmax(ext))  # the first widest coordinate, as in _build
+    if n <= leafsize or ext[dim] <= 0.0:
+        return _build_tree(work, leafsize)
+    idx = np.arange(n)
+    mid = n // 2
+    # numpy integers: a Python 0 would be typed as a literal, a second compilation
+    _kernels()._select(work, idx, np.int64(dim), np.int64(0), np.int64(n), np.int64(mid))
     with ThreadPoolExecutor(max_workers=1) as pool:
-        left_future = pool.submit(_build, work[:mid], leafsize, True)
-        right = _build(work[mid:], leafsize, True)
+        left_future = pool.submit(_build_tree, work[:mid], leafsize)
+        right = _build_tree(work[mid:], leafsize)
         left = left_future.result()
     n_left, n_right = len(left[3]), len(right[3])
     # node ids: root 0, the two subtree roots 1 and 2 (siblings are adjacent), then the
@@ -231,9 +246,9 @@ def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
     lo_a = np.empty(total, np.int64)
     hi_a = np.empty(total, np.int64)
     child = np.empty(total, np.int64)
-    bmin = np.empty((total, pts.shape[1]))
-    bmax = np.empty((total, pts.shape[1]))
-    lo_a[0], hi_a[0], child[0], bmin[0], bmax[0] = 0, pts.shape[0], 1, rmin, rmax
+    bmin = np.empty((total, d))
+    bmax = np.empty((total, d))
+    lo_a[0], hi_a[0], child[0], bmin[0], bmax[0] = 0, n, 1, rmin, rmax
     leaf_of = []
     for part, ids, offset in ((left, remap[0], 0), (right, remap[1], mid)):
         _, _, p_leaf, p_lo, p_hi, p_child, p_bmin, p_bmax = part
@@ -242,254 +257,64 @@ def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
         bmin[ids], bmax[ids] = p_bmin, p_bmax
         leaf_of.append(ids[p_leaf])
     perm = np.concatenate([idx[:mid][left[0]], idx[mid:][right[0]]])
-    data = work  # both halves were permuted in place
-    return perm, data, np.concatenate(leaf_of), lo_a, hi_a, child, bmin, bmax
-
-
-# ---------------------------------------------------------------- distances
-@nb.njit(inline="always")
-def _dist(pts: np.ndarray, t: int, q: np.ndarray, euclid: bool, dim: int) -> float:
-    """Distance from row ``t`` of ``pts`` to ``q`` (squared when Euclidean)."""
-    s = 0.0
-    if euclid:
-        for c in range(dim):
-            u = pts[t, c] - q[c]
-            s += u * u
-    else:
-        for c in range(dim):
-            s = max(s, abs(pts[t, c] - q[c]))
-    return s
-
-
-@nb.njit(inline="always")
-def _box_min(q: np.ndarray, bmin: np.ndarray, bmax: np.ndarray, nd: int, euclid: bool, dim: int):
-    """Distance from ``q`` to the box of node ``nd`` (squared when Euclidean)."""
-    s = 0.0
-    for c in range(dim):
-        t = max(bmin[nd, c] - q[c], q[c] - bmax[nd, c], 0.0)
-        if euclid:
-            s += t * t
-        else:
-            s = max(s, t)
-    return s
-
-
-@nb.njit(inline="always")
-def _rel(q: np.ndarray, bmin: np.ndarray, bmax: np.ndarray, nd: int, r: float, dim: int) -> int:
-    """Max-norm box of node ``nd`` vs the ball of radius r: 0 disjoint, 2 inside, 1 straddling.
-
-    Exact: ``-a`` below is exactly ``lo - q`` (float negation is exact).
-    """
-    mn = 0.0
-    mx = 0.0
-    for c in range(dim):
-        a = q[c] - bmin[nd, c]
-        b = bmax[nd, c] - q[c]
-        mn = max(mn, -a, -b)
-        mx = max(mx, a, b)
-    if mn > r:
-        return 0
-    return 2 if mx <= r else 1
-
-
-# ---------------------------------------------------------------- kNN query
-@nb.njit(inline="always")
-def _scan_leaf(tdata, lo, hi, q, me, euclid, dim, hd, hi_):
-    k = hd.shape[0]
-    for t in range(lo, hi):
-        if t == me:
-            continue
-        dd = _dist(tdata, t, q, euclid, dim)
-        if dd < hd[k - 1]:
-            a = k - 1
-            while a > 0 and hd[a - 1] > dd:
-                hd[a] = hd[a - 1]
-                hi_[a] = hi_[a - 1]
-                a -= 1
-            hd[a] = dd
-            hi_[a] = t
-
-
-@nb.njit(parallel=True, cache=True)
-def _knn(
-    tdata,
-    lo_a,
-    hi_a,
-    child,
-    bmin,
-    bmax,
-    queries,
-    self_pos,
-    start_leaf,
-    k,
-    euclid,
-    out_row,
-    perm,
-    out_d,
-    out_i,
-    D,
-):
-    """k nearest points of ``tdata`` to each query, skipping tree position ``self_pos[q]``.
-
-    When ``start_leaf[q] >= 0`` that leaf is scanned first (the query's own leaf), which
-    gives a tight bound before the depth-first search from the root.  Results for query
-    ``q`` go to row ``out_row[q]``; neighbour indices are mapped through ``perm``.
-    ``D`` carries the dimension as a compile-time constant (see :func:`_unrolled`).
-    """
-    dim = tdata.shape[1] if len(D) == 0 else len(D)
-    m = queries.shape[0]
-    chunk = 256
-    n_chunks = (m + chunk - 1) // chunk
-    for ch in nb.prange(n_chunks):
-        hd = np.empty(k)
-        hi_ = np.empty(k, np.int64)
-        stack = np.empty(_STACK, np.int64)
-        sdist = np.empty(_STACK)
-        for qi in range(ch * chunk, min(m, (ch + 1) * chunk)):
-            q = queries[qi]
-            me = self_pos[qi]
-            first = start_leaf[qi]
-            for a in range(k):
-                hd[a] = np.inf
-                hi_[a] = -1
-            if first >= 0:
-                _scan_leaf(tdata, lo_a[first], hi_a[first], q, me, euclid, dim, hd, hi_)
-            stack[0] = 0
-            sdist[0] = 0.0
-            sp = 1
-            while sp > 0:
-                sp -= 1
-                nd = stack[sp]
-                if sdist[sp] > hd[k - 1] or nd == first:
-                    continue
-                c0 = child[nd]
-                if c0 < 0:
-                    _scan_leaf(tdata, lo_a[nd], hi_a[nd], q, me, euclid, dim, hd, hi_)
-                    continue
-                d0 = _box_min(q, bmin, bmax, c0, euclid, dim)
-                d1 = _box_min(q, bmin, bmax, c0 + 1, euclid, dim)
-                if d0 <= d1:  # push the far child first so the near one is searched first
-                    stack[sp], sdist[sp] = c0 + 1, d1
-                    stack[sp + 1], sdist[sp + 1] = c0, d0
-                else:
-                    stack[sp], sdist[sp] = c0, d0
-                    stack[sp + 1], sdist[sp + 1] = c0 + 1, d1
-                sp += 2
-            row = out_row[qi]
-            for a in range(k):
-                out_d[row, a] = np.sqrt(hd[a]) if euclid else hd[a]
-                out_i[row, a] = perm[hi_[a]]
-
-
-# -------------------------------------------------------------- range count
-@nb.njit(parallel=True, cache=True)
-def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out, D):
-    """Number of points of ``tdata`` with max-norm distance <= radii[q] from each query.
-
-    Boundary leaves are scanned without branches (``cnt += all |p_c - q_c| <= r``): about
-    half their points are inside, so a per-point branch is mispredicted half the time.
-    """
-    dim = tdata.shape[1] if len(D) == 0 else len(D)
-    m = queries.shape[0]
-    chunk = 256
-    n_chunks = (m + chunk - 1) // chunk
-    for ch in nb.prange(n_chunks):
-        stack = np.empty(_STACK, np.int64)
-        for qi in range(ch * chunk, min(m, (ch + 1) * chunk)):
-            q = queries[qi]
-            r = radii[qi]
-            cnt = 0
-            # classify the root, then each child before pushing it: 0 disjoint, 2 inside
-            rel = _rel(q, bmin, bmax, 0, r, dim)
-            if rel == 2:
-                cnt = hi_a[0] - lo_a[0]
-            sp = 0
-            if rel == 1:
-                stack[0] = 0
-                sp = 1
-            while sp > 0:
-                sp -= 1
-                nd = stack[sp]
-                c0 = child[nd]
-                if c0 < 0:
-                    for t in range(lo_a[nd], hi_a[nd]):
-                        inside = True
-                        for c in range(dim):
-                            inside &= abs(tdata[t, c] - q[c]) <= r
-                        cnt += inside
-                    continue
-                for ch_ in (c0, c0 + 1):
-                    rel = _rel(q, bmin, bmax, ch_, r, dim)
-                    if rel == 2:
-                        cnt += hi_a[ch_] - lo_a[ch_]
-                    elif rel == 1:
-                        stack[sp] = ch_
-                        sp += 1
-            out[qi] = cnt
-
-
-@nb.njit(parallel=True, cache=True)
-def _count_sorted(s: np.ndarray, radii_sorted: np.ndarray, out: np.ndarray) -> None:
-    """For each sorted position p: #{j != p : |s_j - s_p| <= radii_sorted[p]} (exact)."""
-    n = s.shape[0]
-    chunk = 1024
-    n_chunks = (n + chunk - 1) // chunk
-    for ch in nb.prange(n_chunks):
-        for p in range(ch * chunk, min(n, (ch + 1) * chunk)):
-            v = s[p]
-            r = radii_sorted[p]
-            # upwards: largest lo with s[lo] - v <= r (galloping, then bisection)
-            lo, step, hi = p, 1, p + 1
-            while hi < n and s[hi] - v <= r:
-                lo = hi
-                step *= 2
-                hi = p + step
-            if hi > n:
-                hi = n
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if s[mid] - v <= r:
-                    lo = mid
-                else:
-                    hi = mid
-            up = lo - p
-            # downwards: smallest hi with v - s[hi] <= r
-            hi, step, lo = p, 1, p - 1
-            while lo >= 0 and v - s[lo] <= r:
-                hi = lo
-                step *= 2
-                lo = p - step
-            if lo < -1:
-                lo = -1
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if v - s[mid] <= r:
-                    hi = mid
-                else:
-                    lo = mid
-            out[p] = up + (p - hi)
+    return perm, work, np.concatenate(leaf_of), lo_a, hi_a, child, bmin, bmax
 
 
 # ------------------------------------------------------------------- wrappers
-@contextmanager
-def _threads(m: int):
-    """Use all numba threads for ``m >= PARALLEL_MIN`` queries, one thread below."""
-    prev = nb.get_num_threads()
-    nb.set_num_threads(prev if m >= PARALLEL_MIN else 1)
+def n_threads() -> int:
+    """Threads the kernels use: ``NUMBA_NUM_THREADS`` if set, else the usable CPU cores."""
+    env = os.environ.get("NUMBA_NUM_THREADS", "")
+    if env.strip().isdigit() and int(env) > 0:
+        return int(env)
     try:
-        yield
-    finally:
-        nb.set_num_threads(prev)
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
-def _unrolled(d: int) -> tuple:
-    """The dimension as a kernel argument whose *type* fixes it at compile time.
+def _workers(m: int) -> int:
+    """Threads for ``m`` queries: one below ``PARALLEL_MIN``."""
+    return n_threads() if m >= PARALLEL_MIN else 1
 
-    A tuple of ``d`` zeros has its length in its numba type (``UniTuple(int64, d)``), so
-    each dimension gets its own compiled (and disk-cached) kernel with unrolled loops;
-    the empty tuple means "read the dimension from the data at run time".
+
+def _scipy_workers(m: int) -> int:
+    """cKDTree threads for ``m`` queries (its threads are cheap: from 1,000 queries)."""
+    return n_threads() if m >= SCIPY_PARALLEL_MIN else 1
+
+
+def _run(kernel: Callable[..., None], m: int, *args) -> None:
+    """``kernel(*args, lo, hi)`` over the queries ``0..m-1``, on several threads from
+    ``PARALLEL_MIN`` queries.
+
+    Each query writes only its own outputs, so the result does not depend on how the
+    range is cut or on the thread count.  The kernels release the GIL.
     """
-    return (0,) * d if d <= MAX_UNROLLED else ()
+    threads = _workers(m)
+    if threads <= 1:
+        kernel(*args, 0, m)
+        _note_cached()
+        return
+    cuts = np.linspace(0, m, threads * CHUNKS_PER_THREAD + 1).astype(np.int64).tolist()
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="infometer-knn") as pool:
+        jobs = [pool.submit(kernel, *args, a, b) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+        for j in jobs:
+            j.result()
+    _note_cached()
+
+
+def _euclidean(points: np.ndarray, queries: np.ndarray, idx: np.ndarray) -> tuple:
+    """Distances from each query to its listed neighbours, computed as the compiled kernel
+    does (squared differences summed column by column, then one square root), sorted.
+
+    The scipy backend finds the neighbours; this makes their distances bit-identical to
+    the compiled backend's (cKDTree sums the squares in another order).
+    """
+    s = np.zeros(idx.shape)
+    for c in range(points.shape[1]):
+        u = points[idx, c] - queries[:, c : c + 1]
+        s += u * u
+    order = np.argsort(s, axis=1, kind="stable")
+    return np.sqrt(np.take_along_axis(s, order, 1)), np.take_along_axis(idx, order, 1)
 
 
 class KDTree:
@@ -508,8 +333,17 @@ class KDTree:
         if pts.ndim == 1:
             pts = pts.reshape(-1, 1)
         self.n, self.d = pts.shape
-        halves = self.n >= PARALLEL_MIN and nb.get_num_threads() > 1
-        built = _build_halves(pts, leafsize) if halves else _build(pts, leafsize)
+        self.compiled = uses_compiled(self.n, self.d)
+        if not self.compiled:
+            from scipy.spatial import cKDTree
+
+            self.points = pts
+            self._ck = cKDTree(pts, leafsize=leafsize)
+            return
+        if self.n >= PARALLEL_MIN and n_threads() > 1:
+            built = _build_halves(pts, leafsize)
+        else:
+            built = _build_tree(pts.copy(), leafsize)
         self.perm, self.data, self._leaf_of = built[:3]  # tree position -> row; rows in tree order
         self._lo, self._hi, self._child, self._bmin, self._bmax = built[3:]
 
@@ -518,52 +352,58 @@ class KDTree:
 
     def knn_self(self, k: int, metric: str = "max") -> tuple[np.ndarray, np.ndarray]:
         """Distances (n, k) and original indices (n, k) of each point's k nearest others."""
+        if not self.compiled:
+            p = 2 if metric == "euclidean" else np.inf
+            with _scipy_timer():
+                d, i = self._ck.query(self.points, k=k + 1, p=p, workers=_scipy_workers(self.n))
+            # drop the point itself: first unless k + 1 or more points coincide with it
+            me = i == np.arange(self.n)[:, None]
+            drop = np.where(me.any(axis=1), me.argmax(axis=1), k)
+            keep = np.ones(i.shape, bool)
+            keep[np.arange(self.n), drop] = False
+            d, i = d[keep].reshape(self.n, k), i[keep].reshape(self.n, k)
+            if metric == "euclidean":
+                d, i = _euclidean(self.points, self.points, i)
+            return d, i
         d = np.empty((self.n, k))
         i = np.empty((self.n, k), np.int64)
-        with _threads(self.n):
-            _knn(
-                *self._nodes(),
-                self.data,
-                np.arange(self.n),
-                self._leaf_of,
-                k,
-                metric == "euclidean",
-                self.perm,
-                self.perm,
-                d,
-                i,
-                _unrolled(self.d),
-            )
+        args = (self.data, np.arange(self.n), self._leaf_of, k, metric == "euclidean")
+        _run(_kernels()._knn, self.n, *self._nodes(), *args, self.perm, self.perm, d, i)
         return d, i
 
     def knn(self, queries: np.ndarray, k: int, metric: str = "max") -> np.ndarray:
         """Distances (m, k) from each query row to its k nearest points of the tree."""
         q = np.ascontiguousarray(np.asarray(queries, dtype=np.float64).reshape(-1, self.d))
-        d = np.empty((q.shape[0], k))
-        i = np.empty((q.shape[0], k), np.int64)
-        none = np.full(q.shape[0], -1)
-        with _threads(q.shape[0]):
-            _knn(
-                *self._nodes(),
-                q,
-                none,
-                none,
-                k,
-                metric == "euclidean",
-                np.arange(q.shape[0]),
-                self.perm,
-                d,
-                i,
-                _unrolled(self.d),
-            )
+        m = q.shape[0]
+        if not self.compiled:
+            p = 2 if metric == "euclidean" else np.inf
+            with _scipy_timer():
+                d, i = self._ck.query(q, k=k, p=p, workers=_scipy_workers(m))
+            d, i = d.reshape(m, k), i.reshape(m, k)
+            return _euclidean(self.points, q, i)[0] if metric == "euclidean" else d
+        d = np.empty((m, k))
+        i = np.empty((m, k), np.int64)
+        none = np.full(m, -1)
+        args = (q, none, none, k, metric == "euclidean", np.arange(m))
+        _run(_kernels()._knn, m, *self._nodes(), *args, self.perm, d, i)
         return d
 
     def count_self(self, radii: np.ndarray) -> np.ndarray:
-        """For each point i, the number of *other* points within max-norm distance <= radii[i]."""
+        """For each point i, the number of *other* points within max-norm distance <= radii[i].
+
+        A negative radius gives -1 (not even the point itself).
+        """
+        if not self.compiled:
+            r = np.asarray(radii, dtype=np.float64)
+            w = _scipy_workers(self.n)
+            with _scipy_timer():
+                c = self._ck.query_ball_point(
+                    self.points, r, p=np.inf, return_length=True, workers=w
+                )
+            return np.asarray(c, np.int64) - 1
         r = np.ascontiguousarray(np.asarray(radii, dtype=np.float64)[self.perm])
         c = np.empty(self.n, np.int64)
-        with _threads(self.n):
-            _count(*self._nodes(), self.data, r, c, _unrolled(self.d))
+        _run(_kernels()._count, self.n, *self._nodes(), self.data, r, c)
         out = np.empty(self.n, np.int64)
         out[self.perm] = c - 1  # the point itself is always within r >= 0
         return out
@@ -594,15 +434,80 @@ def kth_distance_to(
     return KDTree(ref).knn(queries, k, metric)[:, k - 1].copy()
 
 
+_KEY_INF = int(np.array(np.inf).view(np.int64))
+
+
+def _key(x: np.ndarray) -> np.ndarray:
+    """float64 -> int64 key with the same order (both zeros map to 0)."""
+    b = x.view(np.int64)
+    return np.where(b < 0, -(b & np.int64(0x7FFFFFFFFFFFFFFF)), b)
+
+
+def _unkey(k: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`_key` on keys of finite and infinite floats."""
+    b = np.where(k < 0, (-k) | np.int64(-0x8000000000000000), k)
+    return b.view(np.float64)
+
+
+def _largest_passing(c: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """For each i, the largest float ``z`` with ``fl(z + c_i) <= r_i`` (``r_i >= 0``).
+
+    ``fl(z + c)`` is monotone in ``z``, so the floats that pass form a half-line.  The
+    search runs on the order-preserving integer keys of the floats: it starts at
+    ``fl(r - c)`` (which is within a few ulps of the answer, though those ulps can be
+    tiny when the answer is near 0), gallops to a failing key, then bisects.
+    """
+    start = _key(r - c)
+    ok = start + 0  # a key that passes (found below) and one that fails
+    bad = start + 0
+    passes = _unkey(start) + c <= r
+    for sign, todo in ((1, np.flatnonzero(passes)), (-1, np.flatnonzero(~passes))):
+        step = 1
+        while todo.size:
+            cand = np.clip(start[todo] + sign * step, -_KEY_INF, _KEY_INF)
+            p = _unkey(cand) + c[todo] <= r[todo]
+            if sign > 0:  # from a passing start: look for a failing key above
+                ok[todo[p]] = cand[p]
+                bad[todo[~p]] = cand[~p]
+                todo = todo[p & (cand < _KEY_INF)]
+            else:  # from a failing start: look for a passing key below
+                bad[todo[~p]] = cand[~p]
+                ok[todo[p]] = cand[p]
+                todo = todo[~p & (cand > -_KEY_INF)]
+            step *= 2
+    todo = np.flatnonzero(bad - ok > 1)
+    while todo.size:
+        mid = ok[todo] + (bad[todo] - ok[todo]) // 2
+        p = _unkey(mid) + c[todo] <= r[todo]
+        ok[todo[p]] = mid[p]
+        bad[todo[~p]] = mid[~p]
+        todo = todo[bad[todo] - ok[todo] > 1]
+    return _unkey(ok)
+
+
+def _count_sorted_np(s: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """For sorted ``s`` and radii ``r >= 0``: ``#{j != p : |s_j - s_p| <= r_p}`` for each p.
+
+    Exact without a compiled loop: ``|s_j - v| <= r`` holds exactly for ``lo <= s_j <= hi``
+    where ``hi`` is the largest float with ``fl(hi - v) <= r`` and ``-lo`` the largest with
+    ``fl(-lo + v) <= r`` (:func:`_largest_passing`); two ``searchsorted`` calls count them.
+    A ``searchsorted`` on the rounded ``v + r`` instead misplaces the boundary.
+    """
+    hi = _largest_passing(-s, r)
+    lo = -_largest_passing(s, r)
+    return np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "left") - 1
+
+
 class RangeCounter:
     """Exact self range counts on one point set (max-norm): ``count(radii)[i]`` is the
     number of other points j with ``max|p_j - p_i| <= radii[i]``.
 
-    One column: a sorted copy with galloping search.  Two to ``GRID_MAX_DIM`` columns and
-    at least ``GRID_MIN_POINTS`` points: a quantile grid (:mod:`infometer.knn.grid`, laid
-    out when the radii are known, since its slab count depends on them).  Otherwise a
-    kd-tree.  Construction (sorting, tree building) is separate from counting, so that it
-    can run on another thread while the joint neighbour search runs (see :func:`start`).
+    One column: a sorted copy with galloping search (compiled) or threshold search (scipy
+    backend).  Two to ``GRID_MAX_DIM`` columns and at least ``GRID_MIN_POINTS`` points on
+    the compiled backend: a quantile grid (:mod:`infometer.knn.grid`, laid out when the
+    radii are known, since its slab count depends on them).  Otherwise a kd-tree.
+    Construction (sorting, tree building) is separate from counting, so that it can run on
+    another thread while the joint neighbour search runs (see :func:`start`).
     """
 
     def __init__(self, points: np.ndarray) -> None:
@@ -612,13 +517,14 @@ class RangeCounter:
         self.n, self.d = pts.shape
         self._points = pts
         self._tree: KDTree | None = None
+        self.compiled = uses_compiled(self.n, self.d)
         if self.d == 1:
             self._order = np.argsort(pts[:, 0])
             self._sorted = np.ascontiguousarray(pts[self._order, 0])
-        elif self.d <= GRID_MAX_DIM and self.n >= GRID_MIN_POINTS:
+        elif self.d <= GRID_MAX_DIM and self.n >= GRID_MIN_POINTS and self.compiled:
             self._ranks = [np.argsort(pts[:, k]) for k in range(self.d)]
         else:
-            self._tree = KDTree(pts)
+            self._tree = KDTree(pts, LEAFSIZE if self.compiled else SCIPY_COUNT_LEAFSIZE)
 
     def count(self, radii: np.ndarray, *, strict: bool = False) -> np.ndarray:
         """Counts within ``radii`` (``strict=True``: strictly closer, exactly)."""
@@ -628,27 +534,24 @@ class RangeCounter:
         if self._tree is not None:
             out = self._tree.count_self(r)
         else:
-            c = np.empty(self.n, np.int64)
-            if self.d == 1:
-                order = self._order
-                with _threads(self.n):
-                    _count_sorted(self._sorted, np.ascontiguousarray(r[order]), c)
+            order = self._order if self.d == 1 else None
+            if self.d == 1 and not self.compiled:
+                rs = r[order]
+                with _scipy_timer():
+                    c = _count_sorted_np(self._sorted, np.maximum(rs, 0.0))
+                c[rs < 0] = 0
+            elif self.d == 1:
+                c = np.empty(self.n, np.int64)
+                rs = np.ascontiguousarray(r[order])
+                _run(_kernels()._count_sorted, self.n, self._sorted, rs, c)
             else:
+                from . import grid
+
                 g = grid.build(self._points, self._ranks, r)
                 order = g.order
-                with _threads(self.n):
-                    grid.count(
-                        g.data,
-                        g.slab,
-                        g.start,
-                        g.n_slabs,
-                        g.radix,
-                        g.lo,
-                        g.hi,
-                        np.ascontiguousarray(r[order]),
-                        c,
-                        _unrolled(self.d),
-                    )
+                c = np.empty(self.n, np.int64)
+                args = (g.data, g.slab, g.start, g.n_slabs, g.radix, g.lo, g.hi)
+                _run(grid.count, self.n, *args, np.ascontiguousarray(r[order]), c)
             out = np.empty_like(c)
             out[order] = c
         if strict:
@@ -660,7 +563,6 @@ def count_within(points: np.ndarray, radii: np.ndarray, *, strict: bool = False)
     """For each point i, the number of other points j with ``max|p_j - p_i| <= radii[i]``.
 
     ``strict=True`` counts ``< radii[i]`` instead (exactly, via ``np.nextafter(r, 0)``).
-    One-dimensional point sets are counted on a sorted copy, others with a kd-tree.
     """
     return RangeCounter(points).count(radii, strict=strict)
 

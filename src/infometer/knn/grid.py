@@ -27,8 +27,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
+
+from ..jit import nb
 
 #: Target number of slabs a typical query cube spans per column.
 SPAN = 3.0
@@ -89,29 +90,26 @@ def _slabs(s: np.ndarray, c: int) -> tuple[np.ndarray, ...]:
 
 
 @nb.njit(cache=True, nogil=True)
-def _by_cell(points, slab, radix, n_cells):
-    """Counting sort of the points by row-major cell index."""
+def _by_cell(points, slab, radix, n_cells, order, data, slab_out, start):
+    """Counting sort of the points by row-major cell index, into the last four arrays."""
     n, d = points.shape
     cell = np.zeros(n, np.int64)
     for i in range(n):
         for k in range(d):
             cell[i] += slab[i, k] * radix[k]
-    start = np.zeros(n_cells + 1, np.int64)
     for i in range(n):
         start[cell[i] + 1] += 1
     for g in range(n_cells):
         start[g + 1] += start[g]
     fill = start[:-1].copy()
-    order = np.empty(n, np.int64)
     for i in range(n):
         order[fill[cell[i]]] = i
         fill[cell[i]] += 1
-    data = np.empty_like(points)
-    slab_out = np.empty_like(slab)
     for t in range(n):
-        data[t] = points[order[t]]
-        slab_out[t] = slab[order[t]]
-    return order, data, slab_out, start
+        src = order[t]
+        for k in range(d):
+            data[t, k] = points[src, k]
+            slab_out[t, k] = slab[src, k]
 
 
 def build(points: np.ndarray, ranks: list[np.ndarray], radii: np.ndarray) -> Grid:
@@ -132,87 +130,100 @@ def build(points: np.ndarray, ranks: list[np.ndarray], radii: np.ndarray) -> Gri
     radix = np.ones(d, np.int64)
     for k in range(d - 2, -1, -1):
         radix[k] = radix[k + 1] * n_slabs[k + 1]
-    order, data, slab, start = _by_cell(points, slab, radix, int(radix[0]) * n_slabs[0])
+    n_cells = int(radix[0]) * n_slabs[0]
+    order = np.empty(n, np.int64)
+    data = np.empty_like(points)
+    slab_out = np.empty_like(slab)
+    start = np.zeros(n_cells + 1, np.int64)
+    _by_cell(points, slab, radix, n_cells, order, data, slab_out, start)
+    slab = slab_out
     return Grid(order, data, slab, start, np.asarray(n_slabs, np.int64), radix, lo, hi)
 
 
-@nb.njit(inline="always")
-def _within(v: float, q: float, r: float) -> bool:
-    return abs(v - q) <= r
-
-
-@nb.njit(parallel=True, cache=True)
-def count(data, slab, start, n_slabs, radix, lo, hi, radii, out, D):
-    """``out[i]`` = number of other points within max-norm ``radii[i]`` of point i (grid order).
-
-    ``D`` carries the dimension at compile time, as in :mod:`infometer.knn.engine`.
-    A negative radius counts nothing.
+@nb.njit(cache=True, nogil=True)
+def count(data, slab, start, n_slabs, radix, lo, hi, radii, out, q_lo, q_hi):
+    """``out[i]`` = number of other points within max-norm ``radii[i]`` of point i (grid
+    order), for ``i`` in ``q_lo..q_hi-1``.  A negative radius counts nothing.  The grid
+    has 2 to 4 columns.
     """
-    dim = data.shape[1] if len(D) == 0 else len(D)
-    n = data.shape[0]
+    dim = data.shape[1]
     last = dim - 1
-    chunk = 256
-    n_chunks = (n + chunk - 1) // chunk
-    for ch in nb.prange(n_chunks):
-        t_lo = np.empty(dim, np.int64)  # touching slabs t_lo..t_hi
-        t_hi = np.empty(dim, np.int64)
-        i_lo = np.empty(dim, np.int64)  # inside slabs i_lo..i_hi (may be empty)
-        i_hi = np.empty(dim, np.int64)
-        row = np.empty(dim, np.int64)
-        for i in range(ch * chunk, min(n, (ch + 1) * chunk)):
-            r = radii[i]
-            if r < 0:
-                out[i] = 0
-                continue
-            for k in range(dim):
-                q = data[i, k]
-                s = slab[i, k]  # q's own slab touches (|q - q| = 0 <= r)
-                while s + 1 < n_slabs[k] and (lo[k, s + 1] <= q or _within(lo[k, s + 1], q, r)):
-                    s += 1
-                t_hi[k] = s
-                s = slab[i, k]
-                while s > 0 and (hi[k, s - 1] >= q or _within(hi[k, s - 1], q, r)):
-                    s -= 1
-                t_lo[k] = s
-                s = t_lo[k]
-                while s <= t_hi[k] and not (_within(lo[k, s], q, r) and _within(hi[k, s], q, r)):
-                    s += 1
-                i_lo[k] = s
-                s = t_hi[k]
-                while s >= i_lo[k] and not (_within(lo[k, s], q, r) and _within(hi[k, s], q, r)):
-                    s -= 1
-                i_hi[k] = s
-            cnt = 0
-            ql = data[i, last]
+    t_lo = np.empty(dim, np.int64)  # touching slabs t_lo..t_hi
+    t_hi = np.empty(dim, np.int64)
+    i_lo = np.empty(dim, np.int64)  # inside slabs i_lo..i_hi (may be empty)
+    i_hi = np.empty(dim, np.int64)
+    row = np.empty(dim, np.int64)
+    for i in range(q_lo, q_hi):
+        r = radii[i]
+        if r < 0:
+            out[i] = 0
+            continue
+        for k in range(dim):
+            q = data[i, k]
+            s = slab[i, k]  # q's own slab touches (|q - q| = 0 <= r)
+            while s + 1 < n_slabs[k] and (lo[k, s + 1] <= q or abs(lo[k, s + 1] - q) <= r):
+                s += 1
+            t_hi[k] = s
+            s = slab[i, k]
+            while s > 0 and (hi[k, s - 1] >= q or abs(hi[k, s - 1] - q) <= r):
+                s -= 1
+            t_lo[k] = s
+            s = t_lo[k]
+            while s <= t_hi[k] and not (abs(lo[k, s] - q) <= r and abs(hi[k, s] - q) <= r):
+                s += 1
+            i_lo[k] = s
+            s = t_hi[k]
+            while s >= i_lo[k] and not (abs(lo[k, s] - q) <= r and abs(hi[k, s] - q) <= r):
+                s -= 1
+            i_hi[k] = s
+        cnt = 0
+        ql = data[i, last]
+        q0, q1 = data[i, 0], data[i, 1]
+        q2 = data[i, 2] if dim > 2 else 0.0
+        q3 = data[i, 3] if dim > 3 else 0.0
+        for k in range(last):
+            row[k] = t_lo[k]
+        while True:
+            base = 0
+            inside = True
             for k in range(last):
-                row[k] = t_lo[k]
-            while True:
-                base = 0
-                inside = True
-                for k in range(last):
-                    base += row[k] * radix[k]
-                    inside &= (row[k] >= i_lo[k]) & (row[k] <= i_hi[k])
-                if inside and i_lo[last] <= i_hi[last]:
-                    a = start[base + i_lo[last]]
-                    b = start[base + i_hi[last] + 1]
-                    cnt += b - a
-                    for t in range(start[base + t_lo[last]], a):
-                        cnt += abs(data[t, last] - ql) <= r
-                    for t in range(b, start[base + t_hi[last] + 1]):
-                        cnt += abs(data[t, last] - ql) <= r
+                base += row[k] * radix[k]
+                inside &= (row[k] >= i_lo[k]) & (row[k] <= i_hi[k])
+            if inside and i_lo[last] <= i_hi[last]:
+                a = start[base + i_lo[last]]
+                b = start[base + i_hi[last] + 1]
+                cnt += b - a
+                for t in range(start[base + t_lo[last]], a):
+                    cnt += abs(data[t, last] - ql) <= r
+                for t in range(b, start[base + t_hi[last] + 1]):
+                    cnt += abs(data[t, last] - ql) <= r
+            else:  # written out per dimension (2 to 4): twice as fast as a loop over c
+                t0, t1 = start[base + t_lo[last]], start[base + t_hi[last] + 1]
+                if dim == 2:
+                    for t in range(t0, t1):
+                        cnt += (abs(data[t, 0] - q0) <= r) & (abs(data[t, 1] - q1) <= r)
+                elif dim == 3:
+                    for t in range(t0, t1):
+                        cnt += (
+                            (abs(data[t, 0] - q0) <= r)
+                            & (abs(data[t, 1] - q1) <= r)
+                            & (abs(data[t, 2] - q2) <= r)
+                        )
                 else:
-                    for t in range(start[base + t_lo[last]], start[base + t_hi[last] + 1]):
-                        ok = True
-                        for c in range(dim):
-                            ok &= abs(data[t, c] - data[i, c]) <= r
-                        cnt += ok
-                k = last - 1  # next row: odometer over the first d - 1 columns
-                while k >= 0:
-                    row[k] += 1
-                    if row[k] <= t_hi[k]:
-                        break
-                    row[k] = t_lo[k]
-                    k -= 1
-                if k < 0:
+                    for t in range(t0, t1):
+                        cnt += (
+                            (abs(data[t, 0] - q0) <= r)
+                            & (abs(data[t, 1] - q1) <= r)
+                            & (abs(data[t, 2] - q2) <= r)
+                            & (abs(data[t, 3] - q3) <= r)
+                        )
+            k = last - 1  # next row: odometer over the first d - 1 columns
+            while k >= 0:
+                row[k] += 1
+                if row[k] <= t_hi[k]:
                     break
-            out[i] = cnt - 1  # the point itself
+                row[k] = t_lo[k]
+                k -= 1
+            if k < 0:
+                break
+        out[i] = cnt - 1  # the point itself

@@ -23,8 +23,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import digamma, ndtri
-from scipy.stats import rankdata
 
 from ..data import Variable
 from ..registry import Raw, register
@@ -93,13 +91,15 @@ def logdet_sigma(scatter: np.ndarray, n: int, bias_correct: bool) -> float:
 @lru_cache(maxsize=1024)
 def _wishart_offset(n: int, d: int) -> float:
     """``E[log det W] - log det Σ = d log 2 + Σ_{i=1..d} ψ((n - i)/2)`` for W ~ W_d(n-1, Σ)."""
+    from scipy.special import digamma
+
     i = np.arange(1, d + 1)
     return float(d * np.log(2.0) + digamma((n - i) / 2.0).sum())
 
 
 def _scatter(a: np.ndarray) -> np.ndarray:
     c = a - a.mean(axis=0)
-    return c.T @ c
+    return _gram(c)
 
 
 def gaussian_entropy(a: np.ndarray, bias_correct: bool = True) -> float:
@@ -126,6 +126,7 @@ def gaussian_entropy_terms(
     groups: Sequence[Sequence[int]],
     terms: Sequence[tuple[float, Sequence[int]]],
     bias_correct: bool = True,
+    scatter: np.ndarray | None = None,
 ) -> float:
     """Signed sum of Gaussian entropies of column blocks of ``a``.
 
@@ -142,6 +143,8 @@ def gaussian_entropy_terms(
         Signed entropy terms (e.g. MI: ``[(1, (0,)), (1, (1,)), (-1, (0, 1))]``).
     bias_correct
         Use the unbiased log-det (see :func:`logdet_sigma`).
+    scatter
+        The scatter matrix of ``a``, when the caller has it.
 
     Returns
     -------
@@ -150,7 +153,7 @@ def gaussian_entropy_terms(
     """
     a = np.asarray(a, dtype=np.float64)
     n = a.shape[0]
-    w = _scatter(a)
+    w = _scatter(a) if scatter is None else scatter
     total = 0.0
     for sign, gs in terms:
         cols = np.concatenate([np.asarray(groups[g], dtype=np.intp) for g in gs])
@@ -227,23 +230,94 @@ def copula_normalize(a: np.ndarray) -> np.ndarray:
 
 def _copula(a: np.ndarray) -> tuple[np.ndarray, int]:
     """Normal scores and the number of tied values (one sort per column)."""
-    a = np.asarray(a, dtype=np.float64)
-    if a.ndim == 1:
-        a = a[:, None]
-    n = a.shape[0]
-    out = np.empty_like(a)
-    ties = 0
-    for j in range(a.shape[1]):
-        col = np.ascontiguousarray(a[:, j])
-        order = np.argsort(col)
+    scores, ties, _ = _copula_scores(a)
+    return scores, ties
+
+
+def _sort_order(col: np.ndarray) -> np.ndarray:
+    """``np.argsort(col)`` with equal values in index order, from one sort of 64-bit keys.
+
+    numpy sorts plain integers several times faster than it argsorts, so each value's
+    order-preserving integer key has its lowest ``b`` bits replaced by its row (``b`` bits
+    hold any row number) and the keys are sorted.  Values whose keys agree above those bits
+    may be out of order; each such run is put right with an exact ``lexsort`` on (value,
+    row).  The result is exactly a stable argsort.
+    """
+    n = col.shape[0]
+    b = max(1, (n - 1).bit_length())
+    low = np.uint64((1 << b) - 1)
+    bits = (col + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, an equal value
+    key = np.where(bits >> np.uint64(63), ~bits, bits | np.uint64(1 << 63))  # monotone
+    packed = np.sort((key & ~low) | np.arange(n, dtype=np.uint64))
+    order = (packed & low).astype(np.int64)
+    high = packed >> np.uint64(b)
+    same = high[1:] == high[:-1]
+    if same.any():  # runs of equal high bits: order them exactly
+        in_run = np.zeros(n, bool)
+        in_run[1:] |= same
+        in_run[:-1] |= same
+        pos = np.flatnonzero(in_run)
+        run = np.cumsum(np.concatenate([[True], ~same[pos[:-1]]]))
+        rows = order[pos]
+        order[pos] = rows[np.lexsort((rows, col[rows], run))]
+    return order
+
+
+@lru_cache(maxsize=8)
+def _score_table(n: int) -> np.ndarray:
+    """``Φ⁻¹(i / (n + 1))`` for ranks ``i = 1..n`` (the scores of a column without ties)."""
+    from scipy.special import ndtri
+
+    return ndtri(np.arange(1, n + 1) / (n + 1.0))
+
+
+def _copula_scores(
+    a: np.ndarray | Sequence[np.ndarray],
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """Normal scores of each column's ranks (ties: average rank), the number of tied
+    values, and each column's mean score.
+
+    ``a`` is an (n, d) array or a list of d columns.  A column without ties takes its
+    scores from one shared table (no per-value ``ndtri``); columns are processed on two
+    threads (sorting releases the GIL).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from scipy.special import ndtri
+
+    if isinstance(a, np.ndarray) or not isinstance(a, Sequence):
+        a = np.asarray(a, dtype=np.float64)
+        a = a[:, None] if a.ndim == 1 else a
+        cols = [a[:, j] for j in range(a.shape[1])]
+    else:
+        cols = list(a)
+    n, d = cols[0].shape[0], len(cols)
+    out = np.empty((n, d))
+    table = _score_table(n)
+    table_mean = float(np.mean(table)) if n else 0.0
+
+    def column(j: int) -> tuple[int, float]:
+        col = np.ascontiguousarray(cols[j], dtype=np.float64)
+        order = _sort_order(col)
         srt = col[order]
-        t = int(np.count_nonzero(srt[1:] == srt[:-1]))
-        if t:
-            ties += t
-            out[:, j] = rankdata(col, method="average")
-        else:  # no ties: the rank of the i-th smallest value is i + 1
-            out[order, j] = np.arange(1, n + 1)
-    return ndtri(out / (n + 1.0)), ties
+        tied = srt[1:] == srt[:-1]
+        t = int(np.count_nonzero(tied))
+        if not t:  # no ties: the i-th smallest value has rank i + 1
+            out[order, j] = table
+            return 0, table_mean
+        start = np.flatnonzero(np.concatenate([[True], ~tied]))
+        stop = np.append(start[1:], n)
+        avg = (start + 1 + stop) / 2.0  # average rank of each group of equal values
+        sc = ndtri(np.repeat(avg, stop - start) / (n + 1.0))
+        out[order, j] = sc
+        return t, float(np.mean(sc))
+
+    if n >= 100_000 and d > 1:
+        with ThreadPoolExecutor(2) as pool:
+            res = list(pool.map(column, range(d)))
+    else:
+        res = [column(j) for j in range(d)]
+    return out, sum(t for t, _ in res), np.array([m for _, m in res])
 
 
 # --------------------------------------------------------------------- registered
@@ -254,12 +328,22 @@ _TERMS = {
 }
 
 
-def _stack(blocks: Sequence[np.ndarray]) -> tuple[np.ndarray, list[list[int]]]:
+def _groups(blocks: Sequence[np.ndarray]) -> list[list[int]]:
     groups, start = [], 0
     for b in blocks:
         groups.append(list(range(start, start + b.shape[1])))
         start += b.shape[1]
-    return np.column_stack(blocks), groups
+    return groups
+
+
+def _gram(a: np.ndarray) -> np.ndarray:
+    """``a.T @ a`` with BLAS on one thread: the product is small and memory-bound, and
+    BLAS threads that spin on a busy machine made it 30x slower (4.5 s instead of 0.13 s
+    for 10^6 x 20 on two loaded cores)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1, user_api="blas"):
+        return a.T @ a
 
 
 def _drop_constant(vs: Sequence[Variable]) -> tuple[list[np.ndarray], list[str], list[str]]:
@@ -316,7 +400,7 @@ def _ceiling(
     told from identical ranks (x with itself) at this n.
     """
     if method == "gaussian_copula":
-        s = ndtri(np.arange(1, n + 1) / (n + 1.0))
+        s = _score_table(n)
         m = n // 2
         per_pair = -0.5 * np.log(2.0 * (s[m] - s[m - 1]) ** 2 / float(np.sum(s**2)))
     else:
@@ -352,21 +436,25 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
         if empty:  # z is constant: I(X;Y|Z) = I(X;Y)
             blocks = blocks[:2]
             diag["constant"] = empty
-    a, groups = _stack(blocks)
-    n, d = a.shape
+    groups = _groups(blocks)
+    n, d = blocks[0].shape[0], sum(b.shape[1] for b in blocks)
     _check_n(method, n, d)
-    if copula:
-        a, ties = _copula(a)
+    w = None
+    if copula:  # the columns as they are: no stacked copy of the raw data
+        a, ties, mean = _copula_scores([b[:, j] for b in blocks for j in range(b.shape[1])])
         if ties:
             diag["tied_values"] = ties
+        # normal scores have means near 0, so the scatter is Z'Z - n m m' without a centred
+        # copy of Z (and without cancellation)
+        w = _gram(a) - n * np.outer(mean, mean)
         log_sd = np.zeros(d)
     else:
         # MI and CMI are scale-free and an entropy moves by sum(log sd): standardising
         # first keeps data at 1e300 (overflow: "singular") or 1e-160 (underflow: -0.00025
         # instead of 0.34) in the range where the covariance is computed exactly enough
-        a, log_sd = standardize(a)
+        a, log_sd = standardize(np.column_stack(blocks))
     try:
-        value = gaussian_entropy_terms(a, groups, _TERMS[len(blocks)], bias_correct)
+        value = gaussian_entropy_terms(a, groups, _TERMS[len(blocks)], bias_correct, w)
         if len(vs) == 1:
             value += float(np.sum(log_sd))
     except SingularCovariance:

@@ -30,10 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba
 import numpy as np
-from scipy.spatial import cKDTree
-from scipy.stats import rankdata
 
 from .. import registry
 from ..data import Variable, as_variables, check_choice, check_float, check_int
@@ -145,7 +142,6 @@ def block_permutation(rng: np.random.Generator, n: int, block: int) -> np.ndarra
     return np.concatenate([np.arange(s, min(s + block, n)) for s in starts[order]])
 
 
-@numba.njit(cache=True)
 def _local_perm(neighbors: np.ndarray, order: np.ndarray, shuffles: np.ndarray) -> np.ndarray:
     n, k = neighbors.shape
     used = np.zeros(n, dtype=np.bool_)
@@ -163,6 +159,18 @@ def _local_perm(neighbors: np.ndarray, order: np.ndarray, shuffles: np.ndarray) 
         if not done:
             perm[i] = neighbors[i, shuffles[i, 0]]
     return perm
+
+
+_COMPILED: dict = {}
+
+
+def _jit(f):
+    """``numba.njit(cache=True)(f)``, made on first use (``import infometer`` skips numba)."""
+    if f not in _COMPILED:
+        from ..jit import nb
+
+        _COMPILED[f] = nb.njit(cache=True)(f)
+    return _COMPILED[f]
 
 
 def local_permutation(rng: np.random.Generator, neighbors: np.ndarray) -> np.ndarray:
@@ -187,10 +195,13 @@ def local_permutation(rng: np.random.Generator, neighbors: np.ndarray) -> np.nda
     n, k = neighbors.shape
     order = rng.permutation(n)
     shuffles = np.argsort(rng.random((n, k)), axis=1)
-    return _local_perm(neighbors, order, shuffles)
+    return _jit(_local_perm)(neighbors, order, shuffles)
 
 
 def _z_neighbors(z: Variable, k: int) -> np.ndarray:
+    from scipy.spatial import cKDTree
+    from scipy.stats import rankdata
+
     zr = rankdata(z.values, axis=0) / z.n
     _, idx = cKDTree(zr).query(zr, k=k, p=np.inf)
     return np.asarray(idx, dtype=np.int64)

@@ -41,10 +41,12 @@ References
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
-from scipy import stats as _st
 
 from ..data import Variable
 from ..registry import UNPAIRED, EstimatorSpec, Raw
@@ -110,6 +112,23 @@ def _subsample_size(n: int, fraction: float) -> int:
     return min(n - 1, max(2, int(round(fraction * n))))
 
 
+#: Receives ``(done, total)`` after each re-run of :func:`resample_values` (a progress bar).
+_PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar(
+    "infometer_resample_progress", default=None
+)
+
+
+@contextmanager
+def report_progress(callback: Callable[[int, int], None] | None) -> Iterator[None]:
+    """Within this block, resampling calls ``callback(done, total)`` after each re-run
+    (the CLI draws its progress bar with it).  ``None`` reports nothing."""
+    token = _PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
 def resample_values(
     spec: EstimatorSpec,
     variables: dict[str, Variable],
@@ -149,6 +168,7 @@ def resample_values(
     replace = scheme == "bootstrap"
     out = np.empty(n_resamples)
     p = dict(params)
+    report = _PROGRESS.get()
     for b in range(n_resamples):
         if "seed" in p:
             p["seed"] = None if seed is None else int(seed) + 1 + b
@@ -167,6 +187,8 @@ def resample_values(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out[b] = spec.func(*vs, **p).value
+        if report is not None:
+            report(b + 1, n_resamples)
     return out
 
 
@@ -205,7 +227,10 @@ def error_bars(
     ValueError
         When the scheme is ``"none"``, or the estimate or a resample is not finite.
     """
-    z = float(_st.norm.ppf(0.5 + level / 2))
+    # norm.ppf and t.ppf are these two functions; scipy.stats itself is slow to import
+    from scipy.special import ndtri, stdtrit
+
+    z = float(ndtri(0.5 + level / 2))
     scheme = spec.resampling
     if scheme == "posterior" or (scheme in ("native", "seeds") and raw.stderr is not None):
         if raw.stderr is None:
@@ -226,7 +251,7 @@ def error_bars(
         b = min(n_resamples, MAX_SEEDS)
         vals = resample_values(spec, variables, params, scheme="seeds", n_resamples=b, seed=seed)
         se = float(np.std(vals, ddof=1))
-        t = float(_st.t.ppf(0.5 + level / 2, b - 1))
+        t = float(stdtrit(b - 1, 0.5 + level / 2))
         return (
             se,
             (raw.value - t * se, raw.value + t * se),
@@ -261,7 +286,7 @@ def error_bars(
             lo, hi = raw.value - q_hi, raw.value - q_lo
             how = "quantiles of the rescaled deviations"
         else:
-            t = float(_st.t.ppf(1 - a, n_resamples - 1))
+            t = float(stdtrit(n_resamples - 1, 1 - a))
             lo, hi = raw.value - t * se, raw.value + t * se
             how = "value ± t·se (too few subsamples for tail quantiles)"
         diag = {

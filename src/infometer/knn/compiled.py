@@ -1,0 +1,340 @@
+"""The compiled kernels of the neighbour engine (numba; see :mod:`infometer.knn.engine`).
+
+Every kernel is compiled once, for any dimension (the dimension is read from the data),
+releases the GIL, and works on a range ``lo..hi`` of its queries so that
+:func:`infometer.knn.engine._run` can split the queries over threads.  Compiled code is
+cached on disk by numba (``cache=True``); this module is imported only when the engine
+uses the compiled backend, so ``import infometer`` and small problems never load numba.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..jit import nb
+
+_STACK = 256  # DFS stack; the tree depth is ~log2(n / LEAFSIZE) + 1, far below this
+
+
+# ------------------------------------------------------------------------ build
+@nb.njit(inline="always")
+def _swap(work: np.ndarray, idx: np.ndarray, a: int, b: int) -> None:
+    idx[a], idx[b] = idx[b], idx[a]
+    for c in range(work.shape[1]):
+        work[a, c], work[b, c] = work[b, c], work[a, c]
+
+
+@nb.njit(cache=True, nogil=True)
+def _select(work: np.ndarray, idx: np.ndarray, dim: int, lo: int, hi: int, kth: int) -> None:
+    """Reorder rows ``lo:hi`` so row ``kth`` holds the kth key along ``dim`` (3-way quickselect).
+
+    ``work`` (the points) and ``idx`` (their original rows) are permuted together, so the
+    points of every node stay contiguous in memory.
+    """
+    while hi - lo > 1:
+        a = work[lo, dim]
+        b = work[(lo + hi) // 2, dim]
+        c = work[hi - 1, dim]
+        pivot = max(min(a, b), min(max(a, b), c))
+        lt, i, gt = lo, lo, hi
+        while i < gt:
+            v = work[i, dim]
+            if v < pivot:
+                _swap(work, idx, lt, i)
+                lt += 1
+                i += 1
+            elif v > pivot:
+                gt -= 1
+                _swap(work, idx, i, gt)
+            else:
+                i += 1
+        if kth < lt:
+            hi = lt
+        elif kth >= gt:
+            lo = gt
+        else:
+            return
+
+
+@nb.njit(cache=True, nogil=True)
+def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
+    """Build a kd-tree over ``work`` (n, d), permuting its rows in place; returns the
+    number of nodes.
+
+    Fills ``idx`` (tree position -> row), ``leaf_of`` (the leaf of each tree position) and,
+    per node, its first and last position, its left child (-1 for a leaf; the right child
+    is the next node) and its bounding box.
+    """
+    n, d = work.shape
+    for t in range(n):
+        idx[t] = t
+    stack = np.empty(_STACK, np.int64)
+    lo_a[0], hi_a[0] = 0, n
+    n_nodes = 1
+    sp = 1
+    stack[0] = 0
+    while sp > 0:
+        sp -= 1
+        nd = stack[sp]
+        lo, hi = lo_a[nd], hi_a[nd]
+        child[nd] = -1
+        for c in range(d):
+            bmin[nd, c] = np.inf
+            bmax[nd, c] = -np.inf
+        for t in range(lo, hi):
+            for c in range(d):
+                v = work[t, c]
+                if v < bmin[nd, c]:
+                    bmin[nd, c] = v
+                if v > bmax[nd, c]:
+                    bmax[nd, c] = v
+        dim, ext = np.int64(0), -1.0  # not a literal 0: _select would compile twice
+        for c in range(d):
+            e = bmax[nd, c] - bmin[nd, c]
+            if e > ext:
+                dim, ext = c, e
+        if hi - lo <= leafsize or ext <= 0.0:  # a leaf (or identical points: one leaf)
+            for t in range(lo, hi):
+                leaf_of[t] = nd
+            continue
+        mid = (lo + hi) // 2
+        _select(work, idx, dim, lo, hi, mid)
+        left = n_nodes
+        n_nodes += 2
+        child[nd] = left
+        lo_a[left], hi_a[left] = lo, mid
+        lo_a[left + 1], hi_a[left + 1] = mid, hi
+        stack[sp] = left
+        stack[sp + 1] = left + 1
+        sp += 2
+    return n_nodes
+
+
+# ---------------------------------------------------------------- kNN query
+# The query and count kernels are written out in one piece (no helper functions, the
+# query point copied to a local array): numba copies array arguments of inlined helpers
+# and array views, with reference counting in the innermost loops, which made the kNN
+# query 2.4x slower than this form.
+
+
+@nb.njit(cache=True, nogil=True)
+def _knn(
+    tdata,
+    lo_a,
+    hi_a,
+    child,
+    bmin,
+    bmax,
+    queries,
+    self_pos,
+    start_leaf,
+    k,
+    euclid,
+    out_row,
+    perm,
+    out_d,
+    out_i,
+    q_lo,
+    q_hi,
+):
+    """k nearest points of ``tdata`` to queries ``q_lo..q_hi-1``, skipping tree position
+    ``self_pos[q]``; distances are squared when Euclidean until the end.
+
+    When ``start_leaf[q] >= 0`` that leaf is scanned first (the query's own leaf), which
+    gives a tight bound before the depth-first search from the root (nearer child first,
+    subtrees whose box is farther than the current k-th distance skipped).  Results for
+    query ``q`` go to row ``out_row[q]``; neighbour indices are mapped through ``perm``.
+    """
+    dim = tdata.shape[1]
+    hd = np.empty(k)
+    hi_ = np.empty(k, np.int64)
+    stack = np.empty(_STACK, np.int64)
+    sdist = np.empty(_STACK)
+    q = np.empty(dim)
+    for qi in range(q_lo, q_hi):
+        for c in range(dim):
+            q[c] = queries[qi, c]
+        me = self_pos[qi]
+        first = start_leaf[qi]
+        for a in range(k):
+            hd[a] = np.inf
+            hi_[a] = -1
+        worst = np.inf
+        stack[0] = 0
+        sdist[0] = 0.0
+        sp = 1
+        visit = first  # the own leaf first, then the tree from the root
+        while True:
+            if visit < 0:
+                if sp == 0:
+                    break
+                sp -= 1
+                nd = stack[sp]
+                if sdist[sp] > worst or nd == first:
+                    continue
+            else:
+                nd = visit
+                visit = -1
+            c0 = child[nd]
+            if c0 < 0:  # a leaf: scan it
+                for t in range(lo_a[nd], hi_a[nd]):
+                    if t == me:
+                        continue
+                    dd = 0.0
+                    if euclid:
+                        for c in range(dim):
+                            u = tdata[t, c] - q[c]
+                            dd += u * u
+                    else:  # four coordinates per step (max is exact in any order)
+                        c = 0
+                        while c + 4 <= dim:
+                            dd = max(
+                                dd,
+                                abs(tdata[t, c] - q[c]),
+                                abs(tdata[t, c + 1] - q[c + 1]),
+                                abs(tdata[t, c + 2] - q[c + 2]),
+                                abs(tdata[t, c + 3] - q[c + 3]),
+                            )
+                            c += 4
+                        while c < dim:
+                            dd = max(dd, abs(tdata[t, c] - q[c]))
+                            c += 1
+                    if dd < worst:
+                        a = k - 1
+                        while a > 0 and hd[a - 1] > dd:
+                            hd[a] = hd[a - 1]
+                            hi_[a] = hi_[a - 1]
+                            a -= 1
+                        hd[a] = dd
+                        hi_[a] = t
+                        worst = hd[k - 1]
+                continue
+            d0 = 0.0  # distances from q to the two children's boxes
+            d1 = 0.0
+            for c in range(dim):
+                t0 = max(bmin[c0, c] - q[c], q[c] - bmax[c0, c], 0.0)
+                t1 = max(bmin[c0 + 1, c] - q[c], q[c] - bmax[c0 + 1, c], 0.0)
+                if euclid:
+                    d0 += t0 * t0
+                    d1 += t1 * t1
+                else:
+                    d0 = max(d0, t0)
+                    d1 = max(d1, t1)
+            if d0 <= d1:  # push the far child first so the near one is searched first
+                stack[sp], sdist[sp] = c0 + 1, d1
+                stack[sp + 1], sdist[sp + 1] = c0, d0
+            else:
+                stack[sp], sdist[sp] = c0, d0
+                stack[sp + 1], sdist[sp + 1] = c0 + 1, d1
+            sp += 2
+        row = out_row[qi]
+        for a in range(k):
+            out_d[row, a] = np.sqrt(hd[a]) if euclid else hd[a]
+            out_i[row, a] = perm[hi_[a]]
+
+
+# -------------------------------------------------------------- range count
+@nb.njit(cache=True, nogil=True)
+def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out, q_lo, q_hi):
+    """Number of points of ``tdata`` with max-norm distance <= radii[q] from queries
+    ``q_lo..q_hi-1``.
+
+    Each node's box is classified against the query cube: disjoint (skipped), inside (its
+    size is added) or straddling (searched).  Exact: ``q - lo`` and ``hi - q`` are the
+    distances the scan would compute for points on the box faces.  Boundary leaves are
+    scanned without branches (``cnt += all |p_c - q_c| <= r``): about half their points
+    are inside, so a per-point branch is mispredicted half the time.
+    """
+    dim = tdata.shape[1]
+    stack = np.empty(_STACK, np.int64)
+    q = np.empty(dim)
+    for qi in range(q_lo, q_hi):
+        for c in range(dim):
+            q[c] = queries[qi, c]
+        r = radii[qi]
+        cnt = 0
+        stack[0] = 0  # the root, as if it were a straddling child
+        sp = 1
+        root = True
+        while sp > 0:
+            sp -= 1
+            nd = stack[sp]
+            c0 = child[nd]
+            if root:  # classify the root like the children below
+                root = False
+                c0 = -2
+            if c0 == -1:  # a straddling leaf: scan it
+                for t in range(lo_a[nd], hi_a[nd]):
+                    inside = True
+                    c = 0
+                    while c + 4 <= dim:  # four coordinates per step
+                        inside &= (
+                            (abs(tdata[t, c] - q[c]) <= r)
+                            & (abs(tdata[t, c + 1] - q[c + 1]) <= r)
+                            & (abs(tdata[t, c + 2] - q[c + 2]) <= r)
+                            & (abs(tdata[t, c + 3] - q[c + 3]) <= r)
+                        )
+                        c += 4
+                    while c < dim:
+                        inside &= abs(tdata[t, c] - q[c]) <= r
+                        c += 1
+                    cnt += inside
+                continue
+            first = nd if c0 == -2 else c0
+            last = nd if c0 == -2 else c0 + 1
+            for ch_ in range(first, last + 1):
+                mn = 0.0  # distance to the box, and to its farthest corner
+                mx = 0.0
+                for c in range(dim):
+                    lo_d = q[c] - bmin[ch_, c]
+                    hi_d = bmax[ch_, c] - q[c]
+                    mn = max(mn, -lo_d, -hi_d)
+                    mx = max(mx, lo_d, hi_d)
+                if mn > r:
+                    continue
+                if mx <= r:
+                    cnt += hi_a[ch_] - lo_a[ch_]
+                else:
+                    stack[sp] = ch_
+                    sp += 1
+        out[qi] = cnt
+
+
+@nb.njit(cache=True, nogil=True)
+def _count_sorted(s: np.ndarray, radii_sorted: np.ndarray, out: np.ndarray, p_lo, p_hi) -> None:
+    """For sorted positions p in ``p_lo..p_hi-1``: #{j != p : |s_j - s_p| <= radii_sorted[p]}
+    (exact)."""
+    n = s.shape[0]
+    for p in range(p_lo, p_hi):
+        v = s[p]
+        r = radii_sorted[p]
+        # upwards: largest lo with s[lo] - v <= r (galloping, then bisection)
+        lo, step, hi = p, 1, p + 1
+        while hi < n and s[hi] - v <= r:
+            lo = hi
+            step *= 2
+            hi = p + step
+        if hi > n:
+            hi = n
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if s[mid] - v <= r:
+                lo = mid
+            else:
+                hi = mid
+        up = lo - p
+        # downwards: smallest hi with v - s[hi] <= r
+        hi, step, lo = p, 1, p - 1
+        while lo >= 0 and v - s[lo] <= r:
+            hi = lo
+            step *= 2
+            lo = p - step
+        if lo < -1:
+            lo = -1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if v - s[mid] <= r:
+                hi = mid
+            else:
+                lo = mid
+        out[p] = up + (p - hi)

@@ -1,0 +1,33 @@
+"""Information probes: decoders, embeddings, attention and images measured in bits.
+
+Five probes, one module each, loaded on first use (``import infometer`` imports none of
+them, and none imports torch, scikit-learn or matplotlib at module level except
+:mod:`~infometer.probes.flow`, which is torch-only):
+
+* :mod:`~infometer.probes.decoding` -- decodability to bits: Fano and cross-entropy
+  lower bounds on I(signal; label) from a decoder's accuracy or predicted probabilities,
+  with binomial / bootstrap intervals and a permutation test;
+* :mod:`~infometer.probes.alignment` -- embedding alignment: sqrt-JSD between
+  dimension-softmax distributions, an InfoNCE lower bound, Max@R, Comp@k, inclination rate;
+* :mod:`~infometer.probes.flow` -- causal information flow in transformers: attention
+  knockout (Δp, Δbits, KL), logit lens, pruning to kept edges (extra ``torch``);
+* :mod:`~infometer.probes.imagemaps` -- image information maps: patch entropy with any
+  registered discrete entropy estimator, local variance, information-ordered traversals;
+* :mod:`~infometer.probes.clib` -- calibrated information-bottleneck clustering (CLIB):
+  redundancy-based pseudo-label selection, ACC / NMI / ECE, the multi-view model.
+
+See docs/probes.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["decoding", "alignment", "flow", "imagemaps", "clib"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,122 @@
+"""Small helpers shared by the probes (numpy only)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..data import check_float
+from ..estimate import Estimate, resolve_unit
+
+__all__ = [
+    "entropy_rows",
+    "mean_estimate",
+    "nats_estimate",
+    "estimates_frame",
+    "as_float_matrix",
+]
+
+
+def entropy_rows(p: np.ndarray) -> np.ndarray:
+    """Shannon entropy (nats) of each row of a row-stochastic matrix."""
+    from scipy.special import xlogy
+
+    return -xlogy(p, p).sum(axis=-1)
+
+
+def as_float_matrix(a: Any, name: str, *, ndim: int = 2) -> np.ndarray:
+    """``a`` as a finite float64 array of ``ndim`` dimensions, or a ValueError naming it."""
+    try:
+        arr = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array: {exc}") from exc
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        raise ValueError(f"{name} contains NaN or inf (first at index {tuple(where.tolist())})")
+    return arr
+
+
+def mean_estimate(
+    values: np.ndarray,
+    *,
+    quantity: str,
+    method: str,
+    unit: str = "bits",
+    ci: float | None = 0.95,
+    params: dict[str, Any] | None = None,
+    diagnostics: dict[str, Any] | None = None,
+) -> Estimate:
+    """The mean of per-item values given in nats, as an :class:`Estimate` in ``unit``.
+
+    ``stderr`` is sd/sqrt(n); the interval is mean ± t_{n-1}·stderr (none for n = 1).
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    n = v.size
+    if n == 0:
+        raise ValueError("no values to average")
+    mean = float(v.mean())
+    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else None
+    interval = None
+    if ci is not None:
+        ci = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
+        if se is not None:
+            from scipy.stats import t
+
+            h = float(t.ppf(0.5 + ci / 2, n - 1)) * se
+            interval = (mean - h, mean + h)
+    diag = dict(diagnostics or {})
+    if interval is not None:
+        diag.setdefault("ci_method", f"mean ± t·sd/sqrt(n) over {n} items")
+    return nats_estimate(
+        mean,
+        unit=unit,
+        method=method,
+        quantity=quantity,
+        params=dict(params or {}),
+        n=n,
+        stderr=se,
+        ci=interval,
+        ci_level=ci if interval is not None else None,
+        diagnostics=diag,
+    )
+
+
+def nats_estimate(value: float, *, unit: str, **fields: Any) -> Estimate:
+    """An :class:`Estimate` of ``value`` (and stderr / ci) given in nats, converted to ``unit``."""
+    est = Estimate(value=value, unit="nats", **fields)
+    u = resolve_unit(unit)
+    return est if u == "nats" else est.to(u)
+
+
+def estimates_frame(estimates: Mapping[str, Estimate], key: str = "name") -> Any:
+    """A tidy ``pandas.DataFrame`` with one row per named :class:`Estimate`.
+
+    Columns: ``key``, value, unit, quantity, method, n, stderr, ci_low, ci_high, ci_level.
+    """
+    import pandas as pd
+
+    rows = []
+    for name, e in estimates.items():
+        rows.append(
+            {
+                key: name,
+                "value": e.value,
+                "unit": e.unit,
+                "quantity": e.quantity,
+                "method": e.method,
+                "n": e.n,
+                "stderr": e.stderr,
+                "ci_low": None if e.ci is None else e.ci[0],
+                "ci_high": None if e.ci is None else e.ci[1],
+                "ci_level": e.ci_level,
+            }
+        )
+    return pd.DataFrame(rows)
