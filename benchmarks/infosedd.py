@@ -10,6 +10,13 @@ Tasks (each prints one JSON line per estimate and a markdown row):
   ratio (~1), and the rho-mixing curve for a deterministic label.
 * ``motif``: planted TATA-like motif in random background; MI peak position.
 * ``timing``: wall time of one default-settings model for D = 64.
+* ``speed``: InfoSEDD-H on the 4x4 Ising torus (20k samples) with the library defaults
+  against the previous defaults (4000 steps, constant learning rate), interleaved,
+  ``--repeats`` times each: fit wall and CPU time, their ratio, accuracy, load.
+* ``showdown``: the high-MI staircase (symmetric channels, 1 nat per token pair, 5-50 nats):
+  InfoSEDD-C and -J beside the variational bounds on learned token embeddings (MINE,
+  InfoNCE, SMILE, NWJ, GAN-DIME) and the plug-in / Chao-Shen counts, on the same training
+  and held-out rows with the same CPU-time budget per trainable estimator.
 
 Example: ``PYTHONPATH=src python benchmarks/infosedd.py ising --T 2.5 4.0 --n 50000``
 """
@@ -20,6 +27,7 @@ import argparse
 import itertools
 import json
 import platform
+import sys
 import time
 
 import numpy as np
@@ -85,6 +93,7 @@ def model_kwargs(a) -> dict:
         "seed": a.seed,
         "progress": False,
         "joint_fraction": a.joint_fraction,
+        "schedule": a.schedule,
     }
 
 
@@ -266,9 +275,194 @@ def task_timing(a) -> None:
     )
 
 
+SHOWDOWN_BOUNDS = ("mine", "infonce", "smile", "nwj", "gan_dime")
+#: InfoSEDD's defaults before the cosine schedule (issue 10's "before" row).
+OLD_DEFAULTS = {"steps": 4000, "schedule": "constant"}
+
+
+def task_speed(a) -> None:
+    """Library defaults vs the previous defaults, same data, interleaved repeats."""
+    from infometer.diffusion import InfoSEDD
+
+    states = ising_states()
+    for temp in a.T:
+        p = ising_pmf(states, temp)
+        truth = float(-(p * np.log(p)).sum())
+        rng = np.random.default_rng(a.seed)
+        data = states[rng.choice(len(states), size=a.n + a.n_eval, p=p)].astype(np.int64)
+        train, ev = data[: a.n], data[a.n :]
+        for rep in range(a.repeats):
+            for name, kw in (("before", OLD_DEFAULTS), ("after", {})):
+                m = InfoSEDD("entropy", seed=a.seed, **kw)
+                _, wall, cpu, load = _timed(m.fit, train, eval_data=ev)
+                h = m.entropy(passes=a.passes)
+                log(
+                    "speed",
+                    T=temp,
+                    config=name,
+                    repeat=rep,
+                    settings=kw or "defaults",
+                    threads=a.threads,
+                    exact=truth,
+                    value=h.value,
+                    se=h.stderr,
+                    rel_err=h.value / truth - 1,
+                    steps=m.log.steps,
+                    best_step=m.log.best_step,
+                    stop=m.log.stop_reason,
+                    fit_wall_s=wall,
+                    fit_cpu_s=cpu,
+                    cpu_per_wall=round(cpu / wall, 2),
+                    load=load,
+                )
+
+
+def _timed(fn, *args, **kwargs):
+    """Run ``fn(*args, **kwargs)``; return (result, wall s, CPU s, load before/after)."""
+    import os
+
+    l0 = os.getloadavg()[0]
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn(*args, **kwargs)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return out, round(wall, 1), round(cpu, 1), (round(l0, 1), round(os.getloadavg()[0], 1))
+
+
+def task_showdown(a) -> None:
+    """Same data, same CPU budget per trainable estimator, staircase of true MI."""
+    import warnings
+
+    from infometer.diffusion import InfoSEDD
+    from infometer.neural import NeuralMI
+    from infometer.truth import get_task
+
+    budget = {"max_seconds": a.budget, "clock": "cpu"}
+    for pairs in a.mi:
+        task = get_task(f"symchannel-{pairs}pairs-V4-1nat")
+        s = task.sample(a.n + a.n_eval, seed=a.seed)
+        x, y = s["x"], s["y"]
+        data = np.hstack([x, y])
+        train, ev = data[: a.n], data[a.n :]
+        base = {"true_mi": task.truth, "n_train": a.n, "n_eval": a.n_eval, "budget_cpu_s": a.budget}
+        for mode in a.variants:
+            name = {"conditional": "infosedd_c", "joint": "infosedd_j"}[mode]
+            m = InfoSEDD(
+                mode,
+                x=f"0:{pairs}",
+                y=f"{pairs}:{2 * pairs}",
+                arch="mlp",
+                **{**model_kwargs(a), "steps": a.max_steps},
+                **budget,
+            )
+            _, wall, cpu, load = _timed(m.fit, train, eval_data=ev)
+            est = m.mutual_info(passes=a.passes)
+            log(
+                "showdown",
+                pairs=pairs,
+                method=name,
+                **base,
+                value=est.value,
+                se=est.stderr,
+                rel_err=est.value / task.truth - 1,
+                steps=m.log.steps,
+                best_step=m.log.best_step,
+                stop=m.log.stop_reason,
+                fit_wall_s=wall,
+                fit_cpu_s=cpu,
+                load=load,
+            )
+        for bound in a.bounds:
+            nm = NeuralMI(
+                bound,
+                steps=a.max_steps,
+                batch_size=a.batch,
+                hidden=a.hidden,
+                holdout=0.0,
+                seed=a.seed,
+                **budget,
+            )
+            _, wall, cpu, load = _timed(nm.fit, x[: a.n], y[: a.n], discrete=True)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                est = nm.mutual_info(x[a.n :], y[a.n :])
+            conv = est.diagnostics["convergence"]
+            log(
+                "showdown",
+                pairs=pairs,
+                method=bound,
+                **base,
+                value=est.value,
+                rel_err=est.value / task.truth - 1,
+                steps=nm.log.steps,
+                best_step=nm.log.best_step,
+                stop=nm.log.stop_reason,
+                diverged=conv["diverged"],
+                saturated=est.diagnostics.get("saturated"),
+                fit_wall_s=wall,
+                fit_cpu_s=cpu,
+                load=load,
+                warnings=[str(w.message)[:90] for w in caught],
+            )
+        for meth in ("plugin", "chao_shen"):
+            est, wall, cpu, load = _timed(
+                im.mutual_info, x[: a.n], y[: a.n], method=meth, discrete=True
+            )
+            log(
+                "showdown",
+                pairs=pairs,
+                method=meth,
+                **base,
+                value=float(est.value),
+                rel_err=float(est.value) / task.truth - 1,
+                fit_wall_s=wall,
+                fit_cpu_s=cpu,
+                load=load,
+            )
+
+
+SHOWDOWN_LABELS = {
+    "infosedd_c": "InfoSEDD-C",
+    "infosedd_j": "InfoSEDD-J",
+    "mine": "MINE",
+    "infonce": "InfoNCE",
+    "smile": "SMILE",
+    "nwj": "NWJ",
+    "gan_dime": "GAN-DIME",
+    "plugin": "plug-in",
+    "chao_shen": "Chao-Shen",
+}
+
+
+def showdown_table(lines) -> str:
+    """Markdown table (true MI rows, one column per method) of ``showdown`` JSON lines."""
+    rows = [
+        r for r in (json.loads(x) for x in lines if x.startswith("{")) if r["task"] == "showdown"
+    ]
+    methods = [m for m in SHOWDOWN_LABELS if any(r["method"] == m for r in rows)]
+    cells: dict[tuple[int, str], str] = {}
+    for r in rows:
+        v = r["value"]
+        text = "NaN (diverged)" if not np.isfinite(v) else f"{v:.2f}"
+        if r.get("saturated"):
+            text += " (at log B)"
+        cells[(r["pairs"], r["method"])] = text
+    head = "| true MI (nats) | " + " | ".join(SHOWDOWN_LABELS[m] for m in methods) + " |"
+    out = [head, "|" + "---|" * (len(methods) + 1)]
+    for pairs in dict.fromkeys(r["pairs"] for r in rows):
+        truth = next(r["true_mi"] for r in rows if r["pairs"] == pairs)
+        vals = [cells.get((pairs, m), "not run") for m in methods]
+        out.append(f"| {truth:.0f} | " + " | ".join(vals) + " |")
+    return "\n".join(out)
+
+
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "table":
+        # ``python benchmarks/infosedd.py table showdown.jsonl``: the RESULTS.md table
+        with open(sys.argv[2]) as fh:
+            print(showdown_table(fh.readlines()))
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    tasks = ["ising", "ising8", "channel", "consistency", "motif", "timing"]
+    tasks = ["ising", "ising8", "channel", "consistency", "motif", "timing", "showdown", "speed"]
     ap.add_argument("task", choices=tasks)
     ap.add_argument("--T", type=float, nargs="+", default=[2.0, 2.5, 3.0, 4.0])
     ap.add_argument("--mi", type=int, nargs="+", default=[5, 10, 20])
@@ -284,6 +478,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--joint-fraction", type=float, default=0.8)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=3, help="speed: runs per configuration")
+    ap.add_argument("--budget", type=float, default=90.0, help="showdown: CPU s per estimator")
+    ap.add_argument("--max-steps", type=int, default=20000, help="showdown: step cap")
+    ap.add_argument("--bounds", nargs="+", default=list(SHOWDOWN_BOUNDS))
+    ap.add_argument(
+        "--schedule",
+        default="constant",
+        choices=["constant", "cosine"],
+        help="learning-rate schedule of every model (constant: the settings of the tables "
+        "measured before issue 10; the library default is now cosine)",
+    )
     ap.add_argument(
         "--checks",
         nargs="+",

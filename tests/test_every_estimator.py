@@ -25,6 +25,8 @@ from infometer.data import as_variables
 TINY = {"steps": 10, "hidden": 8, "passes": 1, "batch_size": 32, "progress": False}
 N = 80
 HAS_TORCH = importlib.util.find_spec("torch") is not None
+#: Families whose estimators train torch models (skipped without torch, one torch thread).
+TORCH_FAMILIES = ("diffusion", "neural")
 
 
 def _roles(quantity: str) -> tuple[str, ...]:
@@ -53,7 +55,7 @@ def _one_torch_thread(request):
     # the suite runs on 2 shared cores: torch's default intra-op threads thrash there
     spec = getattr(request.node, "callspec", None)
     spec = spec.params.get("spec") if spec else None
-    if spec is None or spec.family != "diffusion" or not HAS_TORCH:
+    if spec is None or spec.family not in TORCH_FAMILIES or not HAS_TORCH:
         yield
         return
     import torch
@@ -65,7 +67,7 @@ def _one_torch_thread(request):
 
 
 def _case(spec: registry.EstimatorSpec) -> tuple[dict, dict]:
-    if spec.family == "diffusion" and not HAS_TORCH:
+    if spec.family in TORCH_FAMILIES and not HAS_TORCH:
         pytest.skip("torch is not installed (extra 'torch')")
     data = _data(spec.quantity, "continuous" in spec.kinds)
     return data, {k: v for k, v in TINY.items() if k in spec.params}

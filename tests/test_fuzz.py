@@ -44,7 +44,7 @@ FUZZ = settings(
 )
 
 #: Estimators that train networks are left out (seconds per call; see test_every_estimator).
-SLOW_FAMILIES = {"diffusion"}
+SLOW_FAMILIES = {"diffusion", "neural"}
 
 # ------------------------------------------------------------------- raw columns
 ODD_FLOATS = [0.0, -0.0, 1.0, -1.0, 1e308, -1.5e308, 1e-300, 5e-324, 2.0**52, 1e15]

@@ -75,7 +75,9 @@ def test_gaussian_family_is_scale_free_at_extreme_scales(scale):
 _CONTINUOUS_MI = [
     s.name
     for s in registry.specs("mutual_info")
-    if "continuous" in s.kinds and s.family != "diffusion"
+    # trained estimators (seconds per call) are left out: InfoNCE's log(batch) ceiling is
+    # tested in tests/neural; the other bounds have no finite ceiling to flag
+    if "continuous" in s.kinds and s.family not in ("diffusion", "neural")
 ]
 
 

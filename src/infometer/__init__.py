@@ -30,6 +30,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "multipletests": (".stats", "multipletests"),
     "transfer_entropy": (".timeseries", "transfer_entropy"),
     "InfoSEDD": (".diffusion", "InfoSEDD"),  # needs torch (an extra)
+    "NeuralMI": (".neural", "NeuralMI"),  # needs torch
+    "layer_info": (".neural", "layer_info"),
+    "flownib": (".neural", "flownib"),
     "classifier_cmi": (".models", "classifier_cmi"),
     "fisher_information": (".models", "fisher_information"),
     "decision": (".decision", None),
@@ -108,6 +111,9 @@ __all__ = [
     "independence_test",
     "multipletests",
     "InfoSEDD",
+    "NeuralMI",
+    "layer_info",
+    "flownib",
     "classifier_cmi",
     "fisher_information",
     "decision",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["bar_with_errors", "bars_beside_map"]
+__all__ = ["bar_with_errors", "bars_beside_map", "new_axes", "save"]
 
 
 def _pyplot():
@@ -111,4 +111,20 @@ def bars_beside_map(
     right.set_ylabel("row")
     right.set_title(map_title, fontsize=10)
     fig.colorbar(im, ax=right, fraction=0.046, pad=0.04, label=unit)
+    return _save(fig, path)
+
+
+def new_axes(ax=None, path=None, figsize=(6.0, 4.0)):
+    """``(figure or None, axes)``: a new Agg figure unless ``ax`` is given."""
+    plt = _pyplot()
+    if ax is not None:
+        return None, ax
+    fig, ax = plt.subplots(figsize=figsize, dpi=110)
+    return fig, ax
+
+
+def save(fig, path) -> Path | None:
+    """Save ``fig`` (from :func:`new_axes`) as a PNG at ``path`` and close it; no-op if None."""
+    if fig is None or path is None:
+        return None
     return _save(fig, path)

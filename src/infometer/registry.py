@@ -47,6 +47,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.binned",
     "infometer.timeseries",
     "infometer.diffusion",
+    "infometer.neural",
     "infometer.matrix",
     "infometer.models",
     "infometer.text",

@@ -25,6 +25,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.demo",
     "infometer.cli.bench",
     "infometer.cli.seq",
+    "infometer.cli.layers",
     "infometer.cli.text",
     "infometer.cli.pairwise",
 )

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import json
 import math
-import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,6 +29,8 @@ import torch.nn.functional as F
 
 from ..data import InfometerWarning, check_choice, check_float, check_int
 from ..estimate import Estimate
+from ..training import TrainLog, TrainSettings
+from ..training import train as train_loop
 from .model import build_denoiser, check_arch_kwargs, check_device
 from .tokens import Tokens, as_tokens, parse_positions
 
@@ -39,21 +40,6 @@ _MODES = ("entropy", "joint", "conditional")
 _ESTIMATORS = ("time_free", "time_sampled")
 _NEG = -1.0e4  # logit bias for tokens a position cannot take (softmax gives exactly 0)
 _T_MIN = 1e-3  # clamp of the mask rate in the time-sampled estimator (1/t weight)
-
-
-@dataclass
-class TrainLog:
-    """What happened during training."""
-
-    steps: int = 0
-    best_step: int = 0
-    best_val_loss: float = math.inf
-    val_losses: list[tuple[int, float]] = field(default_factory=list)
-    stopped_early: bool = False
-    seconds: float = 0.0
-    n_train: int = 0
-    n_val: int = 0
-    n_holdout: int = 0
 
 
 @dataclass
@@ -114,11 +100,6 @@ MC_STDERR_NOTE = (
 )
 
 
-def _ema_decay(target: float, step: int) -> float:
-    # warm-up of the EMA so that short runs are not dominated by the initial weights
-    return min(target, (1.0 + step) / (10.0 + step))
-
-
 class InfoSEDD:
     """A masked-diffusion denoiser trained for one kind of query, then queried many times.
 
@@ -145,6 +126,14 @@ class InfoSEDD:
         Early stopping: every ``eval_every`` steps the EMA model's loss on a held-out
         validation split is computed; training stops after ``patience`` evaluations
         without improvement and the best weights are kept.
+    schedule
+        Learning rate after the warm-up: ``"cosine"`` (default: decays to 5% at ``steps``)
+        or ``"constant"`` (the default before, with ``steps=4000``; benchmarks/infosedd.py
+        ``speed`` compares the two).
+    max_seconds, clock
+        Time budget for training (``None``: none), on the ``"wall"`` clock or the
+        process ``"cpu"`` clock.  The loop is the one shared by every trainable
+        estimator, :func:`infometer.training.train`.
     holdout
         Fraction of the data ``fit`` keeps aside (never trained on) for estimation.
     joint_fraction
@@ -168,7 +157,7 @@ class InfoSEDD:
         window: int | None = None,
         arch: str = "auto",
         arch_kwargs: dict[str, int] | None = None,
-        steps: int = 4000,
+        steps: int = 3000,
         batch_size: int = 256,
         lr: float = 1e-3,
         weight_decay: float = 0.01,
@@ -178,6 +167,9 @@ class InfoSEDD:
         val_fraction: float = 0.1,
         eval_every: int = 250,
         patience: int = 4,
+        max_seconds: float | None = None,
+        clock: str = "wall",
+        schedule: str = "cosine",
         holdout: float = 0.2,
         joint_fraction: float = 0.8,
         device: str = "cpu",
@@ -187,16 +179,22 @@ class InfoSEDD:
         self.mode = check_choice(mode, "mode", _MODES)
         self.arch = check_choice(arch, "arch", ("auto", "mlp", "transformer"))
         self.arch_kwargs = check_arch_kwargs(dict(arch_kwargs or {}))
-        self.steps = check_int(steps, "steps", min_value=1)
+        self.settings = TrainSettings(
+            steps=steps,
+            lr=lr,
+            weight_decay=weight_decay,
+            warmup=warmup,
+            grad_clip=grad_clip,
+            ema=ema,
+            eval_every=eval_every,
+            patience=patience,
+            max_seconds=max_seconds,
+            clock=clock,
+            schedule=schedule,
+        )
+        self.steps = self.settings.steps
         self.batch_size = check_int(batch_size, "batch_size", min_value=1)
-        self.lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
-        self.weight_decay = check_float(weight_decay, "weight_decay", low=0.0)
-        self.warmup = check_int(warmup, "warmup", min_value=0)
-        self.grad_clip = check_float(grad_clip, "grad_clip", low=0.0, inclusive=(False, True))
-        self.ema = check_float(ema, "ema", low=0.0, high=1.0, inclusive=(True, False))
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)
-        self.eval_every = check_int(eval_every, "eval_every", min_value=1)
-        self.patience = check_int(patience, "patience", min_value=1)
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
         self.joint_fraction = check_float(joint_fraction, "joint_fraction", low=0.0, high=1.0)
         self.seed = check_int(seed, "seed", min_value=0)
@@ -383,62 +381,23 @@ class InfoSEDD:
         dev = self.device
         xt = torch.as_tensor(train, device=dev)
         xv = torch.as_tensor(val[:4096], device=dev) if val.size else None
-        opt = torch.optim.AdamW(
-            self.net.parameters(), lr=self.lr, weight_decay=self.weight_decay, foreach=True
-        )
-        sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: min(1.0, (s + 1) / max(1, self.warmup))
-        )
         gen = torch.Generator(device=dev).manual_seed(self.seed + 1)
-        log = TrainLog(n_train=len(train), n_val=len(val))
-        best_state = None
-        bad = 0
-        t0 = time.perf_counter()
-        bar = None
-        if self.progress:
-            from tqdm.auto import tqdm
+        net = self.net
 
-            bar = tqdm(total=self.steps, desc=f"InfoSEDD ({self.mode})", unit="step")
-        self.net.train()
-        params = list(self.net.parameters())
-        ema_params = list(self.ema_net.parameters())
-        for step in range(1, self.steps + 1):
+        def step_loss(step: int) -> torch.Tensor:
             idx = torch.randint(0, xt.shape[0], (self.batch_size,), generator=gen, device=dev)
-            loss = self._loss(xt[idx], gen, self.net)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, self.grad_clip, foreach=True)
-            opt.step()
-            sched.step()
-            with torch.no_grad():
-                torch._foreach_lerp_(ema_params, params, 1.0 - _ema_decay(self.ema, step))
-            log.steps = step
-            if bar is not None:
-                bar.update(1)
-                if step % 50 == 0:
-                    bar.set_postfix(loss=f"{loss.item():.4f}")
-            if xv is not None and (step % self.eval_every == 0 or step == self.steps):
-                vl = self._val_loss(xv)
-                log.val_losses.append((step, vl))
-                if vl < log.best_val_loss - 1e-4:
-                    log.best_val_loss, log.best_step, bad = vl, step, 0
-                    best_state = {
-                        k: v.detach().clone() for k, v in self.ema_net.state_dict().items()
-                    }
-                else:
-                    bad += 1
-                    if bad >= self.patience:
-                        log.stopped_early = True
-                        break
-        if bar is not None:
-            bar.close()
-        if best_state is not None:
-            self.ema_net.load_state_dict(best_state)
-        else:
-            log.best_step = log.steps
-        self.ema_net.eval()
-        log.seconds = time.perf_counter() - t0
-        self.log = log
+            return self._loss(xt[idx], gen, net)
+
+        self.log = train_loop(
+            self.net,
+            self.ema_net,
+            step_loss,
+            None if xv is None else (lambda: self._val_loss(xv)),
+            self.settings,
+            desc=f"InfoSEDD ({self.mode})",
+            progress=self.progress,
+            log=TrainLog(n_train=len(train), n_val=len(val)),
+        )
 
     @torch.no_grad()
     def _val_loss(self, xv: torch.Tensor) -> float:
@@ -569,14 +528,7 @@ class InfoSEDD:
             warnings.warn(msg, InfometerWarning, stacklevel=stacklevel)
         diag["stderr_kind"] = "monte_carlo"
         diag["stderr_note"] = MC_STDERR_NOTE
-        diag["train"] = {
-            "steps": self.log.steps,
-            "best_step": self.log.best_step,
-            "best_val_loss": self.log.best_val_loss,
-            "stopped_early": self.log.stopped_early,
-            "seconds": round(self.log.seconds, 2),
-            "n_train": self.log.n_train,
-        }
+        diag["train"] = self.log.summary()
         return Estimate(
             value=value,
             unit="nats",

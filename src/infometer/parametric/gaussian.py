@@ -362,7 +362,10 @@ def _groups(blocks: Sequence[Sequence[np.ndarray]]) -> list[list[int]]:
 def _gram(a: np.ndarray) -> np.ndarray:
     """``a.T @ a`` with BLAS on one thread: the product is small and memory-bound, and
     BLAS threads that spin on a busy machine made it 30x slower (4.5 s instead of 0.13 s
-    for 10^6 x 20 on two loaded cores)."""
+    for 10^6 x 20 on two loaded cores).  Small products skip the limit: setting it costs
+    about 0.4 ms, more than the product itself below ~10^5 entries."""
+    if a.size < 100_000:
+        return a.T @ a
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1, user_api="blas"):
