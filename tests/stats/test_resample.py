@@ -41,6 +41,27 @@ def test_subsampling_spread_is_rescaled_to_the_full_sample_sd():
     assert "m=2000 of n=4000" in diag["ci_method"]
 
 
+def test_capped_subsample_keeps_the_spread_of_the_full_sample(monkeypatch):
+    """Large n: subsamples have at most MAX_SUBSAMPLE rows.  With the cap at m = 500 of
+    n = 4000 (m/n = 0.125) the sqrt(m/(n-m)) rescaling must still give the full-sample sd
+    rho/sqrt(n) (same 15% tolerance as above: the se of an sd from 400 resamples is 3.5%;
+    without the rescaling the spread would be sqrt((n-m)/m) = 2.6x too wide)."""
+    from infometer.stats import resample
+
+    monkeypatch.setattr(resample, "MAX_SUBSAMPLE", 500)
+    rng = np.random.default_rng(0)
+    n = 4000
+    vs = bivariate(rng, n)
+    spec = dataclasses.replace(registry.get("mutual_info", "gaussian"), resampling="subsample")
+    raw = spec.func(*vs.values(), bias_correct=True)
+    se, (lo, hi), diag = error_bars(
+        spec, vs, {"bias_correct": True}, raw, level=0.9, seed=1, n_resamples=400
+    )
+    assert se == pytest.approx(RHO / np.sqrt(n), rel=0.15)
+    assert lo < raw.value < hi
+    assert "m=500 of n=4000" in diag["ci_method"]
+
+
 def _coverage(method: str, n_resamples: int, reps: int = 40) -> float:
     rng = np.random.default_rng(2026)
     hits = 0

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -235,32 +236,44 @@ def _copula(a: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def _sort_order(col: np.ndarray) -> np.ndarray:
-    """``np.argsort(col)`` with equal values in index order, from one sort of 64-bit keys.
+    """``np.argsort(col)`` with equal values in index order, from one sort of 64-bit keys."""
+    return _sort_order_runs(col)[0]
+
+
+def _sort_order_runs(col: np.ndarray) -> tuple[np.ndarray, bool]:
+    """A stable argsort of ``col`` and whether any two values may be equal.
 
     numpy sorts plain integers several times faster than it argsorts, so each value's
     order-preserving integer key has its lowest ``b`` bits replaced by its row (``b`` bits
     hold any row number) and the keys are sorted.  Values whose keys agree above those bits
     may be out of order; each such run is put right with an exact ``lexsort`` on (value,
-    row).  The result is exactly a stable argsort.
+    row).  The result is exactly a stable argsort.  Equal values have equal keys, so with
+    no such run there are no ties (the second result is False).
     """
     n = col.shape[0]
     b = max(1, (n - 1).bit_length())
-    low = np.uint64((1 << b) - 1)
-    bits = (col + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, an equal value
-    key = np.where(bits >> np.uint64(63), ~bits, bits | np.uint64(1 << 63))  # monotone
-    packed = np.sort((key & ~low) | np.arange(n, dtype=np.uint64))
-    order = (packed & low).astype(np.int64)
-    high = packed >> np.uint64(b)
-    same = high[1:] == high[:-1]
-    if same.any():  # runs of equal high bits: order them exactly
-        in_run = np.zeros(n, bool)
-        in_run[1:] |= same
-        in_run[:-1] |= same
-        pos = np.flatnonzero(in_run)
-        run = np.cumsum(np.concatenate([[True], ~same[pos[:-1]]]))
-        rows = order[pos]
-        order[pos] = rows[np.lexsort((rows, col[rows], run))]
-    return order
+    low = (1 << b) - 1
+    # + 0.0: -0.0 becomes 0.0, an equal value.  An order-preserving signed key of a double:
+    # its bits as int64, with the 63 value bits flipped when negative (i ^ (i >> 63) >>> 1)
+    key = (col + 0.0).view(np.int64)
+    key ^= (key >> 63) & np.int64(0x7FFF_FFFF_FFFF_FFFF)
+    key &= np.int64(~low)  # two's complement: clearing low bits keeps the order of the rest
+    key |= np.arange(n, dtype=np.int64)
+    key.sort()
+    packed = key.view(np.uint64)
+    order = (key & np.int64(low)) if n else key
+    # adjacent keys with equal high bits: their xor fits in the low bits
+    same = (packed[1:] ^ packed[:-1]) <= np.uint64(low)
+    if not same.any():
+        return order, False
+    in_run = np.zeros(n, bool)
+    in_run[1:] |= same
+    in_run[:-1] |= same
+    pos = np.flatnonzero(in_run)
+    run = np.cumsum(np.concatenate([[True], ~same[pos[:-1]]]))
+    rows = order[pos]
+    order[pos] = rows[np.lexsort((rows, col[rows], run))]
+    return order, True
 
 
 @lru_cache(maxsize=8)
@@ -272,10 +285,11 @@ def _score_table(n: int) -> np.ndarray:
 
 
 def _copula_scores(
-    a: np.ndarray | Sequence[np.ndarray],
-) -> tuple[np.ndarray, int, np.ndarray]:
+    a: np.ndarray | Sequence[np.ndarray], per_column: bool = False
+) -> tuple[np.ndarray, Any, np.ndarray]:
     """Normal scores of each column's ranks (ties: average rank), the number of tied
-    values, and each column's mean score.
+    values (an int array of one count per column when ``per_column``), and each column's
+    mean score.
 
     ``a`` is an (n, d) array or a list of d columns.  A column without ties takes its
     scores from one shared table (no per-value ``ndtri``); columns are processed on two
@@ -292,24 +306,31 @@ def _copula_scores(
     else:
         cols = list(a)
     n, d = cols[0].shape[0], len(cols)
-    out = np.empty((n, d))
+    # one contiguous row per column (a column of an (n, d) array is strided: scattering
+    # the scores into it touched a new cache line per value, ~3x slower); returned as the
+    # (n, d) transposed view
+    out = np.empty((d, n))
     table = _score_table(n)
     table_mean = float(np.mean(table)) if n else 0.0
 
     def column(j: int) -> tuple[int, float]:
         col = np.ascontiguousarray(cols[j], dtype=np.float64)
-        order = _sort_order(col)
-        srt = col[order]
-        tied = srt[1:] == srt[:-1]
-        t = int(np.count_nonzero(tied))
+        order, maybe_tied = _sort_order_runs(col)
+        row = out[j]
+        if maybe_tied:
+            srt = col[order]
+            tied = srt[1:] == srt[:-1]
+            t = int(np.count_nonzero(tied))
+        else:
+            t = 0
         if not t:  # no ties: the i-th smallest value has rank i + 1
-            out[order, j] = table
+            row[order] = table
             return 0, table_mean
         start = np.flatnonzero(np.concatenate([[True], ~tied]))
         stop = np.append(start[1:], n)
         avg = (start + 1 + stop) / 2.0  # average rank of each group of equal values
         sc = ndtri(np.repeat(avg, stop - start) / (n + 1.0))
-        out[order, j] = sc
+        row[order] = sc
         return t, float(np.mean(sc))
 
     if n >= 100_000 and d > 1:
@@ -317,7 +338,9 @@ def _copula_scores(
             res = list(pool.map(column, range(d)))
     else:
         res = [column(j) for j in range(d)]
-    return out, sum(t for t, _ in res), np.array([m for _, m in res])
+    out = out.T
+    ties = np.array([t for t, _ in res], dtype=np.int64)
+    return out, (ties if per_column else int(ties.sum())), np.array([m for _, m in res])
 
 
 # --------------------------------------------------------------------- registered
@@ -328,11 +351,11 @@ _TERMS = {
 }
 
 
-def _groups(blocks: Sequence[np.ndarray]) -> list[list[int]]:
+def _groups(blocks: Sequence[Sequence[np.ndarray]]) -> list[list[int]]:
     groups, start = [], 0
     for b in blocks:
-        groups.append(list(range(start, start + b.shape[1])))
-        start += b.shape[1]
+        groups.append(list(range(start, start + len(b))))
+        start += len(b)
     return groups
 
 
@@ -349,13 +372,23 @@ def _gram(a: np.ndarray) -> np.ndarray:
         return a.T @ a
 
 
-def _drop_constant(vs: Sequence[Variable]) -> tuple[list[np.ndarray], list[str], list[str]]:
-    """Each variable's values without its constant columns, the messages, and the names of
-    the variables left with no column (a constant carries no information)."""
+def _drop_constant(
+    vs: Sequence[Variable], constant: Sequence[bool] | None = None
+) -> tuple[list[list[np.ndarray]], list[str], list[str]]:
+    """Each variable's non-constant columns, the messages, and the names of the variables
+    left with no column (a constant carries no information).
+
+    Works on the validated 1-D columns: no stacked (n, d) copy of the data is made here.
+    ``constant``: whether each column (of all variables in order) is constant, when the
+    caller knows it already (the copula: a column of n - 1 ties).
+    """
     blocks, notes, empty = [], [], []
+    flags = iter(constant) if constant is not None else None
     for v in vs:
-        a = v.values
-        keep = a.min(axis=0) != a.max(axis=0)
+        if flags is None:
+            keep = np.array([c.min() != c.max() for c in v.columns], dtype=bool)
+        else:
+            keep = ~np.array([next(flags) for _ in v.columns], dtype=bool)
         if not keep.all():
             notes.append(
                 f"{v.name} columns {np.flatnonzero(~keep).tolist()} are constant; they carry "
@@ -363,7 +396,7 @@ def _drop_constant(vs: Sequence[Variable]) -> tuple[list[np.ndarray], list[str],
             )
             if not keep.any():
                 empty.append(v.name)
-        blocks.append(a[:, keep])
+        blocks.append([c for c, k in zip(v.columns, keep, strict=True) if k])
     return blocks, notes, empty
 
 
@@ -424,12 +457,21 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
         raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
     diag: dict = {"bias_correct": bias_correct}
     notes: list[str] = []
+    scores = None
+    if copula:  # the columns as they are: no stacked copy of the raw data
+        # ranks of every column first: a constant column is one with n - 1 ties, so the
+        # constant check below needs no pass of its own
+        scores, col_ties, col_mean = _copula_scores(
+            [c for v in vs for c in v.columns], per_column=True
+        )
+        constant = col_ties == max(vs[0].n - 1, 0) if vs[0].n > 1 else None
     if len(vs) == 1:
-        blocks = [vs[0].values]
+        blocks = [list(vs[0].columns)]
+        kept = np.arange(vs[0].d)
     else:
         # MI / CMI: a constant column carries no information (kNN drops it too); left in,
         # it would make the covariance singular and the Gaussian MI "infinite"
-        blocks, notes, empty = _drop_constant(vs)
+        blocks, notes, empty = _drop_constant(vs, constant if copula else None)
         if empty and set(empty) & {vs[0].name, vs[1].name}:
             return Raw(
                 value=0.0,
@@ -439,12 +481,25 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
         if empty:  # z is constant: I(X;Y|Z) = I(X;Y)
             blocks = blocks[:2]
             diag["constant"] = empty
+        if copula:  # the non-constant columns of the variables kept, in order
+            start = np.cumsum([0] + [v.d for v in vs])
+            kept = np.concatenate(
+                [
+                    np.arange(start[i], start[i + 1])[~constant[start[i] : start[i + 1]]]
+                    if constant is not None
+                    else np.arange(start[i], start[i + 1])
+                    for i in range(len(blocks))
+                ]
+            )
     groups = _groups(blocks)
-    n, d = blocks[0].shape[0], sum(b.shape[1] for b in blocks)
+    n, d = vs[0].n, sum(len(b) for b in blocks)
     _check_n(method, n, d)
     w = None
-    if copula:  # the columns as they are: no stacked copy of the raw data
-        a, ties, mean = _copula_scores([b[:, j] for b in blocks for j in range(b.shape[1])])
+    if copula:
+        full = kept.size == scores.shape[1]
+        a = scores if full else scores[:, kept]
+        mean = col_mean if full else col_mean[kept]
+        ties = int(col_ties[kept].sum())
         if ties:
             diag["tied_values"] = ties
         # normal scores have means near 0, so the scatter is Z'Z - n m m' without a centred
@@ -455,7 +510,9 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
         # MI and CMI are scale-free and an entropy moves by sum(log sd): standardising
         # first keeps data at 1e300 (overflow: "singular") or 1e-160 (underflow: -0.00025
         # instead of 0.34) in the range where the covariance is computed exactly enough
-        a, log_sd = standardize(np.column_stack(blocks))
+        a, log_sd = standardize(
+            np.column_stack([c.astype(np.float64, copy=False) for b in blocks for c in b])
+        )
     try:
         value = gaussian_entropy_terms(a, groups, _TERMS[len(blocks)], bias_correct, w)
         if len(vs) == 1:
@@ -482,7 +539,7 @@ def _combo(method: str, vs: Sequence[Variable], bias_correct: bool, copula: bool
         )
     warns: list[str] = list(notes)
     if len(vs) > 1:
-        _ceiling(method, n, blocks[0].shape[1], blocks[1].shape[1], value, diag, warns)
+        _ceiling(method, n, len(blocks[0]), len(blocks[1]), value, diag, warns)
     return Raw(value=value, diagnostics=diag, warnings=warns)
 
 
