@@ -1,0 +1,96 @@
+"""Per-stage timing of KSG-1 (joint tree build, joint kNN query, one marginal count), and an
+interleaved A/B of the quantile grid's slab spans on the same radii.
+
+    python benchmarks/knn_stages.py --d 3 --n 1e5,1e6
+    python benchmarks/knn_stages.py --d 3 --n 1e6 --spans 3:3,4:16 --rounds 3
+
+Data: x ~ N(0, I_d), y = 0.6 x + 0.8 noise, seed 0.  Each stage prints wall and CPU time
+(all threads) and the 1-minute load.  ``--spans A:L,...`` times the marginal count of x
+with ``grid.SPAN = A`` and ``grid.SPAN_LAST = L``, interleaved, min of ``--rounds``, and
+checks that every setting gives the same counts (only the speed may change).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from infometer.knn import engine, grid
+
+
+def timed(f):
+    w, c = time.perf_counter(), time.process_time()
+    out = f()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+def data(n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((n, d))
+    return x, 0.6 * x + 0.8 * rng.standard_normal((n, d))
+
+
+def stages(n: int, d: int, k: int) -> None:
+    x, y = data(n, d)
+    joint = np.hstack([x, y])
+    tree, w1, c1 = timed(lambda: engine.KDTree(joint))
+    (dist, _), w2, c2 = timed(lambda: tree.knn_self(k))
+    counter, w3, c3 = timed(lambda: engine.RangeCounter(x))
+    nx, w4, c4 = timed(lambda: counter.count(dist[:, k - 1], strict=True))
+    print(
+        f"d={d} N={n:.0e}: tree build {w1:.2f}/{c1:.2f} s, kNN query {w2:.2f}/{c2:.2f} s, "
+        f"marginal set-up {w3:.2f}/{c3:.2f} s, marginal count {w4:.2f}/{c4:.2f} s "
+        f"(wall/CPU), mean n_x {nx.mean():.0f}, load {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
+
+
+def spans(n: int, d: int, k: int, settings: list[tuple[float, float]], rounds: int) -> None:
+    x, y = data(n, d)
+    eps = engine.KDTree(np.hstack([x, y])).knn_self(k)[0][:, k - 1]
+    counter = engine.RangeCounter(x)
+    saved = grid.SPAN, grid.SPAN_LAST
+    runs: dict[tuple[float, float], list] = {s: [] for s in settings}
+    ref = None
+    try:
+        for _ in range(rounds):
+            for s in settings:
+                grid.SPAN, grid.SPAN_LAST = s
+                c, w, cpu = timed(lambda: counter.count(eps, strict=True))
+                ref = c if ref is None else ref
+                assert np.array_equal(c, ref), "the counts depend on the grid: a bug"
+                runs[s].append((w, cpu, os.getloadavg()[0]))
+    finally:
+        grid.SPAN, grid.SPAN_LAST = saved
+    for s, v in runs.items():
+        loads = ", ".join(f"{r[2]:.1f}" for r in v)
+        print(
+            f"d={d} N={n:.0e} SPAN={s[0]:g} SPAN_LAST={s[1]:g}: wall min "
+            f"{min(r[0] for r in v):.2f} s, CPU min {min(r[1] for r in v):.2f} s, load {loads}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--d", type=int, default=3, help="columns of x and of y")
+    ap.add_argument("--n", default="1e5,1e6", help="comma-separated sample sizes")
+    ap.add_argument("--k", type=int, default=3)
+    ap.add_argument("--spans", help="A:L,... grid spans to compare (see above)")
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args(argv)
+    engine.BACKEND = "compiled"
+    stages(20_000, a.d, a.k)  # load (or compile) the kernels outside the timings
+    for n in (int(float(v)) for v in a.n.split(",")):
+        if a.spans:
+            settings = [tuple(float(v) for v in s.split(":")) for s in a.spans.split(",")]
+            spans(n, a.d, a.k, settings, a.rounds)
+        else:
+            stages(n, a.d, a.k)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
