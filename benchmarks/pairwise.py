@@ -150,8 +150,10 @@ def table(rows: list[dict], n: int, p: int, repeats: int) -> str:
         t: {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "peak_mb")}
         for t, rs in by.items()
     }
-    ref = by["infometer ksg (subset)"][0]["pairs"]
-    base = med["infometer ksg (subset)"]
+    # ratios are to infometer's KSG on the peers' subset; without that run there are none
+    sub = "infometer ksg (subset)"
+    ref = by[sub][0]["pairs"] if sub in by else None
+    base = med.get(sub)
     lines = [
         "| tool | columns run | median wall (s) | wall spread (s) | CPU (s) | "
         f"wall for all {p} columns (s) | "
@@ -166,9 +168,7 @@ def table(rows: list[dict], n: int, p: int, repeats: int) -> str:
         scale = full_pairs / r0["pairs"]
         full = m["wall"] * scale
         extra = "" if r0["pairs"] == full_pairs else " (extrapolated)"
-        ratio = (f"{m['wall'] / base['wall']:.1f}x" if r0["pairs"] == ref else "–") + (
-            "" if r0["pairs"] == ref else ""
-        )
+        ratio = f"{m['wall'] / base['wall']:.1f}x" if r0["pairs"] == ref else "–"
         cratio = f"{m['cpu'] / base['cpu']:.1f}x" if r0["pairs"] == ref else "–"
         walls = [r["wall"] for r in by[t]]
         spread = f"{min(walls):.2f}–{max(walls):.2f}"
