@@ -24,11 +24,36 @@ from typing import Any
 
 from .data import check_choice, check_float, check_int
 
-__all__ = ["TrainLog", "TrainSettings", "ema_decay", "train", "set_threads"]
+__all__ = ["TrainLog", "TrainSettings", "check_device", "ema_decay", "train", "set_threads"]
 
 _CLOCKS = ("wall", "cpu")
 _SCHEDULES = ("constant", "cosine")
 _LR_FLOOR = 0.05
+
+
+def check_device(device: Any, name: str = "device") -> Any:
+    """A torch device that exists on this machine, or a ``ValueError`` naming ``name``
+    (every trainable estimator checks ``device=`` here, before any training)."""
+    import torch
+
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(
+            f"{name} {device!r} is not a torch device (cpu, cuda, cuda:1, mps): {exc}"
+        ) from exc
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"{name} {device!r}: CUDA is not available on this machine")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(
+                f"{name} {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            )
+    elif dev.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"{name} {device!r}: MPS is not available on this machine")
+    elif dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"{name} {device!r}: only cpu, cuda and mps devices are supported")
+    return dev
 
 
 @dataclass

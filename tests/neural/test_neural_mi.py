@@ -197,6 +197,13 @@ def test_bad_input_is_named():
         im.NeuralMI("dv").fit(x[:9], y[:9])
     with pytest.raises(RuntimeError, match="not trained"):
         im.NeuralMI("dv").mutual_info()
+    # the device is checked before training (a name torch does not know; a device the
+    # machine does not have), through the same check as InfoSEDD's
+    with pytest.raises(ValueError, match="device 'gpu' is not a torch device"):
+        im.NeuralMI("dv", device="gpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            im.NeuralMI("dv", device="cuda")
 
 
 def test_family_loads_without_torch():

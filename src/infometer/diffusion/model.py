@@ -14,6 +14,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from ..training import check_device
+
 __all__ = [
     "MLPDenoiser",
     "TransformerDenoiser",
@@ -40,28 +42,6 @@ def check_arch_kwargs(kwargs: dict[str, Any]) -> dict[str, int]:
             f"d_model ({out['d_model']}) must be a multiple of n_heads ({out['n_heads']})"
         )
     return out
-
-
-def check_device(device: Any, name: str = "device") -> torch.device:
-    """A torch device that exists on this machine, or a ``ValueError`` naming ``name``."""
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(
-            f"{name} {device!r} is not a torch device (cpu, cuda, cuda:1, mps): {exc}"
-        ) from exc
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            raise ValueError(f"{name} {device!r}: CUDA is not available on this machine")
-        if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise ValueError(
-                f"{name} {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
-            )
-    elif dev.type == "mps" and not torch.backends.mps.is_available():
-        raise ValueError(f"{name} {device!r}: MPS is not available on this machine")
-    elif dev.type not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"{name} {device!r}: only cpu, cuda and mps devices are supported")
-    return dev
 
 
 class MLPDenoiser(nn.Module):

@@ -18,7 +18,7 @@ import torch
 
 from ..data import InfometerWarning, Variable, as_variables, check_choice, check_float, check_int
 from ..estimate import Estimate
-from ..training import TrainLog, TrainSettings, train
+from ..training import TrainLog, TrainSettings, check_device, train
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows
 from .bounds import training_loss as bound_loss
 from .critics import CRITICS, FrontEnd, build_critic
@@ -187,9 +187,7 @@ class NeuralMI:
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)
         self.seed = check_int(seed, "seed", min_value=0)
-        if not isinstance(device, str | torch.device):
-            raise TypeError(f"device must be a string such as 'cpu' or 'cuda', got {device!r}")
-        self.device = torch.device(device)
+        self.device = check_device(device)
         self.progress = bool(progress)
         self.net: torch.nn.Module | None = None
         self.log = TrainLog()
