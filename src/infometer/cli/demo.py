@@ -65,6 +65,30 @@ def rank_features(
     return rows
 
 
+def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
+    """The ranked estimates of :func:`rank_features` as a table (one row per column; the
+    column names go in ``name``): value, unit, stderr, interval and method."""
+    import pandas as pd
+
+    def ci(e: Any, i: int) -> float | None:
+        return None if e.ci is None else e.ci[i]
+
+    return pd.DataFrame(
+        [
+            {
+                name: r["feature"],
+                "value": r["estimate"].value,
+                "unit": r["estimate"].unit,
+                "stderr": r["estimate"].stderr,
+                "ci_low": ci(r["estimate"], 0),
+                "ci_high": ci(r["estimate"], 1),
+                "method": r["estimate"].method,
+            }
+            for r in rows
+        ]
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Mount ``infometer demo``."""
     from .app import out, user_errors
@@ -83,7 +107,6 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed"),
     ) -> None:
         """Rank a real dataset's features by their information about the target."""
-        import pandas as pd
         from rich.table import Table
 
         from ..plot import bar_with_errors, bars_beside_map
@@ -117,20 +140,7 @@ def register(app: typer.Typer) -> None:
             )
         od = Path(out_dir)
         od.mkdir(parents=True, exist_ok=True)
-        table = pd.DataFrame(
-            [
-                {
-                    "feature": r["feature"],
-                    "value": r["estimate"].value,
-                    "unit": r["estimate"].unit,
-                    "stderr": r["estimate"].stderr,
-                    "ci_low": None if r["estimate"].ci is None else r["estimate"].ci[0],
-                    "ci_high": None if r["estimate"].ci is None else r["estimate"].ci[1],
-                    "method": r["estimate"].method,
-                }
-                for r in rows
-            ]
-        )
+        table = ranking_frame(rows)
         csv = od / f"{dataset}_mi.csv"
         table.to_csv(csv, index=False)
         plot_rows = shown[:40]

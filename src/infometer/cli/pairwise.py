@@ -156,7 +156,6 @@ def rank_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
     """Rank columns by their information about a target, with error bars (and select features)."""
-    import pandas as pd
     from rich.table import Table
 
     from ..allpairs.select import CRITERIA, select_features
@@ -164,7 +163,7 @@ def rank_cmd(
     from ..io import read_table, select_columns
     from ..plot import bar_with_errors
     from .app import out
-    from .demo import rank_features
+    from .demo import rank_features, ranking_frame
 
     df = read_table(file)
     if target not in df.columns:
@@ -188,20 +187,7 @@ def rank_cmd(
     out.print(t)
     od = Path(out_dir)
     od.mkdir(parents=True, exist_ok=True)
-    table = pd.DataFrame(
-        [
-            {
-                "column": r["feature"],
-                "value": r["estimate"].value,
-                "unit": r["estimate"].unit,
-                "stderr": r["estimate"].stderr,
-                "ci_low": None if r["estimate"].ci is None else r["estimate"].ci[0],
-                "ci_high": None if r["estimate"].ci is None else r["estimate"].ci[1],
-                "method": r["estimate"].method,
-            }
-            for r in rows
-        ]
-    )
+    table = ranking_frame(rows, "column")
     table.to_csv(od / "rank.csv", index=False)
     plot_rows = shown[:40]
     png = bar_with_errors(
