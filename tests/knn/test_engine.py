@@ -134,6 +134,25 @@ def test_sorted_counts_fix_the_searchsorted_trap(backend):
     assert np.array_equal(count_within(x, eps, strict=True), brute)  # ... and avoided here
 
 
+@pytest.mark.parametrize("ties", [False, True])
+def test_rank_bounds_are_the_exact_intervals(ties):
+    """The rank-space primitive: per sorted position, exactly the positions within r
+    (boundary radii taken from real gaps, ties, zero and negative radii)."""
+    from infometer.knn import compiled
+
+    rng = np.random.default_rng(3)
+    s = np.sort(_data(rng, 400, 1, ties)[:, 0])
+    gaps = np.abs(s[rng.integers(0, 400, 400)] - s)  # radii that hit a point exactly
+    r = np.where(rng.random(400) < 0.5, gaps, rng.random(400) * 0.5)
+    r[:5], r[5:10] = 0.0, -1.0
+    lo, hi = np.empty(400, np.int64), np.empty(400, np.int64)
+    compiled._rank_bounds(s, r, lo, hi, 0, 400)
+    inside = np.abs(s[None, :] - s[:, None]) <= r[:, None]
+    pos = np.arange(400)
+    want = (pos[None, :] >= lo[:, None]) & (pos[None, :] < hi[:, None])
+    assert np.array_equal(inside, want)
+
+
 def test_distance_to_other_sample(backend):
     rng = np.random.default_rng(3)
     p, q = rng.standard_normal((300, 3)), rng.standard_normal((200, 3)) + 0.5

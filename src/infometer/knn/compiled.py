@@ -300,41 +300,65 @@ def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out, q_lo, q_hi
         out[qi] = cnt
 
 
+@nb.njit(inline="always")
+def _bounds(s: np.ndarray, p: int, r: float) -> tuple:
+    """First and one-past-last sorted positions ``j`` with ``|s_j - s_p| <= r`` (exact;
+    ``(p, p)`` when ``r < 0``).
+
+    Exponential ("galloping") search from ``p`` then bisection, with the exact predicate:
+    ``s_j - v`` rounds monotonically in ``s_j``, so the passing positions are one interval.
+    """
+    n = s.shape[0]
+    if r < 0:
+        return p, p
+    v = s[p]
+    # upwards: largest lo with s[lo] - v <= r
+    lo, step, hi = p, 1, p + 1
+    while hi < n and s[hi] - v <= r:
+        lo = hi
+        step *= 2
+        hi = p + step
+    if hi > n:
+        hi = n
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if s[mid] - v <= r:
+            lo = mid
+        else:
+            hi = mid
+    top = lo + 1
+    # downwards: smallest hi with v - s[hi] <= r
+    hi, step, lo = p, 1, p - 1
+    while lo >= 0 and v - s[lo] <= r:
+        hi = lo
+        step *= 2
+        lo = p - step
+    if lo < -1:
+        lo = -1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if v - s[mid] <= r:
+            hi = mid
+        else:
+            lo = mid
+    return hi, top
+
+
 @nb.njit(cache=True, nogil=True)
 def _count_sorted(s: np.ndarray, radii_sorted: np.ndarray, out: np.ndarray, p_lo, p_hi) -> None:
     """For sorted positions p in ``p_lo..p_hi-1``: #{j != p : |s_j - s_p| <= radii_sorted[p]}
-    (exact)."""
-    n = s.shape[0]
+    (exact; 0 for a negative radius)."""
     for p in range(p_lo, p_hi):
-        v = s[p]
-        r = radii_sorted[p]
-        # upwards: largest lo with s[lo] - v <= r (galloping, then bisection)
-        lo, step, hi = p, 1, p + 1
-        while hi < n and s[hi] - v <= r:
-            lo = hi
-            step *= 2
-            hi = p + step
-        if hi > n:
-            hi = n
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if s[mid] - v <= r:
-                lo = mid
-            else:
-                hi = mid
-        up = lo - p
-        # downwards: smallest hi with v - s[hi] <= r
-        hi, step, lo = p, 1, p - 1
-        while lo >= 0 and v - s[lo] <= r:
-            hi = lo
-            step *= 2
-            lo = p - step
-        if lo < -1:
-            lo = -1
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if v - s[mid] <= r:
-                hi = mid
-            else:
-                lo = mid
-        out[p] = up + (p - hi)
+        a, b = _bounds(s, p, radii_sorted[p])
+        out[p] = max(b - a - 1, 0)
+
+
+@nb.njit(cache=True, nogil=True)
+def _rank_bounds(s: np.ndarray, radii_sorted: np.ndarray, lo_out, hi_out, p_lo, p_hi) -> None:
+    """For sorted positions p in ``p_lo..p_hi-1``: the sorted positions ``lo_out[p] <= j <
+    hi_out[p]`` are exactly those with ``|s_j - s_p| <= radii_sorted[p]`` (empty, ``p..p``,
+    for a negative radius).  One column of a rank-space range query: a point lies in the
+    max-norm cube of radius r around point i iff, in every column, its sorted position
+    lies in that column's interval."""
+    for p in range(p_lo, p_hi):
+        lo_out[p], hi_out[p] = _bounds(s, p, radii_sorted[p])
