@@ -111,20 +111,24 @@ def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
 
 
 # ---------------------------------------------------------------- kNN query
-# The query and count kernels are written out in one piece (no helper functions, the
-# query point copied to a local array): numba copies array arguments of inlined helpers
-# and array views, with reference counting in the innermost loops, which made the kNN
-# query 2.4x slower than this form.
+# The query and count kernels are written out in one piece (no helper functions, the query
+# point copied to a local array): numba copies array arguments of inlined helpers and array
+# views, with reference counting in the innermost loops, which made the kNN query 2.4x
+# slower than this form.
+
+#: Points per vectorised step of a leaf scan (the query tree's column copy has this many
+#: padding columns, so a step may read past the leaf's last point; those lanes are ignored).
+BLOCK = 16
 
 
 @nb.njit(cache=True, nogil=True)
 def _knn(
-    tdata,
+    tcol,
     lo_a,
     hi_a,
     child,
-    bmin,
-    bmax,
+    parent,
+    cbox,
     queries,
     self_pos,
     start_leaf,
@@ -137,100 +141,176 @@ def _knn(
     q_lo,
     q_hi,
 ):
-    """k nearest points of ``tdata`` to queries ``q_lo..q_hi-1``, skipping tree position
+    """k nearest points of the tree to queries ``q_lo..q_hi-1``, skipping tree position
     ``self_pos[q]``; distances are squared when Euclidean until the end.
 
-    When ``start_leaf[q] >= 0`` that leaf is scanned first (the query's own leaf), which
-    gives a tight bound before the depth-first search from the root (nearer child first,
-    subtrees whose box is farther than the current k-th distance skipped).  Results for
-    query ``q`` go to row ``out_row[q]``; neighbour indices are mapped through ``perm``.
+    ``tcol`` (d, n + BLOCK) holds the points in tree order, one row per coordinate;
+    ``cbox[(child[p] - 1) >> 1]`` (d, 4) holds the boxes of the two children of node p,
+    per coordinate ``(min left, min right, max left, max right)``; ``parent`` is each
+    node's parent.
+
+    Search: a query that is a point of the tree (``start_leaf[q] >= 0``) starts in its own
+    leaf and climbs: at each ancestor the sibling subtree is searched if its box is within
+    the current k-th distance.  Other queries start at the root.  Subtrees are searched
+    depth first, the nearer child at once and the farther one stacked only if its box is
+    within reach (and skipped when popped if the bound has shrunk past it).  A leaf is
+    scanned ``BLOCK`` points at a time, coordinates outer and points inner, which numba
+    vectorises.  Ties at the k-th distance keep the lowest row (original index), so the
+    neighbour lists do not depend on the search order, the tree's node numbering or the
+    thread count.  Results for query ``q`` go to row ``out_row[q]``; neighbour indices
+    are rows of the original data (``perm`` maps tree positions to rows).
     """
-    dim = tdata.shape[1]
+    dim = tcol.shape[0]
     hd = np.empty(k)
-    hi_ = np.empty(k, np.int64)
+    hp = np.empty(k, np.int64)
     stack = np.empty(_STACK, np.int64)
     sdist = np.empty(_STACK)
     q = np.empty(dim)
+    tmp = np.empty(BLOCK)
+    tmp2 = np.empty(BLOCK)
+    # BLOCK, but not a compile-time constant (tcol has BLOCK padding columns, so this is
+    # BLOCK): numba unrolls a constant trip count into scalar code instead of vectorising
+    lanes = np.uint64(min(BLOCK, tcol.shape[1]))
+    big = np.int64(1) << 62
     for qi in range(q_lo, q_hi):
         for c in range(dim):
             q[c] = queries[qi, c]
         me = self_pos[qi]
-        first = start_leaf[qi]
         for a in range(k):
             hd[a] = np.inf
-            hi_[a] = -1
+            hp[a] = big
         worst = np.inf
-        stack[0] = 0
-        sdist[0] = 0.0
-        sp = 1
-        visit = first  # the own leaf first, then the tree from the root
+        wrow = big
+        nd = start_leaf[qi]
+        if nd < 0:
+            nd = 0  # not a point of the tree: a depth-first search from the root
+        cur = nd  # the subtree of cur is searched before the climb goes above it
+        sp = 0
         while True:
-            if visit < 0:
-                if sp == 0:
-                    break
-                sp -= 1
-                nd = stack[sp]
-                if sdist[sp] > worst or nd == first:
-                    continue
-            else:
-                nd = visit
-                visit = -1
+            # descend from nd: nearer child next, the farther one stacked if within reach
             c0 = child[nd]
-            if c0 < 0:  # a leaf: scan it
-                for t in range(lo_a[nd], hi_a[nd]):
-                    if t == me:
-                        continue
-                    dd = 0.0
+            while c0 >= 0:
+                pb = (c0 - 1) >> 1
+                d0 = 0.0
+                d1 = 0.0
+                for c in range(dim):  # both children's boxes from one record, pairwise
+                    qc = q[c]
+                    a0 = cbox[pb, c, 0] - qc
+                    a1 = cbox[pb, c, 1] - qc
+                    e0 = qc - cbox[pb, c, 2]
+                    e1 = qc - cbox[pb, c, 3]
+                    t0 = a0 if a0 > e0 else e0
+                    t1 = a1 if a1 > e1 else e1
                     if euclid:
-                        for c in range(dim):
-                            u = tdata[t, c] - q[c]
-                            dd += u * u
-                    else:  # four coordinates per step (max is exact in any order)
-                        c = 0
-                        while c + 4 <= dim:
-                            dd = max(
-                                dd,
-                                abs(tdata[t, c] - q[c]),
-                                abs(tdata[t, c + 1] - q[c + 1]),
-                                abs(tdata[t, c + 2] - q[c + 2]),
-                                abs(tdata[t, c + 3] - q[c + 3]),
-                            )
-                            c += 4
+                        t0 = t0 if t0 > 0.0 else 0.0
+                        t1 = t1 if t1 > 0.0 else 0.0
+                        d0 += t0 * t0
+                        d1 += t1 * t1
+                    else:  # d0, d1 start at 0, so negative t0, t1 count as 0
+                        d0 = t0 if t0 > d0 else d0
+                        d1 = t1 if t1 > d1 else d1
+                second = d1 < d0
+                dn = d1 if second else d0
+                df = d0 if second else d1
+                stack[sp] = c0 + 1 - second
+                sdist[sp] = df
+                sp += df <= worst  # no branch: the slot is overwritten if not kept
+                if dn > worst:
+                    nd = -1
+                    break
+                nd = c0 + second
+                c0 = child[nd]
+            if nd >= 0:  # a leaf within reach: scan it, BLOCK points per step
+                for b0 in range(lo_a[nd], hi_a[nd], BLOCK):
+                    m = min(BLOCK, hi_a[nd] - b0)
+                    ub = np.uint64(b0)
+                    qc = q[0]
+                    if euclid:  # squares summed coordinate by coordinate, as everywhere
+                        for j in range(lanes):
+                            u = tcol[0, ub + j] - qc
+                            tmp[j] = u * u
+                        for c in range(1, dim):
+                            qc = q[c]
+                            for j in range(lanes):
+                                u = tcol[c, ub + j] - qc
+                                tmp[j] += u * u
+                    else:
+                        for j in range(lanes):
+                            tmp[j] = abs(tcol[0, ub + j] - qc)
+                        # tmp -> tmp2 -> tmp, two coordinates per step, so that every
+                        # store is unconditional (``tmp[j] = max(tmp[j], v)`` compiles
+                        # to a masked store, slow on x86)
+                        c = 1
                         while c < dim:
-                            dd = max(dd, abs(tdata[t, c] - q[c]))
-                            c += 1
-                    if dd < worst:
+                            qc = q[c]
+                            for j in range(lanes):
+                                v = abs(tcol[c, ub + j] - qc)
+                                w = tmp[j]
+                                tmp2[j] = v if v > w else w
+                            if c + 1 < dim:
+                                qc = q[c + 1]
+                                for j in range(lanes):
+                                    v = abs(tcol[c + 1, ub + j] - qc)
+                                    w = tmp2[j]
+                                    tmp[j] = v if v > w else w
+                            else:
+                                for j in range(lanes):
+                                    tmp[j] = tmp2[j]
+                            c += 2
+                    near = 0  # lanes within reach (vectorised; usually none)
+                    for j in range(lanes):
+                        near += tmp[j] <= worst
+                    if near == 0:
+                        continue
+                    for j in range(m):
+                        dd = tmp[j]
+                        if dd > worst:
+                            continue
+                        t = b0 + j
+                        if t == me:
+                            continue
+                        row = perm[t]
+                        if dd == worst and row > wrow:
+                            continue  # a tie at the k-th distance: the lower row stays
                         a = k - 1
-                        while a > 0 and hd[a - 1] > dd:
+                        while a > 0 and (hd[a - 1] > dd or (hd[a - 1] == dd and hp[a - 1] > row)):
                             hd[a] = hd[a - 1]
-                            hi_[a] = hi_[a - 1]
+                            hp[a] = hp[a - 1]
                             a -= 1
                         hd[a] = dd
-                        hi_[a] = t
+                        hp[a] = row
                         worst = hd[k - 1]
-                continue
-            d0 = 0.0  # distances from q to the two children's boxes
-            d1 = 0.0
-            for c in range(dim):
-                t0 = max(bmin[c0, c] - q[c], q[c] - bmax[c0, c], 0.0)
-                t1 = max(bmin[c0 + 1, c] - q[c], q[c] - bmax[c0 + 1, c], 0.0)
-                if euclid:
-                    d0 += t0 * t0
-                    d1 += t1 * t1
-                else:
-                    d0 = max(d0, t0)
-                    d1 = max(d1, t1)
-            if d0 <= d1:  # push the far child first so the near one is searched first
-                stack[sp], sdist[sp] = c0 + 1, d1
-                stack[sp + 1], sdist[sp + 1] = c0, d0
-            else:
-                stack[sp], sdist[sp] = c0, d0
-                stack[sp + 1], sdist[sp + 1] = c0 + 1, d1
-            sp += 2
+                        wrow = hp[k - 1]
+            # the next subtree: from the stack, else the sibling of the next ancestor
+            nd = -1
+            while sp > 0:
+                sp -= 1
+                if sdist[sp] <= worst:
+                    nd = stack[sp]
+                    break
+            while nd < 0 and cur != 0:
+                par = parent[cur]
+                s = child[par]
+                j = np.int64(s == cur)  # 1: the sibling is the right child
+                s += j
+                cur = par
+                pb = (child[par] - 1) >> 1
+                bd = 0.0
+                for c in range(dim):
+                    qc = q[c]
+                    t0 = max(cbox[pb, c, j] - qc, qc - cbox[pb, c, 2 + j], 0.0)
+                    if euclid:
+                        bd += t0 * t0
+                    else:
+                        bd = max(bd, t0)
+                if bd <= worst:
+                    nd = s
+            if nd < 0:
+                break
         row = out_row[qi]
         for a in range(k):
             out_d[row, a] = np.sqrt(hd[a]) if euclid else hd[a]
-            out_i[row, a] = perm[hi_[a]]
+            out_i[row, a] = hp[a]
 
 
 # -------------------------------------------------------------- range count

@@ -260,6 +260,36 @@ def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
     return perm, work, np.concatenate(leaf_of), lo_a, hi_a, child, bmin, bmax
 
 
+def _search_layout(data, lo_a, hi_a, child, bmin, bmax) -> tuple:
+    """The kNN kernel's view of a built tree: ``(tcol, lo, hi, child, parent, cbox)``.
+
+    ``tcol`` (d, n + BLOCK): the points in tree order, one row per coordinate, so a leaf
+    scan runs along contiguous memory and vectorises (the padding lets a scan step read
+    ``BLOCK`` lanes past a leaf's end).  ``cbox[(child[p] - 1) >> 1]`` (d, 4): the boxes of
+    node p's two children side by side (left children have odd numbers in both builds:
+    children are made in pairs after the root).  ``parent``: each node's parent (-1 for
+    the root).  Node ids and boxes are those of the tree, so the search is the same for a
+    serial and a two-thread build.
+    """
+    from .compiled import BLOCK
+
+    n, d = data.shape
+    tcol = np.zeros((d, n + BLOCK))
+    tcol[:, :n] = data.T
+    inner = np.flatnonzero(child >= 0)
+    left = child[inner]
+    if np.any(left % 2 != 1):  # pragma: no cover - the builds number children this way
+        raise AssertionError("kd-tree: a left child with an even number")
+    parent = np.full(len(child), -1, np.int64)
+    parent[left] = inner
+    parent[left + 1] = inner
+    cbox = np.empty((max((len(child) - 1) // 2, 1), d, 4))
+    pair = (left - 1) >> 1
+    cbox[pair, :, 0], cbox[pair, :, 1] = bmin[left], bmin[left + 1]
+    cbox[pair, :, 2], cbox[pair, :, 3] = bmax[left], bmax[left + 1]
+    return tcol, lo_a, hi_a, child, parent, cbox
+
+
 # ------------------------------------------------------------------- wrappers
 def n_threads() -> int:
     """Threads the kernels use: ``NUMBA_NUM_THREADS`` if set, else the usable CPU cores."""
@@ -346,9 +376,18 @@ class KDTree:
             built = _build_tree(pts.copy(), leafsize)
         self.perm, self.data, self._leaf_of = built[:3]  # tree position -> row; rows in tree order
         self._lo, self._hi, self._child, self._bmin, self._bmax = built[3:]
+        self._search: tuple | None = None
 
     def _nodes(self) -> tuple:
         return (self.data, self._lo, self._hi, self._child, self._bmin, self._bmax)
+
+    def _search_arrays(self) -> tuple:
+        """What the kNN kernel reads (made on the first query; range counts do not need it):
+        ``(tcol, lo, hi, child, parent, cbox)``, see :func:`compiled._knn`."""
+        if getattr(self, "_search", None) is None:
+            nodes = self._nodes()[1:]
+            self._search = _search_layout(self.data, *nodes)
+        return self._search
 
     def knn_self(self, k: int, metric: str = "max") -> tuple[np.ndarray, np.ndarray]:
         """Distances (n, k) and original indices (n, k) of each point's k nearest others."""
@@ -368,7 +407,7 @@ class KDTree:
         d = np.empty((self.n, k))
         i = np.empty((self.n, k), np.int64)
         args = (self.data, np.arange(self.n), self._leaf_of, k, metric == "euclidean")
-        _run(_kernels()._knn, self.n, *self._nodes(), *args, self.perm, self.perm, d, i)
+        _run(_kernels()._knn, self.n, *self._search_arrays(), *args, self.perm, self.perm, d, i)
         return d, i
 
     def knn(self, queries: np.ndarray, k: int, metric: str = "max") -> np.ndarray:
@@ -385,7 +424,7 @@ class KDTree:
         i = np.empty((m, k), np.int64)
         none = np.full(m, -1)
         args = (q, none, none, k, metric == "euclidean", np.arange(m))
-        _run(_kernels()._knn, m, *self._nodes(), *args, self.perm, d, i)
+        _run(_kernels()._knn, m, *self._search_arrays(), *args, self.perm, d, i)
         return d
 
     def count_self(self, radii: np.ndarray) -> np.ndarray:
