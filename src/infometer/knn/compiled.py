@@ -69,6 +69,8 @@ def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
     for t in range(n):
         idx[t] = t
     stack = np.empty(_STACK, np.int64)
+    mn = np.empty(d)
+    mx = np.empty(d)
     lo_a[0], hi_a[0] = 0, n
     n_nodes = 1
     sp = 1
@@ -78,16 +80,19 @@ def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
         nd = stack[sp]
         lo, hi = lo_a[nd], hi_a[nd]
         child[nd] = -1
-        for c in range(d):
-            bmin[nd, c] = np.inf
-            bmax[nd, c] = -np.inf
+        for c in range(d):  # the box: running min and max in local arrays, stored once
+            mn[c] = np.inf
+            mx[c] = -np.inf
         for t in range(lo, hi):
             for c in range(d):
                 v = work[t, c]
-                if v < bmin[nd, c]:
-                    bmin[nd, c] = v
-                if v > bmax[nd, c]:
-                    bmax[nd, c] = v
+                a = mn[c]
+                b = mx[c]
+                mn[c] = v if v < a else a
+                mx[c] = v if v > b else b
+        for c in range(d):
+            bmin[nd, c] = mn[c]
+            bmax[nd, c] = mx[c]
         dim, ext = np.int64(0), -1.0  # not a literal 0: _select would compile twice
         for c in range(d):
             e = bmax[nd, c] - bmin[nd, c]
