@@ -383,3 +383,32 @@ def test_neighbour_lists_do_not_depend_on_threads(monkeypatch):
     assert all(np.array_equal(a, b) for a, b in zip(KDTree(p).knn_self(6), threaded, strict=True))
     monkeypatch.setattr(engine, "PARALLEL_MIN", 10**9)  # one thread, serial build
     assert all(np.array_equal(a, b) for a, b in zip(KDTree(p).knn_self(6), threaded, strict=True))
+
+
+@pytest.mark.parametrize("kind", ["gauss", "ties", "constant", "sorted", "reversed", "two"])
+def test_select_partitions_rows(kind):
+    """The build's quickselect: the kth row holds the kth key, no key before it is larger
+    and none after it smaller, and rows move whole (with their original index)."""
+    from infometer.knn import compiled
+
+    rng = np.random.default_rng(4)
+    for n in (2, 3, 5, 17, 1000):
+        w = rng.standard_normal((n, 3))
+        if kind == "ties":
+            w = np.round(w)
+        elif kind == "constant":
+            w[:, 1] = 7.0
+        elif kind == "sorted":
+            w[:, 1] = np.arange(n)
+        elif kind == "reversed":
+            w[:, 1] = -np.arange(n)
+        elif kind == "two":
+            w[:, 1] = np.arange(n) % 2
+        for kth in {0, n // 2, n - 1}:
+            work, idx = w.copy(), np.arange(n)
+            lo = np.int64(0)
+            compiled._select(work, idx, np.int64(1), lo, np.int64(n), np.int64(kth))
+            key = work[:, 1]
+            assert key[kth] == np.sort(w[:, 1])[kth]
+            assert np.all(key[:kth] <= key[kth]) and np.all(key[kth + 1 :] >= key[kth])
+            assert np.array_equal(work, w[idx]) and np.array_equal(np.sort(idx), np.arange(n))
