@@ -131,14 +131,15 @@ def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
 # views, with reference counting in the innermost loops, which made the kNN query 2.4x
 # slower than this form.
 
-#: Points per vectorised step of a leaf scan (the query tree's column copy has this many
-#: padding columns, so a step may read past the leaf's last point; those lanes are ignored).
+#: Points per vectorised step of a leaf scan: the kNN kernel reads each leaf's points in
+#: blocks of this many, column-major within a block (see ``engine._search_layout``).
 BLOCK = 16
 
 
 @nb.njit(cache=True, nogil=True)
 def _knn(
-    tcol,
+    blocks,
+    lblk,
     lo_a,
     hi_a,
     child,
@@ -159,10 +160,11 @@ def _knn(
     """k nearest points of the tree to queries ``q_lo..q_hi-1``, skipping tree position
     ``self_pos[q]``; distances are squared when Euclidean until the end.
 
-    ``tcol`` (d, n + BLOCK) holds the points in tree order, one row per coordinate;
-    ``cbox[(child[p] - 1) >> 1]`` (d, 4) holds the boxes of the two children of node p,
-    per coordinate ``(min left, min right, max left, max right)``; ``parent`` is each
-    node's parent.
+    ``blocks`` (number of blocks, d, BLOCK) holds the points of each leaf in blocks of
+    ``BLOCK`` points, column-major within a block (lanes past a leaf's end are padding),
+    the first block of leaf ``nd`` being ``lblk[nd]``; ``cbox[(child[p] - 1) >> 1]``
+    (d, 4) holds the boxes of the two children of node p, per coordinate ``(min left,
+    min right, max left, max right)``; ``parent`` is each node's parent.
 
     Search: a query that is a point of the tree (``start_leaf[q] >= 0``) starts in its own
     leaf and climbs: at each ancestor the sibling subtree is searched if its box is within
@@ -175,7 +177,7 @@ def _knn(
     thread count.  Results for query ``q`` go to row ``out_row[q]``; neighbour indices
     are rows of the original data (``perm`` maps tree positions to rows).
     """
-    dim = tcol.shape[0]
+    dim = blocks.shape[1]
     hd = np.empty(k)
     hp = np.empty(k, np.int64)
     stack = np.empty(_STACK, np.int64)
@@ -183,9 +185,9 @@ def _knn(
     q = np.empty(dim)
     tmp = np.empty(BLOCK)
     tmp2 = np.empty(BLOCK)
-    # BLOCK, but not a compile-time constant (tcol has BLOCK padding columns, so this is
-    # BLOCK): numba unrolls a constant trip count into scalar code instead of vectorising
-    lanes = np.uint64(min(BLOCK, tcol.shape[1]))
+    # BLOCK, but not a compile-time constant: numba unrolls a constant trip count into
+    # scalar code instead of vectorising it
+    lanes = np.uint64(blocks.shape[2])
     big = np.int64(1) << 62
     for qi in range(q_lo, q_hi):
         for c in range(dim):
@@ -236,22 +238,22 @@ def _knn(
                 nd = c0 + second
                 c0 = child[nd]
             if nd >= 0:  # a leaf within reach: scan it, BLOCK points per step
+                b = lblk[nd]
                 for b0 in range(lo_a[nd], hi_a[nd], BLOCK):
                     m = min(BLOCK, hi_a[nd] - b0)
-                    ub = np.uint64(b0)
                     qc = q[0]
                     if euclid:  # squares summed coordinate by coordinate, as everywhere
                         for j in range(lanes):
-                            u = tcol[0, ub + j] - qc
+                            u = blocks[b, 0, j] - qc
                             tmp[j] = u * u
                         for c in range(1, dim):
                             qc = q[c]
                             for j in range(lanes):
-                                u = tcol[c, ub + j] - qc
+                                u = blocks[b, c, j] - qc
                                 tmp[j] += u * u
                     else:
                         for j in range(lanes):
-                            tmp[j] = abs(tcol[0, ub + j] - qc)
+                            tmp[j] = abs(blocks[b, 0, j] - qc)
                         # tmp -> tmp2 -> tmp, two coordinates per step, so that every
                         # store is unconditional (``tmp[j] = max(tmp[j], v)`` compiles
                         # to a masked store, slow on x86)
@@ -259,13 +261,13 @@ def _knn(
                         while c < dim:
                             qc = q[c]
                             for j in range(lanes):
-                                v = abs(tcol[c, ub + j] - qc)
+                                v = abs(blocks[b, c, j] - qc)
                                 w = tmp[j]
                                 tmp2[j] = v if v > w else w
                             if c + 1 < dim:
                                 qc = q[c + 1]
                                 for j in range(lanes):
-                                    v = abs(tcol[c + 1, ub + j] - qc)
+                                    v = abs(blocks[b, c + 1, j] - qc)
                                     w = tmp2[j]
                                     tmp[j] = v if v > w else w
                             else:
@@ -275,6 +277,7 @@ def _knn(
                     near = 0  # lanes within reach (vectorised; usually none)
                     for j in range(lanes):
                         near += tmp[j] <= worst
+                    b += 1
                     if near == 0:
                         continue
                     for j in range(m):

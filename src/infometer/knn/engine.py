@@ -266,22 +266,27 @@ def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
     return perm, work, np.concatenate(leaf_of), lo_a, hi_a, child, bmin, bmax
 
 
-def _search_layout(data, lo_a, hi_a, child, bmin, bmax) -> tuple:
-    """The kNN kernel's view of a built tree: ``(tcol, lo, hi, child, parent, cbox)``.
+def _search_layout(data, leaf_of, lo_a, hi_a, child, bmin, bmax) -> tuple:
+    """The kNN kernel's view of a built tree: ``(blocks, lblk, lo, hi, child, parent, cbox)``.
 
-    ``tcol`` (d, n + BLOCK): the points in tree order, one row per coordinate, so a leaf
-    scan runs along contiguous memory and vectorises (the padding lets a scan step read
-    ``BLOCK`` lanes past a leaf's end).  ``cbox[(child[p] - 1) >> 1]`` (d, 4): the boxes of
-    node p's two children side by side (left children have odd numbers in both builds:
-    children are made in pairs after the root).  ``parent``: each node's parent (-1 for
-    the root).  Node ids and boxes are those of the tree, so the search is the same for a
-    serial and a two-thread build.
+    ``blocks`` (number of blocks, d, BLOCK): each leaf's points in tree order, cut into
+    blocks of ``BLOCK`` points stored column-major (padding lanes are +inf), so that a leaf
+    scan reads one contiguous piece of memory and vectorises; ``lblk``: the first block of
+    each leaf.  ``cbox[(child[p] - 1) >> 1]`` (d, 4): the boxes of node p's two children
+    side by side (left children have odd numbers in both builds: children are made in
+    pairs after the root).  ``parent``: each node's parent (-1 for the root).
     """
     from .compiled import BLOCK
 
     n, d = data.shape
-    tcol = np.zeros((d, n + BLOCK))
-    tcol[:, :n] = data.T
+    leaves = np.flatnonzero(child < 0)
+    n_blocks = (hi_a[leaves] - lo_a[leaves] + BLOCK - 1) // BLOCK
+    lblk = np.full(len(child), -1, np.int64)
+    lblk[leaves] = np.cumsum(n_blocks) - n_blocks
+    blocks = np.full((int(n_blocks.sum()), d, BLOCK), np.inf)
+    off = np.arange(n) - lo_a[leaf_of]  # position within its leaf
+    first = lblk[leaf_of]
+    blocks[first + off // BLOCK, :, off % BLOCK] = data
     inner = np.flatnonzero(child >= 0)
     left = child[inner]
     if np.any(left % 2 != 1):  # pragma: no cover - the builds number children this way
@@ -293,7 +298,7 @@ def _search_layout(data, lo_a, hi_a, child, bmin, bmax) -> tuple:
     pair = (left - 1) >> 1
     cbox[pair, :, 0], cbox[pair, :, 1] = bmin[left], bmin[left + 1]
     cbox[pair, :, 2], cbox[pair, :, 3] = bmax[left], bmax[left + 1]
-    return tcol, lo_a, hi_a, child, parent, cbox
+    return blocks, lblk, lo_a, hi_a, child, parent, cbox
 
 
 # ------------------------------------------------------------------- wrappers
@@ -389,10 +394,10 @@ class KDTree:
 
     def _search_arrays(self) -> tuple:
         """What the kNN kernel reads (made on the first query; range counts do not need it):
-        ``(tcol, lo, hi, child, parent, cbox)``, see :func:`compiled._knn`."""
+        see :func:`_search_layout` and :func:`compiled._knn`."""
         if getattr(self, "_search", None) is None:
             nodes = self._nodes()[1:]
-            self._search = _search_layout(self.data, *nodes)
+            self._search = _search_layout(self.data, self._leaf_of, *nodes)
         return self._search
 
     def knn_self(self, k: int, metric: str = "max") -> tuple[np.ndarray, np.ndarray]:
