@@ -153,6 +153,38 @@ def test_rank_bounds_are_the_exact_intervals(ties):
     assert np.array_equal(inside, want)
 
 
+@pytest.mark.parametrize("d", [2, 3, 16])
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("n", [64, 333])
+def test_rank_bitset_counts_brute_force(d, ties, n, monkeypatch):
+    """The scipy backend's rank-interval bitsets (many columns, small N): brute force,
+    with N a multiple of the 64-bit word and not, ties, zero and negative radii."""
+    from infometer.knn import rankbits
+
+    monkeypatch.setattr(engine, "BACKEND", "scipy")
+    monkeypatch.setattr(engine, "RANKBITS_MIN_POINTS", 0)
+    rng = np.random.default_rng(d + n)
+    p = _data(rng, n, d, ties)
+    if d > 2:
+        p[:, 1] = 0.5  # a constant column
+    counter = RangeCounter(p)
+    assert counter._bits and counter._tree is None
+    dist = _pairwise(p)
+    np.fill_diagonal(dist, np.inf)
+    srt = np.sort(dist, 1)
+    mixed = srt[:, 3].copy()
+    mixed[:7] = 0.0
+    mixed[7:12] = -1.0
+    for r in (srt[:, 2], srt[:, n // 3], mixed, rng.uniform(0, 1, n)):
+        want = (dist <= r[:, None]).sum(1)
+        want[r < 0] = -1  # not even the point itself, as the kd-tree counts
+        assert np.array_equal(counter.count(r), want)
+        strict = (dist < r[:, None]).sum(1)
+        assert np.array_equal(counter.count(r, strict=True), np.where(r < 0, 0, strict))
+    monkeypatch.setattr(rankbits, "MAX_BYTES", 8)  # too big for the cap: the kd-tree
+    assert RangeCounter(p)._tree is not None
+
+
 def test_distance_to_other_sample(backend):
     rng = np.random.default_rng(3)
     p, q = rng.standard_normal((300, 3)), rng.standard_normal((200, 3)) + 0.5
@@ -286,6 +318,8 @@ def test_backends_give_identical_estimates(ties, monkeypatch):
     monkeypatch.setattr(engine, "BACKEND", "scipy")
     scipy_ = [e.value for e in estimates()]
     assert compiled == scipy_
+    monkeypatch.setattr(engine, "RANKBITS_MIN_POINTS", 0)  # scipy's counts on rank bitsets
+    assert [e.value for e in estimates()] == compiled
 
 
 def test_backend_rule(monkeypatch):

@@ -51,9 +51,12 @@ The scipy backend uses the same arithmetic: cKDTree's max-norm distances and ran
 are exact (``|a - b|`` per coordinate, ``<=`` comparisons; checked against brute force in
 the tests), Euclidean distances of the neighbours found are recomputed as the compiled
 kernel computes them, and one-column counts use the exact threshold search of
-:func:`_count_sorted_np`.
+:func:`_count_sorted_np`.  Counts on two or more columns from ``RANKBITS_MIN_POINTS`` to a
+few thousand points intersect the exact per-column rank intervals of that search as
+bitsets (:mod:`infometer.knn.rankbits`), 2-9x cheaper than cKDTree's counts there.
 
-Memory is O(n·d) (plus O(n·k) for neighbour indices); no pairwise matrices.
+Memory is O(n·d) (plus O(n·k) for neighbour indices); no pairwise matrices (the scipy
+backend's rank bitsets take N²/8 bytes per column, capped at ``rankbits.MAX_BYTES``).
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 import numpy as np
+
+from . import rankbits
 
 __all__ = [
     "KDTree",
@@ -110,6 +115,10 @@ BACKEND = "auto"
 SCIPY_COUNT_LEAFSIZE = 64
 #: From this many queries the scipy backend queries on all threads (cKDTree ``workers``).
 SCIPY_PARALLEL_MIN = 1000
+#: The scipy backend counts on 2 or more columns with the rank-interval bitsets of
+#: :mod:`infometer.knn.rankbits` from this many points (while they fit its memory cap):
+#: 2-9x less CPU than cKDTree counts at 1,000-8,000 points (more columns, larger gain).
+RANKBITS_MIN_POINTS = 1000
 _scipy_seconds = 0.0
 
 
@@ -485,6 +494,21 @@ def _largest_passing(c: np.ndarray, r: np.ndarray) -> np.ndarray:
     return _unkey(ok)
 
 
+def _rank_intervals(s: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For sorted ``s`` and radii ``r`` (in that order): the sorted positions ``lo[p] <= j <
+    hi[p]`` are exactly those with ``|s_j - s_p| <= r_p`` (empty, ``p..p``, for ``r_p < 0``).
+
+    The numpy twin of the compiled ``_rank_bounds``, on the exact thresholds of
+    :func:`_largest_passing`.
+    """
+    rr = np.maximum(r, 0.0)
+    hi = np.searchsorted(s, _largest_passing(-s, rr), "right")
+    lo = np.searchsorted(s, -_largest_passing(s, rr), "left")
+    neg = np.flatnonzero(r < 0)
+    lo[neg] = hi[neg] = neg
+    return lo, hi
+
+
 def _count_sorted_np(s: np.ndarray, r: np.ndarray) -> np.ndarray:
     """For sorted ``s`` and radii ``r >= 0``: ``#{j != p : |s_j - s_p| <= r_p}`` for each p.
 
@@ -493,9 +517,8 @@ def _count_sorted_np(s: np.ndarray, r: np.ndarray) -> np.ndarray:
     ``fl(-lo + v) <= r`` (:func:`_largest_passing`); two ``searchsorted`` calls count them.
     A ``searchsorted`` on the rounded ``v + r`` instead misplaces the boundary.
     """
-    hi = _largest_passing(-s, r)
-    lo = -_largest_passing(s, r)
-    return np.searchsorted(s, hi, "right") - np.searchsorted(s, lo, "left") - 1
+    lo, hi = _rank_intervals(s, r)
+    return hi - lo - 1
 
 
 class RangeCounter:
@@ -505,7 +528,10 @@ class RangeCounter:
     One column: a sorted copy with galloping search (compiled) or threshold search (scipy
     backend).  Two to ``GRID_MAX_DIM`` columns and at least ``GRID_MIN_POINTS`` points on
     the compiled backend: a quantile grid (:mod:`infometer.knn.grid`, laid out when the
-    radii are known, since its slab count depends on them).  Otherwise a kd-tree.
+    radii are known, since its slab count depends on them).  Two or more columns and
+    ``RANKBITS_MIN_POINTS`` points up to :func:`rankbits.fits` on the scipy backend:
+    intersections of exact per-column rank intervals (:mod:`infometer.knn.rankbits`).
+    Otherwise a kd-tree.
     Construction (sorting, tree building) is separate from counting, so that it can run on
     another thread while the joint neighbour search runs (see :func:`start`).
     """
@@ -518,11 +544,14 @@ class RangeCounter:
         self._points = pts
         self._tree: KDTree | None = None
         self.compiled = uses_compiled(self.n, self.d)
+        self._bits = False
         if self.d == 1:
             self._order = np.argsort(pts[:, 0])
             self._sorted = np.ascontiguousarray(pts[self._order, 0])
         elif self.d <= GRID_MAX_DIM and self.n >= GRID_MIN_POINTS and self.compiled:
             self._ranks = [np.argsort(pts[:, k]) for k in range(self.d)]
+        elif not self.compiled and self.n >= RANKBITS_MIN_POINTS and rankbits.fits(self.n):
+            self._bits = True
         else:
             self._tree = KDTree(pts, LEAFSIZE if self.compiled else SCIPY_COUNT_LEAFSIZE)
 
@@ -533,6 +562,9 @@ class RangeCounter:
             r = np.where(r > 0, np.nextafter(r, 0), -1.0)  # nothing is at distance < 0
         if self._tree is not None:
             out = self._tree.count_self(r)
+        elif self._bits:
+            with _scipy_timer():
+                out = rankbits.counts(self._points, r, _rank_intervals)
         else:
             order = self._order if self.d == 1 else None
             if self.d == 1 and not self.compiled:
