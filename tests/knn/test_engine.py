@@ -213,12 +213,14 @@ def test_identical_points_and_tiny_sets(backend):
     st.integers(1, 4),
 )
 def test_property_counts_and_knn(p, k):
-    for b in ("compiled", "scipy"):
-        engine.BACKEND = b
+    keep = engine.RANKBITS_MIN_POINTS
+    # compiled; scipy (cKDTree counts at these sizes); scipy with rank-bitset counts
+    for b, rankbits_from in (("compiled", keep), ("scipy", keep), ("scipy", 0)):
+        engine.BACKEND, engine.RANKBITS_MIN_POINTS = b, rankbits_from
         try:
             _counts_and_knn(p, k)
         finally:
-            engine.BACKEND = "auto"
+            engine.BACKEND, engine.RANKBITS_MIN_POINTS = "auto", keep
 
 
 def _counts_and_knn(p, k):
