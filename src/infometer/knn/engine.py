@@ -93,6 +93,16 @@ CHUNKS_PER_THREAD = 4
 #: measured by ``benchmarks/knn.py --counts`` (benchmarks/RESULTS.md).
 GRID_MAX_DIM = 4
 GRID_MIN_POINTS = 2000
+#: Max-norm range counts on at least ``BITSET_MIN_DIM`` columns and kNN queries on at
+#: least ``BITSET_KNN_MIN_DIM`` columns, on point sets of ``BITSET_MIN_POINTS`` to
+#: ``BITSET_MAX_POINTS`` points, use the rank-space bitset index of
+#: :mod:`infometer.knn.bitset` on the compiled backend (while its bitsets fit
+#: ``bitset.MAX_BYTES``), otherwise the kd-tree: the crossovers measured by
+#: ``benchmarks/knn_stages.py --bitset`` (benchmarks/RESULTS.md).
+BITSET_MIN_DIM = 5
+BITSET_KNN_MIN_DIM = 12
+BITSET_MIN_POINTS = 5000
+BITSET_MAX_POINTS = 400_000
 #: Point sets of at least this many points use the compiled backend (it is loaded, or
 #: compiled once per install, on first use); smaller ones use scipy unless the compiled
 #: backend is already loaded in this process (then it is faster at every size).
@@ -131,7 +141,7 @@ def _marker() -> str:
 
     here = os.path.dirname(os.path.abspath(__file__))
     stamp = [metadata.version("numba")]
-    for name in ("compiled.py", "grid.py"):
+    for name in ("compiled.py", "grid.py", "bitset.py"):
         st = os.stat(os.path.join(here, name))
         stamp.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
     key = hashlib.sha1("|".join(stamp).encode()).hexdigest()[:16]
@@ -194,6 +204,17 @@ def _kernels():
     from . import compiled
 
     return compiled
+
+
+def _bitset_index(points: np.ndarray, min_dim: int):
+    """The bitset index of ``points`` if the rules above choose it (else ``None``)."""
+    n, d = points.shape
+    if d < max(min_dim, 2) or not BITSET_MIN_POINTS <= n <= BITSET_MAX_POINTS:
+        return None
+    from . import bitset
+
+    shift = bitset.block_shift(n, d)
+    return bitset.Index(points, shift) if shift >= 0 else None
 
 
 def _build_tree(work: np.ndarray, leafsize: int) -> tuple:
@@ -326,9 +347,15 @@ class KDTree:
         Float array (n, d); a 1-D array is one column.
     leafsize
         Points per leaf.
+    metric
+        ``"max"`` when max-norm kNN queries (:meth:`knn_self`) will follow: in high
+        dimension the bitset index that answers them is then built here (otherwise on the
+        first such query).
     """
 
-    def __init__(self, points: np.ndarray, leafsize: int = LEAFSIZE) -> None:
+    def __init__(
+        self, points: np.ndarray, leafsize: int = LEAFSIZE, metric: str | None = None
+    ) -> None:
         pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64))
         if pts.ndim == 1:
             pts = pts.reshape(-1, 1)
@@ -346,6 +373,17 @@ class KDTree:
             built = _build_tree(pts.copy(), leafsize)
         self.perm, self.data, self._leaf_of = built[:3]  # tree position -> row; rows in tree order
         self._lo, self._hi, self._child, self._bmin, self._bmax = built[3:]
+        self._points = pts
+        self._bits = self._bits_ready = None
+        if metric == "max":
+            self._bitset()
+
+    def _bitset(self):
+        """The bitset index for max-norm kNN (``None`` where the kd-tree is used)."""
+        if self._bits_ready is None:
+            self._bits = _bitset_index(self._points, BITSET_KNN_MIN_DIM)
+            self._bits_ready = True
+        return self._bits
 
     def _nodes(self) -> tuple:
         return (self.data, self._lo, self._hi, self._child, self._bmin, self._bmax)
@@ -367,6 +405,16 @@ class KDTree:
             return d, i
         d = np.empty((self.n, k))
         i = np.empty((self.n, k), np.int64)
+        bits = self._bitset() if metric == "max" and k < self.n else None
+        if bits is not None:
+            # queries in tree order (close points in turn: each query's radius guess is
+            # its predecessor's k-th distance), as bits of the index
+            bit = np.empty(self.n, np.int64)
+            bit[bits.order0] = np.arange(self.n)
+            queries = np.ascontiguousarray(bit[self.perm])
+            self.tries = np.empty(self.n, np.int64)  # cubes tried per query (benchmarks)
+            _run(bits.knn, self.n, k, queries, d, i, self.tries)
+            return d, i
         args = (self.data, np.arange(self.n), self._leaf_of, k, metric == "euclidean")
         _run(_kernels()._knn, self.n, *self._nodes(), *args, self.perm, self.perm, d, i)
         return d, i
@@ -423,7 +471,7 @@ def kth_neighbours(
     metric
         ``"max"`` (Chebyshev) or ``"euclidean"``.
     """
-    d, i = KDTree(points).knn_self(k, metric)
+    d, i = KDTree(points, metric=metric).knn_self(k, metric)
     return d[:, k - 1].copy(), i
 
 
@@ -517,8 +565,13 @@ class RangeCounter:
         self.n, self.d = pts.shape
         self._points = pts
         self._tree: KDTree | None = None
+        self._bits = None
         self.compiled = uses_compiled(self.n, self.d)
-        if self.d == 1:
+        if self.d > GRID_MAX_DIM and self.compiled:
+            self._bits = _bitset_index(pts, BITSET_MIN_DIM)
+        if self._bits is not None:
+            pass
+        elif self.d == 1:
             self._order = np.argsort(pts[:, 0])
             self._sorted = np.ascontiguousarray(pts[self._order, 0])
         elif self.d <= GRID_MAX_DIM and self.n >= GRID_MIN_POINTS and self.compiled:
@@ -535,7 +588,11 @@ class RangeCounter:
             out = self._tree.count_self(r)
         else:
             order = self._order if self.d == 1 else None
-            if self.d == 1 and not self.compiled:
+            if self._bits is not None:
+                order = self._bits.order0
+                c = np.empty(self.n, np.int64)
+                _run(self._bits.count, self.n, np.ascontiguousarray(r[order]), c)
+            elif self.d == 1 and not self.compiled:
                 rs = r[order]
                 with _scipy_timer():
                     c = _count_sorted_np(self._sorted, np.maximum(rs, 0.0))
