@@ -374,13 +374,18 @@ class KDTree:
         self.perm, self.data, self._leaf_of = built[:3]  # tree position -> row; rows in tree order
         self._lo, self._hi, self._child, self._bmin, self._bmax = built[3:]
         self._points = pts
-        self._bits = self._bits_ready = None
         if metric == "max":
             self._bitset()
 
+    _points: np.ndarray | None = None  # the points (compiled backend)
+    _bits = None  # their bitset index, once _bitset has decided
+    _bits_ready = False
+    #: bitset kNN: the number of cubes tried per query in the last :meth:`knn_self`
+    tries: np.ndarray | None = None
+
     def _bitset(self):
         """The bitset index for max-norm kNN (``None`` where the kd-tree is used)."""
-        if self._bits_ready is None:
+        if not self._bits_ready and self._points is not None:
             self._bits = _bitset_index(self._points, BITSET_KNN_MIN_DIM)
             self._bits_ready = True
         return self._bits
@@ -412,7 +417,7 @@ class KDTree:
             bit = np.empty(self.n, np.int64)
             bit[bits.order0] = np.arange(self.n)
             queries = np.ascontiguousarray(bit[self.perm])
-            self.tries = np.empty(self.n, np.int64)  # cubes tried per query (benchmarks)
+            self.tries = np.empty(self.n, np.int64)
             _run(bits.knn, self.n, k, queries, d, i, self.tries)
             return d, i
         args = (self.data, np.arange(self.n), self._leaf_of, k, metric == "euclidean")
