@@ -211,8 +211,9 @@ def _knn(s, pos, bit_of, pref, shift, data0, order0, queries, k, guess, growth,
             if r >= bound:
                 break
             cnt = np.uint64(0)
-            for t in range(w0, w1):
-                cnt += _popcount(acc[t])
+            aw = acc[w0:w1]
+            for t in range(aw.shape[0]):
+                cnt += _popcount(aw[t])
             if cnt > np.uint64(k):  # k others and the query itself
                 break
             r = min(r * growth, bound) if r > 0 else bound
@@ -268,47 +269,50 @@ def _cube(s, pos, bit_of, pref, rows, shift, q, r, acc, saved):
     lo0, hi0 = _bounds(s[0], pos[q, 0], r)
     w0 = lo0 >> 6
     w1 = ((hi0 - 1) >> 6) + 1
-    for t in range(w0, w1):
-        acc[t] = _ONES
+    # loops over slices from 0 (not over range(w0, w1)): numba then knows the index is
+    # not negative, drops its wrap-around test and vectorises them
+    aw = acc[w0:w1]
+    for t in range(aw.shape[0]):
+        aw[t] = _ONES
     acc[w0] &= _ONES << np.uint64(lo0 & 63)
     acc[w1 - 1] &= _ONES >> np.uint64(63 - ((hi0 - 1) & 63))
     half = np.int64(1) << (shift - 1)
+    one = np.uint64(1)
     for c in range(1, d):
         lo_c, hi_c = _bounds(s[c], pos[q, c], r)
         a = ((lo_c + half) >> shift) << shift
         b = ((hi_c + half) >> shift) << shift
         if a >= b:
             a = b = hi_c  # no whole block: every point of [lo_c, hi_c) is fixed up
+        bits = bit_of[c]
+        # the fix-ups are branch-free (half of them would be mispredicted): a bit of acc
+        # outside the window is never read, so clearing it is harmless
         ns = 0
         for p in range(lo_c, a):
-            j = bit_of[c, p]
-            if w0 <= (j >> 6) < w1 and (acc[j >> 6] >> np.uint64(j & 63)) & np.uint64(1):
-                saved[ns] = j
-                ns += 1
+            j = bits[p]
+            saved[ns] = j
+            ns += (w0 <= (j >> 6)) & ((j >> 6) < w1) & ((acc[j >> 6] >> np.uint64(j & 63)) & one)
         for p in range(max(b, lo_c), hi_c):
-            j = bit_of[c, p]
-            if w0 <= (j >> 6) < w1 and (acc[j >> 6] >> np.uint64(j & 63)) & np.uint64(1):
-                saved[ns] = j
-                ns += 1
+            j = bits[p]
+            saved[ns] = j
+            ns += (w0 <= (j >> 6)) & ((j >> 6) < w1) & ((acc[j >> 6] >> np.uint64(j & 63)) & one)
         if a >= b:
-            for t in range(w0, w1):
-                acc[t] = 0
+            for t in range(aw.shape[0]):
+                aw[t] = 0
         else:
-            ra = pref[(c - 1) * rows + (a >> shift)]
-            rb = pref[(c - 1) * rows + (b >> shift)]
-            for t in range(w0, w1):
-                acc[t] &= rb[t] & ~ra[t]
+            ra = pref[(c - 1) * rows + (a >> shift), w0:w1]
+            rb = pref[(c - 1) * rows + (b >> shift), w0:w1]
+            for t in range(aw.shape[0]):
+                aw[t] &= rb[t] & ~ra[t]
             for p in range(a, lo_c):
-                j = bit_of[c, p]
-                if w0 <= (j >> 6) < w1:
-                    acc[j >> 6] &= ~(np.uint64(1) << np.uint64(j & 63))
+                j = bits[p]
+                acc[j >> 6] &= ~(one << np.uint64(j & 63))
             for p in range(hi_c, min(b, n)):  # b may pass n (no points there)
-                j = bit_of[c, p]
-                if w0 <= (j >> 6) < w1:
-                    acc[j >> 6] &= ~(np.uint64(1) << np.uint64(j & 63))
+                j = bits[p]
+                acc[j >> 6] &= ~(one << np.uint64(j & 63))
         for t in range(ns):
             j = saved[t]
-            acc[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+            acc[j >> 6] |= one << np.uint64(j & 63)
     return w0, w1
 
 
@@ -328,6 +332,7 @@ def _count(s, pos, bit_of, pref, shift, radii, out, q_lo, q_hi):
             continue
         w0, w1 = _cube(s, pos, bit_of, pref2, rows, shift, q, r, acc, saved)
         cnt = np.uint64(0)
-        for t in range(w0, w1):
-            cnt += _popcount(acc[t])
+        aw = acc[w0:w1]
+        for t in range(aw.shape[0]):
+            cnt += _popcount(aw[t])
         out[q] = np.int64(cnt) - 1
