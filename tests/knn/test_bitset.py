@@ -124,6 +124,7 @@ def forced(monkeypatch):
     """The engine's dispatch to the bitset index forced on at small N."""
     monkeypatch.setattr(engine, "BACKEND", "compiled")
     monkeypatch.setattr(engine, "BITSET_MIN_POINTS", 0)
+    monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 0)
     monkeypatch.setattr(engine, "BITSET_MIN_DIM", 3)
     monkeypatch.setattr(engine, "BITSET_KNN_MIN_DIM", 3)
 
@@ -169,6 +170,23 @@ def test_memory_cap_falls_back_to_the_tree(forced, monkeypatch):
     assert np.array_equal(kth_neighbours(p, 2)[0], np.sort(dist, 1)[:, 1])
 
 
+def test_cold_install_rule(forced, monkeypatch, tmp_path):
+    """Until the bitset kernels have run once on this install (their first compile takes
+    seconds), only point sets from ``BITSET_COLD_MIN_POINTS`` use them; a run leaves the
+    marker that lifts the rule in later processes."""
+    p = np.random.default_rng(1).standard_normal((600, 5))
+    monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 1000)
+    monkeypatch.setattr(engine, "_bitset_warm", lambda: False)
+    assert RangeCounter(p)._bits is None
+    monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 600)
+    assert RangeCounter(p)._bits is not None
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(engine, "_bitset_cached", None)
+    assert not (tmp_path / (engine._marker().rsplit("/", 1)[1] + "-bitset")).exists()
+    RangeCounter(p).count(np.full(600, 0.5))
+    assert (tmp_path / (engine._marker().rsplit("/", 1)[1] + "-bitset")).exists()
+
+
 def test_estimates_do_not_depend_on_the_path(monkeypatch):
     """KSG-1/2, Frenzel-Pompe (with a Theiler window) and GKOV give bit-identical
     estimates with the bitset index on and off (continuous data: KSG-2 uses neighbour
@@ -193,6 +211,7 @@ def test_estimates_do_not_depend_on_the_path(monkeypatch):
     monkeypatch.setattr(engine, "BACKEND", "compiled")
     off = estimates()
     monkeypatch.setattr(engine, "BITSET_MIN_POINTS", 0)
+    monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 0)
     monkeypatch.setattr(engine, "BITSET_KNN_MIN_DIM", 5)
     assert KDTree(np.hstack([x, y]), metric="max")._bits is not None
     assert off == estimates()

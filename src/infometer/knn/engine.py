@@ -103,6 +103,10 @@ BITSET_MIN_DIM = 5
 BITSET_KNN_MIN_DIM = 12
 BITSET_MIN_POINTS = 5000
 BITSET_MAX_POINTS = 400_000
+#: ... from this many points only, until the bitset kernels have run once on this install
+#: (a marker file in numba's cache, as for the other kernels): their first compile takes
+#: 5-10 s, more than they save below this size.
+BITSET_COLD_MIN_POINTS = 50_000
 #: Point sets of at least this many points use the compiled backend (it is loaded, or
 #: compiled once per install, on first use); smaller ones use scipy unless the compiled
 #: backend is already loaded in this process (then it is faster at every size).
@@ -206,15 +210,46 @@ def _kernels():
     return compiled
 
 
+_bitset_cached: bool | None = None  # whether the bitset kernels' marker exists
+
+
 def _bitset_index(points: np.ndarray, min_dim: int):
     """The bitset index of ``points`` if the rules above choose it (else ``None``)."""
     n, d = points.shape
     if d < max(min_dim, 2) or not BITSET_MIN_POINTS <= n <= BITSET_MAX_POINTS:
         return None
+    if n < BITSET_COLD_MIN_POINTS and not _bitset_warm():
+        return None
     from . import bitset
 
     shift = bitset.block_shift(n, d)
     return bitset.Index(points, shift) if shift >= 0 else None
+
+
+def _bitset_warm() -> bool:
+    """Whether the bitset kernels are loaded in this process or known to be cached."""
+    global _bitset_cached
+    if "infometer.knn.bitset" in sys.modules:
+        return True
+    if _bitset_cached is None:
+        try:
+            _bitset_cached = os.path.exists(_marker() + "-bitset")
+        except (OSError, ValueError):  # numba missing, or an odd file system
+            _bitset_cached = False
+    return _bitset_cached
+
+
+def _run_bitset(kernel: Callable[..., None], m: int, *args) -> None:
+    """:func:`_run` for a bitset kernel, then record that the bitset kernels are cached."""
+    global _bitset_cached
+    _run(kernel, m, *args)
+    if not _bitset_cached:
+        _bitset_cached = True
+        try:
+            with open(_marker() + "-bitset", "a"):
+                pass
+        except (OSError, ValueError):  # a read-only cache: nothing is recorded
+            pass
 
 
 def _build_tree(work: np.ndarray, leafsize: int) -> tuple:
@@ -418,7 +453,7 @@ class KDTree:
             bit[bits.order0] = np.arange(self.n)
             queries = np.ascontiguousarray(bit[self.perm])
             self.tries = np.empty(self.n, np.int64)
-            _run(bits.knn, self.n, k, queries, d, i, self.tries)
+            _run_bitset(bits.knn, self.n, k, queries, d, i, self.tries)
             return d, i
         args = (self.data, np.arange(self.n), self._leaf_of, k, metric == "euclidean")
         _run(_kernels()._knn, self.n, *self._nodes(), *args, self.perm, self.perm, d, i)
@@ -596,7 +631,7 @@ class RangeCounter:
             if self._bits is not None:
                 order = self._bits.order0
                 c = np.empty(self.n, np.int64)
-                _run(self._bits.count, self.n, np.ascontiguousarray(r[order]), c)
+                _run_bitset(self._bits.count, self.n, np.ascontiguousarray(r[order]), c)
             elif self.d == 1 and not self.compiled:
                 rs = r[order]
                 with _scipy_timer():
