@@ -82,12 +82,13 @@ def bitset_ab(n: int, d: int, k: int, rounds: int) -> None:
     x, y = data(n, d)
     joint = np.hstack([x, y])
     saved = (engine.BITSET_MIN_POINTS, engine.BITSET_MAX_POINTS, engine.BITSET_MIN_DIM,
-             engine.BITSET_KNN_MIN_DIM)  # fmt: skip
+             engine.BITSET_KNN_MIN_DIM, engine.BITSET_COLD_MIN_POINTS)  # fmt: skip
     runs: dict[str, list] = {}
     ref: dict[str, np.ndarray] = {}
     tries = []
     try:
         engine.BITSET_MIN_DIM = engine.BITSET_KNN_MIN_DIM = 2
+        engine.BITSET_COLD_MIN_POINTS = 0
         for _ in range(rounds):
             for how in ("tree", "bitset"):
                 on = how == "bitset"
@@ -107,7 +108,7 @@ def bitset_ab(n: int, d: int, k: int, rounds: int) -> None:
                 runs.setdefault(f"count {d}-D {how}", []).append((w2, c2, load))
     finally:
         (engine.BITSET_MIN_POINTS, engine.BITSET_MAX_POINTS, engine.BITSET_MIN_DIM,
-         engine.BITSET_KNN_MIN_DIM) = saved  # fmt: skip
+         engine.BITSET_KNN_MIN_DIM, engine.BITSET_COLD_MIN_POINTS) = saved  # fmt: skip
     for s, v in runs.items():
         loads = ", ".join(f"{r[2]:.1f}" for r in v)
         print(

@@ -28,8 +28,8 @@ float64, as every kernel does); ties at the k-th distance are broken by the bit 
 (the first k in (distance, bit) order), which does not depend on the radius tried.
 
 Memory: ``(d - 1) * (n / B + 1) * n / 8`` bytes (quadratic in n), so the engine uses the
-index only up to ``MAX_BYTES`` (choosing the smallest power-of-two ``B >= 64`` that fits)
-and falls back to its kd-tree above.  This module is imported only when the engine uses
+index only up to ``MAX_BYTES`` (choosing the smallest power of two ``B >= MIN_BLOCK``
+that fits) and falls back to its kd-tree above.  This module is imported only when the engine uses
 it (compiled backend, high dimension, see :mod:`infometer.knn.engine`).
 """
 

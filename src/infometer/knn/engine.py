@@ -41,6 +41,13 @@ The compiled backend:
   re-rounded sum ``v + r`` is not: it misplaces the boundary for about half the points);
 * range counts on 2 to ``GRID_MAX_DIM`` columns use the quantile grid of
   :mod:`infometer.knn.grid` (:class:`RangeCounter` picks the structure);
+* in high dimension, where a kd-tree prunes almost nothing, range counts (from
+  ``BITSET_MIN_DIM`` columns) and max-norm kNN queries (from ``BITSET_KNN_MIN_DIM``
+  columns) use the rank-space bitset index of :mod:`infometer.knn.bitset` (exact: per
+  column, the exact interval of sorted positions within r, then integer logic on bitsets),
+  for ``BITSET_MIN_POINTS`` to ``BITSET_MAX_POINTS`` points while its bitsets fit
+  ``bitset.MAX_BYTES``; that module is imported only then, so low-dimensional and small
+  problems never load or compile it;
 * every kernel is compiled once, for any dimension (the dimension is read from the data):
   one compile (cached on disk) serves all dimensions, so a new dimension costs nothing,
   and no kernel uses numba's ``parallel=True`` (its compile and cache load cost seconds);
@@ -53,7 +60,8 @@ the tests), Euclidean distances of the neighbours found are recomputed as the co
 kernel computes them, and one-column counts use the exact threshold search of
 :func:`_count_sorted_np`.
 
-Memory is O(n·d) (plus O(n·k) for neighbour indices); no pairwise matrices.
+Memory is O(n·d) (plus O(n·k) for neighbour indices, and the bitset index's capped
+``(d - 1) * (n / B + 1) * n / 8`` bytes); no pairwise matrices.
 """
 
 from __future__ import annotations
@@ -593,7 +601,9 @@ class RangeCounter:
     One column: a sorted copy with galloping search (compiled) or threshold search (scipy
     backend).  Two to ``GRID_MAX_DIM`` columns and at least ``GRID_MIN_POINTS`` points on
     the compiled backend: a quantile grid (:mod:`infometer.knn.grid`, laid out when the
-    radii are known, since its slab count depends on them).  Otherwise a kd-tree.
+    radii are known, since its slab count depends on them).  More columns on the compiled
+    backend: the bitset index of :mod:`infometer.knn.bitset` where the ``BITSET_*`` rules
+    choose it.  Otherwise a kd-tree.
     Construction (sorting, tree building) is separate from counting, so that it can run on
     another thread while the joint neighbour search runs (see :func:`start`).
     """
