@@ -121,7 +121,7 @@ def bitset_ab(n: int, d: int, k: int, rounds: int) -> None:
 
 def _knn(tree, joint: np.ndarray, k: int) -> np.ndarray:
     """The joint kNN distances, the bitset index's set-up (where used) included."""
-    tree._bits_ready = False
+    tree._index_ready = False
     tree._bitset()
     return tree.knn_self(k)[0]
 

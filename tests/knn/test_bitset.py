@@ -138,9 +138,9 @@ def test_engine_dispatch(forced, monkeypatch, threads, ties):
     monkeypatch.setattr(engine, "PARALLEL_MIN", 100)
     rng = np.random.default_rng(threads + 2 * ties)
     p = _data(rng, 900, 6, ties)
-    assert RangeCounter(p)._bits is not None
-    assert KDTree(p, metric="max")._bits is not None
-    assert RangeCounter(p[:, :2])._bits is None  # two columns: the grid
+    assert RangeCounter(p)._index is not None
+    assert KDTree(p, metric="max")._index is not None
+    assert RangeCounter(p[:, :2])._index is None  # two columns: the grid
     dist = _pairwise(p)
     np.fill_diagonal(dist, np.inf)
     srt = np.sort(dist, 1)
@@ -163,8 +163,8 @@ def test_engine_dispatch(forced, monkeypatch, threads, ties):
 def test_memory_cap_falls_back_to_the_tree(forced, monkeypatch):
     monkeypatch.setattr(bitset, "MAX_BYTES", 1000)
     p = np.random.default_rng(0).standard_normal((700, 5))
-    assert RangeCounter(p)._bits is None and RangeCounter(p)._tree is not None
-    assert KDTree(p, metric="max")._bits is None
+    assert RangeCounter(p)._index is None and RangeCounter(p)._tree is not None
+    assert KDTree(p, metric="max")._index is None
     dist = _pairwise(p)
     np.fill_diagonal(dist, np.inf)
     assert np.array_equal(kth_neighbours(p, 2)[0], np.sort(dist, 1)[:, 1])
@@ -177,9 +177,9 @@ def test_cold_install_rule(forced, monkeypatch, tmp_path):
     p = np.random.default_rng(1).standard_normal((600, 5))
     monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 1000)
     monkeypatch.setattr(engine, "_bitset_warm", lambda: False)
-    assert RangeCounter(p)._bits is None
+    assert RangeCounter(p)._index is None
     monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 600)
-    assert RangeCounter(p)._bits is not None
+    assert RangeCounter(p)._index is not None
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(engine, "_bitset_cached", None)
     assert not (tmp_path / (engine._marker().rsplit("/", 1)[1] + "-bitset")).exists()
@@ -213,7 +213,7 @@ def test_estimates_do_not_depend_on_the_path(monkeypatch):
     monkeypatch.setattr(engine, "BITSET_MIN_POINTS", 0)
     monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 0)
     monkeypatch.setattr(engine, "BITSET_KNN_MIN_DIM", 5)
-    assert KDTree(np.hstack([x, y]), metric="max")._bits is not None
+    assert KDTree(np.hstack([x, y]), metric="max")._index is not None
     assert off == estimates()
 
 
