@@ -43,8 +43,11 @@ from numba.extending import intrinsic
 from ..jit import nb
 from .compiled import _bounds
 
-#: Largest size of the prefix bitsets (bytes); above it the engine keeps its kd-tree.
-MAX_BYTES = 512 * 2**20
+#: Largest size of the prefix bitsets (bytes); above it the engine keeps its kd-tree.  KSG
+#: holds three indexes at once (joint, x, y): about 420 MB at 8x8 columns, N = 2e5
+#: (blocks of 512 and 256).  Larger blocks cost little: an 8-D count takes the same time
+#: with blocks of 128 and 256, 1.2x more with 1024 (the fix-ups grow).
+MAX_BYTES = 256 * 2**20
 #: Smallest block of sorted positions per prefix bitset (a power of two).
 MIN_BLOCK = 128
 #: kNN: the first radius tried is this times the k-th distance of the previous query
