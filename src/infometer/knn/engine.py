@@ -114,7 +114,7 @@ GRID_MIN_POINTS = 2000
 #: ``bitset.MAX_BYTES``), otherwise the kd-tree: the crossovers measured by
 #: ``benchmarks/knn_stages.py --bitset`` (benchmarks/RESULTS.md).  Counts on 5-8 columns
 #: cost 3-6x less CPU than on the tree from 5,000 to 200,000 points; kNN on 14 and 16
-#: columns 1.8-2.2x less (N = 2e4, 1e5), on 12 columns as much at 1e5 and 9% more at
+#: columns 1.8-2.6x less (N = 2e4 to 2e5), on 12 columns as much at 1e5 and 9% more at
 #: 2e5, on 10 columns 1.5x more at 1e5.  Above 200,000 points nothing was measured.
 BITSET_MIN_DIM = 5
 BITSET_KNN_MIN_DIM = 14
