@@ -261,7 +261,7 @@ def _cube(s, pos, bit_of, pref, rows, shift, q, r, acc, saved):
     ``pref`` holds the prefix bitsets as one (columns * ``rows``, words) array; ``saved``
     is work space for ``2**shift`` bits.  Column by column, ``acc`` is ANDed with the
     block-rounded set ``pref[b_c] & ~pref[a_c]`` (blocks ``a_c..b_c`` nearest to the
-    exact interval ``[lo_c, hi_c)``, one vectorised pass), and the at most ``2**shift``
+    exact interval ``[lo_c, hi_c)``, one pass over the words), and the at most ``2**shift``
     points between the rounded and the exact ends are fixed one by one: the bits of
     ``acc`` at the points of ``[lo_c, a_c)`` and ``[b_c, hi_c)`` (in the cube, not in the
     blocks) are saved before the AND and put back after it (``(X | Y) & A = (X & A) |
@@ -273,7 +273,8 @@ def _cube(s, pos, bit_of, pref, rows, shift, q, r, acc, saved):
     w0 = lo0 >> 6
     w1 = ((hi0 - 1) >> 6) + 1
     # loops over slices from 0 (not over range(w0, w1)): numba then knows the index is
-    # not negative, drops its wrap-around test and vectorises them
+    # not negative and drops its wrap-around test: 8-D counts 1.6x faster (the AND pass
+    # itself stays scalar and, at N = 1e5, is bound by memory bandwidth)
     aw = acc[w0:w1]
     for t in range(aw.shape[0]):
         aw[t] = _ONES
