@@ -274,8 +274,8 @@ def _cube(s, pos, bit_of, pref, rows, shift, q, r, acc, saved):
     w1 = ((hi0 - 1) >> 6) + 1
     # loops over slices from 0 (not over range(w0, w1)): numba then knows the index is
     # not negative and drops its wrap-around test (with the branch-free fix-ups below, 8-D
-    # counts 1.6x faster; the AND pass
-    # itself stays scalar and, at N = 1e5, is bound by memory bandwidth)
+    # counts 1.6x faster; the AND pass itself stays scalar and, at N = 1e5, is bound by
+    # memory bandwidth)
     aw = acc[w0:w1]
     for t in range(aw.shape[0]):
         aw[t] = _ONES
