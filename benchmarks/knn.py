@@ -23,6 +23,7 @@ done (and timed) once before the timed runs.
 
 ``--profile`` splits infometer's time into its stages; ``--counts`` times the 2-4 column
 marginal counts on the quantile grid against the kd-tree on several kinds of data;
+``--rankbits`` times the scipy backend's counts (rank-interval bitsets against cKDTree);
 ``--memory`` measures the peak resident memory of one infometer run in a fresh process
 per N (to check O(N·d) growth).
 """
@@ -180,6 +181,50 @@ def counts(n: int, repeats: int) -> list[dict]:
     return rows
 
 
+def rankbits(repeats: int, sizes=(250, 500, 2000, 8000), dims=(2, 3, 8, 16)) -> list[dict]:
+    """The scipy backend's marginal counts: cKDTree against the rank-interval bitsets of
+    ``knn/rankbits.py`` (both exact; KSG-1 radii of Gaussian data with rho = RHO)."""
+    from infometer.knn import engine
+
+    engine.BACKEND = "scipy"
+    rows = []
+    try:
+        for n in sizes:
+            for d in dims:
+                x, y = make(n, d)
+                eps, _ = engine.kth_neighbours(np.hstack([x, y]), 3)
+                bits = engine.RangeCounter(x)
+                if not bits._bits:
+                    continue
+                engine.RANKBITS_MIN_POINTS, keep = 10**9, engine.RANKBITS_MIN_POINTS
+                tree = engine.RangeCounter(x)
+                engine.RANKBITS_MIN_POINTS = keep
+                assert np.array_equal(bits.count(eps, strict=True), tree.count(eps, strict=True))
+                res = T.interleave(
+                    [
+                        T.Candidate("rankbits", lambda b=bits, e=eps: b.count(e, strict=True)),
+                        T.Candidate("cKDTree", lambda t=tree, e=eps: t.count(e, strict=True)),
+                    ],
+                    repeats,
+                    log=lambda _: None,
+                )
+                row = {"n": n, "d": d}
+                for name in ("rankbits", "cKDTree"):
+                    for what in ("wall", "cpu"):
+                        row[f"{name}_{what}"] = res[name].stat(what, "min")
+                rows.append(row)
+                print(
+                    f"| {n} | {d} | {row['rankbits_wall']:.4f} / {row['rankbits_cpu']:.4f} | "
+                    f"{row['cKDTree_wall']:.4f} / {row['cKDTree_cpu']:.4f} | "
+                    f"{row['rankbits_wall'] / row['cKDTree_wall']:.2f}x / "
+                    f"{row['rankbits_cpu'] / row['cKDTree_cpu']:.2f}x |",
+                    flush=True,
+                )
+    finally:
+        engine.BACKEND = "auto"
+    return rows
+
+
 _MEM_SNIPPET = """
 import sys, warnings
 import numpy as np
@@ -228,8 +273,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--counts", action="store_true", help="marginal counts: quantile grid vs kd-tree"
     )
+    ap.add_argument(
+        "--rankbits",
+        action="store_true",
+        help="scipy-backend counts: rank-interval bitsets vs cKDTree",
+    )
     ap.add_argument("--out", help="write results as JSON here")
-    ap.add_argument("--cells", help="comma-separated DxN cells, e.g. 1x1e6,3x1e5")
+    ap.add_argument(
+        "--cells", help="comma-separated DxN cells, e.g. 1x1e6,3x1e5 ('none': no peer table)"
+    )
     ap.add_argument(
         "--slow", type=float, default=600.0, help="one run only for a contender slower than this"
     )
@@ -239,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.quick:
         grid = [(1, 2000), (3, 2000)]
     if a.cells:
-        grid = [parse_cell(c) for c in a.cells.split(",")]
+        grid = [] if a.cells == "none" else [parse_cell(c) for c in a.cells.split(",")]
     # npeet-plus and infomeasure take ~30 s each at 1-D N=1e6 (brief §3.1): not in the grid
     slow_skip = {("npeet-plus", 1, 10**6), ("infomeasure", 1, 10**6)}
 
@@ -288,6 +340,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nmarginal counts, N={n_counts}, median of {a.repeats} (build included)")
         print("| columns | data | grid s | kd-tree s | tree / grid |\n|---|---|---|---|---|")
         result["counts"] = counts(n_counts, a.repeats)
+    if a.rankbits:
+        print(f"\nscipy-backend counts (KSG-1 radii, strict), min of {a.repeats}, wall / CPU s")
+        print("| N | columns | rankbits | cKDTree | ratio wall / CPU |\n|---|---|---|---|---|")
+        result["rankbits"] = rankbits(a.repeats)
     if a.memory:
         result["memory"] = {}
         sizes = [10**4, 10**5] if a.quick else [10**5, 10**6]

@@ -1,4 +1,6 @@
-"""One training loop for every trainable estimator (InfoSEDD, the neural MI bounds, FlowNIB).
+"""The training loops: :func:`train` for every trainable estimator (InfoSEDD, the neural MI
+bounds, FlowNIB), :func:`run_epochs` for the models fitted over epochs (DJIP, Koopman,
+alignment adapter, CLIB, learned planners).
 
 torch is imported inside the functions that need it, so importing this module is free.
 
@@ -18,13 +20,21 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .data import check_choice, check_float, check_int
 
-__all__ = ["TrainLog", "TrainSettings", "check_device", "ema_decay", "train", "set_threads"]
+__all__ = [
+    "TrainLog",
+    "TrainSettings",
+    "check_device",
+    "ema_decay",
+    "run_epochs",
+    "set_threads",
+    "train",
+]
 
 _CLOCKS = ("wall", "cpu")
 _SCHEDULES = ("constant", "cosine")
@@ -353,3 +363,72 @@ def train(
     log.seconds = time.perf_counter() - t0
     log.cpu_seconds = time.process_time() - c0
     return log
+
+
+def run_epochs(
+    opt: Any,
+    epochs: int,
+    batches: Callable[[int], Iterable[Any]],
+    batch_loss: Callable[[Any], tuple[Any, dict[str, float]] | None],
+    *,
+    before_epoch: Callable[[int], dict[str, float]] | None = None,
+    scheduler: Any = None,
+    grad_clip: float | None = None,
+    keys: Sequence[str] = (),
+    reduce: str = "mean",
+    desc: str = "training",
+    progress: bool = False,
+) -> list[dict[str, float]]:
+    """Minibatch epochs for the models that are fitted rather than estimated (DJIP and
+    distillation, the Koopman autoencoder, the alignment adapter, CLIB, learned planners).
+
+    :func:`train` optimises a bound on held-out rows with EMA and early stopping; these
+    models are trained for a fixed number of epochs on all their rows, each with its own
+    batching and loss, through this one loop.  Per epoch: ``record = before_epoch(epoch)``
+    (per-epoch work such as re-clustering or teacher outputs; ``{}`` if None), then for each
+    item of ``batches(epoch)`` (drawn in the caller's random order) ``batch_loss(item)``
+    returns ``(loss, parts)`` or None to skip the item; the loop zeroes the gradients,
+    back-propagates, clips the gradient norm (``grad_clip``), steps ``opt`` and then
+    ``scheduler``, and sums the logged ``parts``.
+
+    Returns one record per epoch: ``record`` followed by each part's mean over the epoch's
+    batches (``reduce="sum"``: the sums); ``keys`` are logged as 0 when no batch ran.
+    """
+    check_choice(reduce, "reduce", ("mean", "sum"))
+    import torch
+
+    params = [p for g in opt.param_groups for p in g["params"]]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=epochs, desc=desc, unit="epoch", leave=False)
+    history = []
+    for epoch in range(epochs):
+        record = dict(before_epoch(epoch)) if before_epoch is not None else {}
+        sums = dict.fromkeys(keys, 0.0)
+        nb = 0
+        for item in batches(epoch):
+            out = batch_loss(item)
+            if out is None:
+                continue
+            loss, parts = out
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            if grad_clip is not None:
+                torch.nn.utils.clip_grad_norm_(params, grad_clip)
+            opt.step()
+            if scheduler is not None:
+                scheduler.step()
+            for k, v in parts.items():
+                sums[k] = sums.get(k, 0.0) + v
+            nb += 1
+        means = {k: v / max(nb, 1) for k, v in sums.items()}
+        record.update(sums if reduce == "sum" else means)
+        history.append(record)
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix({k: f"{v:.4g}" for k, v in list(means.items())[:2]})
+    if bar is not None:
+        bar.close()
+    return history

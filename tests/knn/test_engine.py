@@ -135,7 +135,7 @@ def test_sorted_counts_fix_the_searchsorted_trap(backend):
 
 
 @pytest.mark.parametrize("ties", [False, True])
-def test_rank_bounds_are_the_exact_intervals(ties):
+def test_rank_intervals_are_exact(ties):
     """The rank-space primitive: per sorted position, exactly the positions within r
     (boundary radii taken from real gaps, ties, zero and negative radii)."""
     from infometer.knn import compiled
@@ -149,8 +149,40 @@ def test_rank_bounds_are_the_exact_intervals(ties):
     compiled._rank_bounds(s, r, lo, hi, 0, 400)
     inside = np.abs(s[None, :] - s[:, None]) <= r[:, None]
     pos = np.arange(400)
-    want = (pos[None, :] >= lo[:, None]) & (pos[None, :] < hi[:, None])
-    assert np.array_equal(inside, want)
+    for a, b in ((lo, hi), engine._rank_intervals(s, r)):  # compiled and numpy
+        assert np.array_equal(inside, (pos[None, :] >= a[:, None]) & (pos[None, :] < b[:, None]))
+
+
+@pytest.mark.parametrize("d", [2, 3, 16])
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("n", [64, 333])
+def test_rank_bitset_counts_brute_force(d, ties, n, monkeypatch):
+    """The scipy backend's rank-interval bitsets (many columns, small N): brute force,
+    with N a multiple of the 64-bit word and not, ties, zero and negative radii."""
+    from infometer.knn import rankbits
+
+    monkeypatch.setattr(engine, "BACKEND", "scipy")
+    monkeypatch.setattr(engine, "RANKBITS_MIN_POINTS", 0)
+    rng = np.random.default_rng(d + n)
+    p = _data(rng, n, d, ties)
+    if d > 2:
+        p[:, 1] = 0.5  # a constant column
+    counter = RangeCounter(p)
+    assert counter._bits and counter._tree is None
+    dist = _pairwise(p)
+    np.fill_diagonal(dist, np.inf)
+    srt = np.sort(dist, 1)
+    mixed = srt[:, 3].copy()
+    mixed[:7] = 0.0
+    mixed[7:12] = -1.0
+    for r in (srt[:, 2], srt[:, n // 3], mixed, rng.uniform(0, 1, n)):
+        want = (dist <= r[:, None]).sum(1)
+        want[r < 0] = -1  # not even the point itself, as the kd-tree counts
+        assert np.array_equal(counter.count(r), want)
+        strict = (dist < r[:, None]).sum(1)
+        assert np.array_equal(counter.count(r, strict=True), np.where(r < 0, 0, strict))
+    monkeypatch.setattr(rankbits, "MAX_BYTES", 8)  # too big for the cap: the kd-tree
+    assert RangeCounter(p)._tree is not None
 
 
 def test_distance_to_other_sample(backend):
@@ -181,12 +213,14 @@ def test_identical_points_and_tiny_sets(backend):
     st.integers(1, 4),
 )
 def test_property_counts_and_knn(p, k):
-    for b in ("compiled", "scipy"):
-        engine.BACKEND = b
+    keep = engine.RANKBITS_MIN_POINTS
+    # compiled; scipy (cKDTree counts at these sizes); scipy with rank-bitset counts
+    for b, rankbits_from in (("compiled", keep), ("scipy", keep), ("scipy", 0)):
+        engine.BACKEND, engine.RANKBITS_MIN_POINTS = b, rankbits_from
         try:
             _counts_and_knn(p, k)
         finally:
-            engine.BACKEND = "auto"
+            engine.BACKEND, engine.RANKBITS_MIN_POINTS = "auto", keep
 
 
 def _counts_and_knn(p, k):
@@ -286,6 +320,8 @@ def test_backends_give_identical_estimates(ties, monkeypatch):
     monkeypatch.setattr(engine, "BACKEND", "scipy")
     scipy_ = [e.value for e in estimates()]
     assert compiled == scipy_
+    monkeypatch.setattr(engine, "RANKBITS_MIN_POINTS", 0)  # scipy's counts on rank bitsets
+    assert [e.value for e in estimates()] == compiled
 
 
 def test_backend_rule(monkeypatch):

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..training import run_epochs
 from ._validate import check_choice, check_float, check_int
 from .grid import EpisodeStats, GridWorld, success_rate
 from .pomdp import greedy_action
@@ -343,35 +344,34 @@ class LearnedPlanner:
         steps_per_epoch = -(-data.n_maps // self.batch_maps)
         sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, self.epochs * steps_per_epoch)
         rng = np.random.default_rng(self.seed + 1)
-        bar = None
-        if self.progress:
-            from tqdm.auto import tqdm
 
-            bar = tqdm(total=self.epochs, desc=f"training {self.kind}", unit="epoch")
-        for _ in range(self.epochs):
+        def epoch_maps(_epoch: int):
             order = rng.permutation(data.n_maps)
-            total = 0.0
             for s in range(steps_per_epoch):
-                maps = order[s * self.batch_maps : (s + 1) * self.batch_maps]
-                idx = torch.cat([by_map[m] for m in maps])
-                local = {int(m): i for i, m in enumerate(maps)}
-                m_local = torch.as_tensor([local[int(m)] for m in mi[idx]])
-                out = self.net(x[torch.as_tensor(maps)])
-                logits = self.net.action_values(out, m_local, rc[idx], bel[idx])
-                loss = -(tgt[idx] * torch.log_softmax(logits, -1)).sum(-1).mean()
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.net.parameters(), 1.0)
-                opt.step()
-                sched.step()
-                total += loss.item() * len(maps)
-            log.losses.append(total / data.n_maps)
-            log.epochs += 1
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(loss=f"{log.losses[-1]:.4f}")
-        if bar is not None:
-            bar.close()
+                yield order[s * self.batch_maps : (s + 1) * self.batch_maps]
+
+        def maps_loss(maps):
+            idx = torch.cat([by_map[m] for m in maps])
+            local = {int(m): i for i, m in enumerate(maps)}
+            m_local = torch.as_tensor([local[int(m)] for m in mi[idx]])
+            out = self.net(x[torch.as_tensor(maps)])
+            logits = self.net.action_values(out, m_local, rc[idx], bel[idx])
+            loss = -(tgt[idx] * torch.log_softmax(logits, -1)).sum(-1).mean()
+            return loss, {"loss": loss.item() * len(maps)}
+
+        epochs = run_epochs(
+            opt,
+            self.epochs,
+            epoch_maps,
+            maps_loss,
+            scheduler=sched,
+            grad_clip=1.0,
+            reduce="sum",
+            desc=f"training {self.kind}",
+            progress=self.progress,
+        )
+        log.losses.extend(e["loss"] / data.n_maps for e in epochs)  # mean loss per map
+        log.epochs += len(epochs)
         log.train_accuracy = self._accuracy(data)
 
     def _outputs(self, inputs: np.ndarray) -> dict[str, np.ndarray]:

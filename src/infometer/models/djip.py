@@ -40,6 +40,7 @@ import numpy as np
 
 from ..data import check_choice, check_float, check_int
 from ..estimate import Estimate
+from ..training import run_epochs
 from ._torch import (
     as_tensor,
     batches,
@@ -291,8 +292,6 @@ def fit_djip(
     -------
     DJIPResult
     """
-    from tqdm.auto import tqdm
-
     teacher = check_module(teacher, "teacher")
     lam = check_float(lam, "lam", low=0.0)
     epochs = check_int(epochs, "epochs", min_value=0)
@@ -307,7 +306,6 @@ def fit_djip(
     flags = [p.requires_grad for p in teacher.parameters()]
     opt = torch.optim.Adam(jpeg.parameters(), lr=lr)
     gen = torch.Generator().manual_seed(seed)
-    history: list[dict[str, float]] = []
     try:
         for p in teacher.parameters():
             p.requires_grad_(False)
@@ -316,34 +314,42 @@ def fit_djip(
             yt = _labels(y, xt.shape[0], logp0.shape[1], dev)
             cmi_before = _cmi(logp0, yt)
             acc_before = float((logp0.argmax(1) == yt).double().mean())
-            for epoch in tqdm(range(epochs), disable=not progress, desc="DJIP"):
-                logp = _teacher_outputs(teacher, jpeg, xt, batch_size)  # step 1
+            log_rev = None
+
+            def teacher_step(epoch: int) -> dict[str, float]:  # step 1
+                nonlocal log_rev
+                logp = _teacher_outputs(teacher, jpeg, xt, batch_size)
                 counts = torch.bincount(yt, minlength=logp.shape[1]).double()
                 sums = logp.new_zeros(logp.shape[1], logp.shape[1]).index_add_(0, yt, logp.exp())
                 log_q = torch.log(sums / counts.clamp_min(1.0)[:, None])
                 log_rev = (logp - log_q[yt]).to(xt.dtype)  # log Q*(x|i,y) + log n_y
-                rec = {
+                return {
                     "epoch": float(epoch),
                     "cmi": _cmi(logp, yt).value,
                     "accuracy": float((logp.argmax(1) == yt).double().mean()),
                 }
+
+            def epoch_batches(_epoch: int):
                 perm = torch.randperm(xt.shape[0], generator=gen).to(dev)
-                ce_sum = dual_sum = 0.0
-                nb = 0
-                for sl in batches(xt.shape[0], batch_size):  # step 2
-                    idx = perm[sl]
-                    z = checked_logits(teacher(jpeg(xt[idx])), sl.start)
-                    ce = F.cross_entropy(z, yt[idx])
-                    dual = (torch.softmax(z, 1) * log_rev[idx]).sum(1).mean()
-                    loss = ce - lam * dual
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    ce_sum += ce.item()
-                    dual_sum += dual.item()
-                    nb += 1
-                rec.update(ce=ce_sum / nb, dual=dual_sum / nb)
-                history.append(rec)
+                for sl in batches(xt.shape[0], batch_size):
+                    yield perm[sl], sl.start
+
+            def jpeg_step(item):  # step 2
+                idx, start = item
+                z = checked_logits(teacher(jpeg(xt[idx])), start)
+                ce = F.cross_entropy(z, yt[idx])
+                dual = (torch.softmax(z, 1) * log_rev[idx]).sum(1).mean()
+                return ce - lam * dual, {"ce": ce.item(), "dual": dual.item()}
+
+            history = run_epochs(
+                opt,
+                epochs,
+                epoch_batches,
+                jpeg_step,
+                before_epoch=teacher_step,
+                desc="DJIP",
+                progress=progress,
+            )
             logp1 = _teacher_outputs(teacher, jpeg, xt, batch_size)
             with torch.no_grad():
                 jpeg.luma.clamp_(jpeg.q_min, jpeg.q_max)
@@ -414,8 +420,6 @@ def distill(
     list of dict
         ``epoch, loss`` per epoch.
     """
-    from tqdm.auto import tqdm
-
     student = check_module(student, "student")
     temperature = check_float(temperature, "temperature", low=0.0, inclusive=(False, True))
     alpha = check_float(alpha, "alpha", low=0.0, high=1.0)
@@ -441,32 +445,38 @@ def distill(
         else None
     )
     gen = torch.Generator().manual_seed(seed)
-    history = []
-    student.train()
-    for epoch in tqdm(range(epochs), disable=not progress, desc="train"):
+
+    def epoch_batches(_epoch: int):
         perm = torch.randperm(xt.shape[0], generator=gen).to(dev)
-        total, nb = 0.0, 0
         for sl in batches(xt.shape[0], batch_size):
-            idx = perm[sl]
-            s = checked_logits(student(xt[idx]), sl.start)
-            loss = F.cross_entropy(s, yt[idx])
-            if soft is not None:
-                # teacher log-probs at T = 1 -> tempered log-probs: log_softmax(log p / T)
-                t_log = torch.log_softmax(soft[idx] / temperature, 1)
-                kd = F.kl_div(
-                    torch.log_softmax(s / temperature, 1),
-                    t_log,
-                    log_target=True,
-                    reduction="batchmean",
-                )
-                loss = alpha * temperature**2 * kd + (1 - alpha) * loss
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            if sched is not None:
-                sched.step()
-            total += loss.item()
-            nb += 1
-        history.append({"epoch": float(epoch), "loss": total / nb})
+            yield perm[sl], sl.start
+
+    def student_step(item):
+        idx, start = item
+        s = checked_logits(student(xt[idx]), start)
+        loss = F.cross_entropy(s, yt[idx])
+        if soft is not None:
+            # teacher log-probs at T = 1 -> tempered log-probs: log_softmax(log p / T)
+            t_log = torch.log_softmax(soft[idx] / temperature, 1)
+            kd = F.kl_div(
+                torch.log_softmax(s / temperature, 1),
+                t_log,
+                log_target=True,
+                reduction="batchmean",
+            )
+            loss = alpha * temperature**2 * kd + (1 - alpha) * loss
+        return loss, {"loss": loss.item()}
+
+    student.train()
+    history = run_epochs(
+        opt,
+        epochs,
+        epoch_batches,
+        student_step,
+        before_epoch=lambda epoch: {"epoch": float(epoch)},
+        scheduler=sched,
+        desc="train",
+        progress=progress,
+    )
     student.eval()
     return history

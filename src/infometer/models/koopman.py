@@ -38,6 +38,7 @@ import numpy as np
 
 from ..data import check_float, check_int
 from ..estimate import Estimate
+from ..training import run_epochs
 from ._torch import torch
 
 __all__ = [
@@ -272,8 +273,6 @@ def fit_koopman(
     -------
     KoopmanModel
     """
-    from tqdm.auto import tqdm
-
     traj = _trajectories(trajectories)
     latent_dim = check_int(latent_dim, "latent_dim", min_value=1)
     hidden = check_int(hidden, "hidden", min_value=1)
@@ -318,32 +317,39 @@ def fit_koopman(
     net.std.copy_(data.reshape(-1, d).std(0).clamp_min(1e-8))
     data = (data - net.mean) / net.std
     opt = torch.optim.Adam(net.parameters(), lr=lr)
-    history = []
-    for epoch in tqdm(range(epochs), disable=not progress, desc="Koopman"):
+    parts = ("loss", "pred", "recon", "infonce", "entropy")
+
+    def windows(_epoch: int):
         starts = rng.integers(0, steps - seq_len + 1, n_traj)
         order = rng.permutation(n_traj)
-        sums = dict.fromkeys(("loss", "pred", "recon", "infonce", "entropy"), 0.0)
-        nb = 0
         for i in range(0, n_traj, batch_size):
             rows = order[i : i + batch_size]
-            win = torch.stack(
+            yield torch.stack(
                 [data[r, s : s + seq_len] for r, s in zip(rows, starts[rows], strict=True)]
             )
-            z = net.encoder(win)  # data are standardised: losses in units of each state sd
-            kop = ridge_koopman(z[:, :-1].detach(), z[:, 1:].detach(), ridge)
-            pred = _rollout_loss(net, z, win, kop, rollout)
-            recon = F.mse_loss(net.decoder(z), win)
-            loss = pred + recon_weight * recon
-            nce = infonce_time(z, k, tau) if infonce_weight > 0 else z.new_zeros(())
-            ent = von_neumann_entropy_torch(z.reshape(-1, latent_dim))
-            loss = loss + infonce_weight * nce - entropy_weight * ent
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            for key, val in zip(sums, (loss, pred, recon, nce, ent), strict=True):
-                sums[key] += float(val.detach())
-            nb += 1
-        history.append({"epoch": float(epoch), **{kk: v / nb for kk, v in sums.items()}})
+
+    def window_loss(win):
+        z = net.encoder(win)  # data are standardised: losses in units of each state sd
+        kop = ridge_koopman(z[:, :-1].detach(), z[:, 1:].detach(), ridge)
+        pred = _rollout_loss(net, z, win, kop, rollout)
+        recon = F.mse_loss(net.decoder(z), win)
+        loss = pred + recon_weight * recon
+        nce = infonce_time(z, k, tau) if infonce_weight > 0 else z.new_zeros(())
+        ent = von_neumann_entropy_torch(z.reshape(-1, latent_dim))
+        loss = loss + infonce_weight * nce - entropy_weight * ent
+        vals = (loss, pred, recon, nce, ent)
+        return loss, {key: float(v.detach()) for key, v in zip(parts, vals, strict=True)}
+
+    history = run_epochs(
+        opt,
+        epochs,
+        windows,
+        window_loss,
+        before_epoch=lambda epoch: {"epoch": float(epoch)},
+        keys=parts,
+        desc="Koopman",
+        progress=progress,
+    )
     with torch.no_grad():
         z = net.encoder(data)
         net.K.copy_(ridge_koopman(z[:, :-1], z[:, 1:], ridge))

@@ -37,6 +37,7 @@ import numpy as np
 from .. import exact
 from ..data import InfometerWarning, check_float, check_int
 from ..estimate import Estimate, resolve_unit
+from ..training import run_epochs
 from ._common import as_float_matrix, entropy_rows, mean_estimate
 
 __all__ = [
@@ -503,42 +504,37 @@ def fit_adapter(
     w_b = torch.nn.Parameter(torch.eye(d))
     eye = torch.eye(d)
     opt = torch.optim.Adam([w_a, w_b], lr=lr)
-    history: list[dict[str, float]] = []
-    it = range(epochs)
-    if progress:
-        from tqdm.auto import tqdm
 
-        it = tqdm(it, desc="adapter", leave=False)
-    for _ in it:
+    def epoch_batches(_epoch: int):
         perm = torch.randperm(len(ta), generator=gen)
-        tot = {"jsd": 0.0, "nce": 0.0}
-        nb = 0
         for start in range(0, len(perm), batch_size):
-            idx = perm[start : start + batch_size]
-            if idx.numel() < 2:
-                continue
-            xa, xb, xq = ta[idx] @ w_a, tb[idx] @ w_b, tq[idx] @ w_a
-            pa = torch.softmax(xa / jt, dim=1)
-            pb = torch.softmax(xb / jt, dim=1)
-            m = 0.5 * (pa + pb)
-            jsd = 0.5 * (pa * (pa.clamp_min(1e-30) / m).log()).sum(1) + 0.5 * (
-                pb * (pb.clamp_min(1e-30) / m).log()
-            ).sum(1)
-            l_jsd = torch.sqrt(jsd.clamp_min(0) / math.log(2) + 1e-8).mean()
-            s = (
-                torch.nn.functional.normalize(xb, dim=1)
-                @ torch.nn.functional.normalize(xq, dim=1).T
-            )
-            l_nce = torch.nn.functional.cross_entropy(s / nt, torch.arange(len(idx)))
-            reg = weight_decay * (((w_a - eye) ** 2).sum() + ((w_b - eye) ** 2).sum())
-            loss = l_jsd + l_nce + reg
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            tot["jsd"] += l_jsd.item()
-            tot["nce"] += l_nce.item()
-            nb += 1
-        history.append({k_: v / max(nb, 1) for k_, v in tot.items()})
+            yield perm[start : start + batch_size]
+
+    def pair_loss(idx):
+        if idx.numel() < 2:
+            return None
+        xa, xb, xq = ta[idx] @ w_a, tb[idx] @ w_b, tq[idx] @ w_a
+        pa = torch.softmax(xa / jt, dim=1)
+        pb = torch.softmax(xb / jt, dim=1)
+        m = 0.5 * (pa + pb)
+        jsd = 0.5 * (pa * (pa.clamp_min(1e-30) / m).log()).sum(1) + 0.5 * (
+            pb * (pb.clamp_min(1e-30) / m).log()
+        ).sum(1)
+        l_jsd = torch.sqrt(jsd.clamp_min(0) / math.log(2) + 1e-8).mean()
+        s = torch.nn.functional.normalize(xb, dim=1) @ torch.nn.functional.normalize(xq, dim=1).T
+        l_nce = torch.nn.functional.cross_entropy(s / nt, torch.arange(len(idx)))
+        reg = weight_decay * (((w_a - eye) ** 2).sum() + ((w_b - eye) ** 2).sum())
+        return l_jsd + l_nce + reg, {"jsd": l_jsd.item(), "nce": l_nce.item()}
+
+    history = run_epochs(
+        opt,
+        epochs,
+        epoch_batches,
+        pair_loss,
+        keys=("jsd", "nce"),
+        desc="adapter",
+        progress=progress,
+    )
     return Adapter(
         w_a=w_a.detach().double().numpy(), w_b=w_b.detach().double().numpy(), history=history
     )

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..data import InfometerWarning, check_choice, check_float, check_int
+from ..training import run_epochs
 from ._common import as_float_matrix, entropy_rows
 
 __all__ = [
@@ -358,31 +359,26 @@ class CLIB:
         f = torch.nn.functional
         c = self.n_clusters
         lad = ABLATIONS.index(self.ablation)
-        centres = None
-        total = self.warmup_epochs + self.epochs
-        it = range(total)
-        if self.progress:
-            from tqdm.auto import tqdm
+        lab: dict[str, Any] = {"centres": None}  # the current epoch's clustering targets
 
-            it = tqdm(it, desc="CLIB", leave=False)
-        self.history = []
-        for epoch in it:
-            clustering = epoch >= self.warmup_epochs
-            if clustering:
+        def recluster(epoch: int) -> dict[str, float]:
+            lab["on"] = epoch >= self.warmup_epochs
+            if lab["on"]:
                 net.eval()
                 with torch.no_grad():
                     hs, hf, _ = net.encode(xs, sample=False)
                     hf_np = hf.double().numpy()
+                    centres = lab["centres"]
                     km = KMeans(
                         c,
                         init="k-means++" if centres is None else centres,
                         n_init=10 if centres is None else 1,
                         random_state=self.seed,
                     ).fit(hf_np)
-                    centres = km.cluster_centers_
+                    lab["centres"] = km.cluster_centers_
                     km_lab = torch.as_tensor(km.labels_, dtype=torch.long)
                     p_clu = torch.softmax(net.head(hf), 1)
-                    qhat = torch.stack(
+                    lab["qhat"] = torch.stack(
                         [
                             p_clu[km_lab == k].mean(0)
                             if bool((km_lab == k).any())
@@ -394,71 +390,76 @@ class CLIB:
                     for m, h in enumerate(hs):
                         pc = torch.softmax(net.cal[m](h), 1).double().numpy()
                         if lad >= 3:
-                            idx, lab, _ = select_pseudo_labels(pc)
+                            idx, labels, _ = select_pseudo_labels(pc)
                         else:
-                            idx, lab = np.arange(n), pc.argmax(1)
+                            idx, labels = np.arange(n), pc.argmax(1)
                         mask = np.zeros(n, dtype=bool)
                         mask[idx] = True
                         full = np.zeros(n, dtype=np.int64)
-                        full[idx] = lab
+                        full[idx] = labels
                         pseudo.append(torch.as_tensor(full))
                         keep.append(torch.as_tensor(mask))
+                    lab.update(km=km_lab, pseudo=pseudo, keep=keep)
             net.train()
+            return {}
+
+        def epoch_batches(_epoch: int):
             perm = torch.randperm(n, generator=gen)
-            logs: dict[str, float] = {}
-            nb = 0
             for s in range(0, n, self.batch_size):
-                bi = perm[s : s + self.batch_size]
-                if bi.numel() < 2:
-                    continue
-                hs, hf, kls = net.encode([x[bi] for x in xs], sample=True)
-                l_comp = sum(kls)
-                l_align = sum(
-                    _nce(torch, hs[i], hs[j], self.temperature)
-                    for i in range(len(hs))
-                    for j in range(i + 1, len(hs))
-                )
-                l_pred = sum(_nce(torch, h, hf, self.temperature) for h in hs)
-                loss = self.compression * l_comp + l_align + self.beta * l_pred
-                parts = {
-                    "kl": l_comp.item(),
-                    "align": l_align.item(),
-                    "pred": l_pred.item(),
-                }
-                if clustering:
-                    logp = f.log_softmax(net.head(hf), 1)
-                    # every rung: the head learns the (warm-started) k-means labels,
-                    # which anchor its label space
-                    l_cal = f.nll_loss(logp, km_lab[bi])
-                    if lad >= 1:  # + L_re on the clustering head's mean prediction
-                        pbar = logp.exp().mean(0)
-                        l_cal = l_cal + (pbar * pbar.clamp_min(1e-12).log()).sum()
-                    if lad >= 2:  # + calibration heads (L_caliH, L_re, L_cluH, L_con)
-                        target = qhat[km_lab[bi]]
-                        terms = []
-                        for m, h in enumerate(hs):
-                            lpc = f.log_softmax(net.cal[m](h.detach()), 1)  # stop-gradient
-                            l_cali = -(target * lpc).sum(1).mean()
-                            pbar_c = lpc.exp().mean(0)
-                            l_re = (pbar_c * pbar_c.clamp_min(1e-12).log()).sum()
-                            l_con = (lpc.exp() * (lpc - logp)).sum(1).mean()
-                            sel = keep[m][bi]  # all samples, or the selected ones (full)
-                            l_clu = (
-                                f.nll_loss(logp[sel], pseudo[m][bi][sel])
-                                if bool(sel.any())
-                                else torch.zeros(())
-                            )
-                            terms.append(l_cali + l_re + l_clu + l_con)
-                        l_cal = l_cal + sum(terms) / len(terms)
-                    loss = loss + self.alpha * l_cal
-                    parts["cal"] = l_cal.item()
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                for k_, v in parts.items():
-                    logs[k_] = logs.get(k_, 0.0) + v
-                nb += 1
-            self.history.append({k_: v / max(nb, 1) for k_, v in logs.items()})
+                yield perm[s : s + self.batch_size]
+
+        def batch_loss(bi):
+            if bi.numel() < 2:
+                return None
+            hs, hf, kls = net.encode([x[bi] for x in xs], sample=True)
+            l_comp = sum(kls)
+            l_align = sum(
+                _nce(torch, hs[i], hs[j], self.temperature)
+                for i in range(len(hs))
+                for j in range(i + 1, len(hs))
+            )
+            l_pred = sum(_nce(torch, h, hf, self.temperature) for h in hs)
+            loss = self.compression * l_comp + l_align + self.beta * l_pred
+            parts = {"kl": l_comp.item(), "align": l_align.item(), "pred": l_pred.item()}
+            if lab["on"]:
+                km_lab, qhat = lab["km"], lab["qhat"]
+                logp = f.log_softmax(net.head(hf), 1)
+                # every rung: the head learns the (warm-started) k-means labels,
+                # which anchor its label space
+                l_cal = f.nll_loss(logp, km_lab[bi])
+                if lad >= 1:  # + L_re on the clustering head's mean prediction
+                    pbar = logp.exp().mean(0)
+                    l_cal = l_cal + (pbar * pbar.clamp_min(1e-12).log()).sum()
+                if lad >= 2:  # + calibration heads (L_caliH, L_re, L_cluH, L_con)
+                    target = qhat[km_lab[bi]]
+                    terms = []
+                    for m, h in enumerate(hs):
+                        lpc = f.log_softmax(net.cal[m](h.detach()), 1)  # stop-gradient
+                        l_cali = -(target * lpc).sum(1).mean()
+                        pbar_c = lpc.exp().mean(0)
+                        l_re = (pbar_c * pbar_c.clamp_min(1e-12).log()).sum()
+                        l_con = (lpc.exp() * (lpc - logp)).sum(1).mean()
+                        sel = lab["keep"][m][bi]  # all samples, or the selected ones (full)
+                        l_clu = (
+                            f.nll_loss(logp[sel], lab["pseudo"][m][bi][sel])
+                            if bool(sel.any())
+                            else torch.zeros(())
+                        )
+                        terms.append(l_cali + l_re + l_clu + l_con)
+                    l_cal = l_cal + sum(terms) / len(terms)
+                loss = loss + self.alpha * l_cal
+                parts["cal"] = l_cal.item()
+            return loss, parts
+
+        self.history = run_epochs(
+            opt,
+            self.warmup_epochs + self.epochs,
+            epoch_batches,
+            batch_loss,
+            before_epoch=recluster,
+            desc="CLIB",
+            progress=self.progress,
+        )
         net.eval()
         return self
 
