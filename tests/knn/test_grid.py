@@ -77,8 +77,8 @@ def test_layouts_and_table_are_consistent():
     for k, rk in enumerate(ranks):
         rank[rk, k] = np.arange(1201)
     width = -(-1201 // g.n_slabs)
-    assert np.array_equal(g.slab.T, rank[g.order] // width)  # slabs are rank ranges
-    cell_a = g.radix_a @ g.slab.astype(np.int64)
+    assert np.array_equal(g.slab, rank[g.order] // width)  # slabs are rank ranges
+    cell_a = g.slab.astype(np.int64) @ g.radix_a
     assert np.all(np.diff(cell_a) >= 0)
     assert np.array_equal(np.searchsorted(cell_a, np.arange(len(g.start_a))), g.start_a)
     assert np.array_equal(np.sort(g.data_b), np.sort(p[:, 2]))
@@ -86,7 +86,7 @@ def test_layouts_and_table_are_consistent():
     sizes = tuple(int(c) + 1 for c in g.n_slabs)
     sat = g.sat.reshape(sizes)
     corner = tuple(s // 2 for s in sizes)
-    assert sat[corner] == np.sum(np.all(g.slab.T < np.array(corner), axis=1))
+    assert sat[corner] == np.sum(np.all(g.slab < np.array(corner), axis=1))
     assert sat[tuple(s - 1 for s in sizes)] == 1201
     assert g.start_a.dtype == np.int32 and g.sat.dtype == np.int32
 

@@ -530,7 +530,7 @@ class RangeCounter:
             self._order = np.argsort(pts[:, 0])
             self._sorted = np.ascontiguousarray(pts[self._order, 0])
         elif self.d <= GRID_MAX_DIM and self.n >= GRID_MIN_POINTS and self.compiled:
-            self._ranks = [np.argsort(pts[:, k]) for k in range(self.d)]
+            self._ranks = np.stack([np.argsort(pts[:, k]) for k in range(self.d)])
             self._cols = [pts[rk, k] for k, rk in enumerate(self._ranks)]
         elif not self.compiled and self.n >= RANKBITS_MIN_POINTS and rankbits.fits(self.n):
             self._bits = True

@@ -49,7 +49,6 @@ do not help.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,8 +64,6 @@ LAST_FACTOR = 4.0
 MAX_CELLS_PER_POINT = 1
 #: Up to this many points, positions and counts (all <= n) are stored as int32.
 INT32_MAX_POINTS = 2**31 - 1
-#: From this many points the two layouts are sorted on two threads.
-PARALLEL_MIN = 20_000
 #: Queries sampled to choose the number of slabs.
 _SAMPLE = 1000
 
@@ -77,7 +74,7 @@ class Grid:
 
     order: np.ndarray  # layout-A position -> original row
     data: np.ndarray  # (d, n) coordinates in layout-A order, one contiguous row per column
-    slab: np.ndarray  # (d, n) slab index of each point per column, layout-A order
+    slab: np.ndarray  # (n, d) slab index of each point per column, layout-A order
     n_slabs: np.ndarray  # (d,) slabs per column
     lo: np.ndarray  # (d, max C) smallest coordinate in each slab
     hi: np.ndarray  # (d, max C) largest coordinate in each slab
@@ -129,29 +126,52 @@ def _n_slabs(points: np.ndarray, cols: list[np.ndarray], radii: np.ndarray) -> l
     return [int(np.clip(round(span * f / w), 1, n)) for f, w in zip(factor, mass, strict=True)]
 
 
-@nb.njit(cache=True, nogil=True)
-def _lay_out(points, slab, radix, copy, order, start, data):
-    """Counting sort of the points by cell index ``sum_k slab[k, i] * radix[k]``: ``order``
-    (position -> row), ``start`` (the cells' first positions, zero on entry) and
-    ``data[c, t] = points[order[t], copy[c]]``."""
-    d, n = slab.shape
-    cell = np.zeros(n, np.int64)
-    for k in range(d):
-        for i in range(n):
-            cell[i] += slab[k, i] * radix[k]
+@nb.njit(inline="always")
+def _sort_cells(cell, n_cells, order, start, fill):
+    """Counting sort by cell index: ``order`` (position -> row) and ``start`` (the
+    ``n_cells + 1`` first positions; zero on entry).  ``fill`` is scratch (``n_cells``)."""
+    n = cell.shape[0]
     for i in range(n):
         start[cell[i] + 1] += 1
-    n_cells = start.shape[0] - 1
     for g in range(n_cells):
         start[g + 1] += start[g]
-    fill = start[:-1].astype(np.int64)
+        fill[g] = start[g]
     for i in range(n):
         order[fill[cell[i]]] = i
         fill[cell[i]] += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _lay_out(points, ranks, width, radix_a, radix_b, out):
+    """Fill the grid's arrays: slabs of equal rank ``width`` per column (``ranks[k]`` =
+    argsort of column k) and the layouts A and B (counting sorts by cell).
+    ``out`` = (order, data, slab, start_a, start_b, data_b)."""
+    order, data, slab, start_a, start_b, data_b = out
+    n, d = points.shape
+    own = np.empty((n, d), slab.dtype)
+    for k in range(d):
+        for j in range(n):
+            own[ranks[k, j], k] = j // width[k]
+    cell = np.zeros(n, np.int64)
+    n_cells = start_a.shape[0] - 1
+    fill = np.empty(n_cells, np.int64)
+    for i in range(n):
+        for k in range(d):
+            cell[i] += own[i, k] * radix_a[k]
+    _sort_cells(cell, n_cells, order, start_a, fill)
     for t in range(n):
         src = order[t]
-        for c in range(copy.shape[0]):
-            data[c, t] = points[src, copy[c]]
+        for k in range(d):
+            data[k, t] = points[src, k]
+            slab[t, k] = own[src, k]
+    cell[:] = 0
+    for i in range(n):
+        for k in range(d):
+            cell[i] += own[i, k] * radix_b[k]
+    order_b = np.empty(n, np.int64)
+    _sort_cells(cell, n_cells, order_b, start_b, fill)
+    for t in range(n):
+        data_b[t] = points[order_b[t], d - 1]
 
 
 def _strides(sizes: np.ndarray, order: list[int]) -> np.ndarray:
@@ -184,27 +204,18 @@ def build(points: np.ndarray, ranks: list[np.ndarray], cols: list[np.ndarray], r
         lo[k, : sizes[k]] = cols[k][first]
         hi[k, : sizes[k]] = cols[k][np.minimum(first + width[k], n) - 1]
     n_cells = int(np.prod(sizes))
-    slab = np.empty((d, n), itype)  # slab of each point (original order), per column
-    for k in range(d):
-        slab[k, ranks[k]] = np.arange(n, dtype=itype) // width[k]
-
-    def lay_out(order: list[int], copy: list[int]) -> tuple:
-        """Order, cell starts and the ``copy`` columns of one layout (``order[0]`` slowest)."""
-        out = (np.empty(n, np.int64), np.zeros(n_cells + 1, itype), np.empty((len(copy), n)))
-        radix = _strides(sizes, order)
-        _lay_out(points, slab, radix, np.asarray(copy, np.int64), *out)
-        return radix, *out
-
-    # layout A: columns 0..d-1, every coordinate; layout B: d-1, then 0..d-2, the last one
-    a_args, b_args = (list(range(d)), list(range(d))), ([d - 1, *range(d - 1)], [d - 1])
-    if n >= PARALLEL_MIN:  # the two counting sorts release the GIL: run them side by side
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            b_future = pool.submit(lay_out, *b_args)
-            radix_a, order, start_a, data = lay_out(*a_args)
-            radix_b, _, start_b, data_b = b_future.result()
-    else:
-        radix_a, order, start_a, data = lay_out(*a_args)
-        radix_b, _, start_b, data_b = lay_out(*b_args)
+    radix_a = _strides(sizes, list(range(d)))  # layout A: columns 0..d-1
+    radix_b = _strides(sizes, [d - 1, *range(d - 1)])  # layout B: d-1, then 0..d-2
+    out = (
+        np.empty(n, np.int64),  # order
+        np.empty((d, n)),  # data, column-major: the scans read contiguous columns
+        np.empty((n, d), itype),  # slab
+        np.zeros(n_cells + 1, itype),  # start_a (int32 halves its cache footprint)
+        np.zeros(n_cells + 1, itype),  # start_b
+        np.empty(n),  # data_b
+    )
+    _lay_out(points, np.asarray(ranks), width, radix_a, radix_b, out)
+    order, data, slab, start_a, start_b, data_b = out
     # summed-area table over the cells: sat[a_0, .., a_{d-1}] = #points with slab_k < a_k
     sat = np.zeros(tuple(int(c) + 1 for c in sizes), itype)
     sat[(slice(1, None),) * d] = np.diff(start_a).reshape(tuple(sizes))
@@ -213,7 +224,7 @@ def build(points: np.ndarray, ranks: list[np.ndarray], cols: list[np.ndarray], r
     return Grid(
         order=order,
         data=data,
-        slab=np.ascontiguousarray(slab[:, order]),
+        slab=slab,
         n_slabs=sizes,
         lo=lo,
         hi=hi,
@@ -221,7 +232,7 @@ def build(points: np.ndarray, ranks: list[np.ndarray], cols: list[np.ndarray], r
         radix_a=radix_a,
         start_b=start_b,
         radix_b=radix_b,
-        data_b=data_b[0],
+        data_b=data_b,
         sat=sat.ravel(),
         sat_radix=np.asarray(sat.strides, np.int64) // sat.itemsize,
     )
@@ -271,11 +282,11 @@ def count(
         n_inside = 0  # columns whose inside range is not empty
         for k in range(dim):
             q = data[k, i]
-            s = slab[k, i]  # q's own slab touches (|q - q| = 0 <= r)
+            s = slab[i, k]  # q's own slab touches (|q - q| = 0 <= r)
             while s + 1 < n_slabs[k] and (lo[k, s + 1] <= q or abs(lo[k, s + 1] - q) <= r):
                 s += 1
             t_hi[k] = s
-            s = slab[k, i]
+            s = slab[i, k]
             while s > 0 and (hi[k, s - 1] >= q or abs(hi[k, s - 1] - q) <= r):
                 s -= 1
             t_lo[k] = s
@@ -305,17 +316,14 @@ def count(
                         idx += i_lo[k] * sat_radix[k]
                         neg ^= 1
                 cnt += -sat[idx] if neg else sat[idx]
-        # shell piece j: columns < j inside, j on the boundary, > j touching.  Pieces
-        # j < last are runs along the last column in layout A (every column checked);
-        # piece last is runs along column last-1 in layout B (only the last one checked).
-        for j in range(dim):
+        # shell pieces j < last, layout A: columns < j inside, j boundary, > j touching
+        for j in range(last):
             if j > 0 and i_lo[j - 1] > i_hi[j - 1]:
                 break  # an empty inside range: this piece and all later ones are empty
-            for k in range(dim):
-                a[k], b[k] = (i_lo[k], i_hi[k]) if k < j else (t_lo[k], t_hi[k])
-            fast = last if j < last else last - 1  # stride 1 in the piece's layout
-            radix = radix_a if j < last else radix_b
-            start = start_a if j < last else start_b
+            for k in range(j):
+                a[k], b[k] = i_lo[k], i_hi[k]
+            for k in range(j + 1, last):
+                a[k], b[k] = t_lo[k], t_hi[k]
             for side in range(2):  # the boundary slabs of column j: below, then above I_j
                 if i_lo[j] > i_hi[j]:  # nothing inside: all touching slabs are boundary
                     if side == 1:
@@ -327,18 +335,14 @@ def count(
                     a[j], b[j] = i_hi[j] + 1, t_hi[j]
                 if a[j] > b[j]:
                     continue
-                for k in range(dim):
+                for k in range(last):
                     row[k] = a[k]
                 while True:
                     base = 0
-                    for k in range(dim):
-                        if k != fast:
-                            base += row[k] * radix[k]
-                    t0, t1 = start[base + a[fast]], start[base + b[fast] + 1]
-                    if j == last:
-                        for t in range(t0, t1):
-                            cnt += abs(data_b[t] - ql) <= r
-                    elif dim == 2:  # written out per dimension: twice as fast as a loop
+                    for k in range(last):
+                        base += row[k] * radix_a[k]
+                    t0, t1 = start_a[base + t_lo[last]], start_a[base + t_hi[last] + 1]
+                    if dim == 2:  # written out per dimension: twice as fast as a loop
                         for t in range(t0, t1):
                             cnt += (abs(c0[t] - q0) <= r) & (abs(c1[t] - q1) <= r)
                     elif dim == 3:
@@ -356,14 +360,48 @@ def count(
                                 & (abs(c2[t] - q2) <= r)
                                 & (abs(c3[t] - q3) <= r)
                             )
-                    k = dim - 1  # next row: odometer over the columns but the fast one
+                    k = last - 1  # next row: odometer over columns 0..last-1
                     while k >= 0:
-                        if k != fast:
-                            row[k] += 1
-                            if row[k] <= b[k]:
-                                break
-                            row[k] = a[k]
+                        row[k] += 1
+                        if row[k] <= b[k]:
+                            break
+                        row[k] = a[k]
                         k -= 1
                     if k < 0:
                         break
+        # shell piece last, layout B: columns < last inside, last boundary; runs along
+        # column last-1 over its inside slabs, where only the last column needs checking
+        ok = True
+        for k in range(last):
+            ok &= i_lo[k] <= i_hi[k]
+        if ok:
+            for side in range(2):
+                if i_lo[last] > i_hi[last]:
+                    if side == 1:
+                        break
+                    sa, sb = t_lo[last], t_hi[last]
+                elif side == 0:
+                    sa, sb = t_lo[last], i_lo[last] - 1
+                else:
+                    sa, sb = i_hi[last] + 1, t_hi[last]
+                for s in range(sa, sb + 1):
+                    for k in range(last - 1):
+                        row[k] = i_lo[k]
+                    while True:
+                        base = s * radix_b[last]
+                        for k in range(last - 1):
+                            base += row[k] * radix_b[k]
+                        t0 = start_b[base + i_lo[last - 1]]
+                        t1 = start_b[base + i_hi[last - 1] + 1]
+                        for t in range(t0, t1):
+                            cnt += abs(data_b[t] - ql) <= r
+                        k = last - 2
+                        while k >= 0:
+                            row[k] += 1
+                            if row[k] <= i_hi[k]:
+                                break
+                            row[k] = i_lo[k]
+                            k -= 1
+                        if k < 0:
+                            break
         out[i] = cnt - 1  # the point itself
