@@ -38,13 +38,14 @@ per query do not depend on ``S`` (four), so the slabs are as fine as the memory 
 the queries.  Memory: at most ``MAX_CELLS_PER_POINT`` cells per point (two position tables
 and the summed-area table, int32 below 2^31 points) besides the two layouts.
 
-Measured (``benchmarks/knn_stages.py --against``, KSG-1 radii, benchmarks/RESULTS.md): at
-N = 10^6 the 2-column count is 1.5-2x faster than the quantile grid this replaces (which
-scanned every row touching the cube), 3 and 4 columns 5-20 %.  On 3 and 4 columns the
-cost per query is then about even between the ~40 runs and the ~1,500 shell points
-(branch mispredictions and loop set-up per run, not memory traffic: answering the queries
-in random order is 3x slower, in any local order the same), so finer or coarser slabs
-do not help.
+Measured (``benchmarks/knn_stages.py --against main``, KSG-1 radii, min of 3 interleaved
+runs, benchmarks/RESULTS.md "Rank-space grid counts"): against the quantile grid this
+replaces (which scanned every row of cells touching the cube), CPU time at N = 10^6 is
+0.51x for 2 columns, 0.92x for 3 and 0.98x for 4 (0.68-0.96x at 10^4-10^5).  On 3 and
+4 columns the cost per query is then about even between the ~40 runs and the ~1,500
+shell points (loop set-up and mispredicted loop exits per run, not memory traffic:
+answering the queries in random order is 3x slower, in any local order the same), so
+finer or coarser slabs do not help.
 """
 
 from __future__ import annotations
