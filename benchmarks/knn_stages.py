@@ -4,6 +4,7 @@ interleaved A/Bs of the grid's marginal count on the same radii.
     python benchmarks/knn_stages.py --d 3 --n 1e5,1e6
     python benchmarks/knn_stages.py --d 3 --n 1e6 --grid RUN_COST=20,RUN_COST=60 --rounds 3
     python benchmarks/knn_stages.py --d 3 --dx 2 --n 1e4,1e5,1e6 --against main --rounds 3
+    python benchmarks/knn_stages.py --d 4,6,8 --n 2e4,1e5 --bitset --rounds 3
 
 Data: x ~ N(0, I_d), y = 0.6 x + 0.8 noise, seed 0; the marginal counted is the first
 ``--dx`` columns of x (default all ``d``).  Each stage prints wall and CPU time (all
@@ -13,6 +14,10 @@ module constants, interleaved, min of ``--rounds``; ``--against REF`` times this
 grid against ``src/infometer/knn/grid.py`` of the git revision ``REF`` the same way (both
 grid APIs it has had are understood).  Every setting must give the same counts (only the
 speed may change).
+``--bitset`` times the joint max-norm kNN query (2d columns) and the marginal count of x
+(d columns) on the kd-tree and on the bitset index of :mod:`infometer.knn.bitset`
+(structure set-up included), interleaved, min of ``--rounds``, and checks that both give
+the same distances and counts.
 """
 
 from __future__ import annotations
@@ -135,26 +140,81 @@ def _settings(text: str) -> list:
     return out
 
 
+def bitset_ab(n: int, d: int, k: int, rounds: int) -> None:
+    x, y = data(n, d)
+    joint = np.hstack([x, y])
+    saved = (engine.BITSET_MIN_POINTS, engine.BITSET_MAX_POINTS, engine.BITSET_MIN_DIM,
+             engine.BITSET_KNN_MIN_DIM, engine.BITSET_COLD_MIN_POINTS)  # fmt: skip
+    runs: dict[str, list] = {}
+    ref: dict[str, np.ndarray] = {}
+    tries = []
+    try:
+        engine.BITSET_MIN_DIM = engine.BITSET_KNN_MIN_DIM = 2
+        engine.BITSET_COLD_MIN_POINTS = 0
+        for _ in range(rounds):
+            for how in ("tree", "bitset"):
+                on = how == "bitset"
+                engine.BITSET_MIN_POINTS = 0 if on else 10**12
+                engine.BITSET_MAX_POINTS = 10**12
+                tree = engine.KDTree(joint)  # the kd-tree is built on both paths
+                dist, w1, c1 = timed(lambda t=tree: _knn(t, joint, k))
+                if on:
+                    tries.append(float(np.mean(tree.tries)))
+                eps = dist[:, k - 1]
+                cnt, w2, c2 = timed(lambda e=eps: engine.RangeCounter(x).count(e, strict=True))
+                for name, v in (("kNN", dist), ("count", cnt)):
+                    ref.setdefault(name, v)
+                    assert np.array_equal(v, ref[name]), f"{how} {name} differs: a bug"
+                load = os.getloadavg()[0]
+                runs.setdefault(f"kNN {2 * d}-D {how}", []).append((w1, c1, load))
+                runs.setdefault(f"count {d}-D {how}", []).append((w2, c2, load))
+    finally:
+        (engine.BITSET_MIN_POINTS, engine.BITSET_MAX_POINTS, engine.BITSET_MIN_DIM,
+         engine.BITSET_KNN_MIN_DIM, engine.BITSET_COLD_MIN_POINTS) = saved  # fmt: skip
+    for s, v in runs.items():
+        loads = ", ".join(f"{r[2]:.1f}" for r in v)
+        print(
+            f"d={d} N={n:.0e} {s}: wall min {min(r[0] for r in v):.2f} s, "
+            f"CPU min {min(r[1] for r in v):.2f} s, load {loads}",
+            flush=True,
+        )
+    print(f"d={d} N={n:.0e} bitset kNN: {np.mean(tries):.2f} cubes per query", flush=True)
+
+
+def _knn(tree, joint: np.ndarray, k: int) -> np.ndarray:
+    """The joint kNN distances, the bitset index's set-up (where used) included."""
+    tree._index_ready = False
+    tree._bitset()
+    return tree.knn_self(k)[0]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--d", type=int, default=3, help="columns of x and of y")
+    ap.add_argument("--d", default="3", help="columns of x and of y (comma-separated)")
     ap.add_argument("--n", default="1e5,1e6", help="comma-separated sample sizes")
     ap.add_argument("--k", type=int, default=3)
     ap.add_argument("--dx", type=int, help="columns of the marginal counted (default d)")
     ap.add_argument("--grid", help="NAME=V[:NAME=V],... grid constants to compare (see above)")
     ap.add_argument("--against", help="git revision whose grid.py to compare with (see above)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--bitset", action="store_true", help="kd-tree against bitset index")
     a = ap.parse_args(argv)
     engine.BACKEND = "compiled"
-    stages(20_000, a.d, a.k)  # load (or compile) the kernels outside the timings
-    for n in (int(float(v)) for v in a.n.split(",")):
-        if a.grid or a.against:
-            settings = _settings(a.grid) if a.grid else [("this checkout", grid, {})]
-            if a.against:
-                settings.append((a.against, _reference_grid(a.against), {}))
-            ab(n, a.d, a.dx or a.d, a.k, settings, a.rounds)
-        else:
-            stages(n, a.d, a.k)
+    dims = [int(v) for v in a.d.split(",")]
+    for d in dims:
+        for n in (int(float(v)) for v in a.n.split(",")):
+            if a.bitset:
+                bitset_ab(2000, d, a.k, 1)  # load (or compile) the kernels outside the timings
+                bitset_ab(n, d, a.k, a.rounds)
+                continue
+            stages(20_000, d, a.k)  # load (or compile) the kernels outside the timings
+            if a.grid or a.against:
+                settings = _settings(a.grid) if a.grid else [("this checkout", grid, {})]
+                if a.against:
+                    settings.append((a.against, _reference_grid(a.against), {}))
+                ab(n, d, a.dx or d, a.k, settings, a.rounds)
+            else:
+                stages(n, d, a.k)
     return 0
 
 

@@ -45,6 +45,13 @@ The compiled backend:
   one-slab-thick shell scanned from two cell-sorted layouts (:class:`RangeCounter` picks
   the structure; the grid is laid out when the radii are known, the per-column argsorts
   and sorted columns before, concurrently with the joint search);
+* in high dimension, where a kd-tree prunes almost nothing, range counts (from
+  ``BITSET_MIN_DIM`` columns) and max-norm kNN queries (from ``BITSET_KNN_MIN_DIM``
+  columns) use the rank-space bitset index of :mod:`infometer.knn.bitset` (exact: per
+  column, the exact interval of sorted positions within r, then integer logic on bitsets),
+  for ``BITSET_MIN_POINTS`` to ``BITSET_MAX_POINTS`` points while its bitsets fit
+  ``bitset.MAX_BYTES``; that module is imported only then, so low-dimensional and small
+  problems never load or compile it;
 * every kernel is compiled once, for any dimension (the dimension is read from the data):
   one compile (cached on disk) serves all dimensions, so a new dimension costs nothing,
   and no kernel uses numba's ``parallel=True`` (its compile and cache load cost seconds);
@@ -60,7 +67,9 @@ few thousand points intersect the exact per-column rank intervals of that search
 bitsets (:mod:`infometer.knn.rankbits`), 2-12x cheaper than cKDTree's counts there.
 
 Memory is O(n·d) (plus O(n·k) for neighbour indices); no pairwise matrices (the scipy
-backend's rank bitsets take N²/8 bytes per column, capped at ``rankbits.MAX_BYTES``).
+backend's rank bitsets take N²/8 bytes per column, capped at ``rankbits.MAX_BYTES``, the
+compiled backend's bitset index ``(d - 1) * (n / B + 1) * n / 8`` bytes, capped at
+``bitset.MAX_BYTES``).
 """
 
 from __future__ import annotations
@@ -102,6 +111,23 @@ CHUNKS_PER_THREAD = 4
 #: measured by ``benchmarks/knn.py --counts`` (benchmarks/RESULTS.md).
 GRID_MAX_DIM = 4
 GRID_MIN_POINTS = 2000
+#: Max-norm range counts on at least ``BITSET_MIN_DIM`` columns and kNN queries on at
+#: least ``BITSET_KNN_MIN_DIM`` columns, on point sets of ``BITSET_MIN_POINTS`` to
+#: ``BITSET_MAX_POINTS`` points, use the rank-space bitset index of
+#: :mod:`infometer.knn.bitset` on the compiled backend (while its bitsets fit
+#: ``bitset.MAX_BYTES``), otherwise the kd-tree: the crossovers measured by
+#: ``benchmarks/knn_stages.py --bitset`` (benchmarks/RESULTS.md).  Counts on 5-8 columns
+#: cost 3-6x less CPU than on the tree from 5,000 to 200,000 points; kNN on 14 and 16
+#: columns 1.8-2.6x less (N = 2e4 to 2e5), on 12 columns as much at 1e5 and 9% more at
+#: 2e5, on 10 columns 1.5x more at 1e5.  Above 200,000 points nothing was measured.
+BITSET_MIN_DIM = 5
+BITSET_KNN_MIN_DIM = 14
+BITSET_MIN_POINTS = 5000
+BITSET_MAX_POINTS = 200_000
+#: ... from this many points only, until the bitset kernels have run once on this install
+#: (a marker file in numba's cache, as for the other kernels): their first compile takes
+#: 5-10 s, more than they save below this size.
+BITSET_COLD_MIN_POINTS = 50_000
 #: Point sets of at least this many points use the compiled backend (it is loaded, or
 #: compiled once per install, on first use); smaller ones use scipy unless the compiled
 #: backend is already loaded in this process (then it is faster at every size).
@@ -145,7 +171,7 @@ def _marker() -> str:
 
     here = os.path.dirname(os.path.abspath(__file__))
     stamp = [metadata.version("numba")]
-    for name in ("compiled.py", "grid.py"):
+    for name in ("compiled.py", "grid.py", "bitset.py"):
         st = os.stat(os.path.join(here, name))
         stamp.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
     key = hashlib.sha1("|".join(stamp).encode()).hexdigest()[:16]
@@ -208,6 +234,48 @@ def _kernels():
     from . import compiled
 
     return compiled
+
+
+_bitset_cached: bool | None = None  # whether the bitset kernels' marker exists
+
+
+def _bitset_index(points: np.ndarray, min_dim: int):
+    """The bitset index of ``points`` if the rules above choose it (else ``None``)."""
+    n, d = points.shape
+    if d < max(min_dim, 2) or not BITSET_MIN_POINTS <= n <= BITSET_MAX_POINTS:
+        return None
+    if n < BITSET_COLD_MIN_POINTS and not _bitset_warm():
+        return None
+    from . import bitset
+
+    shift = bitset.block_shift(n, d)
+    return bitset.Index(points, shift) if shift >= 0 else None
+
+
+def _bitset_warm() -> bool:
+    """Whether the bitset kernels are loaded in this process or known to be cached."""
+    global _bitset_cached
+    if "infometer.knn.bitset" in sys.modules:
+        return True
+    if _bitset_cached is None:
+        try:
+            _bitset_cached = os.path.exists(_marker() + "-bitset")
+        except (OSError, ValueError):  # numba missing, or an odd file system
+            _bitset_cached = False
+    return _bitset_cached
+
+
+def _run_bitset(kernel: Callable[..., None], m: int, *args) -> None:
+    """:func:`_run` for a bitset kernel, then record that the bitset kernels are cached."""
+    global _bitset_cached
+    _run(kernel, m, *args)
+    if not _bitset_cached:
+        _bitset_cached = True
+        try:
+            with open(_marker() + "-bitset", "a"):
+                pass
+        except (OSError, ValueError):  # a read-only cache: nothing is recorded
+            pass
 
 
 def _build_tree(work: np.ndarray, leafsize: int) -> tuple:
@@ -340,9 +408,15 @@ class KDTree:
         Float array (n, d); a 1-D array is one column.
     leafsize
         Points per leaf.
+    metric
+        ``"max"`` when max-norm kNN queries (:meth:`knn_self`) will follow: in high
+        dimension the bitset index that answers them is then built here (otherwise on the
+        first such query).
     """
 
-    def __init__(self, points: np.ndarray, leafsize: int = LEAFSIZE) -> None:
+    def __init__(
+        self, points: np.ndarray, leafsize: int = LEAFSIZE, metric: str | None = None
+    ) -> None:
         pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64))
         if pts.ndim == 1:
             pts = pts.reshape(-1, 1)
@@ -360,6 +434,22 @@ class KDTree:
             built = _build_tree(pts.copy(), leafsize)
         self.perm, self.data, self._leaf_of = built[:3]  # tree position -> row; rows in tree order
         self._lo, self._hi, self._child, self._bmin, self._bmax = built[3:]
+        self._points = pts
+        if metric == "max":
+            self._bitset()
+
+    _points: np.ndarray | None = None  # the points (compiled backend)
+    _index = None  # their bitset index, once _bitset has decided
+    _index_ready = False
+    #: bitset kNN: the number of cubes tried per query in the last :meth:`knn_self`
+    tries: np.ndarray | None = None
+
+    def _bitset(self):
+        """The bitset index for max-norm kNN (``None`` where the kd-tree is used)."""
+        if not self._index_ready and self._points is not None:
+            self._index = _bitset_index(self._points, BITSET_KNN_MIN_DIM)
+            self._index_ready = True
+        return self._index
 
     def _nodes(self) -> tuple:
         return (self.data, self._lo, self._hi, self._child, self._bmin, self._bmax)
@@ -381,6 +471,16 @@ class KDTree:
             return d, i
         d = np.empty((self.n, k))
         i = np.empty((self.n, k), np.int64)
+        bits = self._bitset() if metric == "max" and k < self.n else None
+        if bits is not None:
+            # queries in tree order (close points in turn: each query's radius guess is
+            # its predecessor's k-th distance), as bits of the index
+            bit = np.empty(self.n, np.int64)
+            bit[bits.order0] = np.arange(self.n)
+            queries = np.ascontiguousarray(bit[self.perm])
+            self.tries = np.empty(self.n, np.int64)
+            _run_bitset(bits.knn, self.n, k, queries, d, i, self.tries)
+            return d, i
         args = (self.data, np.arange(self.n), self._leaf_of, k, metric == "euclidean")
         _run(_kernels()._knn, self.n, *self._nodes(), *args, self.perm, self.perm, d, i)
         return d, i
@@ -437,7 +537,7 @@ def kth_neighbours(
     metric
         ``"max"`` (Chebyshev) or ``"euclidean"``.
     """
-    d, i = KDTree(points).knn_self(k, metric)
+    d, i = KDTree(points, metric=metric).knn_self(k, metric)
     return d[:, k - 1].copy(), i
 
 
@@ -510,7 +610,9 @@ class RangeCounter:
     backend).  Two to ``GRID_MAX_DIM`` columns and at least ``GRID_MIN_POINTS`` points on
     the compiled backend: a rank grid (:mod:`infometer.knn.grid`, laid out when the
     radii are known, since its slab count depends on them; the argsorts and sorted columns
-    it needs are made here).  Two or more columns and ``RANKBITS_MIN_POINTS`` points up to
+    it needs are made here).  More columns on the compiled backend: the bitset index of
+    :mod:`infometer.knn.bitset` where the ``BITSET_*`` rules choose it.  Two or more
+    columns and ``RANKBITS_MIN_POINTS`` points up to
     :func:`rankbits.fits` on the scipy backend: intersections of exact per-column rank
     intervals (:mod:`infometer.knn.rankbits`).  Otherwise a kd-tree.
     Construction (sorting, tree building) is separate from counting, so that it can run on
@@ -524,9 +626,14 @@ class RangeCounter:
         self.n, self.d = pts.shape
         self._points = pts
         self._tree: KDTree | None = None
+        self._bits = False  # scipy backend: rank-interval bitsets (rankbits)
+        self._index = None  # compiled backend: the bitset index (bitset)
         self.compiled = uses_compiled(self.n, self.d)
-        self._bits = False
-        if self.d == 1:
+        if self.d > GRID_MAX_DIM and self.compiled:
+            self._index = _bitset_index(pts, BITSET_MIN_DIM)
+        if self._index is not None:
+            pass
+        elif self.d == 1:
             self._order = np.argsort(pts[:, 0])
             self._sorted = np.ascontiguousarray(pts[self._order, 0])
         elif self.d <= GRID_MAX_DIM and self.n >= GRID_MIN_POINTS and self.compiled:
@@ -549,7 +656,11 @@ class RangeCounter:
                 out = rankbits.counts(self._points, r, _rank_intervals)
         else:
             order = self._order if self.d == 1 else None
-            if self.d == 1 and not self.compiled:
+            if self._index is not None:
+                order = self._index.order0
+                c = np.empty(self.n, np.int64)
+                _run_bitset(self._index.count, self.n, np.ascontiguousarray(r[order]), c)
+            elif self.d == 1 and not self.compiled:
                 rs = r[order]
                 with _scipy_timer():
                     c = _count_sorted_np(self._sorted, np.maximum(rs, 0.0))

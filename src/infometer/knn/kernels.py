@@ -61,7 +61,7 @@ def _structures(joint: np.ndarray, *blocks: np.ndarray) -> list:
     def counter(b: np.ndarray):
         return (lambda: RangeCounter(b)) if b.shape[1] else (lambda: None)
 
-    return start(joint.shape[0], lambda: KDTree(joint), *(counter(b) for b in blocks))
+    return start(joint.shape[0], lambda: KDTree(joint, metric="max"), *map(counter, blocks))
 
 
 def neighbours(
@@ -74,7 +74,7 @@ def neighbours(
     are excluded, so the ``k + 2 * theiler`` nearest contain the k nearest allowed ones: the
     result is exact.  ``tree`` is a prebuilt :class:`KDTree` of ``points``.
     """
-    tree = KDTree(points) if tree is None else tree
+    tree = KDTree(points, metric="max") if tree is None else tree
     n = points.shape[0]
     if theiler == 0:
         d, idx = tree.knn_self(k, "max")

@@ -1,0 +1,343 @@
+"""A rank-space bitset index: exact max-norm range counts and kNN in high dimension.
+
+In 8 or 16 dimensions a kd-tree prunes almost nothing for the cubes KSG needs: the cube
+of a marginal count is about half the data wide in every single column but holds a few
+hundred of 10^5 points in all columns together, so the tree search is a slow brute force.
+This index answers the same queries with word-wide logic on bits instead:
+
+* the points are numbered by their rank in column 0 (their *bit*), so the points whose
+  column-0 value lies in an interval form one contiguous run of bits;
+* for every other column ``c`` and every block ``b`` of ``B`` sorted positions it stores
+  the *prefix bitset* ``P_c[b]``: the points whose position in column ``c``'s sorted order
+  is below ``b * B``.  Points at sorted positions ``[a B, b B)`` are then
+  ``P_c[b] & ~P_c[a]``, one word per 64 points;
+* a query (point ``i``, radius ``r``) finds, in every column, the exact interval
+  ``[lo_c, hi_c)`` of sorted positions within ``r`` (:func:`compiled._bounds`, galloping
+  with the exact predicate ``|s_j - v| <= r``, the primitive of
+  :func:`compiled._rank_bounds`), rounds each end to the nearest block, ANDs the block
+  bitsets of all columns over the words of column 0's interval, fixes the at most ``B``
+  points per column between the rounded and the exact ends point by point, and counts
+  the bits that remain (``popcount``).
+
+Exactness: a point lies in the max-norm cube of radius ``r`` around point ``i`` iff its
+sorted position lies in ``[lo_c, hi_c)`` in every column; the intervals are exact and
+everything after them is integer logic, so the counts are those of brute force.  The kNN
+query enumerates the bits of a cube that holds at least ``k`` other points (then the k
+nearest all lie in it) and computes their exact distances (``|a - b|`` per coordinate in
+float64, as every kernel does); ties at the k-th distance are broken by the bit number
+(the first k in (distance, bit) order), which does not depend on the radius tried.
+
+Memory: ``(d - 1) * (n / B + 1) * n / 8`` bytes (quadratic in n), so the engine uses the
+index only up to ``MAX_BYTES`` (choosing the smallest power of two ``B >= MIN_BLOCK``
+that fits) and falls back to its kd-tree above.  This module is imported only when the engine uses
+it (compiled backend, high dimension, see :mod:`infometer.knn.engine`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from ..jit import nb
+from .compiled import _bounds
+
+#: Largest size of the prefix bitsets (bytes); above it the engine keeps its kd-tree.  KSG
+#: holds three indexes at once (joint, x, y): about 420 MB at 8x8 columns, N = 2e5
+#: (blocks of 512 and 256).  Larger blocks cost little: an 8-D count takes the same time
+#: with blocks of 128 and 256, 1.2x more with 1024 (the fix-ups grow).
+MAX_BYTES = 256 * 2**20
+#: Smallest block of sorted positions per prefix bitset (a power of two).
+MIN_BLOCK = 128
+#: kNN: the first radius tried is this times the k-th distance of the previous query
+#: (in the caller's query order, which should put close points next to each other) ...
+GUESS = 1.15
+#: ... and each retry multiplies it by this, up to a radius known to hold k points.
+GROWTH = 1.3
+
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a uint64 (one ``popcnt`` instruction)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def _ctz(typingctx, x):
+    """Index of the lowest set bit of a nonzero uint64."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return sig, codegen
+
+
+def block_shift(n: int, d: int, max_bytes: float | None = None) -> int:
+    """log2 of the smallest block (>= ``MIN_BLOCK``) whose bitsets fit ``max_bytes``;
+    -1 when none does (or there is a single column: then no bitsets are needed)."""
+    cap = MAX_BYTES if max_bytes is None else max_bytes
+    shift = int(MIN_BLOCK).bit_length() - 1
+    while (1 << shift) <= max(n, 1):
+        if nbytes(n, d, shift) <= cap:
+            return shift
+        shift += 1
+    return -1
+
+
+def nbytes(n: int, d: int, shift: int) -> int:
+    """Bytes of the prefix bitsets of ``n`` points in ``d`` columns, blocks of ``2**shift``."""
+    return (d - 1) * ((n + (1 << shift) - 1) // (1 << shift) + 1) * ((n + 63) // 64) * 8
+
+
+# ------------------------------------------------------------------------ build
+@nb.njit(cache=True, nogil=True)
+def _fill(bit_of, shift, pref):
+    """``pref[c - 1, b]`` = bits of the points at column-c sorted positions < ``b << shift``."""
+    d, n = bit_of.shape
+    rows = pref.shape[1]
+    w = pref.shape[2]
+    for c in range(1, d):
+        for t in range(w):
+            pref[c - 1, 0, t] = 0
+        for b in range(1, rows):
+            for t in range(w):
+                pref[c - 1, b, t] = pref[c - 1, b - 1, t]
+            for p in range((b - 1) << shift, min(b << shift, n)):
+                j = bit_of[c, p]
+                pref[c - 1, b, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+
+
+class Index:
+    """The bitset index of ``points`` (n, d), for exact max-norm counts and kNN.
+
+    Parameters
+    ----------
+    points
+        Float array (n, d), ``d >= 2``.
+    shift
+        log2 of the block size (see :func:`block_shift`).
+    """
+
+    def __init__(self, points: np.ndarray, shift: int) -> None:
+        pts = np.asarray(points, dtype=np.float64)
+        self.n, self.d = pts.shape
+        n, d = self.n, self.d
+        order = np.empty((d, n), np.int64)
+        inv = np.empty((d, n), np.int64)
+        for c in range(d):
+            order[c] = np.argsort(pts[:, c], kind="stable")
+            inv[c, order[c]] = np.arange(n)
+        #: bit -> original row, and the points in bit order (row-major)
+        self.order0 = order[0]
+        self.data0 = np.ascontiguousarray(pts[self.order0])
+        #: column c sorted, one row per column
+        self.s = np.ascontiguousarray(np.take_along_axis(pts.T, order, axis=1))
+        #: sorted position of each bit in every column, (n, d)
+        self.pos = np.ascontiguousarray(inv[:, self.order0].T)
+        #: bit of the point at each sorted position, (d, n)
+        self.bit_of = inv[0][order]
+        self.shift = shift
+        rows = (n + (1 << shift) - 1) // (1 << shift) + 1
+        self.pref = np.empty((d - 1, rows, (n + 63) // 64), np.uint64)
+        _fill(self.bit_of, np.int64(shift), self.pref)
+
+    def knn(self, k: int, queries: np.ndarray, out_d, out_i, tries, lo: int, hi: int) -> None:
+        """k nearest others of bits ``queries[lo:hi]`` (see :func:`_knn`)."""
+        args = (self.s, self.pos, self.bit_of, self.pref, np.int64(self.shift), self.data0)
+        _knn(*args, self.order0, queries, np.int64(k), GUESS, GROWTH, out_d, out_i, tries, lo, hi)
+
+    def count(self, radii_bits: np.ndarray, out: np.ndarray, lo: int, hi: int) -> None:
+        """Counts of bits ``lo..hi-1`` (radii in bit order) into ``out`` (bit order)."""
+        _count(self.s, self.pos, self.bit_of, self.pref, np.int64(self.shift),
+               radii_bits, out, lo, hi)  # fmt: skip
+
+
+# ------------------------------------------------------------------- queries
+@nb.njit(cache=True, nogil=True)
+def _knn(s, pos, bit_of, pref, shift, data0, order0, queries, k, guess, growth,
+         out_d, out_i, tries, q_lo, q_hi):  # fmt: skip
+    """The k nearest other points (max-norm) of bits ``queries[q_lo:q_hi]``: distances
+    into ``out_d`` and original rows into ``out_i``, at row ``order0[bit]``; the number
+    of cubes tried per query into ``tries``.
+
+    Radius: ``guess`` times the k-th distance of the previous query (the caller orders
+    the queries so that neighbours in ``queries`` are close in space), grown by
+    ``growth`` until the cube holds ``k`` other points, but never beyond ``bound``, the
+    k-th distance to the query's ``2k`` neighbours in column 0's order (a cube of that
+    radius holds at least k other points).  The bits of the cube are then enumerated in
+    order and their exact distances kept in a sorted list: the result is the first k
+    points in (distance, bit) order, whatever radius was used.
+    """
+    d, n = s.shape
+    acc = np.empty((n + 63) // 64, np.uint64)
+    saved = np.empty(np.int64(1) << shift, np.int64)
+    rows = pref.shape[1]
+    pref2 = pref.reshape((pref.shape[0] * rows, pref.shape[2]))
+    hd = np.empty(k)
+    hj = np.empty(k, np.int64)
+    v = np.empty(d)
+    prev = -1.0
+    for qi in range(q_lo, q_hi):
+        q = queries[qi]
+        for c in range(d):
+            v[c] = data0[q, c]
+        # an upper bound: the k-th distance to the 2k neighbours of q in column 0
+        for a in range(k):
+            hd[a] = np.inf
+        for j in range(max(q - k, 0), min(q + k + 1, n)):
+            if j == q:
+                continue
+            dd = 0.0
+            for c in range(d):
+                dd = max(dd, abs(data0[j, c] - v[c]))
+            if dd < hd[k - 1]:
+                a = k - 1
+                while a > 0 and hd[a - 1] > dd:
+                    hd[a] = hd[a - 1]
+                    a -= 1
+                hd[a] = dd
+        bound = hd[k - 1]
+        r = bound if prev < 0 else min(guess * prev, bound)
+        t_ = 0
+        while True:
+            t_ += 1
+            w0, w1 = _cube(s, pos, bit_of, pref2, rows, shift, q, r, acc, saved)
+            if r >= bound:
+                break
+            cnt = np.uint64(0)
+            aw = acc[w0:w1]
+            for t in range(aw.shape[0]):
+                cnt += _popcount(aw[t])
+            if cnt > np.uint64(k):  # k others and the query itself
+                break
+            r = min(r * growth, bound) if r > 0 else bound
+        tries[qi] = t_
+        for a in range(k):
+            hd[a] = np.inf
+            hj[a] = -1
+        worst = np.inf
+        for t in range(w0, w1):
+            x = acc[t]
+            while x:
+                j = (t << 6) + np.int64(_ctz(x))
+                x &= x - np.uint64(1)
+                if j == q:
+                    continue
+                dd = 0.0
+                for c in range(d):
+                    dd = max(dd, abs(data0[j, c] - v[c]))
+                    if dd >= worst:
+                        break
+                if dd < worst:
+                    a = k - 1
+                    while a > 0 and hd[a - 1] > dd:
+                        hd[a] = hd[a - 1]
+                        hj[a] = hj[a - 1]
+                        a -= 1
+                    hd[a] = dd
+                    hj[a] = j
+                    worst = hd[k - 1]
+        prev = hd[k - 1]
+        row = order0[q]
+        for a in range(k):
+            out_d[row, a] = hd[a]
+            out_i[row, a] = order0[hj[a]]
+
+
+@nb.njit(inline="always")
+def _cube(s, pos, bit_of, pref, rows, shift, q, r, acc, saved):
+    """Leave in ``acc`` the bits of the points within max-norm ``r`` (>= 0) of bit ``q``;
+    returns the first and one-past-last word used (those of column 0's interval).
+
+    ``pref`` holds the prefix bitsets as one (columns * ``rows``, words) array; ``saved``
+    is work space for ``2**shift`` bits.  Column by column, ``acc`` is ANDed with the
+    block-rounded set ``pref[b_c] & ~pref[a_c]`` (blocks ``a_c..b_c`` nearest to the
+    exact interval ``[lo_c, hi_c)``, one pass over the words), and the at most ``2**shift``
+    points between the rounded and the exact ends are fixed one by one: the bits of
+    ``acc`` at the points of ``[lo_c, a_c)`` and ``[b_c, hi_c)`` (in the cube, not in the
+    blocks) are saved before the AND and put back after it (``(X | Y) & A = (X & A) |
+    (Y & A)``), those of ``[a_c, lo_c)`` and ``[hi_c, b_c)`` (in the blocks, not in the
+    cube) cleared after it.
+    """
+    d, n = s.shape
+    lo0, hi0 = _bounds(s[0], pos[q, 0], r)
+    w0 = lo0 >> 6
+    w1 = ((hi0 - 1) >> 6) + 1
+    # loops over slices from 0 (not over range(w0, w1)): numba then knows the index is
+    # not negative and drops its wrap-around test (with the branch-free fix-ups below, 8-D
+    # counts 1.6x faster; the AND pass itself stays scalar and, at N = 1e5, is bound by
+    # memory bandwidth)
+    aw = acc[w0:w1]
+    for t in range(aw.shape[0]):
+        aw[t] = _ONES
+    acc[w0] &= _ONES << np.uint64(lo0 & 63)
+    acc[w1 - 1] &= _ONES >> np.uint64(63 - ((hi0 - 1) & 63))
+    half = np.int64(1) << (shift - 1)
+    one = np.uint64(1)
+    for c in range(1, d):
+        lo_c, hi_c = _bounds(s[c], pos[q, c], r)
+        a = ((lo_c + half) >> shift) << shift
+        b = ((hi_c + half) >> shift) << shift
+        if a >= b:
+            a = b = hi_c  # no whole block: every point of [lo_c, hi_c) is fixed up
+        bits = bit_of[c]
+        # the fix-ups are branch-free (half of them would be mispredicted): a bit of acc
+        # outside the window is never read, so clearing it is harmless
+        ns = 0
+        for p in range(lo_c, a):
+            j = bits[p]
+            saved[ns] = j
+            ns += (w0 <= (j >> 6)) & ((j >> 6) < w1) & ((acc[j >> 6] >> np.uint64(j & 63)) & one)
+        for p in range(max(b, lo_c), hi_c):
+            j = bits[p]
+            saved[ns] = j
+            ns += (w0 <= (j >> 6)) & ((j >> 6) < w1) & ((acc[j >> 6] >> np.uint64(j & 63)) & one)
+        if a >= b:
+            for t in range(aw.shape[0]):
+                aw[t] = 0
+        else:
+            ra = pref[(c - 1) * rows + (a >> shift), w0:w1]
+            rb = pref[(c - 1) * rows + (b >> shift), w0:w1]
+            for t in range(aw.shape[0]):
+                aw[t] &= rb[t] & ~ra[t]
+            for p in range(a, lo_c):
+                j = bits[p]
+                acc[j >> 6] &= ~(one << np.uint64(j & 63))
+            for p in range(hi_c, min(b, n)):  # b may pass n (no points there)
+                j = bits[p]
+                acc[j >> 6] &= ~(one << np.uint64(j & 63))
+        for t in range(ns):
+            j = saved[t]
+            acc[j >> 6] |= one << np.uint64(j & 63)
+    return w0, w1
+
+
+@nb.njit(cache=True, nogil=True)
+def _count(s, pos, bit_of, pref, shift, radii, out, q_lo, q_hi):
+    """``out[q]`` = number of other points within max-norm ``radii[q]`` of bit ``q`` for
+    bits ``q_lo..q_hi-1`` (0 for a negative or NaN radius)."""
+    n = s.shape[1]
+    acc = np.empty((n + 63) // 64, np.uint64)
+    saved = np.empty(np.int64(1) << shift, np.int64)
+    rows = pref.shape[1]
+    pref2 = pref.reshape((pref.shape[0] * rows, pref.shape[2]))
+    for q in range(q_lo, q_hi):
+        r = radii[q]
+        if not r >= 0.0:
+            out[q] = 0
+            continue
+        w0, w1 = _cube(s, pos, bit_of, pref2, rows, shift, q, r, acc, saved)
+        cnt = np.uint64(0)
+        aw = acc[w0:w1]
+        for t in range(aw.shape[0]):
+            cnt += _popcount(aw[t])
+        out[q] = np.int64(cnt) - 1
