@@ -156,7 +156,12 @@ _scipy_seconds = 0.0
 #: Until this install has compiled the kernels once (numba's first compile takes several
 #: seconds), point sets below these sizes stay on scipy whose cost is below that:
 #: ``COLD_MIN_POINTS`` up to ``GRID_MAX_DIM`` columns, ``COLD_MIN_POINTS_HIGH_DIM`` above.
-COLD_MIN_POINTS = 15_000
+#: Each structure decides by its own column count (a KSG 3x3 joint tree has 6 columns).
+#: Measured 2026-12-01 (load 2-2.6), a whole KSG-1 call: 2x2 at 50,000 points 0.7 s on
+#: scipy against 5.9 s with its first compile (0.6 s once compiled); 8x8 at 8,000 0.9 s on
+#: scipy (rank bitsets) but 6.8 s at 15,000 (beyond their memory cap: cKDTree counts)
+#: against a first compile of ~3.1 s.
+COLD_MIN_POINTS = 50_000
 COLD_MIN_POINTS_HIGH_DIM = 8_000
 _cached: bool | None = None  # whether the marker below exists (looked up once)
 
