@@ -46,8 +46,12 @@ The compiled backend:
   Because ``s_j - v`` rounds monotonically in ``s_j``, the predicate is monotone along
   the sorted array and the boundary found is exact (a ``searchsorted(v + r)`` on the
   re-rounded sum ``v + r`` is not: it misplaces the boundary for about half the points);
-* range counts on 2 to ``GRID_MAX_DIM`` columns use the quantile grid of
-  :mod:`infometer.knn.grid` (:class:`RangeCounter` picks the structure);
+* range counts on 2 to ``GRID_MAX_DIM`` columns use the rank grid of
+  :mod:`infometer.knn.grid`: slabs of equal rank width per column, a summed-area table
+  that counts the cells inside the query cube in ``2^d`` lookups, and the points of the
+  one-slab-thick shell scanned from two cell-sorted layouts (:class:`RangeCounter` picks
+  the structure; the grid is laid out when the radii are known, the per-column argsorts
+  and sorted columns before, concurrently with the joint search);
 * in high dimension, where a kd-tree prunes almost nothing, range counts (from
   ``BITSET_MIN_DIM`` columns) and max-norm kNN queries (from ``BITSET_KNN_MIN_DIM``
   columns) use the rank-space bitset index of :mod:`infometer.knn.bitset` (exact: per
@@ -110,7 +114,7 @@ PARALLEL_MIN = 20_000
 #: Chunks per thread in :func:`_run` (several, so a thread that finishes early takes more).
 CHUNKS_PER_THREAD = 4
 #: Range counts on 2 to this many columns and at least ``GRID_MIN_POINTS`` points use the
-#: quantile grid of :mod:`infometer.knn.grid`, otherwise the kd-tree: the crossovers
+#: rank grid of :mod:`infometer.knn.grid`, otherwise the kd-tree: the crossovers
 #: measured by ``benchmarks/knn.py --counts`` (benchmarks/RESULTS.md).
 GRID_MAX_DIM = 4
 GRID_MIN_POINTS = 2000
@@ -159,7 +163,12 @@ _scipy_seconds = 0.0
 #: Until this install has compiled the kernels once (numba's first compile takes several
 #: seconds), point sets below these sizes stay on scipy whose cost is below that:
 #: ``COLD_MIN_POINTS`` up to ``GRID_MAX_DIM`` columns, ``COLD_MIN_POINTS_HIGH_DIM`` above.
-COLD_MIN_POINTS = 15_000
+#: Each structure decides by its own column count (a KSG 3x3 joint tree has 6 columns).
+#: Measured 2026-12-01 (load 2-2.6), a whole KSG-1 call: 2x2 at 50,000 points 0.7 s on
+#: scipy against 5.9 s with its first compile (0.6 s once compiled); 8x8 at 8,000 0.9 s on
+#: scipy (rank bitsets) but 6.8 s at 15,000 (beyond their memory cap: cKDTree counts)
+#: against a first compile of ~3.1 s.
+COLD_MIN_POINTS = 50_000
 COLD_MIN_POINTS_HIGH_DIM = 8_000
 _cached: bool | None = None  # whether the marker below exists (looked up once)
 
@@ -655,10 +664,11 @@ class RangeCounter:
 
     One column: a sorted copy with galloping search (compiled) or threshold search (scipy
     backend).  Two to ``GRID_MAX_DIM`` columns and at least ``GRID_MIN_POINTS`` points on
-    the compiled backend: a quantile grid (:mod:`infometer.knn.grid`, laid out when the
-    radii are known, since its slab count depends on them).  More columns on the compiled
-    backend: the bitset index of :mod:`infometer.knn.bitset` where the ``BITSET_*`` rules
-    choose it.  Two or more columns and ``RANKBITS_MIN_POINTS`` points up to
+    the compiled backend: a rank grid (:mod:`infometer.knn.grid`, laid out when the
+    radii are known, since its slab count depends on them; the argsorts and sorted columns
+    it needs are made here).  More columns on the compiled backend: the bitset index of
+    :mod:`infometer.knn.bitset` where the ``BITSET_*`` rules choose it.  Two or more
+    columns and ``RANKBITS_MIN_POINTS`` points up to
     :func:`rankbits.fits` on the scipy backend: intersections of exact per-column rank
     intervals (:mod:`infometer.knn.rankbits`).  Otherwise a kd-tree.
     Construction (sorting, tree building) is separate from counting, so that it can run on
@@ -683,7 +693,8 @@ class RangeCounter:
             self._order = np.argsort(pts[:, 0])
             self._sorted = np.ascontiguousarray(pts[self._order, 0])
         elif self.d <= GRID_MAX_DIM and self.n >= GRID_MIN_POINTS and self.compiled:
-            self._ranks = [np.argsort(pts[:, k]) for k in range(self.d)]
+            self._ranks = np.stack([np.argsort(pts[:, k]) for k in range(self.d)])
+            self._cols = [pts[rk, k] for k, rk in enumerate(self._ranks)]
         elif not self.compiled and self.n >= RANKBITS_MIN_POINTS and rankbits.fits(self.n):
             self._bits = True
         else:
@@ -717,11 +728,10 @@ class RangeCounter:
             else:
                 from . import grid
 
-                g = grid.build(self._points, self._ranks, r)
+                g = grid.build(self._points, self._ranks, self._cols, r)
                 order = g.order
                 c = np.empty(self.n, np.int64)
-                args = (g.data, g.slab, g.start, g.n_slabs, g.radix, g.lo, g.hi)
-                _run(grid.count, self.n, *args, np.ascontiguousarray(r[order]), c)
+                _run(grid.count, self.n, *g.args(), np.ascontiguousarray(r[order]), c)
             out = np.empty_like(c)
             out[order] = c
         if strict:
