@@ -255,6 +255,7 @@ def test_two_thread_build_is_the_serial_tree(ties):
     ref_tree.n, ref_tree.d = p.shape
     ref_tree.compiled = True
     ref_tree.perm, ref_tree.data, ref_tree._leaf_of = serial[:3]
+    ref_tree._search = None
     ref_tree._lo, ref_tree._hi, ref_tree._child, ref_tree._bmin, ref_tree._bmax = serial[3:]
     d_ref, i_ref = ref_tree.knn_self(3)
     assert np.array_equal(d, d_ref) and np.array_equal(i, i_ref)
@@ -362,3 +363,88 @@ def test_cache_marker(monkeypatch, tmp_path):
     assert engine._marker().startswith(str(tmp_path))
     monkeypatch.setattr(engine, "_cached", None)  # as a new process
     assert engine.kernels_cached()
+
+
+def _canonical(p: np.ndarray, q: np.ndarray, k: int, metric: str, self_rows: bool):
+    """Brute force: the k nearest rows of p to each row of q by (distance, row), the
+    distance computed as the kernel computes it (squares summed column by column)."""
+    if metric == "max":
+        dist = np.abs(q[:, None, :] - p[None, :, :]).max(-1)
+    else:
+        s = np.zeros((len(q), len(p)))
+        for c in range(p.shape[1]):
+            u = p[None, :, c] - q[:, None, c]
+            s += u * u
+        dist = np.sqrt(s)
+    if self_rows:
+        np.fill_diagonal(dist, np.inf)
+    rows = np.broadcast_to(np.arange(len(p)), dist.shape)
+    order = np.lexsort((rows, dist), axis=1)[:, :k]  # by distance, then by row
+    return np.take_along_axis(dist, order, 1), order
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 6])
+@pytest.mark.parametrize("leafsize", [3, 16, 40])
+def test_neighbour_lists_are_the_canonical_ones(d, leafsize, monkeypatch):
+    """Compiled backend, data full of ties (a small integer lattice, duplicated rows, 60
+    identical rows: a leaf larger than one scan step): the k neighbours are exactly the k
+    nearest by (distance, row) for k = 1, 5 and n - 1, with both norms; the same for a
+    second sample of queries (tree points among them)."""
+    monkeypatch.setattr(engine, "BACKEND", "compiled")
+    rng = np.random.default_rng(d * 100 + leafsize)
+    n = 300
+    p = rng.integers(-2, 3, (n, d)).astype(float)
+    p[:20] = p[20:40]
+    p[100:160] = 0.5
+    q = np.vstack([p[::7], rng.integers(-3, 4, (40, d)) * 0.75])
+    tree = KDTree(p, leafsize)
+    for metric in ("max", "euclidean"):
+        for k in (1, 5, n - 1):
+            got_d, got_i = tree.knn_self(k, metric)
+            ref_d, ref_i = _canonical(p, p, k, metric, True)
+            assert np.array_equal(got_d, ref_d) and np.array_equal(got_i, ref_i)
+            ref_q = _canonical(p, q, k, metric, False)[0]
+            assert np.array_equal(tree.knn(q, k, metric), ref_q)
+
+
+def test_neighbour_lists_do_not_depend_on_threads(monkeypatch):
+    """Tied neighbours are chosen by row, so splitting the queries into other chunks or
+    threads (or a serial build instead of the two-thread one) changes no index."""
+    monkeypatch.setattr(engine, "BACKEND", "compiled")
+    rng = np.random.default_rng(8)
+    p = np.round(rng.standard_normal((engine.PARALLEL_MIN + 500, 4)), 1)
+    p[:300] = p[300:600]
+    threaded = KDTree(p).knn_self(6)
+    monkeypatch.setattr(engine, "CHUNKS_PER_THREAD", 7)
+    assert all(np.array_equal(a, b) for a, b in zip(KDTree(p).knn_self(6), threaded, strict=True))
+    monkeypatch.setattr(engine, "PARALLEL_MIN", 10**9)  # one thread, serial build
+    assert all(np.array_equal(a, b) for a, b in zip(KDTree(p).knn_self(6), threaded, strict=True))
+
+
+@pytest.mark.parametrize("kind", ["gauss", "ties", "constant", "sorted", "reversed", "two"])
+def test_select_partitions_rows(kind):
+    """The build's quickselect: the kth row holds the kth key, no key before it is larger
+    and none after it smaller, and rows move whole (with their original index)."""
+    from infometer.knn import compiled
+
+    rng = np.random.default_rng(4)
+    for n in (2, 3, 5, 17, 1000):
+        w = rng.standard_normal((n, 3))
+        if kind == "ties":
+            w = np.round(w)
+        elif kind == "constant":
+            w[:, 1] = 7.0
+        elif kind == "sorted":
+            w[:, 1] = np.arange(n)
+        elif kind == "reversed":
+            w[:, 1] = -np.arange(n)
+        elif kind == "two":
+            w[:, 1] = np.arange(n) % 2
+        for kth in {0, n // 2, n - 1}:
+            work, idx = w.copy(), np.arange(n)
+            lo = np.int64(0)
+            compiled._select(work, idx, np.int64(1), lo, np.int64(n), np.int64(kth))
+            key = work[:, 1]
+            assert key[kth] == np.sort(w[:, 1])[kth]
+            assert np.all(key[:kth] <= key[kth]) and np.all(key[kth + 1 :] >= key[kth])
+            assert np.array_equal(work, w[idx]) and np.array_equal(np.sort(idx), np.arange(n))

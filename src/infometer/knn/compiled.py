@@ -26,34 +26,44 @@ def _swap(work: np.ndarray, idx: np.ndarray, a: int, b: int) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def _select(work: np.ndarray, idx: np.ndarray, dim: int, lo: int, hi: int, kth: int) -> None:
-    """Reorder rows ``lo:hi`` so row ``kth`` holds the kth key along ``dim`` (3-way quickselect).
+    """Reorder rows ``lo:hi`` so that row ``kth`` holds the kth key along ``dim`` and no row
+    before it has a larger key, none after it a smaller one (quickselect, Hoare partition
+    around a median-of-three pivot: about a quarter of the rows swapped per pass).
 
     ``work`` (the points) and ``idx`` (their original rows) are permuted together, so the
     points of every node stay contiguous in memory.
     """
-    while hi - lo > 1:
+    while hi - lo > 2:
         a = work[lo, dim]
         b = work[(lo + hi) // 2, dim]
         c = work[hi - 1, dim]
         pivot = max(min(a, b), min(max(a, b), c))
-        lt, i, gt = lo, lo, hi
-        while i < gt:
-            v = work[i, dim]
-            if v < pivot:
-                _swap(work, idx, lt, i)
-                lt += 1
+        i = lo
+        j = hi - 1
+        while True:  # the pivot value is in the range, so both scans stop inside it
+            while work[i, dim] < pivot:
                 i += 1
-            elif v > pivot:
-                gt -= 1
-                _swap(work, idx, i, gt)
+            while work[j, dim] > pivot:
+                j -= 1
+            if i >= j:
+                break
+            _swap(work, idx, i, j)
+            i += 1
+            j -= 1
+        # rows lo..j have keys <= pivot, rows j+1..hi-1 keys >= pivot (i >= j)
+        if i == j:  # row i == j holds the pivot value itself: it is in place
+            if kth == i:
+                return
+            if kth < i:
+                hi = i
             else:
-                i += 1
-        if kth < lt:
-            hi = lt
-        elif kth >= gt:
-            lo = gt
+                lo = i + 1
+        elif kth <= j:
+            hi = j + 1
         else:
-            return
+            lo = j + 1
+    if hi - lo == 2 and work[lo, dim] > work[lo + 1, dim]:
+        _swap(work, idx, lo, lo + 1)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -69,6 +79,8 @@ def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
     for t in range(n):
         idx[t] = t
     stack = np.empty(_STACK, np.int64)
+    mn = np.empty(d)
+    mx = np.empty(d)
     lo_a[0], hi_a[0] = 0, n
     n_nodes = 1
     sp = 1
@@ -78,16 +90,19 @@ def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
         nd = stack[sp]
         lo, hi = lo_a[nd], hi_a[nd]
         child[nd] = -1
-        for c in range(d):
-            bmin[nd, c] = np.inf
-            bmax[nd, c] = -np.inf
+        for c in range(d):  # the box: running min and max in local arrays, stored once
+            mn[c] = np.inf
+            mx[c] = -np.inf
         for t in range(lo, hi):
             for c in range(d):
                 v = work[t, c]
-                if v < bmin[nd, c]:
-                    bmin[nd, c] = v
-                if v > bmax[nd, c]:
-                    bmax[nd, c] = v
+                a = mn[c]
+                b = mx[c]
+                mn[c] = v if v < a else a
+                mx[c] = v if v > b else b
+        for c in range(d):
+            bmin[nd, c] = mn[c]
+            bmax[nd, c] = mx[c]
         dim, ext = np.int64(0), -1.0  # not a literal 0: _select would compile twice
         for c in range(d):
             e = bmax[nd, c] - bmin[nd, c]
@@ -111,20 +126,25 @@ def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
 
 
 # ---------------------------------------------------------------- kNN query
-# The query and count kernels are written out in one piece (no helper functions, the
-# query point copied to a local array): numba copies array arguments of inlined helpers
-# and array views, with reference counting in the innermost loops, which made the kNN
-# query 2.4x slower than this form.
+# The query and count kernels are written out in one piece (no helper functions, the query
+# point copied to a local array): numba copies array arguments of inlined helpers and array
+# views, with reference counting in the innermost loops, which made the kNN query 2.4x
+# slower than this form.
+
+#: Points per vectorised step of a leaf scan: the kNN kernel reads each leaf's points in
+#: blocks of this many, column-major within a block (see ``engine._search_layout``).
+BLOCK = 16
 
 
 @nb.njit(cache=True, nogil=True)
 def _knn(
-    tdata,
+    blocks,
+    lblk,
     lo_a,
     hi_a,
     child,
-    bmin,
-    bmax,
+    parent,
+    cbox,
     queries,
     self_pos,
     start_leaf,
@@ -137,100 +157,178 @@ def _knn(
     q_lo,
     q_hi,
 ):
-    """k nearest points of ``tdata`` to queries ``q_lo..q_hi-1``, skipping tree position
+    """k nearest points of the tree to queries ``q_lo..q_hi-1``, skipping tree position
     ``self_pos[q]``; distances are squared when Euclidean until the end.
 
-    When ``start_leaf[q] >= 0`` that leaf is scanned first (the query's own leaf), which
-    gives a tight bound before the depth-first search from the root (nearer child first,
-    subtrees whose box is farther than the current k-th distance skipped).  Results for
-    query ``q`` go to row ``out_row[q]``; neighbour indices are mapped through ``perm``.
+    ``blocks`` (number of blocks, d, BLOCK) holds the points of each leaf in blocks of
+    ``BLOCK`` points, column-major within a block (lanes past a leaf's end are padding),
+    the first block of leaf ``nd`` being ``lblk[nd]``; ``cbox[(child[p] - 1) >> 1]``
+    (d, 4) holds the boxes of the two children of node p, per coordinate ``(min left,
+    min right, max left, max right)``; ``parent`` is each node's parent.
+
+    Search: a query that is a point of the tree (``start_leaf[q] >= 0``) starts in its own
+    leaf and climbs: at each ancestor the sibling subtree is searched if its box is within
+    the current k-th distance.  Other queries start at the root.  Subtrees are searched
+    depth first, the nearer child at once and the farther one stacked only if its box is
+    within reach (and skipped when popped if the bound has shrunk past it).  A leaf is
+    scanned ``BLOCK`` points at a time, coordinates outer and points inner, which numba
+    vectorises.  Ties at the k-th distance keep the lowest row (original index), so the
+    neighbour lists do not depend on the search order, the tree's node numbering or the
+    thread count.  Results for query ``q`` go to row ``out_row[q]``; neighbour indices
+    are rows of the original data (``perm`` maps tree positions to rows).
     """
-    dim = tdata.shape[1]
+    dim = blocks.shape[1]
     hd = np.empty(k)
-    hi_ = np.empty(k, np.int64)
+    hp = np.empty(k, np.int64)
     stack = np.empty(_STACK, np.int64)
     sdist = np.empty(_STACK)
     q = np.empty(dim)
+    tmp = np.empty(BLOCK)
+    tmp2 = np.empty(BLOCK)
+    # BLOCK, but not a compile-time constant: numba unrolls a constant trip count into
+    # scalar code instead of vectorising it
+    lanes = np.uint64(blocks.shape[2])
+    big = np.int64(1) << 62
     for qi in range(q_lo, q_hi):
         for c in range(dim):
             q[c] = queries[qi, c]
         me = self_pos[qi]
-        first = start_leaf[qi]
         for a in range(k):
             hd[a] = np.inf
-            hi_[a] = -1
+            hp[a] = big
         worst = np.inf
-        stack[0] = 0
-        sdist[0] = 0.0
-        sp = 1
-        visit = first  # the own leaf first, then the tree from the root
+        wrow = big
+        nd = start_leaf[qi]
+        if nd < 0:
+            nd = 0  # not a point of the tree: a depth-first search from the root
+        cur = nd  # the subtree of cur is searched before the climb goes above it
+        sp = 0
         while True:
-            if visit < 0:
-                if sp == 0:
-                    break
-                sp -= 1
-                nd = stack[sp]
-                if sdist[sp] > worst or nd == first:
-                    continue
-            else:
-                nd = visit
-                visit = -1
+            # descend from nd: nearer child next, the farther one stacked if within reach
             c0 = child[nd]
-            if c0 < 0:  # a leaf: scan it
-                for t in range(lo_a[nd], hi_a[nd]):
-                    if t == me:
-                        continue
-                    dd = 0.0
+            while c0 >= 0:
+                pb = (c0 - 1) >> 1
+                d0 = 0.0
+                d1 = 0.0
+                for c in range(dim):  # both children's boxes from one record, pairwise
+                    qc = q[c]
+                    a0 = cbox[pb, c, 0] - qc
+                    a1 = cbox[pb, c, 1] - qc
+                    e0 = qc - cbox[pb, c, 2]
+                    e1 = qc - cbox[pb, c, 3]
+                    t0 = a0 if a0 > e0 else e0
+                    t1 = a1 if a1 > e1 else e1
                     if euclid:
-                        for c in range(dim):
-                            u = tdata[t, c] - q[c]
-                            dd += u * u
-                    else:  # four coordinates per step (max is exact in any order)
-                        c = 0
-                        while c + 4 <= dim:
-                            dd = max(
-                                dd,
-                                abs(tdata[t, c] - q[c]),
-                                abs(tdata[t, c + 1] - q[c + 1]),
-                                abs(tdata[t, c + 2] - q[c + 2]),
-                                abs(tdata[t, c + 3] - q[c + 3]),
-                            )
-                            c += 4
+                        t0 = t0 if t0 > 0.0 else 0.0
+                        t1 = t1 if t1 > 0.0 else 0.0
+                        d0 += t0 * t0
+                        d1 += t1 * t1
+                    else:  # d0, d1 start at 0, so negative t0, t1 count as 0
+                        d0 = t0 if t0 > d0 else d0
+                        d1 = t1 if t1 > d1 else d1
+                second = d1 < d0
+                dn = d1 if second else d0
+                df = d0 if second else d1
+                stack[sp] = c0 + 1 - second
+                sdist[sp] = df
+                sp += df <= worst  # no branch: the slot is overwritten if not kept
+                if dn > worst:
+                    nd = -1
+                    break
+                nd = c0 + second
+                c0 = child[nd]
+            if nd >= 0:  # a leaf within reach: scan it, BLOCK points per step
+                b = lblk[nd]
+                for b0 in range(lo_a[nd], hi_a[nd], BLOCK):
+                    m = min(BLOCK, hi_a[nd] - b0)
+                    qc = q[0]
+                    if euclid:  # squares summed coordinate by coordinate, as everywhere
+                        for j in range(lanes):
+                            u = blocks[b, 0, j] - qc
+                            tmp[j] = u * u
+                        for c in range(1, dim):
+                            qc = q[c]
+                            for j in range(lanes):
+                                u = blocks[b, c, j] - qc
+                                tmp[j] += u * u
+                    else:
+                        for j in range(lanes):
+                            tmp[j] = abs(blocks[b, 0, j] - qc)
+                        # tmp -> tmp2 -> tmp, two coordinates per step, so that every
+                        # store is unconditional (``tmp[j] = max(tmp[j], v)`` compiles
+                        # to a masked store, slow on x86)
+                        c = 1
                         while c < dim:
-                            dd = max(dd, abs(tdata[t, c] - q[c]))
-                            c += 1
-                    if dd < worst:
+                            qc = q[c]
+                            for j in range(lanes):
+                                v = abs(blocks[b, c, j] - qc)
+                                w = tmp[j]
+                                tmp2[j] = v if v > w else w
+                            if c + 1 < dim:
+                                qc = q[c + 1]
+                                for j in range(lanes):
+                                    v = abs(blocks[b, c + 1, j] - qc)
+                                    w = tmp2[j]
+                                    tmp[j] = v if v > w else w
+                            else:
+                                for j in range(lanes):
+                                    tmp[j] = tmp2[j]
+                            c += 2
+                    near = 0  # lanes within reach (vectorised; usually none)
+                    for j in range(lanes):
+                        near += tmp[j] <= worst
+                    b += 1
+                    if near == 0:
+                        continue
+                    for j in range(m):
+                        dd = tmp[j]
+                        if dd > worst:
+                            continue
+                        t = b0 + j
+                        if t == me:
+                            continue
+                        row = perm[t]
+                        if dd == worst and row > wrow:
+                            continue  # a tie at the k-th distance: the lower row stays
                         a = k - 1
-                        while a > 0 and hd[a - 1] > dd:
+                        while a > 0 and (hd[a - 1] > dd or (hd[a - 1] == dd and hp[a - 1] > row)):
                             hd[a] = hd[a - 1]
-                            hi_[a] = hi_[a - 1]
+                            hp[a] = hp[a - 1]
                             a -= 1
                         hd[a] = dd
-                        hi_[a] = t
+                        hp[a] = row
                         worst = hd[k - 1]
-                continue
-            d0 = 0.0  # distances from q to the two children's boxes
-            d1 = 0.0
-            for c in range(dim):
-                t0 = max(bmin[c0, c] - q[c], q[c] - bmax[c0, c], 0.0)
-                t1 = max(bmin[c0 + 1, c] - q[c], q[c] - bmax[c0 + 1, c], 0.0)
-                if euclid:
-                    d0 += t0 * t0
-                    d1 += t1 * t1
-                else:
-                    d0 = max(d0, t0)
-                    d1 = max(d1, t1)
-            if d0 <= d1:  # push the far child first so the near one is searched first
-                stack[sp], sdist[sp] = c0 + 1, d1
-                stack[sp + 1], sdist[sp + 1] = c0, d0
-            else:
-                stack[sp], sdist[sp] = c0, d0
-                stack[sp + 1], sdist[sp + 1] = c0 + 1, d1
-            sp += 2
+                        wrow = hp[k - 1]
+            # the next subtree: from the stack, else the sibling of the next ancestor
+            nd = -1
+            while sp > 0:
+                sp -= 1
+                if sdist[sp] <= worst:
+                    nd = stack[sp]
+                    break
+            while nd < 0 and cur != 0:
+                par = parent[cur]
+                s = child[par]
+                j = np.int64(s == cur)  # 1: the sibling is the right child
+                s += j
+                cur = par
+                pb = (child[par] - 1) >> 1
+                bd = 0.0
+                for c in range(dim):
+                    qc = q[c]
+                    t0 = max(cbox[pb, c, j] - qc, qc - cbox[pb, c, 2 + j], 0.0)
+                    if euclid:
+                        bd += t0 * t0
+                    else:
+                        bd = max(bd, t0)
+                if bd <= worst:
+                    nd = s
+            if nd < 0:
+                break
         row = out_row[qi]
         for a in range(k):
             out_d[row, a] = np.sqrt(hd[a]) if euclid else hd[a]
-            out_i[row, a] = perm[hi_[a]]
+            out_i[row, a] = hp[a]
 
 
 # -------------------------------------------------------------- range count

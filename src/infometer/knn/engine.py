@@ -31,9 +31,16 @@ Two backends compute the same exact answers:
 The compiled backend:
 
 * a kd-tree (median split on the widest coordinate, leaves of ``LEAFSIZE`` points,
-  a bounding box per node) built once per point set; kNN queries are depth-first with
-  box pruning; range counts add a whole node's size when its box lies inside the
-  query ball and skip it when the box lies outside, so only boundary leaves are scanned;
+  a bounding box per node) built once per point set.  A kNN query of a tree point starts
+  in its own leaf and climbs towards the root, searching each ancestor's other subtree
+  (depth first, nearer child first) only where its box is within the current k-th
+  distance; leaves are scanned 16 points at a time from per-leaf column-major blocks,
+  which numba vectorises (:func:`_search_layout`, :func:`compiled._knn`).  Ties at the
+  k-th distance keep the lowest rows, so the tree's neighbour lists are the k nearest by
+  (distance, row): they depend on the data only, not on the tree, the search order or
+  the threads.
+  Range counts add a whole node's size when its box lies inside the query ball and
+  skip it when the box lies outside, so only boundary leaves are scanned;
 * one-dimensional marginals use a sorted copy instead: exponential ("galloping")
   search from the point's own rank with the *exact* predicate ``|s_j - v| <= r``.
   Because ``s_j - v`` rounds monotonically in ``s_j``, the predicate is monotone along
@@ -347,6 +354,41 @@ def _build_halves(pts: np.ndarray, leafsize: int) -> tuple:
     return perm, work, np.concatenate(leaf_of), lo_a, hi_a, child, bmin, bmax
 
 
+def _search_layout(data, leaf_of, lo_a, hi_a, child, bmin, bmax) -> tuple:
+    """The kNN kernel's view of a built tree: ``(blocks, lblk, lo, hi, child, parent, cbox)``.
+
+    ``blocks`` (number of blocks, d, BLOCK): each leaf's points in tree order, cut into
+    blocks of ``BLOCK`` points stored column-major (padding lanes are +inf), so that a leaf
+    scan reads one contiguous piece of memory and vectorises; ``lblk``: the first block of
+    each leaf.  ``cbox[(child[p] - 1) >> 1]`` (d, 4): the boxes of node p's two children
+    side by side (left children have odd numbers in both builds: children are made in
+    pairs after the root).  ``parent``: each node's parent (-1 for the root).
+    """
+    from .compiled import BLOCK
+
+    n, d = data.shape
+    leaves = np.flatnonzero(child < 0)
+    n_blocks = (hi_a[leaves] - lo_a[leaves] + BLOCK - 1) // BLOCK
+    lblk = np.full(len(child), -1, np.int64)
+    lblk[leaves] = np.cumsum(n_blocks) - n_blocks
+    blocks = np.full((int(n_blocks.sum()), d, BLOCK), np.inf)
+    off = np.arange(n) - lo_a[leaf_of]  # position within its leaf
+    first = lblk[leaf_of]
+    blocks[first + off // BLOCK, :, off % BLOCK] = data
+    inner = np.flatnonzero(child >= 0)
+    left = child[inner]
+    if np.any(left % 2 != 1):  # pragma: no cover - the builds number children this way
+        raise AssertionError("kd-tree: a left child with an even number")
+    parent = np.full(len(child), -1, np.int64)
+    parent[left] = inner
+    parent[left + 1] = inner
+    cbox = np.empty((max((len(child) - 1) // 2, 1), d, 4))
+    pair = (left - 1) >> 1
+    cbox[pair, :, 0], cbox[pair, :, 1] = bmin[left], bmin[left + 1]
+    cbox[pair, :, 2], cbox[pair, :, 3] = bmax[left], bmax[left + 1]
+    return blocks, lblk, lo_a, hi_a, child, parent, cbox
+
+
 # ------------------------------------------------------------------- wrappers
 def n_threads() -> int:
     """Threads the kernels use: ``NUMBA_NUM_THREADS`` if set, else the usable CPU cores."""
@@ -439,6 +481,7 @@ class KDTree:
             built = _build_tree(pts.copy(), leafsize)
         self.perm, self.data, self._leaf_of = built[:3]  # tree position -> row; rows in tree order
         self._lo, self._hi, self._child, self._bmin, self._bmax = built[3:]
+        self._search: tuple | None = None
         self._points = pts
         if metric == "max":
             self._bitset()
@@ -458,6 +501,14 @@ class KDTree:
 
     def _nodes(self) -> tuple:
         return (self.data, self._lo, self._hi, self._child, self._bmin, self._bmax)
+
+    def _search_arrays(self) -> tuple:
+        """What the kNN kernel reads (made on the first query; range counts do not need it):
+        see :func:`_search_layout` and :func:`compiled._knn`."""
+        if getattr(self, "_search", None) is None:
+            nodes = self._nodes()[1:]
+            self._search = _search_layout(self.data, self._leaf_of, *nodes)
+        return self._search
 
     def knn_self(self, k: int, metric: str = "max") -> tuple[np.ndarray, np.ndarray]:
         """Distances (n, k) and original indices (n, k) of each point's k nearest others."""
@@ -487,7 +538,7 @@ class KDTree:
             _run_bitset(bits.knn, self.n, k, queries, d, i, self.tries)
             return d, i
         args = (self.data, np.arange(self.n), self._leaf_of, k, metric == "euclidean")
-        _run(_kernels()._knn, self.n, *self._nodes(), *args, self.perm, self.perm, d, i)
+        _run(_kernels()._knn, self.n, *self._search_arrays(), *args, self.perm, self.perm, d, i)
         return d, i
 
     def knn(self, queries: np.ndarray, k: int, metric: str = "max") -> np.ndarray:
@@ -504,7 +555,7 @@ class KDTree:
         i = np.empty((m, k), np.int64)
         none = np.full(m, -1)
         args = (q, none, none, k, metric == "euclidean", np.arange(m))
-        _run(_kernels()._knn, m, *self._nodes(), *args, self.perm, d, i)
+        _run(_kernels()._knn, m, *self._search_arrays(), *args, self.perm, d, i)
         return d
 
     def count_self(self, radii: np.ndarray) -> np.ndarray:
