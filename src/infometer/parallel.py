@@ -631,6 +631,7 @@ class _LocalPool:
         self.init, self.initargs = initializer, initargs
         self.ctx = multiprocessing.get_context("spawn")
         self.workers: list[_Worker] = []
+        self.gone: list[Any] = []  # dead workers' processes not yet reaped (joined in _close)
         self.start_failures = 0
         self.tokens = 0
 
@@ -658,6 +659,8 @@ class _LocalPool:
     def _dead(self, w: _Worker, queue: collections.deque) -> None:
         self.workers.remove(w)
         w.proc.join(timeout=1)
+        if w.proc.exitcode is None:  # not reaped yet (a loaded machine): joined in _close
+            self.gone.append(w.proc)
         code = w.proc.exitcode
         w.conn.close()
         if w.key is not None:
@@ -749,6 +752,12 @@ class _LocalPool:
                 w.proc.join(timeout=5)
             w.conn.close()
         self.workers.clear()
+        for proc in self.gone:  # every process this pool started has exited on return
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(timeout=5)
+        self.gone.clear()
 
 
 # --------------------------------------------------------------------------- Dask
