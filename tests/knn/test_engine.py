@@ -341,7 +341,8 @@ def test_backend_rule(monkeypatch):
     assert not engine.uses_compiled(engine.JIT_MIN_POINTS, 3)
     assert not engine.uses_compiled(engine.COLD_MIN_POINTS - 1, 3)
     assert engine.uses_compiled(engine.COLD_MIN_POINTS, 3)
-    assert engine.uses_compiled(engine.COLD_MIN_POINTS_HIGH_DIM, engine.GRID_MAX_DIM + 1)
+    assert not engine.uses_compiled(engine.COLD_MIN_POINTS - 1, engine.COLD_LOW_DIM)
+    assert engine.uses_compiled(engine.COLD_MIN_POINTS_HIGH_DIM, engine.COLD_LOW_DIM + 1)
     monkeypatch.setattr(engine, "_scipy_seconds", engine.SWITCH_AFTER_S)
     assert not engine.uses_compiled(100)  # cold: a compile costs more than a load
     monkeypatch.setattr(engine, "_scipy_seconds", engine.COLD_SWITCH_AFTER_S)
