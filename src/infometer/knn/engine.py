@@ -166,10 +166,10 @@ _scipy_seconds = 0.0
 #: Each structure decides by its own column count (a KSG 3x3 joint tree has 6 columns).
 #: Measured 2026-12-01, a whole KSG-1 call: 2x2 at 50,000 points 0.7 s on scipy against
 #: 5.9 s with its first compile (0.6 s once compiled; load 2-2.6); 3x3 at 20,000 / 50,000
-#: 0.7 / 1.7 s on scipy against 3.8 s with the first compile at 20,000 (idle); 8x8 at
-#: 8,000 0.9 s on scipy (rank bitsets) but 6.8 s at 15,000 (beyond their memory cap:
-#: cKDTree counts) against a first compile of ~3.1 s.
-COLD_MIN_POINTS = 50_000
+#: / 100,000 0.7 / 1.7 / 4.4 s on scipy against 3.8 s (20,000) and 6.9 s (50,000) with the
+#: first compile (idle); 8x8 at 8,000 0.9 s on scipy (rank bitsets) but 6.8 s at 15,000
+#: (beyond their memory cap: cKDTree counts) against a first compile of ~3.1 s.
+COLD_MIN_POINTS = 100_000
 COLD_LOW_DIM = 6
 COLD_MIN_POINTS_HIGH_DIM = 8_000
 _cached: bool | None = None  # whether the marker below exists (looked up once)
