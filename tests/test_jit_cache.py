@@ -51,3 +51,21 @@ def test_unwritable_location_leaves_numba_alone(tmp_path):
         assert _cache_dir({"XDG_CACHE_HOME": str(ro)}) == ""
     finally:
         ro.chmod(0o700)
+
+
+def test_modules_import_numba_through_jit():
+    """The convention that keeps the cache directory right: compiled modules take numba
+    from ``infometer.jit`` (``from ..jit import nb``), never directly."""
+    import pathlib
+    import re
+
+    import infometer
+
+    root = pathlib.Path(infometer.__file__).parent
+    direct = re.compile(r"^\s*(import numba|from numba[ .])", re.M)
+    offenders = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if p.name != "jit.py" and direct.search(p.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

@@ -37,11 +37,14 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
+# numba through ..jit only: it sets numba's cache directory before numba is first imported
+# (this module may be the first to import it)
 from ..jit import nb
 from .compiled import _bounds
+
+types = nb.types
+intrinsic = nb.extending.intrinsic
 
 #: Largest size of the prefix bitsets (bytes); above it the engine keeps its kd-tree.  KSG
 #: holds three indexes at once (joint, x, y): about 420 MB at 8x8 columns, N = 2e5
