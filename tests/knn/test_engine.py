@@ -151,6 +151,10 @@ def test_rank_intervals_are_exact(ties):
     pos = np.arange(400)
     for a, b in ((lo, hi), engine._rank_intervals(s, r)):  # compiled and numpy
         assert np.array_equal(inside, (pos[None, :] >= a[:, None]) & (pos[None, :] < b[:, None]))
+    r[10:12] = np.nan  # no point is within a NaN radius, not even the point itself
+    compiled._rank_bounds(s, r, lo, hi, 0, 400)
+    for a, b in ((lo, hi), engine._rank_intervals(s, r)):
+        assert np.array_equal(a[10:12], b[10:12])
 
 
 @pytest.mark.parametrize("d", [2, 3, 16])

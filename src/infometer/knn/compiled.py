@@ -401,13 +401,13 @@ def _count(tdata, lo_a, hi_a, child, bmin, bmax, queries, radii, out, q_lo, q_hi
 @nb.njit(inline="always")
 def _bounds(s: np.ndarray, p: int, r: float) -> tuple:
     """First and one-past-last sorted positions ``j`` with ``|s_j - s_p| <= r`` (exact;
-    ``(p, p)`` when ``r < 0``).
+    ``(p, p)`` when ``r`` is negative or NaN).
 
     Exponential ("galloping") search from ``p`` then bisection, with the exact predicate:
     ``s_j - v`` rounds monotonically in ``s_j``, so the passing positions are one interval.
     """
     n = s.shape[0]
-    if r < 0:
+    if not r >= 0:  # negative or NaN
         return p, p
     v = s[p]
     # upwards: largest lo with s[lo] - v <= r

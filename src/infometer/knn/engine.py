@@ -608,7 +608,8 @@ def kth_distance_to(
 
 def _rank_intervals(s: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For sorted ``s`` and radii ``r`` (in that order): the sorted positions ``lo[p] <= j <
-    hi[p]`` are exactly those with ``|s_j - s_p| <= r_p`` (empty, ``p..p``, for ``r_p < 0``).
+    hi[p]`` are exactly those with ``|s_j - s_p| <= r_p`` (empty, ``p..p``, for a negative
+    or NaN ``r_p``).
 
     The numpy twin of the compiled ``_rank_bounds``.  ``searchsorted(s, s_p + r_p)`` alone
     is not exact: it compares with the re-rounded sum ``fl(s_p + r_p)`` and misplaces the
@@ -620,7 +621,8 @@ def _rank_intervals(s: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """
     n = s.shape[0]
     pos = np.arange(n)
-    rr = np.maximum(r, 0.0)
+    ok = r >= 0.0  # a negative or NaN radius: empty
+    rr = np.where(ok, r, 0.0)
     hi = np.searchsorted(s, s + rr, "right")  # > p: fl(s_p + r) >= s_p
     lo = np.searchsorted(s, s - rr, "left")  # <= p
     while True:  # up while the value at hi passes
@@ -645,7 +647,7 @@ def _rank_intervals(s: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarra
         if not t.size:
             break
         lo[t] = np.searchsorted(s, s[lo[t]], "right")
-    neg = np.flatnonzero(r < 0)
+    neg = np.flatnonzero(~ok)
     lo[neg] = hi[neg] = pos[neg]
     return lo, hi
 
