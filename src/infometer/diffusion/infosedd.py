@@ -179,19 +179,7 @@ class InfoSEDD:
         self.mode = check_choice(mode, "mode", _MODES)
         self.arch = check_choice(arch, "arch", ("auto", "mlp", "transformer"))
         self.arch_kwargs = check_arch_kwargs(dict(arch_kwargs or {}))
-        self.settings = TrainSettings(
-            steps=steps,
-            lr=lr,
-            weight_decay=weight_decay,
-            warmup=warmup,
-            grad_clip=grad_clip,
-            ema=ema,
-            eval_every=eval_every,
-            patience=patience,
-            max_seconds=max_seconds,
-            clock=clock,
-            schedule=schedule,
-        )
+        self.settings = TrainSettings.from_kwargs(locals())  # the optimiser arguments above
         self.steps = self.settings.steps
         self.batch_size = check_int(batch_size, "batch_size", min_value=1)
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)

@@ -170,19 +170,7 @@ class NeuralMI:
         self.proj = check_int(proj, "proj", min_value=1)
         self.embed_dim = check_int(embed_dim, "embed_dim", min_value=1)
         self.tau = check_float(tau, "tau", low=0.0, inclusive=(False, True))
-        self.settings = TrainSettings(
-            steps=steps,
-            lr=lr,
-            weight_decay=weight_decay,
-            warmup=warmup,
-            grad_clip=grad_clip,
-            ema=ema,
-            eval_every=eval_every,
-            patience=patience,
-            max_seconds=max_seconds,
-            clock=clock,
-            schedule=schedule,
-        )
+        self.settings = TrainSettings.from_kwargs(locals())  # the optimiser arguments above
         self.batch_size = check_int(batch_size, "batch_size", min_value=2)
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)
