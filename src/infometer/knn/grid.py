@@ -57,7 +57,7 @@ import numpy as np
 from ..jit import nb
 
 #: Cost of visiting one run of cells, in points scanned (sets the slab counts, see above).
-RUN_COST = 40.0
+RUN_COST = 200.0
 #: The last column is cut this many times finer than the others (thinner end cells in the
 #: runs of layout A and a thinner shell piece in layout B, no more runs).
 LAST_FACTOR = 4.0
@@ -344,17 +344,17 @@ def count(
                         base += row[k] * radix_a[k]
                     t0, t1 = start_a[base + t_lo[last]], start_a[base + t_hi[last] + 1]
                     if dim == 2:  # written out per dimension: twice as fast as a loop
-                        for t in range(t0, t1):
+                        for t in range(np.uint64(t0), np.uint64(t1)):
                             cnt += (abs(c0[t] - q0) <= r) & (abs(c1[t] - q1) <= r)
                     elif dim == 3:
-                        for t in range(t0, t1):
+                        for t in range(np.uint64(t0), np.uint64(t1)):
                             cnt += (
                                 (abs(c0[t] - q0) <= r)
                                 & (abs(c1[t] - q1) <= r)
                                 & (abs(c2[t] - q2) <= r)
                             )
                     else:
-                        for t in range(t0, t1):
+                        for t in range(np.uint64(t0), np.uint64(t1)):
                             cnt += (
                                 (abs(c0[t] - q0) <= r)
                                 & (abs(c1[t] - q1) <= r)
@@ -394,7 +394,7 @@ def count(
                             base += row[k] * radix_b[k]
                         t0 = start_b[base + i_lo[last - 1]]
                         t1 = start_b[base + i_hi[last - 1] + 1]
-                        for t in range(t0, t1):
+                        for t in range(np.uint64(t0), np.uint64(t1)):
                             cnt += abs(data_b[t] - ql) <= r
                         k = last - 2
                         while k >= 0:
