@@ -272,9 +272,8 @@ def count(
     a = np.empty(dim, np.int64)  # the current piece's slab ranges a..b per column
     b = np.empty(dim, np.int64)
     row = np.empty(dim, np.int64)
-    c0, c1 = data[0], data[1]
-    c2 = data[2] if dim > 2 else data[0]
-    c3 = data[3] if dim > 3 else data[0]
+    need = np.zeros(4, np.int64)  # the columns a run's points are tested on
+    qv = np.zeros(4)  # and the query's coordinates there
     for i in range(q_lo, q_hi):
         r = radii[i]
         if r < 0:
@@ -301,9 +300,6 @@ def count(
             i_hi[k] = s
             if i_lo[k] <= i_hi[k]:
                 n_inside += 1
-        q0, q1 = c0[i], c1[i]
-        q2 = c2[i] if dim > 2 else 0.0
-        q3 = c3[i] if dim > 3 else 0.0
         ql = data[last, i]
         cnt = 0
         if n_inside == dim:  # the interior: inclusion-exclusion over the 2^d corners
@@ -343,23 +339,39 @@ def count(
                     for k in range(last):
                         base += row[k] * radix_a[k]
                     t0, t1 = start_a[base + t_lo[last]], start_a[base + t_hi[last] + 1]
-                    if dim == 2:  # written out per dimension: twice as fast as a loop
-                        for t in range(np.uint64(t0), np.uint64(t1)):
-                            cnt += (abs(c0[t] - q0) <= r) & (abs(c1[t] - q1) <= r)
-                    elif dim == 3:
-                        for t in range(np.uint64(t0), np.uint64(t1)):
+                    # the columns to test: j, the later ones whose slab in this row is a
+                    # boundary slab, and the last (columns < j and inside slabs pass)
+                    m = 0
+                    for k in range(j, last):
+                        if k == j or row[k] < i_lo[k] or row[k] > i_hi[k]:
+                            need[m] = k
+                            qv[m] = data[k, i]
+                            m += 1
+                    need[m] = last
+                    qv[m] = ql
+                    ka, qa = need[0], qv[0]
+                    kb, qb = need[1], qv[1]
+                    u0, u1 = np.uint64(t0), np.uint64(t1)  # unsigned: no index wrap-around
+                    if m == 1:  # written out per count: twice as fast as a loop
+                        for t in range(u0, u1):
+                            cnt += (abs(data[ka, t] - qa) <= r) & (abs(data[kb, t] - qb) <= r)
+                    elif m == 2:
+                        kc, qc = need[2], qv[2]
+                        for t in range(u0, u1):
                             cnt += (
-                                (abs(c0[t] - q0) <= r)
-                                & (abs(c1[t] - q1) <= r)
-                                & (abs(c2[t] - q2) <= r)
+                                (abs(data[ka, t] - qa) <= r)
+                                & (abs(data[kb, t] - qb) <= r)
+                                & (abs(data[kc, t] - qc) <= r)
                             )
                     else:
-                        for t in range(np.uint64(t0), np.uint64(t1)):
+                        kc, qc = need[2], qv[2]
+                        kd, qd = need[3], qv[3]
+                        for t in range(u0, u1):
                             cnt += (
-                                (abs(c0[t] - q0) <= r)
-                                & (abs(c1[t] - q1) <= r)
-                                & (abs(c2[t] - q2) <= r)
-                                & (abs(c3[t] - q3) <= r)
+                                (abs(data[ka, t] - qa) <= r)
+                                & (abs(data[kb, t] - qb) <= r)
+                                & (abs(data[kc, t] - qc) <= r)
+                                & (abs(data[kd, t] - qd) <= r)
                             )
                     k = last - 1  # next row: odometer over columns 0..last-1
                     while k >= 0:
