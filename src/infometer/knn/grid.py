@@ -38,14 +38,21 @@ per query do not depend on ``S`` (four), so the slabs are as fine as the memory 
 the queries.  Memory: at most ``MAX_CELLS_PER_POINT`` cells per point (two position tables
 and the summed-area table, int32 below 2^31 points) besides the two layouts.
 
-Measured (``benchmarks/knn_stages.py --against main``, KSG-1 radii, min of 3 interleaved
-runs, benchmarks/RESULTS.md "Rank-space grid counts"): against the quantile grid this
-replaces (which scanned every row of cells touching the cube), CPU time at N = 10^6 is
-0.51x for 2 columns, 0.92x for 3 and 0.98x for 4 (0.68-0.96x at 10^4-10^5).  On 3 and
-4 columns the cost per query is then about even between the ~40 runs and the ~1,500
-shell points (loop set-up and mispredicted loop exits per run, not memory traffic:
-answering the queries in random order is 3x slower, in any local order the same), so
-finer or coarser slabs do not help.
+The scans index the columns with unsigned positions: numba wraps a negative signed index
+around, and that check turned the vectorised column loads into one scalar load per point
+(3-4x more time per point).  A run's points are tested only on the columns that can
+fail there: the piece's boundary column, the later columns whose slab in that row is a
+boundary slab, and the last column (columns before the boundary one, and inside slabs,
+pass for every point of the run).
+
+Measured (``benchmarks/knn_stages.py``, KSG-1 radii, min of 3 interleaved runs,
+benchmarks/RESULTS.md "Rank-space grid counts" and "Grid scans with unsigned
+positions"): with those scans a point costs about 0.3-0.5 ns and a run about 30 ns
+(``RUN_COST`` = 200 points; 130-300 are within noise for 3 columns, 100 is 5% faster
+for 4), so at N = 10^6 the cube spans about 3 slabs per column and the shell scanned
+holds more points than the cube (about 2,600 points in 15 runs for 3 columns).  CPU time
+of the marginal count at N = 10^6 against the grid before these scans: 0.52x for 3
+columns, 0.45x for 4 and 0.8x for 2.
 """
 
 from __future__ import annotations
