@@ -266,7 +266,7 @@ def count(
     q_hi,
 ):
     """``out[i]`` = number of other points within max-norm ``radii[i]`` of point i (layout-A
-    order), for ``i`` in ``q_lo..q_hi-1``.  A negative radius counts nothing.  The grid
+    order), for ``i`` in ``q_lo..q_hi-1``.  A negative or NaN radius counts nothing.  The grid
     has 2 to 4 columns; ``data`` is column-major ``(d, n)``, so the branch-free scans read
     contiguous columns (and vectorise).
     """
@@ -283,7 +283,7 @@ def count(
     qv = np.zeros(4)  # and the query's coordinates there
     for i in range(q_lo, q_hi):
         r = radii[i]
-        if r < 0:
+        if not r >= 0:  # negative or NaN
             out[i] = 0
             continue
         n_inside = 0  # columns whose inside range is not empty
