@@ -51,8 +51,8 @@ intrinsic = nb.extending.intrinsic
 
 #: Largest size of the prefix bitsets (bytes); above it the engine keeps its kd-tree.  KSG
 #: holds three indexes at once (joint, x, y): about 420 MB at 8x8 columns, N = 2e5
-#: (blocks of 512 and 256).  Larger blocks cost little: an 8-D count takes the same time
-#: with blocks of 128 and 256, 1.2x more with 1024 (the fix-ups grow).
+#: (blocks of 512 and 256).  Larger blocks cost little: an 8-D count at N = 1e5 takes the
+#: same CPU with blocks of 64 and 128, 1.07x more with 256 (more points to clear).
 MAX_BYTES = 256 * 2**20
 #: Smallest block of sorted positions per prefix bitset (a power of two).
 MIN_BLOCK = 128
