@@ -14,13 +14,13 @@ This index answers the same queries with word-wide logic on bits instead:
 * a count (point ``i``, radius ``r``) finds, in every column, the exact interval
   ``[lo_c, hi_c)`` of sorted positions within ``r`` (:func:`_interval`: the predicate
   ``|s_j - v| <= r`` of :func:`compiled._bounds`, bisecting a cached coarse copy of the
-  column first), rounds each end to the nearest block, ANDs the block bitsets of all
-  columns over the words of column 0's interval, fixes the at most ``B`` points per
-  column between the rounded and the exact ends point by point, and counts the bits that
-  remain (``popcount``);
-* a kNN query (point ``i``, k) ANDs the block bitsets rounded *outwards* and fixes
-  nothing: the bits left are a superset of the cube of radius ``r`` (its points and the
-  few of the rounded ends).  It computes the exact distance of each and keeps the k
+  column first), ANDs the bitsets of the whole blocks that cover it in all columns over
+  the words of column 0's interval, clears the at most ``2 B`` points per column of those
+  blocks outside the exact interval one by one, and counts the bits that remain
+  (``popcount``);
+* a kNN query (point ``i``, k) ANDs the same block bitsets and clears nothing: the bits
+  left are a superset of the cube of radius ``r`` (its points and a few of the blocks'
+  ends).  It computes the exact distance of each and keeps the k
   nearest; when k of them lie within ``r``, they are the k nearest of all points (every
   point within ``r`` is a candidate), otherwise ``r`` grows.
 
@@ -51,8 +51,8 @@ intrinsic = nb.extending.intrinsic
 
 #: Largest size of the prefix bitsets (bytes); above it the engine keeps its kd-tree.  KSG
 #: holds three indexes at once (joint, x, y): about 420 MB at 8x8 columns, N = 2e5
-#: (blocks of 512 and 256).  Larger blocks cost little: an 8-D count takes the same time
-#: with blocks of 128 and 256, 1.2x more with 1024 (the fix-ups grow).
+#: (blocks of 512 and 256).  Larger blocks cost little: an 8-D count at N = 1e5 takes the
+#: same CPU with blocks of 64 and 128, 1.07x more with 256 (more points to clear).
 MAX_BYTES = 256 * 2**20
 #: Smallest block of sorted positions per prefix bitset (a power of two).
 MIN_BLOCK = 128
@@ -193,7 +193,6 @@ def _knn(s, sc, pos, bit_of, pref, shift, data0, order0, queries, k, guess, grow
     """
     d, n = s.shape
     acc = np.empty((n + 63) // 64, np.uint64)
-    saved = np.empty(np.int64(1) << shift, np.int64)
     rows = pref.shape[1]
     pref2 = pref.reshape((pref.shape[0] * rows, pref.shape[2]))
     hd = np.empty(k)
@@ -224,7 +223,7 @@ def _knn(s, sc, pos, bit_of, pref, shift, data0, order0, queries, k, guess, grow
         t_ = 0
         while True:
             t_ += 1
-            w0, w1 = _cube(s, sc, pos, bit_of, pref2, rows, shift, q, r, acc, saved, False)
+            w0, w1 = _cube(s, sc, pos, bit_of, pref2, rows, shift, q, r, acc, False)
             # the k nearest of the candidates (a superset of the cube), in (distance, bit)
             # order: the bits are enumerated in order and a tie never displaces
             for a in range(k):
@@ -308,82 +307,52 @@ def _interval(s, sc, p, r):
 
 
 @nb.njit(inline="always")
-def _cube(s, sc, pos, bit_of, pref, rows, shift, q, r, acc, saved, exact):
+def _cube(s, sc, pos, bit_of, pref, rows, shift, q, r, acc, exact):
     """Leave in ``acc`` the bits of the points within max-norm ``r`` (>= 0) of bit ``q``
     (``exact``), or a superset of them (not ``exact``: see below); returns the first and
     one-past-last word used (those of column 0's interval).
 
-    ``pref`` holds the prefix bitsets as one (columns * ``rows``, words) array; ``saved``
-    is work space for ``2**shift`` bits.  Column by column, ``acc`` is ANDed with the
-    block-rounded set ``pref[b_c] & ~pref[a_c]`` (blocks ``a_c..b_c`` nearest to the
-    exact interval ``[lo_c, hi_c)``, one pass over the words), and the at most ``2**shift``
-    points between the rounded and the exact ends are fixed one by one: the bits of
-    ``acc`` at the points of ``[lo_c, a_c)`` and ``[b_c, hi_c)`` (in the cube, not in the
-    blocks) are saved before the AND and put back after it (``(X | Y) & A = (X & A) |
-    (Y & A)``), those of ``[a_c, lo_c)`` and ``[hi_c, b_c)`` (in the blocks, not in the
-    cube) cleared after it.
-
-    Not ``exact`` (the kNN, which checks every candidate's distance anyway), each
-    interval is rounded outwards to whole blocks and nothing is fixed up: the bits left
-    are the cube's plus the few points of the rounded ends (about ``d * 2**shift``
-    positions among the interval's), at a fraction of the cost.
+    ``pref`` holds the prefix bitsets as one (columns * ``rows``, words) array.  Column
+    by column, ``acc`` is ANDed with ``pref[b_c] & ~pref[a_c]``, the whole blocks
+    ``[a_c, b_c)`` that cover the exact interval ``[lo_c, hi_c)`` (one pass over the
+    words).  ``exact``: the at most ``2 * 2**shift`` points of ``[a_c, lo_c)`` and
+    ``[hi_c, b_c)`` (in the blocks, not in the cube) are then cleared one by one.  Not
+    ``exact`` (the kNN, which checks every candidate's distance anyway), nothing is
+    cleared: the bits left are the cube's plus a few points of the blocks' ends.
+    (Clearing alone measured as fast as the earlier blocks rounded to the nearest end
+    with saved and restored bits, and is simpler.)
     """
     d, n = s.shape
     lo0, hi0 = _interval(s[0], sc[0], pos[q, 0], r)
     w0 = lo0 >> 6
     w1 = ((hi0 - 1) >> 6) + 1
     # loops over slices from 0 (not over range(w0, w1)): numba then knows the index is
-    # not negative and drops its wrap-around test (with the branch-free fix-ups below, 8-D
-    # counts 1.6x faster; the AND pass itself stays scalar and, at N = 1e5, is bound by
-    # memory bandwidth)
+    # not negative and drops its wrap-around test (the AND pass stays scalar and, at
+    # N = 1e5, is bound by memory bandwidth)
     aw = acc[w0:w1]
     for t in range(aw.shape[0]):
         aw[t] = _ONES
     acc[w0] &= _ONES << np.uint64(lo0 & 63)
     acc[w1 - 1] &= _ONES >> np.uint64(63 - ((hi0 - 1) & 63))
-    half = np.int64(1) << (shift - 1)
+    block = np.int64(1) << shift
     one = np.uint64(1)
     for c in range(1, d):
         lo_c, hi_c = _interval(s[c], sc[c], pos[q, c], r)
-        if not exact:  # the blocks that cover [lo_c, hi_c) (never empty: q is in it)
-            ra = pref[(c - 1) * rows + (lo_c >> shift), w0:w1]
-            rb = pref[(c - 1) * rows + ((hi_c + (half << 1) - 1) >> shift), w0:w1]
-            for t in range(aw.shape[0]):
-                aw[t] &= rb[t] & ~ra[t]
-            continue
-        a = ((lo_c + half) >> shift) << shift
-        b = ((hi_c + half) >> shift) << shift
-        if a >= b:
-            a = b = hi_c  # no whole block: every point of [lo_c, hi_c) is fixed up
-        bits = bit_of[c]
-        # the fix-ups are branch-free (half of them would be mispredicted): a bit of acc
-        # outside the window is never read, so clearing it is harmless
-        ns = 0
-        for p in range(lo_c, a):
-            j = bits[p]
-            saved[ns] = j
-            ns += (w0 <= (j >> 6)) & ((j >> 6) < w1) & ((acc[j >> 6] >> np.uint64(j & 63)) & one)
-        for p in range(max(b, lo_c), hi_c):
-            j = bits[p]
-            saved[ns] = j
-            ns += (w0 <= (j >> 6)) & ((j >> 6) < w1) & ((acc[j >> 6] >> np.uint64(j & 63)) & one)
-        if a >= b:
-            for t in range(aw.shape[0]):
-                aw[t] = 0
-        else:
-            ra = pref[(c - 1) * rows + (a >> shift), w0:w1]
-            rb = pref[(c - 1) * rows + (b >> shift), w0:w1]
-            for t in range(aw.shape[0]):
-                aw[t] &= rb[t] & ~ra[t]
+        # the blocks that cover [lo_c, hi_c) (never empty: q is in it)
+        a = (lo_c >> shift) << shift
+        b = ((hi_c + block - 1) >> shift) << shift
+        ra = pref[(c - 1) * rows + (a >> shift), w0:w1]
+        rb = pref[(c - 1) * rows + (b >> shift), w0:w1]
+        for t in range(aw.shape[0]):
+            aw[t] &= rb[t] & ~ra[t]
+        if exact:  # clear the points of the blocks outside [lo_c, hi_c)
+            bits = bit_of[c]
             for p in range(a, lo_c):
                 j = bits[p]
                 acc[j >> 6] &= ~(one << np.uint64(j & 63))
             for p in range(hi_c, min(b, n)):  # b may pass n (no points there)
                 j = bits[p]
                 acc[j >> 6] &= ~(one << np.uint64(j & 63))
-        for t in range(ns):
-            j = saved[t]
-            acc[j >> 6] |= one << np.uint64(j & 63)
     return w0, w1
 
 
@@ -393,7 +362,6 @@ def _count(s, sc, pos, bit_of, pref, shift, radii, out, q_lo, q_hi):
     bits ``q_lo..q_hi-1`` (0 for a negative or NaN radius)."""
     n = s.shape[1]
     acc = np.empty((n + 63) // 64, np.uint64)
-    saved = np.empty(np.int64(1) << shift, np.int64)
     rows = pref.shape[1]
     pref2 = pref.reshape((pref.shape[0] * rows, pref.shape[2]))
     for q in range(q_lo, q_hi):
@@ -401,7 +369,7 @@ def _count(s, sc, pos, bit_of, pref, shift, radii, out, q_lo, q_hi):
         if not r >= 0.0:
             out[q] = 0
             continue
-        w0, w1 = _cube(s, sc, pos, bit_of, pref2, rows, shift, q, r, acc, saved, True)
+        w0, w1 = _cube(s, sc, pos, bit_of, pref2, rows, shift, q, r, acc, True)
         cnt = np.uint64(0)
         aw = acc[w0:w1]
         for t in range(aw.shape[0]):
