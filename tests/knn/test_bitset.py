@@ -80,13 +80,14 @@ def test_counts_equal_brute_force(d, shift):
 
 @pytest.mark.parametrize("d", [2, 6, 12])
 @pytest.mark.parametrize("k", [1, 4])
-def test_knn_equals_brute_force(d, k):
+@pytest.mark.parametrize("shift", [7, 11])  # blocks of 128, and one block (all candidates)
+def test_knn_equals_brute_force(d, k, shift):
     """Distances and neighbours: the first k in (distance, bit) order, for any query order
     and any cut of the queries into chunks (threads), ties and duplicated rows included."""
     rng = np.random.default_rng(10 * d + k)
     n = 600
     for name, p in _kinds(rng, n, d).items():
-        index = bitset.Index(p, 7)
+        index = bitset.Index(p, shift)
         ref_d, ref_i = _expected_knn(p, k, index)
         for order, cuts in (
             (np.arange(n), (0, None)),

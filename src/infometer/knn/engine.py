@@ -124,11 +124,12 @@ GRID_MIN_POINTS = 2000
 #: :mod:`infometer.knn.bitset` on the compiled backend (while its bitsets fit
 #: ``bitset.MAX_BYTES``), otherwise the kd-tree: the crossovers measured by
 #: ``benchmarks/knn_stages.py --bitset`` (benchmarks/RESULTS.md).  Counts on 5-8 columns
-#: cost 3-6x less CPU than on the tree from 5,000 to 200,000 points; kNN on 14 and 16
-#: columns 1.8-2.6x less (N = 2e4 to 2e5), on 12 columns as much at 1e5 and 9% more at
-#: 2e5, on 10 columns 1.5x more at 1e5.  Above 200,000 points nothing was measured.
+#: cost 3-6x less CPU than on the tree from 5,000 to 200,000 points.  kNN (since the
+#: candidate-superset search, 2026-12-01): 16 columns 0.33-0.41x the tree's CPU and 14
+#: columns 0.38-0.63x (N = 2e4, 1e5), 12 columns 0.5x at 2e4 and 0.85x at 1e5 and 2e5,
+#: 10 columns 0.75x at 2e4 but 1.27x at 1e5.  Above 200,000 points nothing was measured.
 BITSET_MIN_DIM = 5
-BITSET_KNN_MIN_DIM = 14
+BITSET_KNN_MIN_DIM = 12
 BITSET_MIN_POINTS = 5000
 BITSET_MAX_POINTS = 200_000
 #: ... from this many points only, until the bitset kernels have run once on this install
