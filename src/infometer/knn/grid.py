@@ -47,12 +47,12 @@ pass for every point of the run).
 
 Measured (``benchmarks/knn_stages.py``, KSG-1 radii, min of 3 interleaved runs,
 benchmarks/RESULTS.md "Rank-space grid counts" and "Grid scans with unsigned
-positions"): with those scans a point costs about 0.3-0.5 ns and a run about 30 ns
-(``RUN_COST`` = 200 points; 130-300 are within noise for 3 columns, 100 is 5% faster
-for 4), so at N = 10^6 the cube spans about 3 slabs per column and the shell scanned
-holds more points than the cube (about 2,600 points in 15 runs for 3 columns).  CPU time
-of the marginal count at N = 10^6 against the grid before these scans: 0.52x for 3
-columns, 0.45x for 4 and 0.8x for 2.
+positions"): with these scans ``RUN_COST`` = 200 points per run (130-300 are within noise
+for 3 columns, 100 is 5% faster for 4), so at N = 10^6 the cube spans about 3 slabs per
+column and the shell scanned holds more points than the cube (3 columns: ~15 runs and
+~2,600 points per query, ~1.4 us).  CPU time of the marginal count at N = 10^6 against
+the grid with signed scans and ``RUN_COST`` = 40: 0.51x for 3 columns, 0.44x for 4 and
+0.74x for 2 (0.5-0.7x at 10^4-10^5; 2 columns at 10^4 unchanged).
 """
 
 from __future__ import annotations
