@@ -359,7 +359,7 @@ def count(
                     ka, qa = need[0], qv[0]
                     kb, qb = need[1], qv[1]
                     u0, u1 = np.uint64(t0), np.uint64(t1)  # unsigned: no index wrap-around
-                    if m == 1:  # written out per count: twice as fast as a loop
+                    if m == 1:  # m + 1 columns, written out per count: faster than a loop
                         for t in range(u0, u1):
                             cnt += (abs(data[ka, t] - qa) <= r) & (abs(data[kb, t] - qb) <= r)
                     elif m == 2:
