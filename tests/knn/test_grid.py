@@ -29,6 +29,7 @@ def _radii(rng, p: np.ndarray) -> list[np.ndarray]:
     dist = np.sort(np.abs(p[:, None, :] - p[None, :, :]).max(-1), 1)
     mixed = dist[np.arange(n), rng.integers(1, n, n)]  # radii that hit a point exactly
     mixed[: n // 10] = -1.0  # negative: counts nothing
+    mixed[: n // 20] = np.nan  # NaN: counts nothing either
     mixed[n // 10 : n // 5] = 0.0  # zero: exact duplicates only
     return [dist[:, 3], dist[:, n // 3], mixed, np.full(n, np.inf)]
 

@@ -38,14 +38,21 @@ per query do not depend on ``S`` (four), so the slabs are as fine as the memory 
 the queries.  Memory: at most ``MAX_CELLS_PER_POINT`` cells per point (two position tables
 and the summed-area table, int32 below 2^31 points) besides the two layouts.
 
-Measured (``benchmarks/knn_stages.py --against main``, KSG-1 radii, min of 3 interleaved
-runs, benchmarks/RESULTS.md "Rank-space grid counts"): against the quantile grid this
-replaces (which scanned every row of cells touching the cube), CPU time at N = 10^6 is
-0.51x for 2 columns, 0.92x for 3 and 0.98x for 4 (0.68-0.96x at 10^4-10^5).  On 3 and
-4 columns the cost per query is then about even between the ~40 runs and the ~1,500
-shell points (loop set-up and mispredicted loop exits per run, not memory traffic:
-answering the queries in random order is 3x slower, in any local order the same), so
-finer or coarser slabs do not help.
+The scans index the columns with unsigned positions: numba wraps a negative signed index
+around, and that check turned the vectorised column loads into one scalar load per point
+(3-4x more time per point).  A run's points are tested only on the columns that can
+fail there: the piece's boundary column, the later columns whose slab in that row is a
+boundary slab, and the last column (columns before the boundary one, and inside slabs,
+pass for every point of the run).
+
+Measured (``benchmarks/knn_stages.py``, KSG-1 radii, min of 3 interleaved runs,
+benchmarks/RESULTS.md "Rank-space grid counts" and "Grid scans with unsigned
+positions"): with these scans ``RUN_COST`` = 200 points per run (130-300 are within noise
+for 3 columns, 100 is 5% faster for 4), so at N = 10^6 the cube spans about 3 slabs per
+column and the shell scanned holds more points than the cube (3 columns: ~15 runs and
+~2,600 points per query, ~1.4 us).  CPU time of the marginal count at N = 10^6 against
+the grid with signed scans and ``RUN_COST`` = 40: 0.51x for 3 columns, 0.44x for 4 and
+0.74x for 2 (0.5-0.7x at 10^4-10^5; 2 columns at 10^4 unchanged).
 """
 
 from __future__ import annotations
@@ -57,7 +64,7 @@ import numpy as np
 from ..jit import nb
 
 #: Cost of visiting one run of cells, in points scanned (sets the slab counts, see above).
-RUN_COST = 40.0
+RUN_COST = 200.0
 #: The last column is cut this many times finer than the others (thinner end cells in the
 #: runs of layout A and a thinner shell piece in layout B, no more runs).
 LAST_FACTOR = 4.0
@@ -259,7 +266,7 @@ def count(
     q_hi,
 ):
     """``out[i]`` = number of other points within max-norm ``radii[i]`` of point i (layout-A
-    order), for ``i`` in ``q_lo..q_hi-1``.  A negative radius counts nothing.  The grid
+    order), for ``i`` in ``q_lo..q_hi-1``.  A negative or NaN radius counts nothing.  The grid
     has 2 to 4 columns; ``data`` is column-major ``(d, n)``, so the branch-free scans read
     contiguous columns (and vectorise).
     """
@@ -272,12 +279,11 @@ def count(
     a = np.empty(dim, np.int64)  # the current piece's slab ranges a..b per column
     b = np.empty(dim, np.int64)
     row = np.empty(dim, np.int64)
-    c0, c1 = data[0], data[1]
-    c2 = data[2] if dim > 2 else data[0]
-    c3 = data[3] if dim > 3 else data[0]
+    need = np.zeros(4, np.int64)  # the columns a run's points are tested on
+    qv = np.zeros(4)  # and the query's coordinates there
     for i in range(q_lo, q_hi):
         r = radii[i]
-        if r < 0:
+        if not r >= 0:  # negative or NaN
             out[i] = 0
             continue
         n_inside = 0  # columns whose inside range is not empty
@@ -301,9 +307,6 @@ def count(
             i_hi[k] = s
             if i_lo[k] <= i_hi[k]:
                 n_inside += 1
-        q0, q1 = c0[i], c1[i]
-        q2 = c2[i] if dim > 2 else 0.0
-        q3 = c3[i] if dim > 3 else 0.0
         ql = data[last, i]
         cnt = 0
         if n_inside == dim:  # the interior: inclusion-exclusion over the 2^d corners
@@ -343,23 +346,39 @@ def count(
                     for k in range(last):
                         base += row[k] * radix_a[k]
                     t0, t1 = start_a[base + t_lo[last]], start_a[base + t_hi[last] + 1]
-                    if dim == 2:  # written out per dimension: twice as fast as a loop
-                        for t in range(t0, t1):
-                            cnt += (abs(c0[t] - q0) <= r) & (abs(c1[t] - q1) <= r)
-                    elif dim == 3:
-                        for t in range(t0, t1):
+                    # the columns to test: j, the later ones whose slab in this row is a
+                    # boundary slab, and the last (columns < j and inside slabs pass)
+                    m = 0
+                    for k in range(j, last):
+                        if k == j or row[k] < i_lo[k] or row[k] > i_hi[k]:
+                            need[m] = k
+                            qv[m] = data[k, i]
+                            m += 1
+                    need[m] = last
+                    qv[m] = ql
+                    ka, qa = need[0], qv[0]
+                    kb, qb = need[1], qv[1]
+                    u0, u1 = np.uint64(t0), np.uint64(t1)  # unsigned: no index wrap-around
+                    if m == 1:  # m + 1 columns, written out per count: faster than a loop
+                        for t in range(u0, u1):
+                            cnt += (abs(data[ka, t] - qa) <= r) & (abs(data[kb, t] - qb) <= r)
+                    elif m == 2:
+                        kc, qc = need[2], qv[2]
+                        for t in range(u0, u1):
                             cnt += (
-                                (abs(c0[t] - q0) <= r)
-                                & (abs(c1[t] - q1) <= r)
-                                & (abs(c2[t] - q2) <= r)
+                                (abs(data[ka, t] - qa) <= r)
+                                & (abs(data[kb, t] - qb) <= r)
+                                & (abs(data[kc, t] - qc) <= r)
                             )
                     else:
-                        for t in range(t0, t1):
+                        kc, qc = need[2], qv[2]
+                        kd, qd = need[3], qv[3]
+                        for t in range(u0, u1):
                             cnt += (
-                                (abs(c0[t] - q0) <= r)
-                                & (abs(c1[t] - q1) <= r)
-                                & (abs(c2[t] - q2) <= r)
-                                & (abs(c3[t] - q3) <= r)
+                                (abs(data[ka, t] - qa) <= r)
+                                & (abs(data[kb, t] - qb) <= r)
+                                & (abs(data[kc, t] - qc) <= r)
+                                & (abs(data[kd, t] - qd) <= r)
                             )
                     k = last - 1  # next row: odometer over columns 0..last-1
                     while k >= 0:
@@ -394,7 +413,7 @@ def count(
                             base += row[k] * radix_b[k]
                         t0 = start_b[base + i_lo[last - 1]]
                         t1 = start_b[base + i_hi[last - 1] + 1]
-                        for t in range(t0, t1):
+                        for t in range(np.uint64(t0), np.uint64(t1)):
                             cnt += abs(data_b[t] - ql) <= r
                         k = last - 2
                         while k >= 0:

@@ -117,6 +117,17 @@ def _count(
     return c - _window_count(block, radii, theiler, strict) if theiler else c
 
 
+def _counts(*jobs: tuple, theiler: int, strict: bool) -> list[np.ndarray]:
+    """:func:`_count` for each ``(block, radii, counter getter)``, run concurrently (from
+    ``PARALLEL_MIN`` points): a grid count lays its grid out on one thread before counting
+    on all of them, so one block's layout overlaps the other's count."""
+    getters = start(
+        len(jobs[0][1]),
+        *(lambda b=b, r=r, c=c: _count(b, r, theiler, strict, c()) for b, r, c in jobs),
+    )
+    return [g() for g in getters]
+
+
 def ksg(
     x: np.ndarray, y: np.ndarray, k: int, variant: int = 1, theiler: int = 0
 ) -> tuple[float, dict]:
@@ -140,14 +151,12 @@ def ksg(
     empty = np.empty((n, 0))
     psi_n = _psi_mean(_count(empty, eps, theiler, True) + 1) if theiler else float(digamma(n))
     if variant == 1:
-        nx = _count(x, eps, theiler, True, cx())
-        ny = _count(y, eps, theiler, True, cy())
+        nx, ny = _counts((x, eps, cx), (y, eps, cy), theiler=theiler, strict=True)
         val = digamma(k) + psi_n - _psi_mean(nx + 1) - _psi_mean(ny + 1)
     else:
         ex = _block_radius(x, nbr)
         ey = _block_radius(y, nbr)
-        nx = _count(x, ex, theiler, False, cx())
-        ny = _count(y, ey, theiler, False, cy())
+        nx, ny = _counts((x, ex, cx), (y, ey, cy), theiler=theiler, strict=False)
         val = digamma(k) - 1.0 / k + psi_n - _psi_mean(nx) - _psi_mean(ny)
     diag = {"mean_n_x": float(np.mean(nx)), "mean_n_y": float(np.mean(ny))}
     return float(val), diag
@@ -174,8 +183,7 @@ def frenzel_pompe(
     tree, cxz, cyz, cz = _structures(joint, xz, yz, z)
     eps, _ = neighbours(joint, k, theiler, tree())
     del tree
-    nxz = _count(xz, eps, theiler, True, cxz())
-    nyz = _count(yz, eps, theiler, True, cyz())
+    nxz, nyz = _counts((xz, eps, cxz), (yz, eps, cyz), theiler=theiler, strict=True)
     psi_z = _psi_mean(_count(z, eps, theiler, True, cz()) + 1)
     val = digamma(k) - _psi_mean(nxz + 1) - _psi_mean(nyz + 1) + psi_z
     return float(val), {"mean_n_xz": float(np.mean(nxz)), "mean_n_yz": float(np.mean(nyz))}
