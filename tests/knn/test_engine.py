@@ -181,12 +181,56 @@ def test_rank_bitset_counts_brute_force(d, ties, n, monkeypatch):
     mixed[7:12] = -1.0
     for r in (srt[:, 2], srt[:, n // 3], mixed, rng.uniform(0, 1, n)):
         want = (dist <= r[:, None]).sum(1)
-        want[r < 0] = -1  # not even the point itself, as the kd-tree counts
+        want[r < 0] = 0  # nothing is within a negative radius, on every structure
         assert np.array_equal(counter.count(r), want)
         strict = (dist < r[:, None]).sum(1)
         assert np.array_equal(counter.count(r, strict=True), np.where(r < 0, 0, strict))
     monkeypatch.setattr(rankbits, "MAX_BYTES", 8)  # too big for the cap: the kd-tree
     assert RangeCounter(p)._tree is not None
+
+
+@pytest.mark.parametrize(
+    ("backend_name", "n", "d", "path"),
+    [
+        ("scipy", 200, 1, "sorted"),
+        ("scipy", 200, 3, "rankbits"),
+        ("scipy", 200, 4, "tree"),  # rank bitsets off below
+        ("compiled", 200, 1, "sorted"),
+        ("compiled", 200, 3, "grid"),
+        ("compiled", 200, 3, "tree"),
+        ("compiled", 200, 6, "bitset"),
+    ],
+)
+def test_negative_and_nan_radii_count_nothing_on_every_structure(
+    backend_name, n, d, path, monkeypatch
+):
+    """A negative or NaN radius counts 0 (not even the point itself), strict or not,
+    whatever structure the counter uses; the other radii count as brute force."""
+    monkeypatch.setattr(engine, "BACKEND", backend_name)
+    monkeypatch.setattr(engine, "RANKBITS_MIN_POINTS", 0 if path == "rankbits" else 10**9)
+    monkeypatch.setattr(engine, "GRID_MIN_POINTS", 0 if path == "grid" else 10**9)
+    monkeypatch.setattr(engine, "BITSET_MIN_POINTS", 0 if path == "bitset" else 10**9)
+    monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 0)
+    rng = np.random.default_rng(n + d)
+    p = rng.standard_normal((n, d))
+    counter = RangeCounter(p)
+    used = (
+        "tree" if counter._tree is not None
+        else "rankbits" if counter._bits
+        else "bitset" if counter._index is not None
+        else "sorted" if d == 1
+        else "grid"
+    )  # fmt: skip
+    assert used == path
+    dist = _pairwise(p)
+    np.fill_diagonal(dist, np.inf)
+    r = np.sort(dist, 1)[:, 4]
+    r[::5], r[1::5], r[2::5] = -1.0, np.nan, -0.0
+    bad = ~(r >= 0)
+    for strict in (False, True):
+        want = (dist < r[:, None]).sum(1) if strict else (dist <= r[:, None]).sum(1)
+        want[bad] = 0
+        assert np.array_equal(counter.count(r, strict=strict), want), (path, strict)
 
 
 def test_distance_to_other_sample(backend):

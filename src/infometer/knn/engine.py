@@ -706,7 +706,8 @@ class RangeCounter:
             self._tree = KDTree(pts, LEAFSIZE if self.compiled else SCIPY_COUNT_LEAFSIZE)
 
     def count(self, radii: np.ndarray, *, strict: bool = False) -> np.ndarray:
-        """Counts within ``radii`` (``strict=True``: strictly closer, exactly)."""
+        """Counts within ``radii`` (``strict=True``: strictly closer, exactly); 0 for a
+        negative or NaN radius on every structure (nothing is within it)."""
         r = np.asarray(radii, dtype=np.float64)
         if strict:
             r = np.where(r > 0, np.nextafter(r, 0), -1.0)  # nothing is at distance < 0
@@ -739,13 +740,13 @@ class RangeCounter:
                 _run(grid.count, self.n, *g.args(), np.ascontiguousarray(r[order]), c)
             out = np.empty_like(c)
             out[order] = c
-        if strict:
-            out[r < 0] = 0
+        out[~(r >= 0)] = 0  # the tree and rank bitsets give -1 there (not even the point)
         return out
 
 
 def count_within(points: np.ndarray, radii: np.ndarray, *, strict: bool = False) -> np.ndarray:
-    """For each point i, the number of other points j with ``max|p_j - p_i| <= radii[i]``.
+    """For each point i, the number of other points j with ``max|p_j - p_i| <= radii[i]``
+    (0 for a negative or NaN radius).
 
     ``strict=True`` counts ``< radii[i]`` instead (exactly, via ``np.nextafter(r, 0)``).
     """
