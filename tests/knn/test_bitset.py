@@ -241,3 +241,15 @@ def test_property_counts_and_knn(p, k, shift):
         ref = _expected_knn(p, k, index)
         got = _knn(index, k, np.arange(n)[::-1])
         assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1])
+
+
+def test_argsort_is_the_stable_order():
+    """The index numbers points by a stable sort (ties in row order, machine-independent)
+    whichever path sorted: distinct values, ties, signed zeros."""
+    rng = np.random.default_rng(5)
+    for col in (
+        rng.standard_normal(1000),
+        rng.integers(0, 5, 1000).astype(float),
+        np.where(rng.random(1000) < 0.5, 0.0, -0.0),
+    ):
+        assert np.array_equal(bitset._argsort_stable(col), np.argsort(col, kind="stable"))

@@ -109,6 +109,17 @@ def nbytes(n: int, d: int, shift: int) -> int:
 
 
 # ------------------------------------------------------------------------ build
+def _argsort_stable(col: np.ndarray) -> np.ndarray:
+    """``np.argsort(col, kind="stable")`` (ties in row order, the same on every machine),
+    cheaply: numpy's vectorised quicksort (3x faster at 10^5 values) gives the one sorting
+    order when the values are distinct; only a column with equal values is sorted again."""
+    o = np.argsort(col)
+    s = col[o]
+    if np.any(s[1:] == s[:-1]):
+        o = np.argsort(col, kind="stable")
+    return o
+
+
 @nb.njit(cache=True, nogil=True)
 def _fill(bit_of, shift, pref):
     """``pref[c - 1, b]`` = bits of the points at column-c sorted positions < ``b << shift``."""
@@ -144,7 +155,7 @@ class Index:
         order = np.empty((d, n), np.int64)
         inv = np.empty((d, n), np.int64)
         for c in range(d):
-            order[c] = np.argsort(pts[:, c], kind="stable")
+            order[c] = _argsort_stable(pts[:, c])
             inv[c, order[c]] = np.arange(n)
         #: bit -> original row, and the points in bit order (row-major)
         self.order0 = order[0]
