@@ -131,9 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         if len(srcs) == 2:
             r = [min(r_[i][3] for r_ in runs[s]) for s in srcs]
             rw = [min(r_[i][2] for r_ in runs[s]) for s in srcs]
-            ratio = (
-                f" | query {srcs[1] or 'this'}/{srcs[0] or 'this'}: CPU {r[1] / r[0]:.2f}x wall {rw[1] / rw[0]:.2f}x"
-            )
+            a_, b_ = srcs[0] or "this", srcs[1] or "this"
+            ratio = f" | query {b_}/{a_}: CPU {r[1] / r[0]:.2f}x wall {rw[1] / rw[0]:.2f}x"
         print(f"{d}x{d} N={n:.0e} k={k} {m}: " + "; ".join(cells) + ratio + f" ({same})")
     return 0
 
