@@ -161,6 +161,57 @@ def test_engine_dispatch(forced, monkeypatch, threads, ties):
     )
 
 
+@pytest.mark.parametrize("m", [2, 5, 8])
+def test_head_counts_equal_its_own_index(m):
+    """The head of an index (the first m columns, sharing its arrays) counts as an index
+    built on those columns alone, and as brute force; ties and duplicated rows included."""
+    rng = np.random.default_rng(m)
+    for name, p in _kinds(rng, 500, 10).items():
+        index = bitset.Index(p, 6)
+        head = index.head(m)
+        assert np.shares_memory(head.pref, index.pref)
+        own = bitset.Index(p[:, :m], 6)
+        dist = _pairwise(p[:, :m])
+        np.fill_diagonal(dist, np.inf)
+        for r in (np.sort(dist, 1)[:, 3], rng.uniform(-0.2, 1.5, 500)):
+            want = np.where(r < 0, 0, (dist <= r[:, None]).sum(1))
+            assert np.array_equal(_counts(head, r), want), name
+            assert np.array_equal(_counts(own, r), want), name
+    with pytest.raises(ValueError, match="m must be between 2 and 10"):
+        index.head(11)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_ksg_x_counts_share_the_joint_index(forced, monkeypatch, parallel):
+    """KSG's x marginal counts on the head of the joint search's bitset index (no second
+    index) where the rules make both bitset indexes; the estimate is bitwise the one with
+    an index of its own, and the counts are brute force's."""
+    from infometer.knn import kernels
+
+    monkeypatch.setattr(engine, "PARALLEL_MIN", 100 if parallel else 10**9)
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((800, 5))
+    y = 0.6 * x + 0.8 * rng.standard_normal((800, 5))
+    joint = np.hstack([x, y])
+    assert engine.shares_knn_index(800, 10, 5)
+    assert not engine.shares_knn_index(800, 10, 4)  # four columns: the grid
+    tree, cx, cy = kernels._structures(joint, x, y, head=True)
+    t = tree()
+    counter = cx()
+    assert tree() is t  # built once, whether started on a thread or not
+    assert counter._index is not None and np.shares_memory(counter._index.pref, t._index.pref)
+    assert not np.shares_memory(cy()._index.pref, t._index.pref)
+    eps, _ = kernels.neighbours(joint, 3, 0, t)
+    dist = _pairwise(x)
+    np.fill_diagonal(dist, np.inf)
+    assert np.array_equal(counter.count(eps, strict=True), (dist < eps[:, None]).sum(1))
+    shared = kernels.ksg(x, y, 3)
+    monkeypatch.setattr(kernels, "shares_knn_index", lambda *a: False)
+    tree2, cx2, _ = kernels._structures(joint, x, y, head=True)
+    assert not np.shares_memory(cx2()._index.pref, tree2()._index.pref)
+    assert kernels.ksg(x, y, 3) == shared
+
+
 def test_memory_cap_falls_back_to_the_tree(forced, monkeypatch):
     monkeypatch.setattr(bitset, "MAX_BYTES", 1000)
     p = np.random.default_rng(0).standard_normal((700, 5))

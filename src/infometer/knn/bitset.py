@@ -172,6 +172,22 @@ class Index:
         self.pref = np.empty((d - 1, rows, (n + 63) // 64), np.uint64)
         _fill(self.bit_of, np.int64(shift), self.pref)
 
+    def head(self, m: int) -> Index:
+        """The index of the first ``m`` columns (``2 <= m <= d``), sharing this one's
+        arrays: both number the points by column 0, so the prefix bitsets of columns
+        ``1 .. m - 1`` are the same (KSG's x marginal inside its joint space (x, y)).
+        Counts on it equal those of ``Index(points[:, :m], self.shift)``."""
+        if not 2 <= m <= self.d:
+            raise ValueError(f"m must be between 2 and {self.d}, got {m}")
+        h = object.__new__(Index)
+        h.n, h.d, h.shift = self.n, m, self.shift
+        h.order0 = self.order0
+        h.data0 = np.ascontiguousarray(self.data0[:, :m])
+        h.s, h.sc, h.bit_of = self.s[:m], self.sc[:m], self.bit_of[:m]
+        h.pos = np.ascontiguousarray(self.pos[:, :m])
+        h.pref = self.pref[: m - 1]
+        return h
+
     def knn(self, k: int, queries: np.ndarray, out_d, out_i, tries, lo: int, hi: int) -> None:
         """k nearest others of bits ``queries[lo:hi]`` (see :func:`_knn`)."""
         args = (self.s, self.sc, self.pos, self.bit_of, self.pref, np.int64(self.shift),

@@ -254,17 +254,37 @@ def _kernels():
 _bitset_cached: bool | None = None  # whether the bitset kernels' marker exists
 
 
+def _bitset_shift(n: int, d: int, min_dim: int) -> int:
+    """The block shift of the bitset index of ``n`` points in ``d`` columns if the rules
+    above choose that index (compiled backend assumed), else -1."""
+    if d < max(min_dim, 2) or not BITSET_MIN_POINTS <= n <= BITSET_MAX_POINTS:
+        return -1
+    if n < BITSET_COLD_MIN_POINTS and not _bitset_warm():
+        return -1
+    from . import bitset
+
+    return bitset.block_shift(n, d)
+
+
 def _bitset_index(points: np.ndarray, min_dim: int):
     """The bitset index of ``points`` if the rules above choose it (else ``None``)."""
-    n, d = points.shape
-    if d < max(min_dim, 2) or not BITSET_MIN_POINTS <= n <= BITSET_MAX_POINTS:
-        return None
-    if n < BITSET_COLD_MIN_POINTS and not _bitset_warm():
+    shift = _bitset_shift(*points.shape, min_dim)
+    if shift < 0:
         return None
     from . import bitset
 
-    shift = bitset.block_shift(n, d)
-    return bitset.Index(points, shift) if shift >= 0 else None
+    return bitset.Index(points, shift)
+
+
+def shares_knn_index(n: int, d_joint: int, d_head: int) -> bool:
+    """Whether counts on the first ``d_head`` columns of a ``d_joint``-column point set
+    use the bitset index of the joint max-norm kNN (:class:`RangeCounter` with ``joint=``)
+    instead of building their own: both structures are bitset indexes by the rules above."""
+    if not (uses_compiled(n, d_joint) and uses_compiled(n, d_head)):
+        return False
+    if d_head <= GRID_MAX_DIM or d_head < BITSET_MIN_DIM:
+        return False
+    return _bitset_shift(n, d_joint, BITSET_KNN_MIN_DIM) >= 0
 
 
 def _bitset_warm() -> bool:
@@ -680,7 +700,7 @@ class RangeCounter:
     another thread while the joint neighbour search runs (see :func:`start`).
     """
 
-    def __init__(self, points: np.ndarray) -> None:
+    def __init__(self, points: np.ndarray, joint: KDTree | None = None) -> None:
         pts = np.ascontiguousarray(np.asarray(points, dtype=np.float64))
         if pts.ndim == 1:
             pts = pts.reshape(-1, 1)
@@ -691,7 +711,8 @@ class RangeCounter:
         self._index = None  # compiled backend: the bitset index (bitset)
         self.compiled = uses_compiled(self.n, self.d)
         if self.d > GRID_MAX_DIM and self.compiled:
-            self._index = _bitset_index(pts, BITSET_MIN_DIM)
+            shared = self._shared(joint)
+            self._index = shared if shared is not None else _bitset_index(pts, BITSET_MIN_DIM)
         if self._index is not None:
             pass
         elif self.d == 1:
@@ -704,6 +725,18 @@ class RangeCounter:
             self._bits = True
         else:
             self._tree = KDTree(pts, LEAFSIZE if self.compiled else SCIPY_COUNT_LEAFSIZE)
+
+    def _shared(self, joint: KDTree | None):
+        """The head of ``joint``'s bitset index when ``joint``'s points begin with these
+        columns and :func:`shares_knn_index` says the index is shared (else ``None``)."""
+        if joint is None or not shares_knn_index(self.n, joint.d, self.d):
+            return None
+        index = joint._bitset()
+        if index is None or joint.n != self.n or joint.d < self.d:
+            return None
+        if not np.array_equal(joint._points[:, : self.d], self._points):
+            return None
+        return index.head(self.d)
 
     def count(self, radii: np.ndarray, *, strict: bool = False) -> np.ndarray:
         """Counts within ``radii`` (``strict=True``: strictly closer, exactly); 0 for a

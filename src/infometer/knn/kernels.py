@@ -12,7 +12,14 @@ import math
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from .engine import KDTree, RangeCounter, kth_distance_to, kth_neighbours, start
+from .engine import (
+    KDTree,
+    RangeCounter,
+    kth_distance_to,
+    kth_neighbours,
+    shares_knn_index,
+    start,
+)
 
 __all__ = [
     "log_unit_ball",
@@ -52,16 +59,33 @@ def _psi_mean(counts: np.ndarray) -> float:
     return float(np.mean(digamma(counts)))
 
 
-def _structures(joint: np.ndarray, *blocks: np.ndarray) -> list:
+def _structures(joint: np.ndarray, *blocks: np.ndarray, head: bool = False) -> list:
     """Getters for the joint kd-tree and a :class:`RangeCounter` per block, built concurrently.
 
-    A block without columns gets ``None`` (its counts need no structure).
+    A block without columns gets ``None`` (its counts need no structure).  ``head``: the
+    first block is the first columns of ``joint`` (KSG's x in (x, y)); where
+    :func:`engine.shares_knn_index` says so, its counter is then made from the joint
+    search's bitset index when first asked for, instead of building a second index.
     """
+    n = joint.shape[0]
 
     def counter(b: np.ndarray):
         return (lambda: RangeCounter(b)) if b.shape[1] else (lambda: None)
 
-    return start(joint.shape[0], lambda: KDTree(joint, metric="max"), *map(counter, blocks))
+    share = head and blocks[0].shape[1] > 0
+    share = share and shares_knn_index(n, joint.shape[1], blocks[0].shape[1])
+    makers = [counter(b) for b in (blocks[1:] if share else blocks)]
+    tree_get, *getters = start(n, lambda: KDTree(joint, metric="max"), *makers)
+    if not share:
+        return [tree_get, *getters]
+    built: list[KDTree] = []
+
+    def tree() -> KDTree:  # the getter of an unstarted build would build again
+        if not built:
+            built.append(tree_get())
+        return built[0]
+
+    return [tree, lambda: RangeCounter(blocks[0], joint=tree()), *getters]
 
 
 def neighbours(
@@ -145,7 +169,7 @@ def ksg(
     """
     n = x.shape[0]
     joint = np.hstack([x, y])
-    tree, cx, cy = _structures(joint, x, y)
+    tree, cx, cy = _structures(joint, x, y, head=True)
     eps, nbr = neighbours(joint, k, theiler, tree())
     del tree  # free the joint tree before the marginal counts (peak memory)
     empty = np.empty((n, 0))
