@@ -20,9 +20,11 @@ This index answers the same queries with word-wide logic on bits instead:
   (``popcount``);
 * a kNN query (point ``i``, k) ANDs the same block bitsets and clears nothing: the bits
   left are a superset of the cube of radius ``r`` (its points and a few of the blocks'
-  ends).  It computes the exact distance of each and keeps the k
-  nearest; when k of them lie within ``r``, they are the k nearest of all points (every
-  point within ``r`` is a candidate), otherwise ``r`` grows.
+  ends).  It computes the exact distance of each and keeps the k nearest; when k of them
+  lie within ``r``, they are the k nearest of all points (every point within ``r`` is a
+  candidate), otherwise ``r`` grows.  The candidates' rows are scattered through memory,
+  so each is prefetched ``PREFETCH`` candidates ahead (``llvm.prefetch``, a hint: 0.86x
+  the kNN's CPU at 16 columns, N = 1e5).
 
 Exactness: a point lies in the max-norm cube of radius ``r`` around point ``i`` iff its
 sorted position lies in ``[lo_c, hi_c)`` in every column; the intervals are exact and
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
+from llvmlite.binding import llvm_version_info
 
 # numba through ..jit only: it sets numba's cache directory before numba is first imported
 # (this module may be the first to import it)
@@ -61,6 +64,8 @@ MIN_BLOCK = 128
 GUESS = 1.15
 #: ... and each retry multiplies it by this, up to a radius known to hold k points.
 GROWTH = 1.3
+#: kNN: while checking a candidate's distance, prefetch the row of the one this far ahead.
+PREFETCH = 8
 #: log2 of the stride of the coarse copy of each sorted column that the interval search
 #: bisects first (its table stays in cache; the search then reads one stretch of the
 #: column): 64 measured best of 8-128, 0.68x the CPU of galloping from the point.
@@ -76,6 +81,30 @@ def _popcount(typingctx, x):
 
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+# the intrinsic's name carries its pointer type: opaque pointers from LLVM 15 on
+_PREFETCH = "llvm.prefetch.p0" if llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
+
+
+@intrinsic
+def _prefetch(typingctx, arr, i):
+    """Ask the CPU to bring ``arr[i]`` (a 1-D array) into cache (``llvm.prefetch``: a
+    hint with no effect on results)."""
+    sig = types.void(arr, i)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        i8p = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, ir.IntType(32), ir.IntType(32), ir.IntType(32)])
+        fn = builder.module.globals.get(_PREFETCH) or ir.Function(builder.module, fnty, _PREFETCH)
+        i32 = ir.IntType(32)
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
 
     return sig, codegen
 
@@ -224,6 +253,8 @@ def _knn(s, sc, pos, bit_of, pref, shift, data0, order0, queries, k, guess, grow
     pref2 = pref.reshape((pref.shape[0] * rows, pref.shape[2]))
     hd = np.empty(k)
     hj = np.empty(k, np.int64)
+    cand = np.empty(n, np.int64)
+    flat = data0.reshape(n * d)
     v = np.empty(d)
     prev = -1.0
     for qi in range(q_lo, q_hi):
@@ -257,27 +288,33 @@ def _knn(s, sc, pos, bit_of, pref, shift, data0, order0, queries, k, guess, grow
                 hd[a] = np.inf
                 hj[a] = -1
             worst = np.inf
+            nc = 0  # the candidates' bits, in order
             for t in range(w0, w1):
                 x = acc[t]
                 while x:
-                    j = (t << 6) + np.int64(_ctz(x))
+                    cand[nc] = (t << 6) + np.int64(_ctz(x))
                     x &= x - np.uint64(1)
-                    if j == q:
-                        continue
-                    dd = 0.0
-                    for c in range(d):
-                        dd = max(dd, abs(data0[j, c] - v[c]))
-                        if dd >= worst:
-                            break
-                    if dd < worst:
-                        a = k - 1
-                        while a > 0 and hd[a - 1] > dd:
-                            hd[a] = hd[a - 1]
-                            hj[a] = hj[a - 1]
-                            a -= 1
-                        hd[a] = dd
-                        hj[a] = j
-                        worst = hd[k - 1]
+                    nc += 1
+            for u in range(nc):
+                if u + PREFETCH < nc:  # their rows are scattered: ask for them early
+                    _prefetch(flat, cand[u + PREFETCH] * d)
+                j = cand[u]
+                if j == q:
+                    continue
+                dd = 0.0
+                for c in range(d):
+                    dd = max(dd, abs(data0[j, c] - v[c]))
+                    if dd >= worst:
+                        break
+                if dd < worst:
+                    a = k - 1
+                    while a > 0 and hd[a - 1] > dd:
+                        hd[a] = hd[a - 1]
+                        hj[a] = hj[a - 1]
+                        a -= 1
+                    hd[a] = dd
+                    hj[a] = j
+                    worst = hd[k - 1]
             # k candidates within r: every point within r is a candidate, so these are
             # the k nearest of all points
             if worst <= r or r >= bound:
