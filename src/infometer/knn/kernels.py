@@ -171,7 +171,9 @@ def ksg(
     joint = np.hstack([x, y])
     tree, cx, cy = _structures(joint, x, y, head=True)
     eps, nbr = neighbours(joint, k, theiler, tree())
-    del tree  # free the joint tree before the marginal counts (peak memory)
+    # free the joint tree before the marginal counts (peak memory), unless the x counts
+    # use its bitset index (then cx holds it: one index instead of two)
+    del tree
     empty = np.empty((n, 0))
     psi_n = _psi_mean(_count(empty, eps, theiler, True) + 1) if theiler else float(digamma(n))
     if variant == 1:
