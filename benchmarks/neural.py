@@ -8,12 +8,19 @@ k = 3) uses all rows.  torch-mist (PyPI ``torch-mist``) pins ``numpy<2``, so it 
 in infometer's environment: with ``--peer-python`` it runs in a separate virtualenv (same
 torch 2.13.0 CPU build, one thread) on the same rows, saved as .npy files; it has no time
 budget, so it runs its own defaults (early stopping, at most ``--peer-iterations``) with a
-critic of the same width and its CPU time is reported beside.
+critic of the same width and its CPU time is reported beside.  bmi (PyPI
+``benchmark-mi``, the Beyond Normal authors' package, JAX) likewise needs ``numpy<2`` and a
+JAX it supports (``jax==0.4.30`` with bmi 0.1.3): with ``--bmi-python`` its InfoNCE, MINE
+and NWJ estimators and its KSG (``KSGEnsembleFirstEstimator(neighborhoods=(3,),
+metric_x="chebyshev")``, i.e. KSG-1 with k = 3) run in that environment on all ``--n`` rows
+of the same sample with bmi's own defaults (a joint critic of hidden layers 16 and 8,
+learning rate 0.1, batch 256, 10,000 steps) except ``train_test_split=0.8``: bmi draws its
+own 80/20 split of the rows and reports the estimate on its held-out part.
 
 Example::
 
     PYTHONPATH=src python benchmarks/neural.py --n 5000 --budget 30 \\
-        --peer-python /tmp/peers/bin/python
+        --peer-python /tmp/peers/bin/python --bmi-python /tmp/peers/bin/python
 """
 
 from __future__ import annotations
@@ -60,6 +67,25 @@ cpu, wall = time.process_time() - c0, time.perf_counter() - t0
 print(json.dumps({"value": float(v), "cpu_s": cpu, "wall_s": wall}))
 """
 
+BMI_BOUNDS = ("infonce", "mine", "nwj")
+BMI_SCRIPT = r"""
+import json, sys, time, numpy as np
+import bmi
+d, name, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+x = np.concatenate([np.load(d + "/xtr.npy"), np.load(d + "/xte.npy")]).astype(np.float64)
+y = np.concatenate([np.load(d + "/ytr.npy"), np.load(d + "/yte.npy")]).astype(np.float64)
+if name == "ksg1":
+    est = bmi.estimators.KSGEnsembleFirstEstimator(neighborhoods=(3,), metric_x="chebyshev")
+else:
+    cls = {"infonce": bmi.estimators.InfoNCEEstimator, "mine": bmi.estimators.MINEEstimator,
+           "nwj": bmi.estimators.NWJEstimator}[name]
+    est = cls(train_test_split=0.8, verbose=False, seed=seed)
+c0, t0 = time.process_time(), time.perf_counter()
+v = est.estimate(x, y)
+cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+print(json.dumps({"value": float(v), "cpu_s": cpu, "wall_s": wall}))
+"""
+
 
 def log(**row) -> None:
     print(json.dumps(row), flush=True)
@@ -73,9 +99,12 @@ def timed(fn, *args, **kwargs):
     return out, round(wall, 1), round(cpu, 1), (round(l0, 1), round(os.getloadavg()[0], 1))
 
 
-def run_peer(a, tmp: str, name: str) -> dict:
+def run_peer(a, tmp: str, name: str, library: str = "torch-mist") -> dict:
     l0 = os.getloadavg()[0]
-    cmd = [a.peer_python, "-c", PEER_SCRIPT, tmp, name, str(a.hidden), str(a.peer_iterations)]
+    if library == "bmi":
+        cmd = [a.bmi_python, "-c", BMI_SCRIPT, tmp, name]
+    else:
+        cmd = [a.peer_python, "-c", PEER_SCRIPT, tmp, name, str(a.hidden), str(a.peer_iterations)]
     try:
         res = subprocess.run(
             [*cmd, str(a.seed)], capture_output=True, text=True, timeout=a.peer_timeout
@@ -100,6 +129,7 @@ def main() -> None:
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--peer-python", default=None, help="python of a venv with torch-mist")
+    ap.add_argument("--bmi-python", default=None, help="python of a venv with benchmark-mi")
     ap.add_argument("--peer-iterations", type=int, default=5000)
     ap.add_argument("--peer-timeout", type=float, default=3600.0)
     a = ap.parse_args()
@@ -139,6 +169,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             for arr, fn in ((x[:cut], "xtr"), (y[:cut], "ytr"), (x[cut:], "xte"), (y[cut:], "yte")):
                 np.save(os.path.join(tmp, fn + ".npy"), arr)
+            if a.bmi_python:
+                log(**row, method="ksg1", library="bmi", **run_peer(a, tmp, "ksg1", "bmi"))
             for bound in a.bounds:
                 model = NeuralMI(
                     bound,
@@ -170,6 +202,9 @@ def main() -> None:
                 if a.peer_python and bound in PEER_BOUNDS:
                     out = run_peer(a, tmp, bound)
                     log(**row, method=bound, library="torch-mist", **out)
+                if a.bmi_python and bound in BMI_BOUNDS:
+                    out = run_peer(a, tmp, bound, "bmi")
+                    log(**row, method=bound, library="bmi", **out)
 
 
 if __name__ == "__main__":
