@@ -164,7 +164,8 @@ def test_engine_dispatch(forced, monkeypatch, threads, ties):
 @pytest.mark.parametrize("m", [2, 5, 8])
 def test_head_counts_equal_its_own_index(m):
     """The head of an index (the first m columns, sharing its arrays) counts as an index
-    built on those columns alone, and as brute force; ties and duplicated rows included."""
+    built on those columns alone, and as brute force, and finds the same neighbours; ties
+    and duplicated rows included."""
     rng = np.random.default_rng(m)
     for name, p in _kinds(rng, 500, 10).items():
         index = bitset.Index(p, 6)
@@ -177,6 +178,10 @@ def test_head_counts_equal_its_own_index(m):
             want = np.where(r < 0, 0, (dist <= r[:, None]).sum(1))
             assert np.array_equal(_counts(head, r), want), name
             assert np.array_equal(_counts(own, r), want), name
+        # its kNN (never used by KSG, but the head is a whole index) is the first m columns
+        ref = _expected_knn(p[:, :m], 3, head)
+        got = _knn(head, 3, np.arange(500))
+        assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1]), name
     with pytest.raises(ValueError, match="m must be between 2 and 10"):
         index.head(11)
 
