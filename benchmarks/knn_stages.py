@@ -43,6 +43,17 @@ def data(n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
     return x, 0.6 * x + 0.8 * rng.standard_normal((n, d))
 
 
+def _report(prefix: str, runs: dict, digits: int, extra: str = "") -> None:
+    """One line per timed label: min wall and CPU of its runs, and each run's load."""
+    for label, v in runs.items():
+        loads = ", ".join(f"{q[2]:.1f}" for q in v)
+        print(
+            f"{prefix} {label}: wall min {min(q[0] for q in v):.{digits}f} s, CPU min "
+            f"{min(q[1] for q in v):.{digits}f} s{extra}, load {loads}",
+            flush=True,
+        )
+
+
 def stages(n: int, d: int, k: int) -> None:
     x, y = data(n, d)
     joint = np.hstack([x, y])
@@ -125,13 +136,7 @@ def ab(n: int, d: int, dx: int, k: int, settings: list, rounds: int) -> None:
             ref = c if ref is None else ref
             assert np.array_equal(c, ref), "the counts depend on the grid: a bug"
             runs[label].append((w, cpu, os.getloadavg()[0]))
-    for label, v in runs.items():
-        loads = ", ".join(f"{q[2]:.1f}" for q in v)
-        print(
-            f"d={dx} N={n:.0e} {label}: wall min {min(q[0] for q in v):.3f} s, CPU min "
-            f"{min(q[1] for q in v):.3f} s, mean count {ref.mean():.0f}, load {loads}",
-            flush=True,
-        )
+    _report(f"d={dx} N={n:.0e}", runs, 3, f", mean count {ref.mean():.0f}")
 
 
 def _settings(text: str) -> list:
@@ -176,13 +181,7 @@ def bitset_ab(n: int, d: int, k: int, rounds: int) -> None:
     finally:
         (engine.BITSET_MIN_POINTS, engine.BITSET_MAX_POINTS, engine.BITSET_MIN_DIM,
          engine.BITSET_KNN_MIN_DIM, engine.BITSET_COLD_MIN_POINTS) = saved  # fmt: skip
-    for s, v in runs.items():
-        loads = ", ".join(f"{r[2]:.1f}" for r in v)
-        print(
-            f"d={d} N={n:.0e} {s}: wall min {min(r[0] for r in v):.2f} s, "
-            f"CPU min {min(r[1] for r in v):.2f} s, load {loads}",
-            flush=True,
-        )
+    _report(f"d={d} N={n:.0e}", runs, 2)
     print(f"d={d} N={n:.0e} bitset kNN: {np.mean(tries):.2f} cubes per query", flush=True)
 
 
