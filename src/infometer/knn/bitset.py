@@ -42,15 +42,13 @@ it (compiled backend, high dimension, see :mod:`infometer.knn.engine`).
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from llvmlite.binding import llvm_version_info
 
 # numba through ..jit only: it sets numba's cache directory before numba is first imported
 # (this module may be the first to import it)
 from ..jit import nb
-
-types = nb.types
-intrinsic = nb.extending.intrinsic
+from .intrinsics import ctz as _ctz
+from .intrinsics import popcount as _popcount
+from .intrinsics import prefetch as _prefetch
 
 #: Largest size of the prefix bitsets (bytes); above it the engine keeps its kd-tree.  KSG
 #: holds three indexes at once (joint, x, y): about 420 MB at 8x8 columns, N = 2e5
@@ -72,52 +70,6 @@ PREFETCH = 8
 COARSE_SHIFT = 6
 
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    """Number of set bits of a uint64 (one ``popcnt`` instruction)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return sig, codegen
-
-
-# the intrinsic's name carries its pointer type: opaque pointers from LLVM 15 on
-_PREFETCH = "llvm.prefetch.p0" if llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
-
-
-@intrinsic
-def _prefetch(typingctx, arr, i):
-    """Ask the CPU to bring ``arr[i]`` (a 1-D array) into cache (``llvm.prefetch``: a
-    hint with no effect on results)."""
-    sig = types.void(arr, i)
-
-    def codegen(context, builder, signature, args):
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = builder.gep(ary.data, [args[1]])
-        i8p = ir.IntType(8).as_pointer()
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, ir.IntType(32), ir.IntType(32), ir.IntType(32)])
-        fn = builder.module.globals.get(_PREFETCH) or ir.Function(builder.module, fnty, _PREFETCH)
-        i32 = ir.IntType(32)
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-@intrinsic
-def _ctz(typingctx, x):
-    """Index of the lowest set bit of a nonzero uint64."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
-
-    return sig, codegen
 
 
 def block_shift(n: int, d: int, max_bytes: float | None = None) -> int:

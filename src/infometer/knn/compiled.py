@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import nb
+from .intrinsics import BLOCK as _BLOCK
+from .intrinsics import block_dist, ctz
 
 _STACK = 256  # DFS stack; the tree depth is ~log2(n / LEAFSIZE) + 1, far below this
 
@@ -132,8 +134,9 @@ def _build(work, leafsize, idx, leaf_of, lo_a, hi_a, child, bmin, bmax):
 # slower than this form.
 
 #: Points per vectorised step of a leaf scan: the kNN kernel reads each leaf's points in
-#: blocks of this many, column-major within a block (see ``engine._search_layout``).
-BLOCK = 16
+#: blocks of this many, column-major within a block (see ``engine._search_layout``), one
+#: LLVM vector per coordinate (:func:`.intrinsics.block_dist`).
+BLOCK = _BLOCK
 
 
 @nb.njit(cache=True, nogil=True)
@@ -171,11 +174,12 @@ def _knn(
     the current k-th distance.  Other queries start at the root.  Subtrees are searched
     depth first, the nearer child at once and the farther one stacked only if its box is
     within reach (and skipped when popped if the bound has shrunk past it).  A leaf is
-    scanned ``BLOCK`` points at a time, coordinates outer and points inner, which numba
-    vectorises.  Ties at the k-th distance keep the lowest row (original index), so the
-    neighbour lists do not depend on the search order, the tree's node numbering or the
-    thread count.  Results for query ``q`` go to row ``out_row[q]``; neighbour indices
-    are rows of the original data (``perm`` maps tree positions to rows).
+    scanned ``BLOCK`` points at a time, one vector operation per coordinate
+    (:func:`.intrinsics.block_dist`), and only the lanes within reach are visited.  Ties
+    at the k-th distance keep the lowest row (original index), so the neighbour lists do
+    not depend on the search order, the tree's node numbering or the thread count.
+    Results for query ``q`` go to row ``out_row[q]``; neighbour indices are rows of the
+    original data (``perm`` maps tree positions to rows).
     """
     dim = blocks.shape[1]
     hd = np.empty(k)
@@ -184,10 +188,7 @@ def _knn(
     sdist = np.empty(_STACK)
     q = np.empty(dim)
     tmp = np.empty(BLOCK)
-    tmp2 = np.empty(BLOCK)
-    # BLOCK, but not a compile-time constant: numba unrolls a constant trip count into
-    # scalar code instead of vectorising it
-    lanes = np.uint64(blocks.shape[2])
+    one = np.uint64(1)
     big = np.int64(1) << 62
     for qi in range(q_lo, q_hi):
         for c in range(dim):
@@ -240,49 +241,16 @@ def _knn(
             if nd >= 0:  # a leaf within reach: scan it, BLOCK points per step
                 b = lblk[nd]
                 for b0 in range(lo_a[nd], hi_a[nd], BLOCK):
-                    m = min(BLOCK, hi_a[nd] - b0)
-                    qc = q[0]
-                    if euclid:  # squares summed coordinate by coordinate, as everywhere
-                        for j in range(lanes):
-                            u = blocks[b, 0, j] - qc
-                            tmp[j] = u * u
-                        for c in range(1, dim):
-                            qc = q[c]
-                            for j in range(lanes):
-                                u = blocks[b, c, j] - qc
-                                tmp[j] += u * u
-                    else:
-                        for j in range(lanes):
-                            tmp[j] = abs(blocks[b, 0, j] - qc)
-                        # tmp -> tmp2 -> tmp, two coordinates per step, so that every
-                        # store is unconditional (``tmp[j] = max(tmp[j], v)`` compiles
-                        # to a masked store, slow on x86)
-                        c = 1
-                        while c < dim:
-                            qc = q[c]
-                            for j in range(lanes):
-                                v = abs(blocks[b, c, j] - qc)
-                                w = tmp[j]
-                                tmp2[j] = v if v > w else w
-                            if c + 1 < dim:
-                                qc = q[c + 1]
-                                for j in range(lanes):
-                                    v = abs(blocks[b, c + 1, j] - qc)
-                                    w = tmp2[j]
-                                    tmp[j] = v if v > w else w
-                            else:
-                                for j in range(lanes):
-                                    tmp[j] = tmp2[j]
-                            c += 2
-                    near = 0  # lanes within reach (vectorised; usually none)
-                    for j in range(lanes):
-                        near += tmp[j] <= worst
+                    # one vector op per coordinate; the lanes within reach (usually none)
+                    # as a mask, padding lanes past the leaf's end cleared
+                    near = block_dist(blocks, b, q, euclid, worst, tmp)
+                    near &= (np.uint64(1) << np.uint64(min(BLOCK, hi_a[nd] - b0))) - one
                     b += 1
-                    if near == 0:
-                        continue
-                    for j in range(m):
+                    while near:
+                        j = np.int64(ctz(near))
+                        near &= near - one
                         dd = tmp[j]
-                        if dd > worst:
+                        if dd > worst:  # the bound has shrunk since the mask was made
                             continue
                         t = b0 + j
                         if t == me:
