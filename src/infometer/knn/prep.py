@@ -18,6 +18,8 @@ Policy (documented in ``docs/knn.md``):
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,6 +43,68 @@ class Prepared:
 def _tie_fraction(col: np.ndarray) -> float:
     s = np.sort(col)
     return float(np.count_nonzero(s[1:] == s[:-1])) / col.shape[0]
+
+
+#: From this many values in all blocks together, the columns are examined on several threads.
+PARALLEL_MIN_CELLS = 200_000
+
+
+def _threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class _Column:
+    """What :func:`_examine` found in one column."""
+
+    constant: bool = False
+    continuous: bool = True
+    sd: float = 1.0
+    log_sd: float | None = None  # added to the group's log scale (standardised columns)
+    tie_fraction: float = 0.0
+    movable: np.ndarray | None = None  # rows whose value may be jittered (atoms excluded)
+    n_atoms: int = 0
+    lattice: bool = False
+    atoms_only: bool = False  # every tied value is an atom
+
+
+def _examine(arrays, j, continuous, pooled, standardize, atom_min_count, atom_max_values):
+    """Standardise column ``j`` of ``arrays`` in place and find its constancy, ties and atoms."""
+    col = np.concatenate([a[:, j] for a in arrays]) if pooled else arrays[0][:, j]
+    if col[0] == col.min() == col.max():
+        return _Column(constant=True)
+    if not continuous:
+        return _Column(continuous=False)
+    found = _Column()
+    sd = float(np.std(col))
+    if not np.isfinite(sd) or sd <= 0:  # only representable-spread corner cases
+        sd = float(np.ptp(col))
+    found.sd = sd
+    if standardize:
+        mu = float(np.mean(col))
+        for a in arrays:
+            a[:, j] = (a[:, j] - mu) / sd
+        found.log_sd = float(np.log(sd))
+    # not pooled: ``col`` is a view, so ties are judged on the standardised values
+    tf = found.tie_fraction = _tie_fraction(col)
+    if atom_min_count is not None and tf > 0:
+        _, inv, cnt = np.unique(col, return_inverse=True, return_counts=True)
+        movable = cnt[inv] < atom_min_count
+        n_atoms = int(np.count_nonzero(cnt >= atom_min_count))
+        if atom_max_values is not None and n_atoms > atom_max_values:
+            movable = np.ones(col.shape[0], bool)  # a lattice: rounding ties
+            n_atoms = 0
+            found.lattice = True
+        found.n_atoms = n_atoms
+        if movable.all():
+            movable = None
+        elif np.unique(col[movable]).size == np.count_nonzero(movable):
+            found.atoms_only = True
+        found.movable = movable
+    return found
 
 
 def prepare(
@@ -88,63 +152,71 @@ def prepare(
     atom_values: dict[str, dict[str, int]] = {}
     lattice: dict[str, list[int]] = {}
     groups = [names] if pooled else [[nm] for nm in names]
+    arrays = {nm: np.array(blocks[nm], dtype=np.float64, copy=True) for nm in names}
+    tasks = []  # (group, column): each column is scaled and examined on its own
     for group in groups:
-        arrays = [np.array(blocks[nm], dtype=np.float64, copy=True) for nm in group]
-        d = arrays[0].shape[1]
-        mask = (continuous or {}).get(group[0], np.ones(d, bool))
-        keep = np.ones(d, bool)
-        ls = 0.0
-        for j in range(d):
-            col = np.concatenate([a[:, j] for a in arrays]) if pooled else arrays[0][:, j]
-            if col[0] == col.min() == col.max():  # constant: drop
-                keep[j] = False
-                for nm in group:
-                    constant.setdefault(nm, []).append(j)
-                continue
-            if not mask[j]:
-                continue
-            sd = float(np.std(col))
-            if not np.isfinite(sd) or sd <= 0:  # only representable-spread corner cases
-                sd = float(np.ptp(col))
-            if standardize:
-                mu = float(np.mean(col))
-                for a in arrays:
-                    a[:, j] = (a[:, j] - mu) / sd
-                ls += np.log(sd)
-            tf = _tie_fraction(col)
-            if tf > 0:
-                for nm in group:
-                    ties.setdefault(nm, {})[j] = tf
-            movable = None
-            if atom_min_count is not None and tf > 0:
-                _, inv, cnt = np.unique(col, return_inverse=True, return_counts=True)
-                movable = cnt[inv] < atom_min_count
-                n_atoms = int(np.count_nonzero(cnt >= atom_min_count))
-                if atom_max_values is not None and n_atoms > atom_max_values:
-                    movable = np.ones(col.shape[0], bool)  # a lattice: rounding ties
-                    n_atoms = 0
-                    for nm in group:
-                        lattice.setdefault(nm, []).append(j)
-                if n_atoms:
-                    for nm in group:
-                        atom_values.setdefault(nm, {})[str(j)] = n_atoms
-                if movable.all():
-                    movable = None
-                elif np.unique(col[movable]).size == np.count_nonzero(movable):
-                    tf = 0.0  # every tie is an atom: nothing to jitter under "auto"
-            if (jitter == "auto" and tf > 0) or jitter == "always":
-                scale = jitter_scale * (1.0 if standardize else sd)
-                start = 0
-                for nm, a in zip(group, arrays, strict=True):
-                    noise = scale * rng.standard_normal(a.shape[0])
-                    if movable is not None:
-                        noise *= movable[start : start + a.shape[0]] if pooled else movable
-                    start += a.shape[0]
-                    a[:, j] += noise
-                    jittered.setdefault(nm, []).append(j)
-        for nm, a in zip(group, arrays, strict=True):
-            out[nm] = np.ascontiguousarray(a[:, keep])
-            log_scale[nm] = ls
+        mask = (continuous or {}).get(group[0], np.ones(arrays[group[0]].shape[1], bool))
+        tasks += [(group, j, bool(mask[j])) for j in range(arrays[group[0]].shape[1])]
+
+    def examine(task: tuple) -> _Column:
+        group, j, cont = task
+        return _examine(
+            [arrays[nm] for nm in group],
+            j,
+            cont,
+            pooled,
+            standardize,
+            atom_min_count,
+            atom_max_values,
+        )
+
+    cells = sum(arrays[nm].size for nm in names)
+    if len(tasks) > 1 and cells >= PARALLEL_MIN_CELLS and _threads() > 1:
+        # numpy's sorts and reductions release the GIL: the columns are examined on
+        # several threads (each writes only its own column); jitter follows, in order
+        with ThreadPoolExecutor(max_workers=min(len(tasks), _threads())) as pool:
+            found = list(pool.map(examine, tasks))
+    else:
+        found = [examine(t) for t in tasks]
+    keeps = {tuple(g): np.ones(arrays[g[0]].shape[1], bool) for g in groups}
+    sums = {tuple(g): 0.0 for g in groups}
+    for (group, j, _), col in zip(tasks, found, strict=True):
+        key = tuple(group)
+        if col.constant:
+            keeps[key][j] = False
+            for nm in group:
+                constant.setdefault(nm, []).append(j)
+            continue
+        if col.log_sd is not None:
+            sums[key] += col.log_sd
+        tf = col.tie_fraction
+        if tf > 0:
+            for nm in group:
+                ties.setdefault(nm, {})[j] = tf
+        if col.lattice:
+            for nm in group:
+                lattice.setdefault(nm, []).append(j)
+        if col.n_atoms:
+            for nm in group:
+                atom_values.setdefault(nm, {})[str(j)] = col.n_atoms
+        if col.atoms_only:
+            tf = 0.0  # every tie is an atom: nothing to jitter under "auto"
+        if col.continuous and ((jitter == "auto" and tf > 0) or jitter == "always"):
+            scale = jitter_scale * (1.0 if standardize else col.sd)
+            start = 0
+            for nm in group:
+                a = arrays[nm]
+                noise = scale * rng.standard_normal(a.shape[0])
+                if col.movable is not None:
+                    noise *= col.movable[start : start + a.shape[0]] if pooled else col.movable
+                start += a.shape[0]
+                a[:, j] += noise
+                jittered.setdefault(nm, []).append(j)
+    for group in groups:
+        for nm in group:
+            keep = keeps[tuple(group)]
+            out[nm] = arrays[nm] if keep.all() else np.ascontiguousarray(arrays[nm][:, keep])
+            log_scale[nm] = sums[tuple(group)]
     diag: dict = {}
     msgs: list[str] = []
     if constant:
