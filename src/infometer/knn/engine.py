@@ -479,9 +479,9 @@ class KDTree:
     leafsize
         Points per leaf.
     metric
-        ``"max"`` when max-norm kNN queries (:meth:`knn_self`) will follow: in high
-        dimension the bitset index that answers them is then built here (otherwise on the
-        first such query).
+        ``"max"`` when max-norm kNN queries (:meth:`knn_self`) will follow: what answers
+        them (in high dimension the bitset index, else the kd-tree's search layout) is
+        then made here, otherwise on the first such query.
     """
 
     def __init__(
@@ -506,8 +506,8 @@ class KDTree:
         self._lo, self._hi, self._child, self._bmin, self._bmax = built[3:]
         self._search: tuple | None = None
         self._points = pts
-        if metric == "max":
-            self._bitset()
+        if metric == "max" and self._bitset() is None:
+            self._search_arrays()  # here, on the thread that builds the tree (see start())
 
     _points: np.ndarray | None = None  # the points (compiled backend)
     _index = None  # their bitset index, once _bitset has decided
