@@ -35,7 +35,8 @@ The compiled backend:
   in its own leaf and climbs towards the root, searching each ancestor's other subtree
   (depth first, nearer child first) only where its box is within the current k-th
   distance; leaves are scanned 16 points at a time from per-leaf column-major blocks,
-  which numba vectorises (:func:`_search_layout`, :func:`compiled._knn`).  Ties at the
+  one LLVM vector operation per coordinate (:func:`_search_layout`, :func:`compiled._knn`,
+  :func:`.intrinsics.block_dist`).  Ties at the
   k-th distance keep the lowest rows, so the tree's neighbour lists are the k nearest by
   (distance, row): they depend on the data only, not on the tree, the search order or
   the threads.
@@ -106,8 +107,10 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: Points per kd-tree leaf.
-LEAFSIZE = 16
+#: Points per kd-tree leaf (two scan blocks).  With the vector block scan, 32 takes 0.89x the
+#: CPU of 16 for the 6-D kNN at N = 1e6, 0.85x at 10-D and 1.0x at 2-D (N = 1e5), and 0.74x
+#: for a 3-column kd-tree range count (benchmarks/RESULTS.md, "Vector leaf scan").
+LEAFSIZE = 32
 #: Below this many queries the kernels run on one thread: starting threads costs more
 #: (thread wake-up and join, ~10 ms on a busy 2-core machine) than it saves.
 PARALLEL_MIN = 20_000
