@@ -221,8 +221,28 @@ def command_line() -> str:
     return (f"PYTHONPATH={pp} " if pp else "") + shlex.join([exe, script, *sys.argv[1:]])
 
 
+def speed_probe() -> float:
+    """Seconds (min of 3) for a fixed single-thread workload: three sorts of 10^6 floats and
+    a 10^6-step Python loop.  This machine's speed drifts by tens of percent over an hour
+    even when idle, so every run records it before and after: absolute figures from runs
+    with different probes are not comparable, ratios of interleaved runs are."""
+    import numpy as np
+
+    x = np.random.default_rng(0).random(10**6)
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        for _ in range(3):
+            np.sort(x)
+        s = 0
+        for i in range(10**6):
+            s += i
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
 def machine(packages: Sequence[str] = ()) -> dict:
-    """Date, machine, software and the load average now."""
+    """Date, machine, software, the load average and the speed probe now."""
     import numpy as np
 
     info = {
@@ -235,6 +255,7 @@ def machine(packages: Sequence[str] = ()) -> dict:
         "numpy": np.__version__,
         "blas": _blas(),
         "load_before": list(os.getloadavg()),
+        "probe_before_s": speed_probe(),
     }
     try:
         import numba
@@ -255,6 +276,7 @@ class Run:
 
     def finish(self) -> None:
         self.meta["load_after"] = list(os.getloadavg())
+        self.meta["probe_after_s"] = speed_probe()
 
     def header(self) -> str:
         m = self.meta
@@ -274,7 +296,8 @@ class Run:
                 + (f", numba {m['numba']}" if "numba" in m else "")
                 + (f"; {pk}" if pk else "")
                 + ".  ",
-                f"Load: {load}.",
+                f"Load: {load}.  ",
+                f"Speed probe ({_PROBE}): {_probe(m)}.",
             ]
         )
 
@@ -288,6 +311,15 @@ class Run:
         os.makedirs(os.path.dirname(os.path.abspath(path)) or ".", exist_ok=True)
         with open(path, "w") as fh:
             json.dump({"meta": self.meta, "sections": self.sections}, fh, indent=1, default=str)
+
+
+_PROBE = "`_timing.speed_probe()`, a fixed single-thread workload, min of 3; lower is faster"
+
+
+def _probe(m: dict) -> str:
+    before, after = m.get("probe_before_s"), m.get("probe_after_s")
+    out = f"{before:.3f} s before" if before is not None else "not measured"
+    return out + (f", {after:.3f} s after" if after is not None else "")
 
 
 def _l(xs: Sequence[float]) -> str:
