@@ -5,8 +5,9 @@
 
 Data as in ``benchmarks/limits.py`` (task ``ksg_large``): x ~ N(0, I_d),
 y = 0.75 x + sqrt(1 - 0.75^2) noise, seed 0, ``--d`` columns each.  For every ``--src`` (a
-directory put first on ``PYTHONPATH``) a fresh process loads the kernels on a small problem, then times one call
-(wall, and CPU of all threads).  The sources take turns (A B A B ...), ``--rounds`` rounds;
+directory put first on ``PYTHONPATH``) a fresh process loads the kernels on a small problem,
+then times one call (wall, and CPU of all threads).  The sources take turns (A B A B ...),
+``--rounds`` rounds;
 the minimum and median of each are printed with the 1-minute load of every run, and the
 values must be equal (only the speed may differ).  This machine's speed drifts by tens of
 percent over minutes, so only ratios of interleaved runs are compared.

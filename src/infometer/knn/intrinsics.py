@@ -95,8 +95,15 @@ def block_dist(typingctx, blocks, b, q, euclid, bound, out):
     whose distance is ``<= bound`` (bit j: lane j).
 
     Per lane: ``max_c |p_c - q_c|`` starting from 0, or ``sum_c (p_c - q_c)^2`` summed in
-    column order starting from 0, exactly as the scalar code computes them.
+    column order starting from 0, exactly as the scalar code computes them.  The arrays
+    must be C-contiguous float64 and ``blocks.shape[2] == BLOCK`` (the caller's layout,
+    ``engine._search_layout``); other array types do not compile.
     """
+    arrays = (blocks, q, out)
+    if not all(isinstance(a, types.Array) and a.dtype == types.float64 for a in arrays):
+        return None  # the IR below reads raw float64 memory
+    if not all(a.layout == "C" for a in arrays) or (blocks.ndim, q.ndim, out.ndim) != (3, 1, 1):
+        return None
     sig = types.uint64(blocks, b, q, euclid, bound, out)
 
     def codegen(context, builder, signature, args):
