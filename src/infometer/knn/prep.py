@@ -18,11 +18,12 @@ Policy (documented in ``docs/knn.md``):
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .engine import n_threads
 
 __all__ = ["Prepared", "prepare", "JITTER_CHOICES"]
 
@@ -45,15 +46,9 @@ def _tie_fraction(col: np.ndarray) -> float:
     return float(np.count_nonzero(s[1:] == s[:-1])) / col.shape[0]
 
 
-#: From this many values in all blocks together, the columns are examined on several threads.
+#: From this many values in all blocks together, the columns are examined on several threads
+#: (``engine.n_threads()``: ``NUMBA_NUM_THREADS`` if set, else the usable cores).
 PARALLEL_MIN_CELLS = 200_000
-
-
-def _threads() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 @dataclass
@@ -171,10 +166,10 @@ def prepare(
         )
 
     cells = sum(arrays[nm].size for nm in names)
-    if len(tasks) > 1 and cells >= PARALLEL_MIN_CELLS and _threads() > 1:
+    if len(tasks) > 1 and cells >= PARALLEL_MIN_CELLS and n_threads() > 1:
         # numpy's sorts and reductions release the GIL: the columns are examined on
         # several threads (each writes only its own column); jitter follows, in order
-        with ThreadPoolExecutor(max_workers=min(len(tasks), _threads())) as pool:
+        with ThreadPoolExecutor(max_workers=min(len(tasks), n_threads())) as pool:
             found = list(pool.map(examine, tasks))
     else:
         found = [examine(t) for t in tasks]
