@@ -133,3 +133,39 @@ def test_the_audit_case_nsb_mi_with_ci():
         e = run("mutual_info", as_variables({"x": x, "y": y}), method="nsb", ci=0.9, n_resamples=20)
     assert e.ci is not None
     assert e.params["alphabet_size"] is None and e.diagnostics["alphabet_size_estimated"]
+
+
+_AFFINE = [
+    s
+    for s in _all_specs()
+    if s.quantity in ("mutual_info", "cond_mutual_info", "kl_divergence")
+    and "continuous" in s.kinds
+]
+
+
+@pytest.mark.parametrize("spec", _AFFINE, ids=lambda s: f"{s.quantity}-{s.name}")
+def test_affine_maps_of_continuous_data_change_nothing(spec):
+    """MI and CMI do not change when one variable is rescaled or shifted, nor KL when both
+    samples are: at scales 2^±600 (exact in floating point, so any difference is the
+    estimator's own overflow, underflow or cancellation) to 1e-9, and under an offset of 1e6
+    sd to 1e-6 (the data themselves round there).  Every warning numpy raises is an error:
+    no overflow, underflow or invalid value on the way."""
+    data, params = _case(spec)
+    first = next(iter(data))
+    both = spec.quantity == "kl_divergence"  # KL: one map for both samples
+
+    def value(a: float, b: float) -> float:
+        moved = {k: (v * a + b if (both or k == first) else v) for k, v in data.items()}
+        variables = as_variables(moved, paired=spec.quantity not in registry.UNPAIRED)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", im.InfometerWarning)
+            with np.errstate(all="raise"):
+                return run(spec.quantity, variables, method=spec.name, params=params).value
+
+    ref = value(1.0, 0.0)
+    cases = [(2.0**600, 0.0), (2.0**-600, 0.0)]
+    if spec.family not in TORCH_FAMILIES:
+        cases.append((1.0, 1e6))
+    for a, b in cases:
+        tol = 1e-9 if b == 0 else 1e-6
+        assert value(a, b) == pytest.approx(ref, abs=tol, rel=tol), (a, b)

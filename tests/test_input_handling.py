@@ -204,3 +204,21 @@ def test_independence_test_caps_n_permutations():
     x = RNG.normal(size=30)
     with pytest.raises(ValueError, match="n_permutations must be <= 10000000"):
         im.independence_test(x, x, n_permutations=2**62)
+
+
+def test_masked_arrays_with_masked_values_are_refused():
+    """A mask must not be dropped silently (np.asarray ignores it): masked values are
+    refused with their count and first place; an array with nothing masked is used as is."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(200)
+    y = 0.5 * x + rng.standard_normal(200)
+    with pytest.raises(
+        ValueError, match=r"x is a masked array with 3 masked value\(s\), the first at row 7"
+    ):
+        im.mutual_info(np.ma.masked_array(x, mask=np.isin(np.arange(200), [7, 50, 99])), y)
+    m2 = np.zeros((200, 2), bool)
+    m2[11, 1] = True
+    with pytest.raises(ValueError, match=r"y is a masked array .* first at row 11, column 1"):
+        im.mutual_info(x, np.ma.masked_array(np.c_[y, y], mask=m2))
+    plain = im.mutual_info(x, y).value
+    assert im.mutual_info(np.ma.masked_array(x), y).value == plain

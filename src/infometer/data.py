@@ -32,6 +32,7 @@ __all__ = [
     "check_float",
     "check_choice",
     "check_discrete",
+    "scaled_moments",
     "InfometerWarning",
 ]
 
@@ -42,6 +43,28 @@ MIXED = "mixed"
 
 class InfometerWarning(UserWarning):
     """Dubious-but-valid input or a result to take with care."""
+
+
+# ------------------------------------------------------------------ standardising
+def scaled_moments(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per column of ``a`` (n, d), or of a 1-D ``a``: ``(scale, mean, sd)`` such that
+    ``(a * scale - mean) / sd`` is the column standardised.
+
+    ``scale`` is a power of two near ``1 / max |column|`` and ``mean``, ``sd`` are the
+    moments of the scaled column.  Multiplying by a power of two is exact, so for ordinary
+    data the standardised values are bit for bit ``(a - a.mean()) / a.std()``; near the
+    float64 limits (1e±300) the squares of ``np.std`` would overflow or underflow, and
+    scaled they do not.  The column's own sd is ``sd / scale``, its mean ``mean / scale``
+    (either may overflow to inf past ~1.8e308: use them only for reporting or logs, via
+    ``log(sd) - log(scale)``).  A constant column has ``sd`` 0.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    top = np.max(np.abs(a), axis=0) if a.shape[0] else np.zeros(a.shape[1:])
+    e = np.frexp(np.where(top > 0, top, 1.0))[1]
+    scale = np.ldexp(1.0, -np.clip(e, -1000, 1000))  # stays a normal number
+    with np.errstate(under="ignore"):  # values 1e-308 times below a column's largest
+        u = a * scale
+        return scale, u.mean(axis=0), u.std(axis=0)
 
 
 # --------------------------------------------------------------------------- checks
@@ -319,6 +342,16 @@ def _as_array(data: Any, name: str) -> np.ndarray:
         )
     if isinstance(data, dict | set):
         raise TypeError(f"{name} must be array-like, got {type(data).__name__}")
+    if isinstance(data, np.ma.MaskedArray):  # its mask would be dropped silently below
+        masked = np.ma.getmaskarray(data)
+        if masked.any():
+            first = [int(i) for i in np.argwhere(masked)[0]]
+            where = f"row {first[0]}" + (f", column {first[1]}" if len(first) == 2 else "")
+            raise ValueError(
+                f"{name} is a masked array with {int(masked.sum())} masked value(s), the "
+                f"first at {where}; drop those rows or fill them before estimating"
+            )
+        return np.ma.getdata(data)
     if isinstance(data, np.ndarray):
         return data
     try:

@@ -84,3 +84,38 @@ def test_seeded_jitter_is_reproducible(monkeypatch):
     c = _run(blocks, True, monkeypatch, jitter="always", seed=12)
     np.testing.assert_array_equal(a.blocks[0], b.blocks[0])
     assert not np.array_equal(a.blocks[0], c.blocks[0])
+
+
+@pytest.mark.parametrize("method", ["ksg1", "ksg2", "gkov"])
+def test_estimates_do_not_depend_on_the_scale_even_near_the_float_limits(method):
+    """Standardising divides by the sd of ``col / 2^e`` (2^e ~ max |col|): a power of two
+    scales every value and rounding exactly, so a column times 2^±900 gives the very same
+    estimate (before, np.std overflowed there and a range-based fallback changed the
+    value), and 1e±300 the same up to the rounding of the scaled data; numpy never warns."""
+    import warnings
+
+    import infometer as im
+
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(400)
+    y = 0.6 * x + 0.8 * rng.standard_normal(400)
+    ref = im.mutual_info(x, y, method=method).value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for s in (2.0**900, 2.0**-900):
+            assert im.mutual_info(x * s, y, method=method).value == ref
+        for s in (1e300, 1e-300, 1e-200):
+            assert im.mutual_info(x * s, y, method=method).value == pytest.approx(ref, abs=1e-9)
+        h = im.entropy(x * 2.0**-900, method="kozachenko_leonenko").value
+        assert h == pytest.approx(im.entropy(x).value - 900 * np.log(2.0), rel=1e-12)
+
+
+def test_unstandardised_data_whose_distances_overflow_is_refused():
+    import infometer as im
+
+    rng = np.random.default_rng(12)
+    x = np.r_[rng.standard_normal(200), 1.7e308, -1.7e308]
+    y = rng.standard_normal(202)
+    with pytest.raises(ValueError, match=r"x column 0 spans more than float64"):
+        im.mutual_info(x, y, method="ksg1", standardize=False)
+    assert np.isfinite(im.mutual_info(x, y, method="ksg1").value)  # standardised: fine

@@ -212,3 +212,36 @@ def test_copies_are_flagged_and_the_ceiling_bounds_the_mi():
     e = im.mutual_info(c, c, method="matrix_renyi")
     assert e.value == pytest.approx(e.diagnostics["ceiling"], abs=1e-9)
     assert "near_ceiling" not in e.diagnostics
+
+
+def test_offsets_and_extreme_scales_change_nothing():
+    """The kernels depend on differences of rows only, so a large offset or a common scale
+    near the float limits must not change a matrix entropy or MI (an RBF Gram matrix built
+    from ``|a|² + |b|² − 2 a·b`` of uncentred data gave 0.91 nats instead of 0.14 for an
+    offset of 1e8).  Data are centred and scaled by a power of two first."""
+    import warnings
+
+    import infometer as im
+
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal(300)
+    y = 0.6 * x + 0.8 * rng.standard_normal(300)
+    xy = np.c_[x, y]
+    ref_mi = im.mutual_info(x, y, method="matrix_renyi").value
+    ref_lin = im.entropy(xy, method="matrix_renyi", kernel="linear").value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for s, o in ((1.0, 1e8), (1.0, -1e9), (1e300, 0.0), (1e-300, 0.0), (2.0**900, 0.0)):
+            got = im.mutual_info(x * s + o, y, method="matrix_renyi").value
+            assert got == pytest.approx(ref_mi, abs=1e-6 if o else 1e-12), (s, o)
+            lin = im.entropy(xy * s + o, method="matrix_renyi", kernel="linear").value
+            assert lin == pytest.approx(ref_lin, abs=1e-6 if o else 1e-12), (s, o)
+        # a bandwidth given in data units scales with the data
+        h = im.entropy(x, method="matrix_renyi", sigma=0.7).value
+        assert im.entropy(x * 1e-300, method="matrix_renyi", sigma=0.7e-300).value == (
+            pytest.approx(h, abs=1e-12)
+        )
+        # a bandwidth far below every distance: the identity kernel, entropy log n exactly
+        tiny = im.entropy(x, method="matrix_renyi", sigma=1e-300).value
+        assert tiny == pytest.approx(np.log(300), abs=1e-9)
+        assert effective_rank(xy * 1e300) == pytest.approx(effective_rank(xy), abs=1e-12)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..data import scaled_moments
 from .engine import n_threads
 
 __all__ = ["Prepared", "prepare", "JITTER_CHOICES"]
@@ -64,6 +65,7 @@ class _Column:
     n_atoms: int = 0
     lattice: bool = False
     atoms_only: bool = False  # every tied value is an atom
+    span_overflows: bool = False  # max - min is not a float64: raw distances would be inf
 
 
 def _examine(arrays, j, continuous, pooled, standardize, atom_min_count, atom_max_values):
@@ -74,15 +76,22 @@ def _examine(arrays, j, continuous, pooled, standardize, atom_min_count, atom_ma
     if not continuous:
         return _Column(continuous=False)
     found = _Column()
-    sd = float(np.std(col))
-    if not np.isfinite(sd) or sd <= 0:  # only representable-spread corner cases
-        sd = float(np.ptp(col))
-    found.sd = sd
+    found.span_overflows = not standardize and float(col.max()) - float(col.min()) == np.inf
+    # mean and sd of col times a power of two (data.scaled_moments): bit for bit np.mean
+    # and np.std for ordinary data, and no overflow or underflow near 1e±300
+    scale, mu_u, sd_u = (float(v) for v in scaled_moments(col))
+    if not (np.isfinite(sd_u) and sd_u > 0):  # not expected for a non-constant column
+        sd_u = float(np.ptp(col * scale))
+    log_scale = float(np.log(scale))
+    with np.errstate(over="ignore"):  # inf past ~1.8e308 (then only used for jitter)
+        found.sd = sd = sd_u / scale
     if standardize:
-        mu = float(np.mean(col))
-        for a in arrays:
-            a[:, j] = (a[:, j] - mu) / sd
-        found.log_sd = float(np.log(sd))
+        with np.errstate(under="ignore"):
+            for a in arrays:
+                a[:, j] = (a[:, j] * scale - mu_u) / sd_u
+        # log(sd) itself where sd is an ordinary float (the same rounding as before)
+        ordinary = np.isfinite(sd) and sd >= np.finfo(np.float64).tiny
+        found.log_sd = float(np.log(sd)) if ordinary else float(np.log(sd_u)) - log_scale
     # not pooled: ``col`` is a view, so ties are judged on the standardised values
     tf = found.tie_fraction = _tie_fraction(col)
     if atom_min_count is not None and tf > 0:
@@ -173,6 +182,13 @@ def prepare(
             found = list(pool.map(examine, tasks))
     else:
         found = [examine(t) for t in tasks]
+    for (group, j, _), col in zip(tasks, found, strict=True):
+        if col.span_overflows:
+            raise ValueError(
+                f"{' and '.join(group)} column {j} spans more than float64 can hold "
+                "(max - min overflows), so its distances would be infinite; use "
+                "standardize=True or rescale the data"
+            )
     keeps = {tuple(g): np.ones(arrays[g[0]].shape[1], bool) for g in groups}
     sums = {tuple(g): 0.0 for g in groups}
     for (group, j, _), col in zip(tasks, found, strict=True):

@@ -34,6 +34,7 @@ __all__ = [
     "delta_rep",
     "rbf_rep",
     "median_sigma",
+    "centred_unit",
     "hadamard",
     "spectrum",
     "renyi_from_spectrum",
@@ -66,6 +67,33 @@ class KernelRep:
             return self.gram
         assert self.features is not None
         return self.features @ self.features.T
+
+
+def centred_unit(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(x_c 2^-e, e)``: the columns of ``x`` centred, then scaled by a power of two so that
+    the largest value is about 1.
+
+    Every kernel here depends on the data only through differences of rows (RBF) or the
+    centred data (linear), and is invariant to one common scale once its bandwidth is
+    scaled with it, so this changes no kernel.  It keeps the squared distances and Gram
+    products finite and accurate: the expansion ``|a|² + |b|² − 2 a·b`` of uncentred data
+    cancels catastrophically when the mean is large against the spread (an offset of 1e8),
+    and squares of values near 1e±160 overflow or underflow.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if not x.size:
+        return x, 0
+    e0 = _exponent(x)  # first to about 1, so that the mean cannot overflow
+    xc = x * np.ldexp(1.0, -e0)
+    xc -= xc.mean(axis=0)
+    e1 = _exponent(xc)
+    return xc * np.ldexp(1.0, -e1), e0 + e1
+
+
+def _exponent(x: np.ndarray) -> int:
+    """e with ``2^(e-1) <= max |x| < 2^e``, within ±1000 (``2^-e`` stays a normal number)."""
+    top = float(np.max(np.abs(x)))
+    return min(max(int(np.frexp(top)[1]), -1000), 1000) if top > 0 else 0
 
 
 def linear_rep(x: np.ndarray) -> KernelRep:
@@ -110,7 +138,10 @@ def median_sigma(x: np.ndarray, max_rows: int = 2000) -> float:
 def rbf_rep(x: np.ndarray, sigma: float) -> KernelRep:
     """Gaussian kernel ``K_ij = exp(−‖x_i − x_j‖² / (2σ²))`` (unit diagonal)."""
     x = np.asarray(x, dtype=np.float64)
-    return KernelRep(gram=np.exp(-_sq_dists(x) / (2.0 * sigma * sigma)))
+    # divided by sigma twice, not by sigma²: that squares to 0 for sigma below ~1e-154;
+    # a distance far beyond sigma overflows to inf, whose kernel value exp(-inf) = 0 is exact
+    with np.errstate(over="ignore"):
+        return KernelRep(gram=np.exp(-(_sq_dists(x) / sigma) / (2.0 * sigma)))
 
 
 def hadamard(reps: Sequence[KernelRep], max_features: int = MAX_FEATURES) -> KernelRep:
@@ -190,10 +221,10 @@ def covariance_spectrum(z: np.ndarray, ridge: float = 0.0) -> np.ndarray:
 
     ``ρ = Σ / tr Σ``; its entropy is the von Neumann entropy of the representation.
     """
-    zc = np.asarray(z, dtype=np.float64) - np.mean(z, axis=0)
+    zc, e = centred_unit(z)  # ρ does not change with the scale; the ridge scales with it
     cov = zc.T @ zc / max(zc.shape[0] - 1, 1)
     if ridge:
-        cov = cov + ridge * np.eye(cov.shape[0])
+        cov = cov + np.ldexp(ridge, -2 * e) * np.eye(cov.shape[0])
     return spectrum(KernelRep(gram=cov))
 
 

@@ -16,7 +16,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..data import InfometerWarning, Variable, as_variables, check_choice, check_float, check_int
+from ..data import (
+    InfometerWarning,
+    Variable,
+    as_variables,
+    check_choice,
+    check_float,
+    check_int,
+    scaled_moments,
+)
 from ..estimate import Estimate
 from ..training import TrainLog, TrainSettings, check_device, train
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows
@@ -49,12 +57,12 @@ class _Encoder:
         self.symbols = [None if var.symbols is None else var.symbols[j] for j in self.disc]
         if self.cont:
             c = np.column_stack([var.columns[j] for j in self.cont])[train_rows]
-            self.mean = c.mean(0)
-            sd = c.std(0)
+            # moments of the columns times a power of two: no overflow near 1e±300
+            self.scale, self.mean, sd = scaled_moments(c)
             self.constant = [self.cont[i] for i in np.flatnonzero(~(sd > 0))]
             self.sd = np.where(sd > 0, sd, 1.0)
         else:
-            self.mean = self.sd = np.zeros(0)
+            self.scale = self.mean = self.sd = np.zeros(0)
             self.constant = []
 
     def front(self, embed_dim: int) -> FrontEnd:
@@ -73,7 +81,8 @@ class _Encoder:
         cont = np.zeros((n, len(self.cont)), dtype=np.float32)
         if self.cont:
             c = np.column_stack([var.columns[j] for j in self.cont])
-            cont = ((c - self.mean) / self.sd).astype(np.float32)
+            with np.errstate(under="ignore"):
+                cont = ((c * self.scale - self.mean) / self.sd).astype(np.float32)
         disc = np.zeros((n, len(self.disc)), dtype=np.int64)
         for i, j in enumerate(self.disc):
             col = var.columns[j]
@@ -621,8 +630,9 @@ def _neighbours(z: np.ndarray, seed: int) -> np.ndarray:
     n = z.shape[0]
     if n < 2:
         return np.zeros((n, 1), dtype=np.int64)
-    sd = z.std(0)
-    zs = (z - z.mean(0)) / np.where(sd > 0, sd, 1.0)
+    scale, mean, sd = scaled_moments(z)
+    with np.errstate(under="ignore"):
+        zs = (z * scale - mean) / np.where(sd > 0, sd, 1.0)
     k = min(CMI_NEIGHBOURS, n - 1)
     # ties (discrete z): jitter far below the data scale so that equal rows are drawn at random
     rng = np.random.default_rng(seed)

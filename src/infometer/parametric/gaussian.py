@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import Variable
+from ..data import Variable, scaled_moments
 from ..registry import Raw, register
 
 __all__ = [
@@ -411,18 +411,15 @@ def _check_n(method: str, n: int, d: int, extra: int = 1) -> None:
 def standardize(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Columns centred and scaled to unit sd, and the log of each column's sd.
 
-    Each column is first divided by a power of two (exact) that brings it to
-    ``|x| <= 1``, so the mean and sd are computed without overflow at 1e300 or
-    underflow at 1e-160; a constant column stays constant (log sd 0).
+    The moments are those of :func:`infometer.data.scaled_moments` (each column times a
+    power of two, exact, that brings it to ``|x| <= 1``), so the mean and sd are computed
+    without overflow at 1e300 or underflow at 1e-160; a constant column stays constant
+    (log sd 0).
     """
-    a = np.asarray(a, dtype=np.float64)
-    top = np.max(np.abs(a), axis=0)
-    e = np.where((top > 0) & np.isfinite(top), np.frexp(top)[1], 0)
-    b = np.ldexp(a, -e)
-    mu, sd = b.mean(axis=0), b.std(axis=0)
+    scale, mu, sd = scaled_moments(a)
     ok = sd > 0
-    b = (b - mu) / np.where(ok, sd, 1.0)
-    return b, e * np.log(2.0) + np.log(np.where(ok, sd, 1.0))
+    b = (np.asarray(a, dtype=np.float64) * scale - mu) / np.where(ok, sd, 1.0)
+    return b, -np.log2(scale) * np.log(2.0) + np.log(np.where(ok, sd, 1.0))
 
 
 def _ceiling(
