@@ -245,3 +245,8 @@ def test_offsets_and_extreme_scales_change_nothing():
         tiny = im.entropy(x, method="matrix_renyi", sigma=1e-300).value
         assert tiny == pytest.approx(np.log(300), abs=1e-9)
         assert effective_rank(xy * 1e300) == pytest.approx(effective_rank(xy), abs=1e-12)
+        # bandwidths beyond the float range once the data are scaled: the two limits
+        lo = im.entropy(x * 1e300, method="matrix_renyi", sigma=1e-30).value
+        assert lo == pytest.approx(np.log(300), abs=1e-9)
+        hi = im.entropy(x * 1e-300, method="matrix_renyi", sigma=1e300).value
+        assert hi == pytest.approx(0.0, abs=1e-12)  # the all-ones kernel

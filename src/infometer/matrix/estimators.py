@@ -89,8 +89,10 @@ def _reps(
                 s = float(np.ldexp(su, e))
                 if su == 0.0:  # every row equal: any bandwidth gives the all-ones kernel
                     s = su = 1.0
-            else:
-                su = float(np.ldexp(s, -e))
+            else:  # past the float range in these units: the smallest or largest bandwidth
+                with np.errstate(over="ignore", under="ignore"):
+                    su = float(np.ldexp(s, -e))
+                su = min(max(su, float(np.finfo(np.float64).smallest_subnormal)), 1e308)
             reps.append(K.rbf_rep(xs, su))
             used.append(s)
     n = variables[0].n
