@@ -198,5 +198,17 @@ def test_theiler_window_validation():
     s = _ar_series(50, 0)
     with pytest.raises(ValueError, match="theiler=30 leaves fewer than k=3"):
         im.mutual_info(s[:, 0], s[:, 1], method="ksg1", theiler=30)
+    # the smallest valid sizes: an interior row sees n - 1 - 2 theiler = k rows (n = 4 and
+    # theiler = 0 was refused with "theiler=0 leaves fewer than k=3 neighbours")
+    for n, w in ((4, 0), (12, 4)):
+        x, y, z = s[:n, :1], s[:n, 1:2], s[:n, 2:]
+        got = im.mutual_info(x, y, method="ksg1", k=3, theiler=w, standardize=False).value
+        assert abs(got - ref_ksg1_theiler(x, y, 3, w)) < 1e-10
+        got = im.cond_mutual_info(
+            x, y, z, method="frenzel_pompe", k=3, theiler=w, standardize=False
+        ).value
+        assert abs(got - ref_fp_theiler(x, y, z, 3, w)) < 1e-10
+        with pytest.raises(ValueError, match=f"theiler={w + 1} leaves fewer than k=3"):
+            im.mutual_info(x, y, method="ksg1", k=3, theiler=w + 1)
     with pytest.raises(ValueError, match="theiler must be >= 0"):
         im.mutual_info(s[:, 0], s[:, 1], method="ksg1", theiler=-1)

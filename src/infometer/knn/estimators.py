@@ -108,7 +108,8 @@ def kozachenko_leonenko(
 # ----------------------------------------------------------------------------- MI
 def _check_theiler(theiler: int, n: int, k: int) -> int:
     theiler = check_int(theiler, "theiler", min_value=0)
-    if n <= k + 2 * theiler + 1:
+    # an interior row sees the n - 1 - 2 theiler rows outside its window: k must fit there
+    if n - 1 - 2 * theiler < k:
         raise ValueError(
             f"theiler={theiler} leaves fewer than k={k} neighbours outside the window for "
             f"n={n} rows; use a smaller window or more rows"
