@@ -71,18 +71,18 @@ class _Column:
 def _examine(arrays, j, continuous, pooled, standardize, atom_min_count, atom_max_values):
     """Standardise column ``j`` of ``arrays`` in place and find its constancy, ties and atoms."""
     col = np.concatenate([a[:, j] for a in arrays]) if pooled else arrays[0][:, j]
-    if col[0] == col.min() == col.max():
+    lo, hi = float(col.min()), float(col.max())
+    if lo == hi:
         return _Column(constant=True)
     if not continuous:
         return _Column(continuous=False)
     found = _Column()
-    found.span_overflows = not standardize and float(col.max()) - float(col.min()) == np.inf
+    found.span_overflows = not standardize and hi - lo == np.inf
     # mean and sd of col times a power of two (data.scaled_moments): bit for bit np.mean
-    # and np.std for ordinary data, and no overflow or underflow near 1e±300
+    # and np.std for ordinary data, and no overflow or underflow near 1e±300.  sd_u > 0:
+    # the column is not constant, its scaled values are at most 1 in size, so some
+    # deviation from the mean is nonzero and its square (>= 2^-106) does not underflow
     scale, mu_u, sd_u = (float(v) for v in scaled_moments(col))
-    if not (np.isfinite(sd_u) and sd_u > 0):  # not expected for a non-constant column
-        sd_u = float(np.ptp(col * scale))
-    log_scale = float(np.log(scale))
     with np.errstate(over="ignore"):  # inf past ~1.8e308 (then only used for jitter)
         found.sd = sd = sd_u / scale
     if standardize:
@@ -91,7 +91,7 @@ def _examine(arrays, j, continuous, pooled, standardize, atom_min_count, atom_ma
                 a[:, j] = (a[:, j] * scale - mu_u) / sd_u
         # log(sd) itself where sd is an ordinary float (the same rounding as before)
         ordinary = np.isfinite(sd) and sd >= np.finfo(np.float64).tiny
-        found.log_sd = float(np.log(sd)) if ordinary else float(np.log(sd_u)) - log_scale
+        found.log_sd = float(np.log(sd)) if ordinary else float(np.log(sd_u) - np.log(scale))
     # not pooled: ``col`` is a view, so ties are judged on the standardised values
     tf = found.tie_fraction = _tie_fraction(col)
     if atom_min_count is not None and tf > 0:

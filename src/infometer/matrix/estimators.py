@@ -80,20 +80,14 @@ def _reps(
             reps.append(K.delta_rep(v.codes))
             used.append(None)
         elif kernel == "linear":
-            reps.append(K.linear_rep(K.centred_unit(v.values)[0]))
+            reps.append(K.linear_rep(v.values))
             used.append(None)
         else:
-            xs, e = K.centred_unit(v.values)  # the bandwidth in these units: s 2^-e
             if s is None:
-                su = K.median_sigma(xs)
-                s = float(np.ldexp(su, e))
-                if su == 0.0:  # every row equal: any bandwidth gives the all-ones kernel
-                    s = su = 1.0
-            else:  # past the float range in these units: the smallest or largest bandwidth
-                with np.errstate(over="ignore", under="ignore"):
-                    su = float(np.ldexp(s, -e))
-                su = min(max(su, float(np.finfo(np.float64).smallest_subnormal)), 1e308)
-            reps.append(K.rbf_rep(xs, su))
+                s = K.median_sigma(v.values)
+                if s == 0.0:  # every row equal: any bandwidth gives the all-ones kernel
+                    s = 1.0
+            reps.append(K.rbf_rep(v.values, s))
             used.append(s)
     n = variables[0].n
     if n > LARGE_GRAM and any(r.gram is not None for r in reps):

@@ -97,9 +97,9 @@ def _exponent(x: np.ndarray) -> int:
 
 
 def linear_rep(x: np.ndarray) -> KernelRep:
-    """Linear kernel on centred data: ``K = X_c X_cᵀ`` (the covariance form)."""
-    x = np.asarray(x, dtype=np.float64)
-    return KernelRep(features=x - x.mean(axis=0))
+    """Linear kernel on centred data: ``K = X_c X_cᵀ`` (the covariance form), up to the
+    power-of-two scale of :func:`centred_unit` (every use normalises by the trace)."""
+    return KernelRep(features=centred_unit(x)[0])
 
 
 def delta_rep(codes: np.ndarray) -> KernelRep:
@@ -131,17 +131,22 @@ def median_sigma(x: np.ndarray, max_rows: int = 2000) -> float:
     x = np.asarray(x, dtype=np.float64)
     if x.shape[0] > max_rows:
         x = x[np.linspace(0, x.shape[0] - 1, max_rows).astype(np.int64)]
-    d2 = _sq_dists(x)[np.triu_indices(x.shape[0], k=1)]
-    return float(np.sqrt(np.median(d2))) if d2.size else 0.0
+    xs, e = centred_unit(x)
+    d2 = _sq_dists(xs)[np.triu_indices(xs.shape[0], k=1)]
+    return float(np.ldexp(np.sqrt(np.median(d2)), e)) if d2.size else 0.0
 
 
 def rbf_rep(x: np.ndarray, sigma: float) -> KernelRep:
     """Gaussian kernel ``K_ij = exp(−‖x_i − x_j‖² / (2σ²))`` (unit diagonal)."""
-    x = np.asarray(x, dtype=np.float64)
+    xs, e = centred_unit(x)
+    # sigma in the units of xs; past the float range there, the smallest or largest one
+    with np.errstate(over="ignore", under="ignore"):
+        su = float(np.ldexp(sigma, -e))
+    su = min(max(su, float(np.finfo(np.float64).smallest_subnormal)), 1e308)
     # divided by sigma twice, not by sigma²: that squares to 0 for sigma below ~1e-154;
     # a distance far beyond sigma overflows to inf, whose kernel value exp(-inf) = 0 is exact
     with np.errstate(over="ignore"):
-        return KernelRep(gram=np.exp(-(_sq_dists(x) / sigma) / (2.0 * sigma)))
+        return KernelRep(gram=np.exp(-(_sq_dists(xs) / su) / (2.0 * su)))
 
 
 def hadamard(reps: Sequence[KernelRep], max_features: int = MAX_FEATURES) -> KernelRep:
