@@ -41,6 +41,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "aracne": (".allpairs", "aracne"),
     "clr": (".allpairs", "clr"),
     "select_features": (".allpairs", "select_features"),
+    "channel_capacity_from_samples": (".channels", "channel_capacity_from_samples"),
 }
 
 
@@ -122,4 +123,5 @@ __all__ = [
     "clr",
     "select_features",
     "probes",
+    "channel_capacity_from_samples",
 ]

@@ -22,6 +22,11 @@ __all__ = [
     "cond_mutual_info",
     "kl_divergence",
     "cross_entropy",
+    "channel_capacity",
+    "rate_distortion",
+    "rate_distortion_curve",
+    "information_bottleneck",
+    "ib_curve",
 ]
 
 
@@ -99,3 +104,14 @@ def cross_entropy(
     s = a > 0
     v = float("inf") if np.any(b[s] == 0) else float(-(a[s] * np.log(b[s])).sum())
     return _wrap(v, "cross_entropy", unit, base)
+
+
+
+# ------------------------------------------------- channels (issue 26): the same functions
+from .channels import (  # noqa: E402
+    channel_capacity,
+    ib_curve,
+    information_bottleneck,
+    rate_distortion,
+    rate_distortion_curve,
+)
