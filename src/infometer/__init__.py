@@ -42,6 +42,12 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "clr": (".allpairs", "clr"),
     "select_features": (".allpairs", "select_features"),
     "channel_capacity_from_samples": (".channels", "channel_capacity_from_samples"),
+    "renyi_entropy": (".generalized", "renyi_entropy"),
+    "tsallis_entropy": (".generalized", "tsallis_entropy"),
+    "renyi_divergence": (".generalized", "renyi_divergence"),
+    "jensen_shannon_divergence": (".generalized", "jensen_shannon_divergence"),
+    "jensen_renyi_divergence": (".generalized", "jensen_renyi_divergence"),
+    "renyi_mutual_info": (".generalized", "renyi_mutual_info"),
 }
 
 
@@ -124,4 +130,10 @@ __all__ = [
     "select_features",
     "probes",
     "channel_capacity_from_samples",
+    "renyi_entropy",
+    "tsallis_entropy",
+    "renyi_divergence",
+    "jensen_shannon_divergence",
+    "jensen_renyi_divergence",
+    "renyi_mutual_info",
 ]

@@ -27,6 +27,11 @@ __all__ = [
     "rate_distortion_curve",
     "information_bottleneck",
     "ib_curve",
+    "renyi_entropy",
+    "tsallis_entropy",
+    "renyi_divergence",
+    "jensen_shannon_divergence",
+    "jensen_renyi_divergence",
 ]
 
 
@@ -114,4 +119,11 @@ from .channels import (  # noqa: E402
     information_bottleneck,
     rate_distortion,
     rate_distortion_curve,
+)
+from .generalized.exact import (  # noqa: E402
+    jensen_renyi_divergence,
+    jensen_shannon_divergence,
+    renyi_divergence,
+    renyi_entropy,
+    tsallis_entropy,
 )

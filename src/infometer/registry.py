@@ -53,6 +53,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.text",
     "infometer.probes.decoding",
     "infometer.channels",
+    "infometer.generalized",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.
