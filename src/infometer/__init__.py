@@ -48,6 +48,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "jensen_shannon_divergence": (".generalized", "jensen_shannon_divergence"),
     "jensen_renyi_divergence": (".generalized", "jensen_renyi_divergence"),
     "renyi_mutual_info": (".generalized", "renyi_mutual_info"),
+    "complexity": (".complexity", None),  # the package is callable: im.complexity(x, ...)
+    "multiscale": (".complexity", "multiscale"),
+    "complexity_entropy_plane": (".complexity", "complexity_entropy_plane"),
 }
 
 
@@ -136,4 +139,7 @@ __all__ = [
     "jensen_shannon_divergence",
     "jensen_renyi_divergence",
     "renyi_mutual_info",
+    "complexity",
+    "multiscale",
+    "complexity_entropy_plane",
 ]

@@ -54,6 +54,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.probes.decoding",
     "infometer.channels",
     "infometer.generalized",
+    "infometer.complexity",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.
