@@ -164,5 +164,6 @@ def fuzzy_phi(
                 v = abs(tmp[i, a] - tmp[j, a])
                 if v > d:
                     d = v
-            total += math.exp(-(d**n_exp) / r)
+            v = d * d if n_exp == 2.0 else d**n_exp
+            total += math.exp(-v / r)
     return 2.0 * total / (T * (T - 1.0))
