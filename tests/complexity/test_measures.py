@@ -231,3 +231,35 @@ def test_bad_input(measure, x, kw, match):
         warnings.simplefilter("ignore")
         with pytest.raises((ValueError, TypeError), match=match):
             im.complexity(x, measure, **kw)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 9])
+@pytest.mark.parametrize("tau", [1, 3])
+def test_fast_ordinal_histograms_match_the_reference_codes(m, tau):
+    # the digit-update kernels (generic and unrolled) against plain per-window Lehmer codes,
+    # on data with many ties (broken by time in both)
+    from infometer.complexity import _kernels as K
+    from infometer.complexity._ordinal_unrolled import HIST
+
+    x = np.round(np.random.default_rng(14).normal(size=2000), 1)
+    want = np.bincount(K.ordinal_codes(x, m, tau), minlength=math.factorial(m))
+    if m in HIST:
+        np.testing.assert_array_equal(HIST[m](x, tau), want)
+    np.testing.assert_array_equal(K.ordinal_histogram(x, m, tau, math.factorial(m)), want)
+
+
+@pytest.mark.parametrize("signal", ["noise", "walk", "sine"])
+def test_gram_singular_values_match_the_svd(signal):
+    rng = np.random.default_rng(15)
+    x = {
+        "noise": rng.normal(size=4000),
+        "walk": rng.normal(size=4000).cumsum(),
+        "sine": np.sin(np.arange(4000) * 0.3),  # rank 2: falls back to the SVD
+    }[signal]
+    for m in (3, 6):
+        rows = x.size - (m - 1)
+        emb = np.column_stack([x[i : i + rows] for i in range(m)])
+        s = np.linalg.svd(emb, compute_uv=False)
+        np.testing.assert_allclose(
+            measures._singular_values(x, m, 1, rows), s, rtol=0, atol=1e-12 * s[0]
+        )

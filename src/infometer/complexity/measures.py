@@ -95,13 +95,13 @@ def _norm(value: float, size: float, normalize: bool) -> float:
 
 def ordinal_counts(x: np.ndarray, order: int = 3, delay: int = 1) -> np.ndarray:
     """Counts of the ``order!`` ordinal patterns (zeros kept), index = Lehmer code."""
-    m, tau = check_embedding(
-        x.size,
-        order,
-        delay,
-        patterns=math.factorial(check_int(order, "order", min_value=1, max_value=MAX_ORDER)),
-    )
-    return np.bincount(K.ordinal_codes(x, m, tau), minlength=math.factorial(m))
+    m = check_int(order, "order", min_value=1, max_value=MAX_ORDER)
+    m, tau = check_embedding(x.size, m, delay, patterns=math.factorial(m))
+    from ._ordinal_unrolled import HIST
+
+    if m in HIST:
+        return HIST[m](x, tau)
+    return K.ordinal_histogram(x, m, tau, math.factorial(m))
 
 
 def permutation(x: np.ndarray, *, order: int = 3, delay: int = 1, normalize: bool = False) -> float:
@@ -267,12 +267,32 @@ def spectral(
     return _norm(K.entropy_of_counts(power), power.size, normalize)
 
 
+def _singular_values(x: np.ndarray, m: int, tau: int, rows: int) -> np.ndarray:
+    """Singular values of the (rows, m) delay-embedding matrix E.
+
+    From the m x m Gram matrix E^T E (m (m + 1) / 2 dot products of shifted views, no
+    copy of E) when it is well conditioned; its eigenvalues are the squared singular
+    values to ~1e-16 relative to the largest.  When the smallest is below 1e-8 of the
+    largest (a rank-deficient embedding, e.g. a sine), the square root would only be
+    accurate to ~1e-8 relative, so the SVD of E itself is taken.
+    """
+    g = np.empty((m, m))
+    for i in range(m):
+        a = x[i * tau : i * tau + rows]
+        for j in range(i, m):
+            g[i, j] = g[j, i] = float(a @ x[j * tau : j * tau + rows])
+    ev = np.linalg.eigvalsh(g)
+    if ev[-1] > 0 and ev[0] > 1e-8 * ev[-1]:
+        return np.sqrt(ev[::-1])
+    return np.linalg.svd(_embed(x, m, tau, rows), compute_uv=False)
+
+
 def svd(x: np.ndarray, *, order: int = 3, delay: int = 1, normalize: bool = False) -> float:
     """SVD entropy of the delay-embedding matrix's normalised singular values."""
     check_bool(normalize, "normalize")
     m, tau = check_embedding(x.size, order, delay)
     rows = x.size - (m - 1) * tau
-    s = np.linalg.svd(_embed(x, m, tau, rows), compute_uv=False)
+    s = _singular_values(x, m, tau, rows)
     if not np.any(s > 0):
         return 0.0
     return _norm(K.entropy_of_counts(s), m, normalize)
