@@ -263,3 +263,13 @@ def test_gram_singular_values_match_the_svd(signal):
         np.testing.assert_allclose(
             measures._singular_values(x, m, 1, rows), s, rtol=0, atol=1e-12 * s[0]
         )
+
+
+@pytest.mark.parametrize("n", [1000, 1001])
+def test_fast_periodogram_is_scipys_up_to_a_constant(n):
+    from scipy.signal import periodogram
+
+    x = np.random.default_rng(16).normal(size=n) + 3.0
+    a = periodogram(x)[1]
+    b = measures._periodogram(x)
+    np.testing.assert_allclose(b / b.sum(), a / a.sum(), rtol=1e-10, atol=1e-18)
