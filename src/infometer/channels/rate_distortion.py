@@ -235,6 +235,7 @@ def rate_distortion_curve(
     n_points: int = 60,
     unit: str | None = "nats",
     base: float | None = None,
+    progress: bool | None = None,
     tol: float = 1e-10,
     max_iter: int = 100_000,
 ) -> RateDistortionCurve:
@@ -251,6 +252,8 @@ def rate_distortion_curve(
         Number of default slopes.
     unit, base, tol, max_iter
         As in :func:`rate_distortion`.
+    progress
+        Progress bar over the slopes (None: the shared default).
 
     Returns
     -------
@@ -278,7 +281,7 @@ def rate_distortion_curve(
 
     pts = []
     q0 = None
-    for b in progress_bar(bs, desc="rate-distortion", unit="beta"):
+    for b in progress_bar(bs, desc="rate-distortion", unit="beta", progress=progress):
         pt = _point(p, d, float(b), tol, max_iter, "nats", q0=q0)
         q0 = np.maximum(pt.reproduction_pmf, 1e-12)
         q0 /= q0.sum()
