@@ -40,6 +40,7 @@ def test_three_groups_with_three_clusters():
     assert ib.i_ty == pytest.approx(im.exact.mutual_info(pxy).value, abs=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["iterative", "deterministic"])
 def test_curve_respects_the_information_plane(method, tmp_path):
     rng = np.random.default_rng(0)

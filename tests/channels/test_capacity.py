@@ -136,6 +136,7 @@ def test_capacity_from_samples_of_a_bsc():
     assert est.method == "plugin" and est.quantity == "channel_capacity"
 
 
+@pytest.mark.slow
 def test_capacity_from_samples_ci_and_small_count_warning():
     rng = np.random.default_rng(1)
     x = rng.integers(0, 3, 40)

@@ -124,6 +124,7 @@ def test_fuzzy_entropy_matches_brute_force_and_orders():
     assert im.complexity(x, "fuzzy").value == pytest.approx(want, rel=1e-10)
 
 
+@pytest.mark.slow
 def test_spectral_entropy_white_noise_and_sine():
     n = 8192
     e = im.complexity(white(n, 8), "spectral", normalize=True).value

@@ -42,6 +42,7 @@ def test_entropy_routing_and_default_unchanged():
         im.entropy(x, kind="havrda", order=2)
 
 
+@pytest.mark.slow
 def test_unbiased_power_sum_is_unbiased_where_plugin_is_not():
     # Tsallis-2 is linear in sum p^2, so the falling-factorial estimate is exactly
     # unbiased: over R = 4000 samples of n = 15 its mean is within 4 standard errors of
