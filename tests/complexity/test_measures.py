@@ -274,3 +274,25 @@ def test_fast_periodogram_is_scipys_up_to_a_constant(n):
     a = periodogram(x)[1]
     b = measures._periodogram(x)
     np.testing.assert_allclose(b / b.sum(), a / a.sum(), rtol=1e-10, atol=1e-18)
+
+
+def test_im_complexity_is_callable_whatever_was_imported_first():
+    # the package infometer.complexity and the function share the name: importing the
+    # families first (any registry lookup) binds the package, which must still be callable
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, infometer as im; im.methods('entropy');"
+        "import infometer.complexity.measures;"
+        "print(im.complexity(np.arange(50.0), 'permutation').value)"
+    )
+    import os
+    from pathlib import Path
+
+    src = str(Path(im.__file__).resolve().parents[1])  # this checkout's code
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip() == "0.0"
