@@ -309,7 +309,7 @@ def plane_limits(n: int, points: int = 200) -> tuple[tuple[np.ndarray, np.ndarra
         lo_c.append(c)
     hi_h, hi_c = [], []
     for j in range(n - 1):
-        for p in np.linspace(0.0, 1.0 / (n - j), max(points // n, 4)):
+        for p in np.linspace(0.0, 1.0 / (n - j), max(4 * points // n, 20)):
             q = np.zeros(n)
             q[j + 1 :] = (1 - p) / (n - j - 1)
             q[j] = p
