@@ -1,8 +1,9 @@
-"""Signal entropies and channels vs antropy, EntropyHub, nolds, ordpy and dit (issue 26).
+"""Signal entropies, Rényi/Tsallis and channels vs antropy, EntropyHub, nolds, ordpy,
+infomeasure and dit (issue 26).
 
     PYTHONPATH=src /work/peers-26/bin/python benchmarks/peers/complexity.py \
         [--n 1000000] [--n-pairs 100000] [--n-fuzzy 10000] [--n-quadratic 10000]
-        [--repeats 3] [--slow 30] [--only PE,...]
+        [--n-knn 100000] [--repeats 3] [--slow 30] [--only PE,...] [--no-dit]
 
 Every task gives the peers the same signal and the parameters that make the definitions
 agree (listed in ``CONVENTIONS`` and in docs/entropies.md); the value of every contender is
@@ -39,6 +40,11 @@ CONVENTIONS = {
     "SVD": "antropy svd_entropy(order=5): singular values of the delay matrix, log2",
     "SC": "ordpy complexity_entropy(dx=5): (H, C); C compared",
     "PE2D": "ordpy permutation_entropy(image, dx=2, dy=2)",
+    "Renyi1D": "infomeasure entropy(approach='renyi', alpha=2, k=5, base='e'): the same "
+    "Leonenko-Pronzato-Savani estimator, Euclidean",
+    "Renyi3D": "as Renyi1D on 3-D Gaussian data",
+    "Tsallis": "infomeasure entropy(approach='tsallis', q=2, k=5, base='e')",
+    "JSD": "infomeasure jsd(approach='discrete', base='e'), 10 symbols, equal weights",
 }
 
 
@@ -59,7 +65,7 @@ def tasks(a) -> list[tuple[str, int, list]]:
     sd_s, sd_f = float(np.std(xs)), float(np.std(xf))
 
     def C(name, fn):  # pure-Python/numpy peers need no warm-up (no JIT): saves a slow run
-        return T.Candidate(name, fn, warmup=name in ("infometer", "antropy"))
+        return T.Candidate(name, fn, warmup=name in ("infometer", "antropy", "infomeasure"))
 
     out: list[tuple[str, int, list]] = []
 
@@ -141,6 +147,34 @@ def tasks(a) -> list[tuple[str, int, list]]:
         fz.append(C("EntropyHub", lambda: float(EH.FuzzEn(xf, m=2, r=(0.2 * sd_f, 2))[0][-1])))
     out.append(("FuzzEn", a.n_fuzzy, fz))
 
+    imf = opt("infomeasure")
+    g = np.random.default_rng(5)
+    g1, g3 = g.normal(size=a.n_knn), g.normal(size=(a.n_knn, 3))
+    d1, d2 = g.integers(0, 10, a.n), g.integers(0, 10, a.n)
+    for label, data in (("Renyi1D", g1), ("Renyi3D", g3)):
+        rn = [C("infometer", lambda d=data: im.renyi_entropy(d, order=2, k=5).value)]
+        if imf:
+            rn.append(
+                C(
+                    "infomeasure",
+                    lambda d=data: float(
+                        imf.entropy(d, approach="renyi", alpha=2.0, k=5, base="e")
+                    ),
+                )
+            )
+        out.append((label, a.n_knn, rn))
+    ts = [C("infometer", lambda: im.tsallis_entropy(g1, order=2, k=5).value)]
+    js = [C("infometer", lambda: im.jensen_shannon_divergence(d1, d2).value)]
+    if imf:
+        ts.append(
+            C(
+                "infomeasure",
+                lambda: float(imf.entropy(g1, approach="tsallis", q=2.0, k=5, base="e")),
+            )
+        )
+        js.append(C("infomeasure", lambda: float(imf.jsd(d1, d2, approach="discrete", base="e"))))
+    out += [("Tsallis", a.n_knn, ts), ("JSD", a.n, js)]
+
     p2 = [C("infometer", cx(img, "permutation_2d", order=(2, 2), normalize=True))]
     if ordpy:
         p2.append(C("ordpy", lambda: float(ordpy.permutation_entropy(img, dx=2, dy=2))))
@@ -178,13 +212,14 @@ def main() -> None:
     ap.add_argument("--n-pairs", type=int, default=100_000)
     ap.add_argument("--n-fuzzy", type=int, default=10_000)
     ap.add_argument("--n-quadratic", type=int, default=10_000)
+    ap.add_argument("--n-knn", type=int, default=100_000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--slow", type=float, default=30.0)
     ap.add_argument("--only", default="")
     ap.add_argument("--no-dit", action="store_true")
     a = ap.parse_args()
     warnings.simplefilter("ignore")
-    run = T.Run(["antropy", "EntropyHub", "nolds", "ordpy", "dit"])
+    run = T.Run(["antropy", "EntropyHub", "nolds", "ordpy", "dit", "infomeasure"])
     only = set(filter(None, a.only.split(",")))
     blocks = []
     for name, n, cands in tasks(a):
