@@ -22,16 +22,6 @@ __all__ = [
     "cond_mutual_info",
     "kl_divergence",
     "cross_entropy",
-    "channel_capacity",
-    "rate_distortion",
-    "rate_distortion_curve",
-    "information_bottleneck",
-    "ib_curve",
-    "renyi_entropy",
-    "tsallis_entropy",
-    "renyi_divergence",
-    "jensen_shannon_divergence",
-    "jensen_renyi_divergence",
 ]
 
 
@@ -111,19 +101,34 @@ def cross_entropy(
     return _wrap(v, "cross_entropy", unit, base)
 
 
+# Channels and generalised entropies (issue 26), loaded on first use (their packages
+# register estimators and import scipy): name -> module.
+_ELSEWHERE = {
+    "channel_capacity": ".channels",
+    "rate_distortion": ".channels",
+    "rate_distortion_curve": ".channels",
+    "information_bottleneck": ".channels",
+    "ib_curve": ".channels",
+    "renyi_entropy": ".generalized.exact",
+    "tsallis_entropy": ".generalized.exact",
+    "renyi_divergence": ".generalized.exact",
+    "jensen_shannon_divergence": ".generalized.exact",
+    "jensen_renyi_divergence": ".generalized.exact",
+}
 
-# ------------------------------------------------- channels (issue 26): the same functions
-from .channels import (  # noqa: E402
-    channel_capacity,
-    ib_curve,
-    information_bottleneck,
-    rate_distortion,
-    rate_distortion_curve,
-)
-from .generalized.exact import (  # noqa: E402
-    jensen_renyi_divergence,
-    jensen_shannon_divergence,
-    renyi_divergence,
-    renyi_entropy,
-    tsallis_entropy,
-)
+
+__all__ += list(_ELSEWHERE)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ELSEWHERE))
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _ELSEWHERE:
+        raise AttributeError(f"module 'infometer.exact' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_ELSEWHERE[name], "infometer"), name)
+    globals()[name] = value
+    return value
