@@ -252,10 +252,18 @@ for _kind in ("renyi", "tsallis"):
 
 
 # ---------------------------------------------------------------- divergences
-def _shared_pmfs(p: Variable, q: Variable) -> tuple[np.ndarray, np.ndarray]:
-    from ..discrete.estimators import aligned_codes
+def _codes_are_symbols(v: Variable) -> bool:
+    return v.d == 1 and (v.symbols is None or v.symbols[0] is None)
 
-    cp, cq = aligned_codes(p, q)
+
+def _shared_pmfs(p: Variable, q: Variable) -> tuple[np.ndarray, np.ndarray]:
+    """The empirical pmfs of p and q on one shared alphabet."""
+    if _codes_are_symbols(p) and _codes_are_symbols(q):
+        cp, cq = p.columns[0], q.columns[0]  # small non-negative integers: codes = symbols
+    else:
+        from ..discrete.estimators import aligned_codes
+
+        cp, cq = aligned_codes(p, q)
     m = int(max(cp.max(), cq.max())) + 1
     a = np.bincount(cp, minlength=m).astype(float)
     b = np.bincount(cq, minlength=m).astype(float)
