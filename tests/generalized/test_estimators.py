@@ -177,3 +177,18 @@ def test_bad_input(call, match):
         warnings.simplefilter("ignore")
         with pytest.raises((ValueError, TypeError), match=match):
             call(x)
+
+
+def test_divergences_share_one_alphabet_for_any_symbols():
+    # string symbols with different sets, and integers with negative values, take the
+    # aligned-codes path; small non-negative integers are counted directly: same answer
+    p = ["a"] * 6 + ["b"] * 4
+    q = ["b"] * 5 + ["c"] * 5
+    want = im.exact.jensen_shannon_divergence([0.6, 0.4, 0.0], [0.0, 0.5, 0.5]).value
+    assert im.jensen_shannon_divergence(p, q).value == pytest.approx(want, abs=1e-15)
+    ints = {"a": 0, "b": 1, "c": 2}
+    pi, qi = [ints[s] for s in p], [ints[s] for s in q]
+    assert im.jensen_shannon_divergence(pi, qi).value == pytest.approx(want, abs=1e-15)
+    neg = [v - 5 for v in pi], [v - 5 for v in qi]
+    assert im.jensen_shannon_divergence(*neg).value == pytest.approx(want, abs=1e-15)
+    assert im.renyi_divergence(qi, pi, order=0).value == pytest.approx(-math.log(0.4))
