@@ -220,9 +220,11 @@ def multiscale(
         )
     fn = measures.MEASURES[measure][0]
     params = dict(params)
-    if "r" in _own_params(fn) and params.get("r_abs") is None:
-        params["r_abs"] = measures._tolerance(s, params.pop("r", 0.2), None)
-    params.pop("r", None) if "r_abs" in params else None
+    if "r" in _own_params(fn):
+        # the tolerance is fixed at r * sd of the original signal for every scale (Costa)
+        r = params.pop("r", 0.2)
+        if params.get("r_abs") is None:
+            params["r_abs"] = measures._tolerance(s, r, None)
     values, ses = [], []
     for scale in progress_bar(
         list(sc), desc=f"multiscale {measure}", unit="scale", progress=progress
