@@ -45,6 +45,8 @@ def is_activation(module: Any) -> bool:
 def find_activations(model: nn.Module) -> list[str]:
     """Names (``model.named_modules()``) of every activation module of ``model``.
 
+    Modules inside an activation module (the ReLUs of a FleS module's MLPs) are not listed.
+
     Examples
     --------
     >>> from torch import nn
@@ -52,7 +54,12 @@ def find_activations(model: nn.Module) -> list[str]:
     ['1']
     """
     _check_model(model)
-    return [name for name, mod in model.named_modules() if name and is_activation(mod)]
+    found: list[str] = []
+    for name, mod in model.named_modules():
+        # a FleS module's own MLP ReLUs are part of that activation, not activations of the model
+        if name and is_activation(mod) and not any(name.startswith(f + ".") for f in found):
+            found.append(name)
+    return found
 
 
 def _check_model(model: Any) -> nn.Module:

@@ -97,8 +97,9 @@ def split(
     >>> [a.shape[0] for a in split(x, y, test_fraction=0.3)]
     [7, 7, 3, 3]
     """
-    test_fraction = check_float(test_fraction, "test_fraction", low=0.0, high=1.0,
-                                inclusive=(False, False))
+    test_fraction = check_float(
+        test_fraction, "test_fraction", low=0.0, high=1.0, inclusive=(False, False)
+    )
     n = len(y)
     perm = np.random.default_rng(seed).permutation(n)
     n_test = max(1, int(round(test_fraction * n)))
