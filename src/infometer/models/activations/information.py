@@ -404,7 +404,7 @@ def batch_dependence(
     method: str = "gkov",
     unit: str = "bits",
     seed: int | None = 0,
-    rel_tol: float = 1e-5,
+    rel_tol: float = 1e-6,
 ) -> Any:
     """I(Δ_s; C): how much a sample's output tells about its batch-mates' class, in bits.
 
