@@ -83,18 +83,32 @@ def main() -> None:
 
     seeds = 2 if args.quick else max(2, args.seeds)
     tasks = {
-        "digits": (digits_patches(), 10, 3 if args.quick else 12),
-        "context": (context_task(600 if args.quick else 2000, seed=0), 2, 3 if args.quick else 15),
+        # (data, classes, epochs, batch size, learning rate)
+        "digits": (digits_patches(), 10, 3 if args.quick else 15, 64, 3e-3),
+        "context": (
+            context_task(600 if args.quick else 3000, seed=0),
+            2,
+            3 if args.quick else 20,
+            128,
+            5e-3,
+        ),
     }
     runs, layer_frames, entropies, deps = [], [], [], []
     bar = progress_bar(total=len(tasks) * len(KINDS) * seeds, desc="train + measure", unit="run")
-    for task, ((x, y), n_classes, epochs) in tasks.items():
+    for task, ((x, y), n_classes, epochs, batch, lr) in tasks.items():
         xtr, ytr, xte, yte = split(x, y, test_fraction=0.3, seed=0)
         for kind in KINDS:
             for seed in range(seeds):
                 net = PatchTransformer(4, 16, n_classes, d_model=32, n_layers=2, seed=seed)
                 swap_activations(net, kind, seed=seed)
-                log = train_classifier(net, xtr, ytr, epochs=epochs, seed=seed)
+                log = train_classifier(
+                    net, xtr, ytr, epochs=epochs, batch_size=batch, lr=lr, seed=seed
+                )
+                alphas = [
+                    float(p.detach().abs().max())
+                    for n_, p in net.named_parameters()
+                    if n_.endswith(("alpha_ve", "alpha_ho"))
+                ]
                 row = {
                     "task": task,
                     "kind": kind,
@@ -102,6 +116,7 @@ def main() -> None:
                     "train_accuracy": log[-1]["accuracy"],
                     "accuracy": accuracy(net, xte, yte),
                     "sorted_batch_accuracy": sorted_batch_accuracy(net, xte, yte),
+                    "proto_alpha_abs_max": max(alphas) if alphas else float("nan"),
                 }
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # digits pixels take 17 values: noted once
@@ -174,6 +189,7 @@ def main() -> None:
                 "delta_vs_gelu": dm,
                 "delta_se": dse,
                 "sorted_batch_accuracy": srt,
+                "proto_alpha_abs_max": float(a["proto_alpha_abs_max"].max()),
                 "gate_entropy_bits": e,
                 "kappa_ho_eval": None if np.isnan(kho) else float(kho),
                 "batch_dependence_bits": dep.bits,
