@@ -42,8 +42,8 @@ def dedup_html(html: str, *, keep: int = KEEP_PER_GROUP) -> str:
     Examples
     --------
     >>> h = "<ul>" + "".join(f"<li>{i}</li>" for i in range(6)) + "</ul>"
-    >>> dedup_html(h)
-    '<html><body><ul><li>0</li><li>1</li><li>2</li><!-- ... 3 more <li> elements ... --></ul></body></html>'
+    >>> dedup_html(h)[12:]
+    '<ul><li>0</li><li>1</li><li>2</li><!-- ... 3 more <li> elements ... --></ul></body></html>'
     """
     import lxml.etree as et
 

@@ -68,7 +68,7 @@ def extract_code(reply: str) -> str:
     return blocks[-1] if blocks else reply
 
 
-_WORKER = r'''
+_WORKER = r"""
 import builtins, json, os, resource, select, signal, sys, traceback
 ALLOWED = set(json.loads(sys.argv[1]))
 MAX_OUT = int(sys.argv[2])
@@ -183,7 +183,7 @@ def run_one(job, html):
             why = {signal.SIGXCPU: "CPU time limit", signal.SIGKILL: "killed (CPU or memory limit)",
                    signal.SIGSEGV: "crashed (memory limit)"}.get(sig, f"killed by signal {sig}")
         else:
-            why = f"the script's process exited with status {os.WEXITSTATUS(status)} (memory limit?)"
+            why = f"the script process exited with status {os.WEXITSTATUS(status)}"
         return {"ok": False, "error": why}
 
 import time
@@ -192,7 +192,7 @@ for line in sys.stdin:
     res = [run_one(job, html) for html in job["pages"]]
     sys.stdout.write(json.dumps(res) + "\n")
     sys.stdout.flush()
-'''
+"""
 
 
 @dataclass(frozen=True)

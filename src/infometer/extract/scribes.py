@@ -209,7 +209,9 @@ def resolve(choice: Choice, html: str) -> dict[str, Any] | None:
         if not gs:
             return None
         if choice.container == "repeat_largest":
-            parent, tag, cls, mem = max(gs, key=lambda g: (len(g[3]), -len(g[0].getroottree().getpath(g[0]))))
+            parent, tag, cls, mem = max(
+                gs, key=lambda g: (len(g[3]), -len(g[0].getroottree().getpath(g[0])))
+            )
         else:
             parent, tag, cls, mem = max(gs, key=lambda g: np.mean([_n_desc(m) for m in g[3]]))
         if choice.container == "parent_of_richest":
@@ -248,13 +250,9 @@ def compile_script(program: dict[str, Any]) -> str:
     True
     """
     if "literal" in program:
-        return (
-            "def main(html):\n"
-            f"    return {json.dumps(program['literal'], ensure_ascii=False)}\n"
-        )
+        return f"def main(html):\n    return {json.dumps(program['literal'], ensure_ascii=False)}\n"
     return (
-        _RUNTIME_SRC
-        + f"\nPROGRAM = {json.dumps(program, ensure_ascii=False, indent=1)}\n\n\n"
+        _RUNTIME_SRC + f"\nPROGRAM = {json.dumps(program, ensure_ascii=False, indent=1)}\n\n\n"
         "def main(html):\n    return run_program(PROGRAM, html)\n"
     )
 
@@ -300,12 +298,13 @@ def group_reward(
             f"outputs ({len(outputs)}) and golds ({len(golds)}) must be one per page of a "
             "non-empty group"
         )
-    return float(np.mean([fuzzy_f1(o, g, matching=matching).f1 for o, g in zip(outputs, golds, strict=True)]))
+    return float(
+        np.mean([fuzzy_f1(o, g, matching=matching).f1 for o, g in zip(outputs, golds, strict=True)])
+    )
 
 
 # -------------------------------------------------------------------------- policy
 _FEATURES = (
-    "bias",
     "dl",
     "kv_table",
     "header_row",
@@ -323,13 +322,12 @@ def page_features(html: str) -> np.ndarray:
     Examples
     --------
     >>> page_features("<html><body><h1>x</h1><dl><dt>a</dt><dd>b</dd></dl></body></html>")[:3]
-    array([1., 1., 0.])
+    array([1., 0., 0.])
     """
     root = parse(html)
     gs = _groups(root)
     rich = [g for g in gs if np.mean([_n_desc(m) for m in g[3]]) >= 4]
     f = [
-        1.0,
         float(bool(root.xpath("//dl[dt]"))),
         float(bool(root.xpath("//tr[th and td]"))),
         float(bool(root.xpath("//tr[th and not(td)]/following-sibling::tr[td]"))),
@@ -430,7 +428,9 @@ def train_policy(
     if not groups:
         raise ValueError("groups must hold at least one training group")
     if rollouts < 2:
-        raise ValueError(f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}")
+        raise ValueError(
+            f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
+        )
     from ..progress import progress_bar
 
     rng = np.random.default_rng(seed)
@@ -438,7 +438,9 @@ def train_policy(
     log = TrainLog(reward=reward)
     cache: dict[Any, float] = {}
     feats = {(g.name, i): page_features(p.html) for g in groups for i, p in enumerate(g.pages)}
-    with progress_bar(total=steps, desc=f"GRPO ({reward} reward)", unit="step", progress=progress) as bar:
+    with progress_bar(
+        total=steps, desc=f"GRPO ({reward} reward)", unit="step", progress=progress
+    ) as bar:
         for _ in range(steps):
             g = groups[int(rng.integers(len(groups)))]
             i = int(rng.integers(len(g)))
@@ -531,7 +533,9 @@ def evaluate(
 
     rows = []
     total = len(writers) * sum(len(g) for g in groups)
-    with progress_bar(total=total, desc="SCRIBES evaluation", unit="script", progress=progress) as bar:
+    with progress_bar(
+        total=total, desc="SCRIBES evaluation", unit="script", progress=progress
+    ) as bar:
         for name, w in writers.items():
             for g in groups:
                 golds = [p.gold() for p in g.pages]

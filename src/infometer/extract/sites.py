@@ -397,7 +397,7 @@ def _render_records(lay: Layout, recs: Sequence[Record]) -> str:
             f'<li class="{c("item")}"><span class="{c("title")}">{_subject_html(r)}</span>{img(r)}'
             f'<ul class="{c("list")}">'
             + "".join(
-                f'<li class="{c("f:" + k)}"><b>{_e(k)}:</b> {_e(v)}</li>'
+                f'<li class="{c("row")} {c("f:" + k)}"><b>{_e(k)}:</b> {_e(v)}</li>'
                 for k, v in _ordered(r, lay.field_order)
             )
             + "</ul></li>"
