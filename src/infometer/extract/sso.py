@@ -266,8 +266,8 @@ def answer_score(pred: Any, gold: Any) -> float:
 
     Examples
     --------
-    >>> answer_score(("a", "b"), ("a", "c")), answer_score(10.02, 10.0)
-    (33.33333333333333, 100.0)
+    >>> round(answer_score(("a", "b"), ("a", "c")), 2), answer_score(10.02, 10.0)
+    (33.33, 100.0)
     """
     if pred is None:
         return 0.0
