@@ -582,9 +582,10 @@ def make_sites(
 def layout_signature(html: str) -> str:
     """A hash of a page's DOM shape: tags and classes, text dropped, repeats collapsed.
 
-    Only the first class of an element counts (field-specific second classes are dropped),
-    noise blocks (navigation, advertisements, footer) are skipped and runs of identical
-    siblings collapse to one, so pages of one template and site share a signature.
+    Only the first class of an element counts, and none of a repeated sibling's (field
+    rows carry field-specific classes),
+    noise blocks (navigation, advertisements, footer) are skipped and each distinct child
+    shape counts once (in order of first appearance), so pages of one template and site share a signature.
 
     Examples
     --------
@@ -598,20 +599,20 @@ def layout_signature(html: str) -> str:
     body = root.find("body")
     node = body if body is not None else root
 
-    def shape(el: Any) -> str:
-        kids, last = [], None
-        for ch in el:
-            if not isinstance(ch.tag, str):
-                continue
-            s = shape(ch)
-            if s != last:
+    def shape(el: Any, repeated: bool = False) -> str:
+        elems = [c for c in el if isinstance(c.tag, str)]
+        tags = [c.tag for c in elems]
+        kids: list[str] = []
+        for ch in elems:
+            s = shape(ch, tags.count(ch.tag) > 1)
+            if s not in kids:
                 kids.append(s)
-            last = s
         cls = (el.get("class") or "").split()
         keep = [x for x in cls if not re.match(r"^(ad|nav|foot)-", x)]
         if len(cls) != len(keep):
             return ""  # a noise block
-        return f"{el.tag}.{'.'.join(keep[:1])}({','.join(k for k in kids if k)})"
+        name = el.tag if repeated else f"{el.tag}.{'.'.join(keep[:1])}"
+        return f"{name}({','.join(k for k in kids if k)})"
 
     return hashlib.sha1(shape(node).encode()).hexdigest()[:16]
 
