@@ -583,9 +583,9 @@ def layout_signature(html: str) -> str:
     """A hash of a page's DOM shape: tags and classes, text dropped, repeats collapsed.
 
     Only the first class of an element counts, and none of a repeated sibling's (field
-    rows carry field-specific classes),
-    noise blocks (navigation, advertisements, footer) are skipped and each distinct child
-    shape counts once (in order of first appearance), so pages of one template and site share a signature.
+    rows carry field-specific classes); noise blocks (navigation, advertisements,
+    footer) are skipped and each distinct child shape counts once (in order of first
+    appearance), so pages of one template and site share a signature.
 
     Examples
     --------
