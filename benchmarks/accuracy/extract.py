@@ -26,10 +26,18 @@ def main() -> None:
     ap.add_argument("--parts", default=",".join(PARTS))
     ap.add_argument("--size", default="full")
     ap.add_argument("--render", default="html")
+    ap.add_argument("--similarity", default="lexical")
     a = ap.parse_args()
     load0 = os.getloadavg()
     t0 = time.time()
-    res = run(a.out, parts=a.parts.split(","), size=a.size, render=a.render, progress=False)
+    res = run(
+        a.out,
+        parts=a.parts.split(","),
+        size=a.size,
+        render=a.render,
+        similarity=a.similarity,
+        progress=False,
+    )
     meta = {
         "loadavg_start": load0,
         "loadavg_end": os.getloadavg(),

@@ -122,6 +122,9 @@ def bench_cmd(
         str, typer.Option(help="tiny (smoke test), small (under a minute) or full.")
     ] = "small",
     render: Annotated[str, typer.Option(help="LiveWeb regions: html, chromium or auto.")] = "html",
+    similarity: Annotated[
+        str, typer.Option(help="LiveWeb region/label scoring: lexical or minilm.")
+    ] = "lexical",
     resume: Annotated[bool, typer.Option(help="Reuse parts already in --out.")] = True,
     seed: _Seed = 0,
     as_json: _Json = False,
@@ -154,7 +157,11 @@ def bench_cmd(
         elif p == "litecost":
             _table("LiteCoST: AS / PR", body["overall"])
         elif p == "liveweb":
-            _table(f"LiveWeb-IE: F1 x100 (regions: {body['region_source']})", body["f1"])
+            _table(
+                f"LiveWeb-IE: F1 x100 (regions: {body['region_source']}, "
+                f"scoring: {body['similarity']})",
+                body["f1"],
+            )
         else:
             _table("channel MI of extraction scripts", body["channel_mi"])
     typer.echo(f"report: {out / 'report.html'}")

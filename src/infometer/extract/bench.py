@@ -132,11 +132,13 @@ def _litecost(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str
     }
 
 
-def _liveweb(cfg: dict[str, int], seed: int, progress: bool | None, render: str) -> dict[str, Any]:
+def _liveweb(
+    cfg: dict[str, int], seed: int, progress: bool | None, render: str, similarity: str
+) -> dict[str, Any]:
     from .liveweb import VGS, make_benchmark, run_benchmark
 
     b = make_benchmark(pages_per_group=cfg["lw_pages"], seed=seed)
-    ext = VGS(render=render)
+    ext = VGS(render=render, similarity=similarity)
     t0 = time.perf_counter()
     res = run_benchmark(b, extractor=ext, progress=progress)
     summ = res.summary()
@@ -147,6 +149,7 @@ def _liveweb(cfg: dict[str, int], seed: int, progress: bool | None, render: str)
         "f1": _records(summ.round(1)),
         "bits": _records(res.bits_frame().round(2)),
         "region_source": res.region_source,
+        "similarity": similarity,
         "n_queries": len(b.queries),
         "seconds": time.perf_counter() - t0,
     }
@@ -230,6 +233,7 @@ def run_part(
     seed: int = 0,
     progress: bool | None = None,
     render: str = "html",
+    similarity: str = "lexical",
 ) -> dict[str, Any]:
     """Run one part and return its JSON-ready result."""
     if part not in PARTS:
@@ -243,7 +247,7 @@ def run_part(
     elif part == "litecost":
         out = _litecost(cfg, seed, progress)
     elif part == "liveweb":
-        out = _liveweb(cfg, seed, progress, render)
+        out = _liveweb(cfg, seed, progress, render, similarity)
     else:
         out = _bridge(cfg, seed, progress)
     return {
@@ -251,6 +255,7 @@ def run_part(
         "size": size,
         "seed": seed,
         "render": render,
+        "similarity": similarity,
         "seconds": time.perf_counter() - t0,
         "result": out,
     }
@@ -263,6 +268,7 @@ def run(
     size: str = "small",
     seed: int = 0,
     render: str = "html",
+    similarity: str = "lexical",
     resume: bool = True,
     progress: bool | None = None,
 ) -> dict[str, Any]:
@@ -284,12 +290,15 @@ def run(
         if resume and f.exists():
             try:
                 old = json.loads(f.read_text())
-                if (old.get("size"), old.get("seed"), old.get("render")) == (size, seed, render):
+                same = (old.get("size"), old.get("seed"), old.get("render"), old.get("similarity"))
+                if same == (size, seed, render, similarity):
                     results[p] = old
                     continue
             except json.JSONDecodeError:
                 pass  # a part cut off mid-write is run again
-        r = run_part(p, size=size, seed=seed, progress=progress, render=render)
+        r = run_part(
+            p, size=size, seed=seed, progress=progress, render=render, similarity=similarity
+        )
         tmp = f.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(r, indent=1))
         tmp.replace(f)  # atomic: a killed run leaves the old file or the new one

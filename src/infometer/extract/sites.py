@@ -218,17 +218,12 @@ def make_records(domain: str, n: int, *, seed: int = 0, optional: float = 0.2) -
         if subj in seen:
             continue
         seen.add(subj)
-        fields = tuple((lab, _value(k, rng)) for lab, k in spec if i_keep(rng, optional)) or (
+        fields = tuple((lab, _value(k, rng)) for lab, k in spec if rng.random() >= optional) or (
             (spec[0][0], _value(spec[0][1], rng)),
         )
         s = slug(subj)
         out.append(Record(subj, fields, f"/img/{s}.png", f"/item/{s}"))
     return out
-
-
-def i_keep(rng: np.random.Generator, optional: float) -> bool:
-    """Whether an optional field is kept (probability ``1 - optional``)."""
-    return bool(rng.random() >= optional)
 
 
 _ROLES = ("content", "title", "box", "label", "value", "row", "head", "list", "item", "card")
