@@ -235,7 +235,14 @@ def run_part(
     render: str = "html",
     similarity: str = "lexical",
 ) -> dict[str, Any]:
-    """Run one part and return its JSON-ready result."""
+    """Run one part and return its JSON-ready result.
+
+    Examples
+    --------
+    >>> r = run_part("litecost", size="tiny", progress=False)
+    >>> sorted(r["result"])
+    ['by_level', 'n_items', 'overall']
+    """
     if part not in PARTS:
         raise ValueError(f"part must be one of {PARTS}, got {part!r}")
     if size not in SIZES:
@@ -436,7 +443,15 @@ def _sections(results: dict[str, Any]) -> list[str]:
 
 
 def write_html(results: dict[str, Any], path: str | Path) -> Path:
-    """A self-contained HTML report: a table and a chart per system."""
+    """A self-contained HTML report: a table and a chart per system.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = write_html({}, pathlib.Path(tempfile.mkdtemp()) / "r.html")
+    >>> p.read_text().startswith("<!DOCTYPE html>")
+    True
+    """
     css = (
         "body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:"
         "collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;font-size:12px}"

@@ -202,7 +202,15 @@ def run_cost(
     rng: np.random.Generator | None = None,
     refine: bool = True,
 ) -> CostRun:
-    """Run the CoST steps: greedy decisions, or sampled ones with ``rng`` (GRPO rollouts)."""
+    """Run the CoST steps: greedy decisions, or sampled ones with ``rng`` (GRPO rollouts).
+
+    Examples
+    --------
+    >>> from infometer.extract.documents import make_filing, make_questions
+    >>> q = make_questions(make_filing(2, seed=1), per_level=1)[0]
+    >>> run_cost(q, spans_of(q.filing), Extractor()).answer is None   # untrained: no schema
+    True
+    """
     ps = ext.schema_probs(question.text)
     if rng is None:
         bits = ps > 0.5
@@ -267,6 +275,13 @@ def answer_from_table(
 
     The question's companies, years and threshold are read from its text; its metrics
     come from the schema (the learned step), ordered by where they occur in the question.
+
+    Examples
+    --------
+    >>> cells = {("A Corp", 2022, "Revenue"): 5.0, ("B Corp", 2022, "Revenue"): 7.0}
+    >>> answer_from_table("Which company had the higher revenue in 2022: A Corp or B Corp?",
+    ...                   2, ["Revenue"], cells)
+    'B Corp'
     """
     ql = question.lower()
     mets = sorted(schema, key=lambda m: ql.find(m.lower()) if m.lower() in ql else 10**6)
@@ -310,7 +325,15 @@ def answer_from_table(
 
 
 def gold_sso(question: Question) -> SSO:
-    """The gold SSO of a question: its schema over every company and year of the filing."""
+    """The gold SSO of a question: its schema over every company and year of the filing.
+
+    Examples
+    --------
+    >>> from infometer.extract.documents import make_filing, make_questions
+    >>> q = make_questions(make_filing(2, seed=1), per_level=1)[0]
+    >>> gold_sso(q).tables[0].header[:2]
+    ('Company', 'Year')
+    """
     f = question.filing
     cells = {
         (c, y, m): f.table[(c, y, m)]
@@ -330,7 +353,15 @@ def gold_output(question: Question) -> str:
 
 
 def score_item(question: Question, run: CostRun, *, process: bool = True) -> dict[str, float]:
-    """The verl rewards of one run and its 0-100 answer score."""
+    """The verl rewards of one run and its 0-100 answer score.
+
+    Examples
+    --------
+    >>> from infometer.extract.documents import make_filing, make_questions
+    >>> q = make_questions(make_filing(2, seed=1), per_level=1)[0]
+    >>> score_item(q, run_cost(q, spans_of(q.filing), Extractor()))["format"]
+    0.0
+    """
     fmt = format_score(run.output)
     try:
         pred = parse_output(run.output).sso
@@ -468,6 +499,13 @@ def raw_text_answer(question: Question) -> Any:
 
     Metrics come from the question's words (a keyword rule), as a reader without a
     schema step would; distractor sentences that name the metric fool it.
+
+    Examples
+    --------
+    >>> from infometer.extract.documents import make_filing, make_questions
+    >>> q = make_questions(make_filing(2, seed=1), per_level=1)[0]
+    >>> isinstance(raw_text_answer(q), float)
+    True
     """
     f = question.filing
     ql = question.text.lower()

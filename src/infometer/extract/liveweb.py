@@ -380,6 +380,14 @@ class VGS:
     min_similarity
         A label below this similarity to the attribute is not localised (the attribute is
         taken as absent from the page, and the next page of the group is tried).
+
+    Examples
+    --------
+    >>> from infometer.extract.sites import make_group
+    >>> g = make_group("film", "infobox", 2, seed=1)
+    >>> w = VGS(render="html").induce("What is the 'image'?", [p.html for p in g.pages])
+    >>> w["image"].read, w["image"].variant
+    ('@src', 'class')
     """
 
     def __init__(
@@ -713,6 +721,13 @@ def run_benchmark(
     Methods: ``vgs`` (wrapper written on the first page of the group at this version,
     reused), ``stale`` (the wrapper written at ``v0``, applied after the drift), and
     ``per_page`` (stages 2-4 on every page, nothing reused).
+
+    Examples
+    --------
+    >>> b = make_benchmark(pages_per_group=2, drifts=("wrapper",))
+    >>> res = run_benchmark(b, extractor=VGS(render="html"))
+    >>> float(res.summary().loc[("vgs", "wrapper"), "overall"])
+    100.0
     """
     from ..progress import progress_bar
 

@@ -261,6 +261,11 @@ def run_choice(program: dict[str, Any] | None, html: str) -> list[list[str]]:
     """Run a resolved program in-process (our own generated code; search and training).
 
     The sandbox runs the same code compiled by :func:`compile_script`.
+
+    Examples
+    --------
+    >>> run_choice({"literal": [["a", "b", "c"]]}, "<p>x</p>")
+    [['a', 'b', 'c']]
     """
     if program is None:
         return []
@@ -468,6 +473,13 @@ def search_program(
 
     Ties (many programs extract one page perfectly) are broken uniformly at random with
     ``seed``; the search cannot see the other pages of the group.
+
+    Examples
+    --------
+    >>> from infometer.extract.sites import make_group
+    >>> page = make_group("film", "kv_table", 1).pages[0]
+    >>> search_program(page.html, page.gold()).predicate
+    'th'
     """
     rng = np.random.default_rng(seed)
     cands = list(choices or Choice.all())
@@ -528,6 +540,14 @@ def evaluate(
     ``writers[name](group, i) -> Choice``.  Every page of every group serves once as the
     example.  With ``sandbox`` (a :class:`~.sandbox.Sandbox`) the compiled script runs
     there (the contract end to end); otherwise in-process (the same code).
+
+    Examples
+    --------
+    >>> from infometer.extract.sites import make_group
+    >>> g = make_group("book", "infobox", 2)
+    >>> rule = Choice("class", "dl", "page_heading", "dt", "next_sibling")
+    >>> float(evaluate({"rule": lambda grp, i: rule}, [g]).summary().loc["rule", "Holdout"])
+    1.0
     """
     from ..progress import progress_bar
 

@@ -494,7 +494,15 @@ def render_page(
 
 
 def rerender(page: Page, layout: Layout) -> list[Page]:
-    """The same records and noise as ``page`` under another ``layout`` (a drifted version)."""
+    """The same records and noise as ``page`` under another ``layout`` (a drifted version).
+
+    Examples
+    --------
+    >>> g = make_group("book", "infobox", 1)
+    >>> new = rerender(g.pages[0], drift(g.layout, "class_rename"))[0]
+    >>> new.gold() == g.pages[0].gold() and new.html != g.pages[0].html
+    True
+    """
     return render_page(page.records, layout, page_seed=page.page_seed, url=page.url)
 
 
