@@ -173,7 +173,7 @@ def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, 
         "class-keyed rules": lambda r: Choice("class", *r),
         "index-keyed rules": lambda r: Choice("index", *r),
         "hard-coded (literal)": lambda r: Choice("literal", *r),
-        "wrong object rule": lambda r: Choice("class", *r[:3], "rest_text"),
+        "rest-of-text object rule": lambda r: Choice("class", *r[:3], "rest_text"),
         "wrong predicate rule": lambda r: Choice("class", r[0], r[1], "dt", r[3]),
     }
     for t, r in rest.items():
