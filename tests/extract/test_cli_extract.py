@@ -54,7 +54,7 @@ def test_score_errors(tmp_path):
     assert r.exit_code == 2 and "template" in r.output
 
 
-ARGS = ["extract", "bench", "--parts", "litecost", "--json", "--quiet", "--size", "tiny"]
+ARGS = ["extract", "bench", "--parts", "litecost,liveweb", "--json", "--quiet", "--size", "tiny"]
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,10 @@ def test_bench_is_resumable_and_writes_html(bench_dir):
     assert (tmp_path / "litecost.json").exists()
     html = (tmp_path / "report.html").read_text()
     assert "<h2>LiteCoST</h2>" in html and "data:image/png;base64," in html
+    assert "<h2>LiveWeb-IE / VGS</h2>" in html
+    lw = json.loads((tmp_path / "liveweb.json").read_text())["result"]
+    # stale wrappers fail on some drifted versions only: success depends on the version
+    assert 0.0 < lw["mi_version_success_bits"] <= 1.0
     r3 = runner.invoke(app, ["extract", "bench", "--out", str(tmp_path), "--parts", "nope"])
     assert r3.exit_code == 2 and "unknown parts" in r3.output
 

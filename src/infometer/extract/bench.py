@@ -141,6 +141,22 @@ def _liveweb(
     ext = VGS(render=render, similarity=similarity)
     t0 = time.perf_counter()
     res = run_benchmark(b, extractor=ext, progress=progress)
+    import warnings
+
+    import infometer as im
+
+    df = res.to_frame()
+    st = df[df.method == "stale"]
+    codes = {v: i for i, v in enumerate(sorted(set(st.version)))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few samples per cell: the plug-in warns
+        mi = im.mutual_info(
+            np.array([codes[v] for v in st.version]),
+            (st.f1.to_numpy() >= 1.0).astype(int),
+            method="plugin",
+            discrete=True,
+            unit="bits",
+        )
     summ = res.summary()
     summ.columns = [
         f"type {c}" if isinstance(c, int | np.integer) else str(c) for c in summ.columns
@@ -151,6 +167,7 @@ def _liveweb(
         "region_source": res.region_source,
         "similarity": similarity,
         "n_queries": len(b.queries),
+        "mi_version_success_bits": float(mi),
         "seconds": time.perf_counter() - t0,
     }
 
@@ -211,9 +228,10 @@ def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, 
                     "ceiling_bits": e.diagnostics["ceiling_bits"],
                 }
             )
+    rows += _litecost_mi(seed)
     ranks = {}
     for t in rest:
-        sub = [x for x in rows if x["template"] == t and x["extractor"] not in ("copy the page",)]
+        sub = [x for x in rows if x["template"] == t and x["extractor"] != "copy the page"]
         ranks[t] = rank_agreement([x["f1"] for x in sub], [x["mi_bits"] for x in sub])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -224,6 +242,51 @@ def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, 
         "layout_entropy_bits": h,
         "layout_templates": len(TEMPLATES),
     }
+
+
+def _litecost_mi(seed: int) -> list[dict[str, Any]]:
+    """I(filing; structure | question): SSO of a trained extractor vs lead-k sentences."""
+    import warnings
+
+    from ..text.compressors import LeadK
+    from .bridge import extraction_mi
+    from .documents import make_corpus
+    from .litecost import run_cost, spans_of, train_extractor
+    from .sso import serialize_sso
+
+    ext, _ = train_extractor(
+        make_corpus(4, seed=seed + 11, n_companies=3), grpo_steps=40, seed=seed
+    )
+    test = [q for q in make_corpus(12, seed=seed + 12, n_companies=3, per_level=1) if q.level == 1]
+    by_text = {q.filing.text: (q, spans_of(q.filing)) for q in test}
+
+    def sso(text: str, question: str | None = None) -> str:
+        q, sp = by_text[text]
+        run = run_cost(q, sp, ext)
+        from .sso import parse_output
+
+        return serialize_sso(parse_output(run.output).sso) if run.schema else ""
+
+    texts, qs = [q.filing.text for q in test], [q.text for q in test]
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = extraction_mi(texts, sso, queries=qs, ci=None)
+        tok = e.diagnostics.get("mean_tokens") or 0.0
+        lead = LeadK(max(1, int(round(tok / 12))))  # ~12 words per sentence: same budget
+        e2 = extraction_mi(texts, lambda t, q=None: lead(t, q), queries=qs, ci=None)
+    for name, est in (("LiteCoST SSO table", e), (f"{lead.name} sentences", e2)):
+        out.append(
+            {
+                "template": "filing (L1 questions)",
+                "extractor": name,
+                "f1": None,
+                "mi_bits": float(est),
+                "bits_per_token": est.diagnostics.get("bits_per_token"),
+                "ceiling_bits": est.diagnostics["ceiling_bits"],
+            }
+        )
+    return out
 
 
 def run_part(
