@@ -57,7 +57,7 @@ def _scribes(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str,
     from .scribes import evaluate, page_features, search_program, token_costs, train_policy
     from .sites import make_sites
 
-    rows, tok = [], []
+    rows, tok, by_size = [], [], []
     for s in range(cfg["seeds"]):
         train = make_sites(cfg["groups"], cfg["pages"], seed=1000 * seed + 2 * s + 1)
         test = make_sites(cfg["groups"], cfg["pages"], seed=1000 * seed + 2 * s + 2)
@@ -74,6 +74,12 @@ def _scribes(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str,
         df = res.to_frame()
         df["seed"] = s
         rows += _records(df.drop(columns=["program"]))
+        if s == 0:  # F1 by group size: one group per template at each size
+            for size in (2, 4, 8):
+                gs = make_sites(5, size, seed=1000 * seed + 50 + size)
+                sw = {k: writers[k] for k in ("GRPO (group reward)", "search (example gold)")}
+                d2 = evaluate(sw, gs, progress=progress).to_frame()
+                by_size += _records(d2.drop(columns=["program"]))
     for size in (1, 2, 4, 8, 13):
         from .sites import make_group
 
@@ -86,8 +92,13 @@ def _scribes(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str,
     by_t = df[df.split == "Holdout"].pivot_table(
         index="template", columns="writer", values="f1", aggfunc="mean"
     )
+    bs = pd.DataFrame(by_size)
+    size_t = bs[bs.split == "Holdout"].pivot_table(
+        index="group_size", columns="writer", values="f1", aggfunc="mean"
+    )
     return {
         "summary": _records(summary),
+        "holdout_by_group_size": _records(size_t),
         "holdout_by_template": _records(by_t),
         "tokens": tok,
         "n_scripts": int((df.split == "All").sum()),
@@ -436,7 +447,8 @@ def _sections(results: dict[str, Any]) -> list[str]:
         )
         out.append(
             f"<h2>SCRIBES</h2>{ch}{_table(s)}<h3>Holdout F1 by template</h3>"
-            f"{_table(r['holdout_by_template'])}<h3>Tokens per triple</h3>"
+            f"{_table(r['holdout_by_template'])}<h3>Holdout F1 by group size</h3>"
+            f"{_table(r.get('holdout_by_group_size', []))}<h3>Tokens per triple</h3>"
             f"{_table(r['tokens'])}"
         )
     if "litecost" in results:
