@@ -214,7 +214,8 @@ class Sandbox:
     memory_mb
         Address space a run may add on top of the worker's.
     wall_seconds
-        Wall-clock limit of one run; ``None`` gives ``3 * cpu_seconds + 2``.
+        Wall-clock limit of one run; ``None`` gives ``5 * cpu_seconds + 5`` (room for a
+        loaded machine: the CPU limit is the one that normally ends a loop).
 
     Examples
     --------
@@ -232,7 +233,7 @@ class Sandbox:
             raise ValueError(f"memory_mb must be an integer >= 16, got {memory_mb!r}")
         self.cpu_seconds = cpu_seconds
         self.memory_mb = memory_mb
-        self.wall_seconds = float(wall_seconds or 3 * cpu_seconds + 2)
+        self.wall_seconds = float(wall_seconds or 5 * cpu_seconds + 5)
         self._proc: subprocess.Popen[str] | None = None
 
     def _start(self) -> subprocess.Popen[str]:
