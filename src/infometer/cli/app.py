@@ -29,6 +29,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.text",
     "infometer.cli.pairwise",
     "infometer.cli.complexity",
+    "infometer.cli.extract",
 )
 
 app = typer.Typer(
