@@ -133,3 +133,33 @@ def test_plots(tmp_path):
     big = pd.DataFrame(np.ones((100, 100)) - np.eye(100))
     with pytest.raises(ValueError, match="at most 80"):
         clr(big + np.arange(100)[:, None] + np.arange(100)[None, :]).plot(tmp_path / "x.png")
+
+
+def test_negative_estimates_are_kept_and_counted():
+    # docs/pairwise.md: negative MI estimates are kept, not clipped (issue 29). CLR's
+    # background statistics are those of the estimates as they are; ARACNE's result equals
+    # that of the clipped matrix (a negative edge is never kept nor removes another).
+    m = np.array(
+        [
+            [0.0, 0.9, -0.05, 0.2, 0.0],
+            [0.9, 0.0, 0.3, -0.02, 0.1],
+            [-0.05, 0.3, 0.0, 0.1, 0.4],
+            [0.2, -0.02, 0.1, 0.0, -0.01],
+            [0.0, 0.1, 0.4, -0.01, 0.0],
+        ]
+    )
+    frame = pd.DataFrame(m, index=list("abcde"), columns=list("abcde"))
+    net = clr(frame)
+    z = np.zeros_like(m)
+    for i in range(5):
+        others = np.delete(m[i], i)
+        z[i] = np.maximum((m[i] - others.mean()) / others.std(), 0)
+    want = np.sqrt(z**2 + z.T**2)
+    np.fill_diagonal(want, 0)
+    assert np.allclose(net.matrix.to_numpy(), want, rtol=1e-12, atol=0)
+    assert net.diagnostics["negative_pairs"] == 3
+    clipped = pd.DataFrame(np.maximum(m, 0), index=frame.index, columns=frame.columns)
+    assert not np.allclose(clr(clipped).matrix.to_numpy(), want)  # the choice matters
+    a = aracne(frame)
+    assert a.diagnostics["negative_pairs"] == 3
+    assert a.matrix.to_numpy().tolist() == aracne(clipped).matrix.to_numpy().tolist()

@@ -142,6 +142,7 @@ def _finish(
     method: str,
     unit: str,
     n: int | None,
+    stderr: float | None,
     interval: tuple[float, float] | None,
     level: float | None,
     params: dict[str, Any],
@@ -162,10 +163,19 @@ def _finish(
         quantity=QUANTITY,
         params=params,
         n=n,
+        stderr=stderr,
         ci=interval,
         ci_level=level if interval is not None else None,
         diagnostics=diagnostics,
     )
+
+
+def _fano_stderr(acc: float, n: int, k: int) -> float:
+    """Delta-method stderr of the Fano bound: |F'(a)| · sqrt(a (1 − a) / n), with
+    F'(a) = log(a (k − 1) / (1 − a)); at a = 0 or 1 (binomial variance estimate 0, F'
+    infinite) the accuracy is moved half a trial inside, a = 1/(2n) or 1 − 1/(2n)."""
+    a = min(max(acc, 0.5 / n), 1.0 - 0.5 / n)
+    return abs(math.log(a * (k - 1) / (1.0 - a))) * math.sqrt(a * (1.0 - a) / n)
 
 
 # ----------------------------------------------------------------------- Fano
@@ -220,9 +230,11 @@ def fano_bound(
         "chance_accuracy": 1.0 / k if priors is None else float(np.max(priors)),
         "h_y_source": "uniform" if priors is None else "given priors",
     }
-    interval = level = None
+    interval = level = stderr = None
     if n_trials is not None:
         n_trials = check_int(n_trials, "n_trials", min_value=1)
+        stderr = _fano_stderr(acc, n_trials, k)
+        diag["stderr_method"] = "delta method: |dF/d accuracy| x binomial stderr of the accuracy"
         if ci is not None:
             level = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
             lo, hi = _clopper_pearson(acc * n_trials, n_trials, level)
@@ -234,6 +246,7 @@ def fano_bound(
         method="fano",
         unit=unit,
         n=n_trials,
+        stderr=stderr,
         interval=interval,
         level=level,
         params={"k": k, "priors": None if priors is None else np.asarray(priors).tolist()},
@@ -456,6 +469,7 @@ def cross_entropy_bound(
         method="cross_entropy",
         unit=unit,
         n=est.n,
+        stderr=est.stderr,
         interval=est.ci,
         level=est.ci_level,
         params={

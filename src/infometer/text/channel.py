@@ -255,7 +255,9 @@ def mc_loglik(scores: Variable, source: Variable) -> Raw:
         )
     if stderr is None:
         warns.append("summaries of only one context: no error bars over contexts")
-    return Raw(value=value, stderr=stderr, diagnostics=diag, warnings=warns)
+    # the stderr is estimated from n_src context means: intervals use t on n_src - 1 dof
+    dof = n_src - 1 if stderr is not None else None
+    return Raw(value=value, stderr=stderr, stderr_dof=dof, diagnostics=diag, warnings=warns)
 
 
 register_auto(
