@@ -42,6 +42,7 @@ import numpy as np
 
 from ..data import check_choice, check_float, check_int
 from ..estimate import Estimate
+from ..uncertainty import interval_from_stderr, make_estimate
 from ._torch import (
     as_tensor,
     batches,
@@ -124,17 +125,13 @@ class FisherInformation:
     def _estimate(self, value: float, probe_values: np.ndarray | None, what: str) -> Estimate:
         stderr = ci = None
         if probe_values is not None and probe_values.size > 1:
-            from scipy import stats
-
+            # the spread of r Hutchinson probes: t interval on r - 1 dof around the value
             r = probe_values.size
-            sd = float(np.std(probe_values, ddof=1))
-            stderr = sd / math.sqrt(r)
-            if self.ci_level is not None:
-                t = float(stats.t.ppf(0.5 + self.ci_level / 2, r - 1))
-                ci = (value - t * stderr, value + t * stderr)
-        return Estimate(
-            value=value,
-            unit="nats",
+            stderr = float(np.std(probe_values, ddof=1)) / math.sqrt(r)
+            if self.ci_level is not None and math.isfinite(stderr):
+                ci = interval_from_stderr(value, stderr, self.ci_level, dof=r - 1)
+        return make_estimate(
+            value,
             method=self.method,
             quantity="fisher_information",
             params={**self.params, "bound": self.bound, "reduction": self.reduction},

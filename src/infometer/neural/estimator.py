@@ -27,6 +27,7 @@ from ..data import (
 )
 from ..estimate import Estimate
 from ..training import TrainLog, TrainSettings, check_device, train
+from ..uncertainty import make_estimate
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows
 from .bounds import training_loss as bound_loss
 from .critics import CRITICS, FrontEnd, build_critic
@@ -515,9 +516,8 @@ class NeuralMI:
             diag["warnings"] = warns
             for w in warns:
                 warnings.warn(w, InfometerWarning, stacklevel=3)
-        return Estimate(
-            value=value,
-            unit="nats",
+        return make_estimate(
+            value,
             method=self.bound,
             quantity=quantity,
             params=self.params(),

@@ -36,8 +36,9 @@ import numpy as np
 
 from .. import exact
 from ..data import InfometerWarning, check_float, check_int
-from ..estimate import Estimate, resolve_unit
+from ..estimate import Estimate
 from ..training import run_epochs
+from ..uncertainty import make_estimate
 from ._common import as_float_matrix, entropy_rows, mean_estimate
 
 __all__ = [
@@ -82,8 +83,7 @@ def js_divergence_pmf(p: Any, q: Any, *, unit: str = "bits") -> Estimate:
         raise ValueError(f"p has shape {a.shape} but q has shape {b.shape}")
     hp, hq = exact.entropy(a).value, exact.entropy(b).value
     hm = exact.entropy(0.5 * (a / a.sum() + b / b.sum())).value
-    e = Estimate(hm - 0.5 * (hp + hq), "nats", "exact", "js_divergence")
-    return e.to(resolve_unit(unit))
+    return make_estimate(hm - 0.5 * (hp + hq), quantity="js_divergence", method="exact", unit=unit)
 
 
 def pca_basis(

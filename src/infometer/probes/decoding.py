@@ -54,7 +54,8 @@ from ..data import (
 from ..discrete import kernels
 from ..estimate import Estimate, resolve_unit
 from ..registry import Raw, register
-from ._common import as_float_matrix, nats_estimate
+from ..uncertainty import make_estimate
+from ._common import as_float_matrix
 
 __all__ = [
     "fano_bound",
@@ -156,7 +157,7 @@ def _finish(
         diagnostics["vacuous"] = True
         diagnostics.setdefault("warnings", []).append(msg)
         warnings.warn(msg, InfometerWarning, stacklevel=3)
-    return nats_estimate(
+    return make_estimate(
         value_nats,
         unit=unit,
         method=method,
