@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .data import check_choice, check_float, check_int
+from .progress import progress_bar
 from .validation import resolve_device
 
 __all__ = [
@@ -266,11 +267,7 @@ def train(
     sched = torch.optim.lr_scheduler.LambdaLR(opt, s.lr_factor)
     clock = _clock(s.clock)
     t0, c0, b0 = time.perf_counter(), time.process_time(), clock()
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=s.steps, desc=desc, unit="step")
+    bar = progress_bar(total=s.steps, desc=desc, unit="step", progress=progress, leave=True)
     best_state = None
     bad = 0
     smooth = None
@@ -378,11 +375,7 @@ def run_epochs(
     import torch
 
     params = [p for g in opt.param_groups for p in g["params"]]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=epochs, desc=desc, unit="epoch", leave=False)
+    bar = progress_bar(total=epochs, desc=desc, unit="epoch", progress=progress)
     history = []
     for epoch in range(epochs):
         record = dict(before_epoch(epoch)) if before_epoch is not None else {}

@@ -26,6 +26,7 @@ from ..data import (
     check_int,
 )
 from ..estimate import resolve_unit, unit_factor
+from ..progress import progress_bar
 from . import compute
 from .compute import Config, Group, canonical_method, prepare_group, signature
 from .table import as_table
@@ -375,15 +376,9 @@ class _MemorySink:
 
 
 def _bar(total: int, enabled: bool | None):
-    import sys
-
-    if enabled is None:
-        enabled = total >= 20_000 and sys.stderr.isatty()
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="pair", desc="pairwise", leave=False)
+    if enabled is None and total < 20_000:
+        enabled = False  # a small matrix takes no time worth a bar
+    return progress_bar(total=total, unit="pair", desc="pairwise", progress=enabled)
 
 
 # ------------------------------------------------------------------------------ API

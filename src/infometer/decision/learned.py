@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..progress import progress_bar
 from ..training import run_epochs
 from ._validate import check_choice, check_float, check_int
 from .grid import EpisodeStats, GridWorld, success_rate
@@ -93,11 +94,9 @@ def imitation_data(
     if len(goals) != 1:
         raise ValueError(f"all worlds must have the same number of goals, got {sorted(goals)}")
     inputs, mi, cells, beliefs, targets = [], [], [], [], []
-    items = enumerate(worlds)
-    if progress:
-        from tqdm.auto import tqdm
-
-        items = tqdm(items, total=len(worlds), desc="exact planner labels", leave=False)
+    items = progress_bar(
+        enumerate(worlds), total=len(worlds), desc="exact planner labels", progress=progress
+    )
     for m, world in items:
         world = pad_world(world, canvas)
         inputs.append(_inputs(world))

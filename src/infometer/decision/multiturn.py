@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import exact
 from ..estimate import Estimate
+from ..progress import progress_bar
 from ._validate import check_float, check_int
 from .persuasion import _best, _utilities, persuade
 from .voi import utility_estimate
@@ -219,11 +220,7 @@ def train_sender(
     prev_threads = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(check_int(threads, "threads", min_value=1))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=steps * restarts, desc="policy-gradient sender", leave=False)
+    bar = progress_bar(total=steps * restarts, desc="policy-gradient sender", progress=progress)
     start = time.perf_counter()
     runs = []
     try:

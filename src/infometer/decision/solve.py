@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..estimate import Estimate
+from ..progress import progress_bar
 from ._validate import check_choice, check_float, check_int
 from .pomdp import POMDP, greedy_action, solve_mdp, value_iteration
 from .voi import utility_estimate
@@ -259,11 +260,7 @@ def _pbvi(
         if new.shape[0] == 0:
             break
         bs = np.vstack([bs, new])
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=max_iter, desc="PBVI backups", leave=False)
+    bar = progress_bar(total=max_iter, desc="PBVI backups", progress=progress)
     prev = None
     total_it = stable = 0
     for total_it in range(1, max_iter + 1):  # noqa: B007 (reported below)

@@ -42,6 +42,7 @@ import numpy as np
 
 from ..data import check_choice, check_float, check_int
 from ..estimate import Estimate
+from ..progress import progress_bar
 from ..uncertainty import interval_from_stderr, make_estimate
 from ._torch import (
     as_tensor,
@@ -284,10 +285,8 @@ def _exact(
     batch_size: int,
     want_matrix: bool,
     engine: str,
-    progress: bool,
+    progress: bool | None,
 ) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
-    from tqdm.auto import tqdm
-
     n_params = sum(p.numel() for _, p in sel)
     diag = torch.zeros(n_params, dtype=torch.float64, device=xt.device)
     mat = (
@@ -297,7 +296,9 @@ def _exact(
     )
     used = engine
     min_classes = 1 if output == "sigmoid" else 2
-    for sl in tqdm(list(batches(xt.shape[0], batch_size)), disable=not progress, desc="Fisher"):
+    for sl in progress_bar(
+        list(batches(xt.shape[0], batch_size)), desc="Fisher", progress=progress
+    ):
         xb = xt[sl]
         with torch.no_grad():
             z = checked_logits(model(xb), sl.start, min_classes)
@@ -371,10 +372,8 @@ def _hutchinson(
     probes: int,
     want_matrix: bool,
     seed: int,
-    progress: bool,
+    progress: bool | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, dict[str, Any]]:
-    from tqdm.auto import tqdm
-
     tensors = [p for _, p in sel]
     sizes = [p.numel() for p in tensors]
     n_params = sum(sizes)
@@ -392,7 +391,7 @@ def _hutchinson(
     batched = True
     min_classes = 1 if output == "sigmoid" else 2
     starts = list(range(0, probes, chunk))
-    bar = tqdm(total=probes, disable=not progress, desc="Fisher probes")
+    bar = progress_bar(total=probes, desc="Fisher probes", progress=progress)
     for r0 in starts:
         rc = min(chunk, probes - r0)
         acc = torch.zeros(rc, n_params, dtype=torch.float64, device=xt.device)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..data import InfometerWarning, check_choice, check_int
 from ..estimate import Estimate
+from ..progress import progress_bar
 from .channel import _check_scores, channel_mi_from_scores
 from .compressors import call_compressor
 from .scorers import as_scorer, check_logprobs, make_prompt
@@ -212,11 +213,13 @@ def make_summaries(
     m = check_int(n_samples, "n_samples", min_value=1)
     rng = np.random.default_rng(seed)
     out, src = [], []
-    it: Any = enumerate(contexts)
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(it, total=len(contexts), desc=f"compressing ({name})", unit="context")
+    it: Any = progress_bar(
+        enumerate(contexts),
+        total=len(contexts),
+        desc=f"compressing ({name})",
+        unit="context",
+        progress=progress,
+    )
     for i, x in it:
         q = None if queries is None else queries[i]
         for _ in range(m):
@@ -427,11 +430,7 @@ def compare_compressors(
     if len(set(names)) < len(names):
         raise ValueError(f"compressor names must be distinct, got {names}")
     sc = as_scorer(scorer, ctx, **dict(scorer_kwargs or {}))
-    it: Any = items
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(items, desc="compressors", unit="compressor")
+    it: Any = progress_bar(items, desc="compressors", unit="compressor", progress=progress)
     rows, ests = [], {}
     for name, comp in it:
         z, src = make_summaries(ctx, comp, queries=q, n_samples=n_samples, seed=seed, name=name)

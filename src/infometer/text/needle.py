@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..data import check_int
+from ..progress import progress_bar
 from .compressors import TokenMerge, sentence_similarity
 
 __all__ = ["NeedleItem", "needle_haystack", "retention", "needle_eval", "plot_needle", "METHODS"]
@@ -219,11 +220,7 @@ def needle_eval(
     emb = embedder if embedder is not None else minilm_token_embedder()
     sc = as_scorer(scorer, contexts)
     jobs = [(name, ab, r) for name, ab in methods.items() for r in rates]
-    it: Any = jobs
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(jobs, desc="needle", unit="setting")
+    it: Any = progress_bar(jobs, desc="needle", unit="setting", progress=progress)
     rows = []
     for name, (a, b), r in it:
         comp = TokenMerge(r, alpha=a, beta=b, embedder=emb, name=name)
