@@ -122,7 +122,7 @@ def test_single_sample_class_warns_and_empty_class_recorded():
     "probs,labels,exc,match",
     [
         ([[0.5, 0.5], [np.nan, 1.0]], [0, 1], ValueError, "probs.*NaN"),
-        ([[0.5, 0.6], [0.5, 0.5]], [0, 1], ValueError, "probs row 0 sums to"),
+        ([[0.5, 0.6], [0.5, 0.5]], [0, 1], ValueError, r"probs slice \[0\] along axis -1 sums to"),
         ([[1.2, -0.2], [0.5, 0.5]], [0, 1], ValueError, "probs has a negative"),
         ([[0.5, 0.5], [0.5, 0.5]], [0, 2], ValueError, "labels has label 2"),
         ([[0.5, 0.5], [0.5, 0.5]], [0, -1], ValueError, "labels has label -1"),

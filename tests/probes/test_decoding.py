@@ -168,7 +168,7 @@ def test_cross_entropy_bound_bootstrap_covers_the_population_bound():
 
 def test_cross_entropy_input_errors():
     y = np.array([0, 1, 1])
-    with pytest.raises(ValueError, match="sum to 1"):
+    with pytest.raises(ValueError, match="proba slice \\[0\\] along axis -1 sums to 1.8"):
         dec.cross_entropy_bound([[0.9, 0.9], [0.5, 0.5], [0.5, 0.5]], y)
     with pytest.raises(ValueError, match="labels has 2 entries"):
         dec.cross_entropy_bound([[0.5, 0.5]] * 3, [0, 1])

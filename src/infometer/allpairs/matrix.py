@@ -364,17 +364,6 @@ class _Payloads(dict):
         return self._make(key)
 
 
-class _MemorySink:
-    def __init__(self) -> None:
-        self.results: dict[tuple[int, int], compute.BlockResult] = {}
-
-    def done_keys(self):
-        return self.results.keys()
-
-    def add(self, key, result) -> None:
-        self.results[key] = result
-
-
 def _bar(total: int, enabled: bool | None):
     if enabled is None and total < 20_000:
         enabled = False  # a small matrix takes no time worth a bar
@@ -631,7 +620,9 @@ def _run(func, jobs, sink, workers, client, on_progress):
 def _open_store(store, backend, cfg, variables, labels, table, block_size):
     """The sink: in memory, or a :class:`BlockStore` folder (temporary for Dask if none)."""
     if store is None and backend == "threads":
-        return _MemorySink(), None
+        from ..parallel import MemorySink
+
+        return MemorySink(), None
     from .store import BlockStore, fingerprint_data
 
     tmp = None

@@ -44,12 +44,12 @@ from ..training import run_epochs
 from ._torch import (
     as_tensor,
     batches,
+    check_model_device,
     check_module,
     checked_logits,
     eval_mode,
     param_dtype,
     predict_proba,
-    resolve_device,
     torch,
 )
 
@@ -297,12 +297,12 @@ def fit_djip(
     epochs = check_int(epochs, "epochs", min_value=0)
     lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
     seed = check_int(seed, "seed", min_value=0)
-    dev = resolve_device(teacher, device, "teacher")
+    dev = check_model_device(teacher, device, "teacher")
     xt = as_tensor(x, dev, param_dtype(teacher))
     if xt.ndim != 4 or xt.shape[1] != 3:
         raise ValueError(f"x must be RGB images (n, 3, H, W), got shape {tuple(xt.shape)}")
     jpeg = DiffJPEG().to(dev) if jpeg is None else check_module(jpeg, "jpeg")
-    resolve_device(jpeg, dev, "jpeg")
+    check_model_device(jpeg, dev, "jpeg")
     flags = [p.requires_grad for p in teacher.parameters()]
     opt = torch.optim.Adam(jpeg.parameters(), lr=lr)
     gen = torch.Generator().manual_seed(seed)
@@ -428,12 +428,12 @@ def distill(
     batch_size = check_int(batch_size, "batch_size", min_value=1)
     lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
     seed = check_int(seed, "seed", min_value=0)
-    dev = resolve_device(student, device, "student")
+    dev = check_model_device(student, device, "student")
     xt = as_tensor(x, dev, param_dtype(student))
     soft = None
     if teacher is not None:
         teacher = check_module(teacher, "teacher")
-        resolve_device(teacher, dev, "teacher")
+        check_model_device(teacher, dev, "teacher")
         with eval_mode(teacher):
             soft = _teacher_outputs(teacher, transform, xt, 256).float()
     yt = _labels(y, xt.shape[0], None if soft is None else soft.shape[1], dev)

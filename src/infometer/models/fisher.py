@@ -47,11 +47,11 @@ from ..uncertainty import interval_from_stderr, make_estimate
 from ._torch import (
     as_tensor,
     batches,
+    check_model_device,
     check_module,
     checked_logits,
     eval_mode,
     param_dtype,
-    resolve_device,
     torch,
 )
 
@@ -504,7 +504,7 @@ def fisher_information(
     seed = check_int(seed, "seed", min_value=0)
     if ci is not None:
         ci = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
-    dev = resolve_device(model, device)
+    dev = check_model_device(model, device)
     sel = _select(model, params)
     n_params = sum(p.numel() for _, p in sel)
     want_matrix = n_params <= MATRIX_AUTO_MAX if matrix is None else bool(matrix)

@@ -55,6 +55,7 @@ from ..discrete import kernels
 from ..estimate import Estimate, resolve_unit
 from ..registry import Raw, register
 from ..uncertainty import make_estimate
+from ..validation import check_stochastic_matrix
 from ._common import as_float_matrix
 
 __all__ = [
@@ -334,16 +335,15 @@ def _proba_and_codes(
         p = np.column_stack([1.0 - p, p])
     if p.ndim != 2 or p.shape[1] < 2:
         raise ValueError(f"proba must be (n_trials, k >= 2) probabilities, got shape {p.shape}")
-    if np.any(p < -1e-12) or np.any(p > 1 + 1e-12):
-        raise ValueError("proba has entries outside [0, 1]; pass probabilities, not scores")
-    s = p.sum(axis=1)
-    bad = np.flatnonzero(np.abs(s - 1.0) > 1e-3)
-    if bad.size:
-        raise ValueError(
-            f"rows of proba must sum to 1 (row {bad[0]} sums to {s[bad[0]]:.6g}); pass "
-            "probabilities (e.g. predict_proba or a softmax), not scores"
-        )
-    p = np.clip(p, 0.0, 1.0) / s[:, None]
+    # the shared check (infometer.validation), with a looser tolerance on purpose: printed
+    # or rounded probabilities (3 decimals) are accepted and renormalised, and the bound
+    # holds for any pmf q, so renormalising keeps it valid
+    p = check_stochastic_matrix(
+        p,
+        "proba",
+        atol=1e-3,
+        what="(n_trials, k): pass probabilities (e.g. predict_proba or a softmax), not scores",
+    )
     y = np.asarray(labels)
     if y.ndim != 1:
         raise ValueError(f"labels must be 1-D, got shape {y.shape}")
