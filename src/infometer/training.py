@@ -33,6 +33,7 @@ __all__ = [
     "TrainSettings",
     "check_device",
     "ema_decay",
+    "optimizer",
     "run_epochs",
     "set_threads",
     "train",
@@ -340,6 +341,31 @@ def train(
     log.seconds = time.perf_counter() - t0
     log.cpu_seconds = time.process_time() - c0
     return log
+
+
+def optimizer(
+    params: Any, *, lr: float, weight_decay: float = 0.0, cosine_steps: int | None = None
+) -> tuple[Any, Any]:
+    """The optimiser of every model trained with :func:`run_epochs` (and of the sender of
+    :mod:`infometer.decision.multiturn`): Adam at ``lr`` with L2 ``weight_decay``, and, with
+    ``cosine_steps``, a cosine-annealed learning rate over that many steps (else no
+    scheduler).  Returns ``(opt, scheduler)``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> opt, sched = optimizer([torch.zeros(2, requires_grad=True)], lr=1e-2)
+    >>> type(opt).__name__, sched is None
+    ('Adam', True)
+    """
+    import torch
+
+    lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
+    opt = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
+    sched = None
+    if cosine_steps is not None:
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cosine_steps)
+    return opt, sched
 
 
 def run_epochs(

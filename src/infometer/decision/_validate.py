@@ -30,6 +30,7 @@ __all__ = [
     "check_int",
 ]
 
+
 def as_float_array(a: Any, name: str) -> np.ndarray:
     """A finite float64 array (:func:`infometer.validation.check_real_array`)."""
     return check_real_array(a, name)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..progress import progress_bar
-from ..training import run_epochs
+from ..training import optimizer, run_epochs
 from ._validate import check_choice, check_float, check_int
 from .grid import EpisodeStats, GridWorld, success_rate
 from .pomdp import greedy_action
@@ -339,9 +339,10 @@ class LearnedPlanner:
         bel = torch.as_tensor(data.belief)
         tgt = torch.as_tensor(data.target)
         by_map = [torch.nonzero(mi == m).flatten() for m in range(data.n_maps)]
-        opt = torch.optim.Adam(self.net.parameters(), lr=self.lr)
         steps_per_epoch = -(-data.n_maps // self.batch_maps)
-        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, self.epochs * steps_per_epoch)
+        opt, sched = optimizer(
+            self.net.parameters(), lr=self.lr, cosine_steps=self.epochs * steps_per_epoch
+        )
         rng = np.random.default_rng(self.seed + 1)
 
         def epoch_maps(_epoch: int):

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..data import check_choice, check_float, check_int
 from ..estimate import Estimate
-from ..training import run_epochs
+from ..training import optimizer, run_epochs
 from ._torch import (
     as_tensor,
     batches,
@@ -304,7 +304,7 @@ def fit_djip(
     jpeg = DiffJPEG().to(dev) if jpeg is None else check_module(jpeg, "jpeg")
     check_model_device(jpeg, dev, "jpeg")
     flags = [p.requires_grad for p in teacher.parameters()]
-    opt = torch.optim.Adam(jpeg.parameters(), lr=lr)
+    opt, _ = optimizer(jpeg.parameters(), lr=lr)
     gen = torch.Generator().manual_seed(seed)
     try:
         for p in teacher.parameters():
@@ -437,12 +437,12 @@ def distill(
         with eval_mode(teacher):
             soft = _teacher_outputs(teacher, transform, xt, 256).float()
     yt = _labels(y, xt.shape[0], None if soft is None else soft.shape[1], dev)
-    opt = torch.optim.Adam(student.parameters(), lr=lr, weight_decay=weight_decay)
     steps = max(1, epochs * -(-xt.shape[0] // batch_size))
-    sched = (
-        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
-        if schedule == "cosine"
-        else None
+    opt, sched = optimizer(
+        student.parameters(),
+        lr=lr,
+        weight_decay=weight_decay,
+        cosine_steps=steps if schedule == "cosine" else None,
     )
     gen = torch.Generator().manual_seed(seed)
 

@@ -37,7 +37,7 @@ import numpy as np
 from .. import exact
 from ..data import InfometerWarning, check_float, check_int
 from ..estimate import Estimate
-from ..training import run_epochs
+from ..training import optimizer, run_epochs
 from ..uncertainty import make_estimate
 from ._common import as_float_matrix, entropy_rows, mean_estimate
 
@@ -503,7 +503,7 @@ def fit_adapter(
     w_a = torch.nn.Parameter(torch.eye(d))
     w_b = torch.nn.Parameter(torch.eye(d))
     eye = torch.eye(d)
-    opt = torch.optim.Adam([w_a, w_b], lr=lr)
+    opt, _ = optimizer([w_a, w_b], lr=lr)
 
     def epoch_batches(_epoch: int):
         perm = torch.randperm(len(ta), generator=gen)

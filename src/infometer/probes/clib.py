@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..data import InfometerWarning, check_choice, check_float, check_int
-from ..training import run_epochs
+from ..training import optimizer, run_epochs
 from ._common import as_float_matrix, entropy_rows
 
 __all__ = [
@@ -355,7 +355,7 @@ class CLIB:
         xs = [torch.as_tensor(x, dtype=torch.float32) for x in xs_np]
         net = _build(torch, [x.shape[1] for x in xs], self.latent, self.hidden, self.n_clusters)
         self.net = net
-        opt = torch.optim.Adam(net.parameters(), lr=self.lr)
+        opt, _ = optimizer(net.parameters(), lr=self.lr)
         f = torch.nn.functional
         c = self.n_clusters
         lad = ABLATIONS.index(self.ablation)
