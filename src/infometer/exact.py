@@ -2,7 +2,7 @@
 
 These are the ground truth the sample estimators are tested against.  Every function
 validates its table (non-negative, finite, sums to one within ``atol``) and returns an
-:class:`~infometer.estimate.Estimate` with ``method="exact"``.
+:class:`~infometer.Estimate` with ``method="exact"``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .estimate import Estimate
+from ._estimate import Estimate
 from .uncertainty import make_estimate
 from .validation import check_pmf
 

@@ -25,7 +25,7 @@ from ..data import (
     check_float,
     check_int,
 )
-from ..estimate import resolve_unit, unit_factor
+from .._estimate import resolve_unit, unit_factor
 from ..progress import progress_bar
 from . import compute
 from .compute import Config, Group, canonical_method, prepare_group, signature

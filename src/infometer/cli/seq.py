@@ -115,7 +115,7 @@ def _validate(
     """Every option that training would otherwise only trip over at the end."""
     from ..data import check_choice, check_int
     from ..diffusion.tokens import SEQUENCE_POLICIES
-    from ..estimate import resolve_unit
+    from .._estimate import resolve_unit
 
     check_int(steps, "--steps", min_value=1)
     check_int(hidden, "--hidden", min_value=1)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import exact
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..progress import progress_bar
 from ..training import optimizer, run_epochs
 from ._validate import check_float, check_int

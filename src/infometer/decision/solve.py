@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..progress import progress_bar
 from ._validate import check_choice, check_float, check_int
 from .pomdp import POMDP, greedy_action, solve_mdp, value_iteration

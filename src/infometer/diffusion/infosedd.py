@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 
 from ..data import InfometerWarning, check_choice, check_float, check_int
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..training import TrainLog, TrainSettings
 from ..training import train as train_loop
 from ..uncertainty import make_estimate

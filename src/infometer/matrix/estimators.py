@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..data import Variable, as_variable, check_choice, check_float
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..registry import Raw, register
 from . import kernels as K
 
@@ -250,7 +250,7 @@ def von_neumann_entropy(
     from dataclasses import replace
 
     from ..api import entropy
-    from ..estimate import resolve_unit
+    from .._estimate import resolve_unit
 
     est = entropy(
         z, method="matrix_renyi", kernel="linear", alpha=1.0, discrete=False, ci=ci, seed=seed

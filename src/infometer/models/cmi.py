@@ -30,7 +30,7 @@ from scipy.special import rel_entr, softmax, xlogy
 
 from .. import registry
 from ..data import Variable, as_variable, check_choice, check_labels, check_probabilities
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..registry import AutoRule, Raw, register, register_auto
 
 __all__ = [

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..data import check_choice, check_float, check_int
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..training import optimizer, run_epochs
 from ._torch import (
     as_tensor,

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..data import check_choice, check_float, check_int
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..progress import progress_bar
 from ..uncertainty import interval_from_stderr, make_estimate
 from ._torch import (

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..data import as_variable
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..uncertainty import make_estimate
 
 __all__ = ["entropy_increment", "linear_entropy_increment"]

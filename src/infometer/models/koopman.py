@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..data import check_float, check_int
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..training import optimizer, run_epochs
 from ._torch import torch
 

@@ -25,7 +25,7 @@ from ..data import (
     check_int,
     scaled_moments,
 )
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..training import TrainLog, TrainSettings, check_device, train
 from ..uncertainty import make_estimate
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..data import check_float
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..uncertainty import make_estimate, replicate_summary
 
 __all__ = [

@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import exact
 from ..data import InfometerWarning, check_float, check_int
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..training import optimizer, run_epochs
 from ..uncertainty import make_estimate
 from ._common import as_float_matrix, entropy_rows, mean_estimate

@@ -52,7 +52,7 @@ from ..data import (
     check_int,
 )
 from ..discrete import kernels
-from ..estimate import Estimate, resolve_unit
+from .._estimate import Estimate, resolve_unit
 from ..registry import Raw, register
 from ..uncertainty import make_estimate
 from ..validation import check_stochastic_matrix
@@ -523,7 +523,7 @@ def permutation_test(
     infometer.stats.IndependenceTest
         ``p_value = (1 + #{null ≥ statistic}) / (1 + B)``.
     """
-    from ..estimate import unit_factor
+    from .._estimate import unit_factor
     from ..stats.independence import IndependenceTest
 
     if (proba is None) == (predictions is None):

@@ -35,7 +35,7 @@ import torch
 from torch import nn
 
 from ..data import check_int
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..progress import progress_bar
 from ._common import mean_estimate
 
@@ -698,7 +698,7 @@ def logit_lens(
     """
     import pandas as pd
 
-    from ..estimate import unit_factor
+    from .._estimate import unit_factor
 
     ad = as_adapter(model)
     x = _tokens(inputs)

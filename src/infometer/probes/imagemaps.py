@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..data import check_choice, check_float, check_int
-from ..estimate import unit_factor
+from .._estimate import unit_factor
 from ._common import as_float_matrix
 
 __all__ = [

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import registry
 from ..data import Variable, as_variables, check_choice, check_float, check_int
-from ..estimate import Estimate, _fmt, unit_factor
+from .._estimate import Estimate, _fmt, unit_factor
 from ..progress import progress_bar
 
 __all__ = [

@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import registry
 from ..data import Variable
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..registry import AutoRule, Raw, register, register_auto
 
 __all__ = [

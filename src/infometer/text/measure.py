@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..data import InfometerWarning, check_choice, check_int
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..progress import progress_bar
 from .channel import _check_scores, channel_mi_from_scores
 from .compressors import call_compressor

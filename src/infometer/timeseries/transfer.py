@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import registry
 from ..data import Variable, check_int
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
 
 __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
