@@ -32,7 +32,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "NeuralMI": (".neural", "NeuralMI"),  # needs torch
     "layer_info": (".neural", "layer_info"),
     "flownib": (".neural", "flownib"),
-    "classifier_cmi": (".models", "classifier_cmi"),
+    "classifier_cond_mutual_info": (".models", "classifier_cond_mutual_info"),
+    "classifier_cmi": (".models", "classifier_cmi"),  # deprecated alias, not in __all__
     "fisher_information": (".models", "fisher_information"),
     "decision": (".decision", None),
     "probes": (".probes", None),
@@ -87,7 +88,7 @@ __all__ = [
     "NeuralMI",
     "layer_info",
     "flownib",
-    "classifier_cmi",
+    "classifier_cond_mutual_info",
     "fisher_information",
     "decision",
     "pairwise",

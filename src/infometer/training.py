@@ -226,7 +226,7 @@ def train(
     settings: TrainSettings,
     *,
     desc: str = "training",
-    progress: bool = False,
+    progress: bool | None = None,
     on_eval: Callable[[int], None] | None = None,
     log: TrainLog | None = None,
     val_at_start: bool = False,
@@ -380,7 +380,7 @@ def run_epochs(
     keys: Sequence[str] = (),
     reduce: str = "mean",
     desc: str = "training",
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> list[dict[str, float]]:
     """Minibatch epochs for the models that are fitted rather than estimated (DJIP and
     distillation, the Koopman autoencoder, the alignment adapter, CLIB, learned planners).

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._estimate import resolve_unit, unit_factor
 from ..data import (
     InfometerWarning,
     Variable,
@@ -25,7 +26,6 @@ from ..data import (
     check_float,
     check_int,
 )
-from .._estimate import resolve_unit, unit_factor
 from ..progress import progress_bar
 from . import compute
 from .compute import Config, Group, canonical_method, prepare_group, signature

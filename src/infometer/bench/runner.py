@@ -216,7 +216,7 @@ def run_sweep(
     *,
     workers: int | None = None,
     scheduler: Any = None,
-    progress: bool | None = True,
+    progress: bool | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     retries: int = 2,
     connect_timeout: float = 5.0,

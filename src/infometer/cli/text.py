@@ -87,7 +87,7 @@ def channel_mi_cmd(
 ) -> None:
     """I(X;Z|Q) of each compressor (summary label) and its bits per summary token."""
     from ..text.files import read_channel_files
-    from ..text.measure import channel_mi_of_summaries
+    from ..text.measure import channel_mutual_info_of_summaries
     from ..text.scorers import as_scorer
 
     try:
@@ -98,7 +98,7 @@ def channel_mi_cmd(
         for label, (z, src) in files.groups.items():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # recorded in diagnostics, printed below
-                results[label] = channel_mi_of_summaries(
+                results[label] = channel_mutual_info_of_summaries(
                     files.contexts,
                     z,
                     src,

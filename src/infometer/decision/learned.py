@@ -85,7 +85,7 @@ class ImitationData:
 
 
 def imitation_data(
-    worlds: Sequence[GridWorld], canvas: int = 10, *, progress: bool = False
+    worlds: Sequence[GridWorld], canvas: int = 10, *, progress: bool | None = None
 ) -> ImitationData:
     """Label every reachable (cell, belief) of each world with the exact planner's actions."""
     if not worlds:
@@ -280,7 +280,7 @@ class LearnedPlanner:
         lr: float = 5e-3,
         seed: int = 0,
         threads: int | None = None,
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> None:
         self.kind = check_choice(kind, "kind", ["vi2n", "qmdp"])
         self.canvas = check_int(canvas, "canvas", min_value=5, max_value=64)

@@ -176,7 +176,7 @@ def train_sender(
     restarts: int = 1,
     seed: int = 0,
     threads: int | None = 1,
-    progress: bool = False,
+    progress: bool | None = None,
     unit: str | None = "nats",
 ) -> SenderTraining:
     """Train a sender by policy gradient against a Bayesian receiver.

@@ -300,7 +300,7 @@ def solve_pomdp(
     tol: float = 1e-10,
     max_iter: int = 10_000,
     seed: int | None = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> POMDPSolution:
     """Optimal value and policy of a small POMDP at its initial belief.
 

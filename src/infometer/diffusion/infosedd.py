@@ -27,8 +27,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..data import InfometerWarning, check_choice, check_float, check_int
 from .._estimate import Estimate
+from ..data import InfometerWarning, check_choice, check_float, check_int
 from ..training import TrainLog, TrainSettings
 from ..training import train as train_loop
 from ..uncertainty import make_estimate
@@ -175,7 +175,7 @@ class InfoSEDD:
         joint_fraction: float = 0.8,
         device: str = "cpu",
         seed: int = 0,
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> None:
         self.mode = check_choice(mode, "mode", _MODES)
         self.arch = check_choice(arch, "arch", ("auto", "mlp", "transformer"))

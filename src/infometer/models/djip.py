@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import check_choice, check_float, check_int
 from .._estimate import Estimate
+from ..data import check_choice, check_float, check_int
 from ..training import optimizer, run_epochs
 from ._torch import (
     as_tensor,
@@ -249,9 +249,9 @@ def _labels(y: Any, n: int, n_classes: int | None, device: torch.device) -> torc
 
 
 def _cmi(logp: torch.Tensor, y: torch.Tensor) -> Estimate:
-    from .cmi import classifier_cmi
+    from .cmi import classifier_cond_mutual_info
 
-    return classifier_cmi(logp.cpu().numpy(), y.cpu().numpy(), from_logits=True)
+    return classifier_cond_mutual_info(logp.cpu().numpy(), y.cpu().numpy(), from_logits=True)
 
 
 def fit_djip(
@@ -266,7 +266,7 @@ def fit_djip(
     batch_size: int = 128,
     device: Any = None,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> DJIPResult:
     """Train the quantisation steps of a JPEG layer to raise a frozen teacher's CMI.
 
@@ -383,7 +383,7 @@ def distill(
     schedule: str = "cosine",
     device: Any = None,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> list[dict[str, float]]:
     """Train ``student`` (in place) by knowledge distillation, or on labels alone.
 

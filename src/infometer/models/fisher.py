@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import check_choice, check_float, check_int
 from .._estimate import Estimate
+from ..data import check_choice, check_float, check_int
 from ..progress import progress_bar
 from ..uncertainty import interval_from_stderr, make_estimate
 from ._torch import (
@@ -438,7 +438,7 @@ def fisher_information(
     device: Any = None,
     seed: int = 0,
     ci: float | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     engine: str = "vmap",
 ) -> FisherInformation:
     """Fisher information of a classifier (any ``torch.nn.Module`` returning logits).

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import as_variable
 from .._estimate import Estimate
+from ..data import as_variable
 from ..uncertainty import make_estimate
 
 __all__ = ["entropy_increment", "linear_entropy_increment"]

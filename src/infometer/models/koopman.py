@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import check_float, check_int
 from .._estimate import Estimate
+from ..data import check_float, check_int
 from ..training import optimizer, run_epochs
 from ._torch import torch
 
@@ -237,7 +237,7 @@ def fit_koopman(
     k: int = 3,
     tau: float = 0.1,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> KoopmanModel:
     """Train a Koopman autoencoder on trajectories (CPU).
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .._estimate import Estimate
 from ..data import (
     InfometerWarning,
     Variable,
@@ -25,7 +26,6 @@ from ..data import (
     check_int,
     scaled_moments,
 )
-from .._estimate import Estimate
 from ..training import TrainLog, TrainSettings, check_device, train
 from ..uncertainty import make_estimate
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows
@@ -171,7 +171,7 @@ class NeuralMI:
         val_fraction: float = 0.1,
         device: str = "cpu",
         seed: int = 0,
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> None:
         self.bound = check_choice(bound, "bound", BOUNDS)
         self.critic_kind = check_choice(critic, "critic", CRITICS)

@@ -214,7 +214,7 @@ def layer_info(
     discrete_targets: bool | None = None,
     batch_size: int = 64,
     forward: Callable[[Any, Any], Any] | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     **params: Any,
 ) -> Any:
     """I(X;T_l) and I(T_l;Y) for each layer ``l``, as a tidy pandas DataFrame.

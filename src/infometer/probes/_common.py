@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import check_float
 from .._estimate import Estimate
+from ..data import check_float
 from ..uncertainty import make_estimate, replicate_summary
 
 __all__ = [

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from .. import exact
-from ..data import InfometerWarning, check_float, check_int
 from .._estimate import Estimate
+from ..data import InfometerWarning, check_float, check_int
 from ..training import optimizer, run_epochs
 from ..uncertainty import make_estimate
 from ._common import as_float_matrix, entropy_rows, mean_estimate
@@ -456,7 +456,7 @@ def fit_adapter(
     nce_temperature: float = 0.05,
     weight_decay: float = 1e-3,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> Adapter:
     """Train per-side linear adapters with the paper's loss sqrt(JSD) + InfoNCE.
 

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from .. import exact, registry
+from .._estimate import Estimate, resolve_unit
 from ..data import (
     InfometerWarning,
     Variable,
@@ -52,7 +53,6 @@ from ..data import (
     check_int,
 )
 from ..discrete import kernels
-from .._estimate import Estimate, resolve_unit
 from ..registry import Raw, register
 from ..uncertainty import make_estimate
 from ..validation import check_stochastic_matrix

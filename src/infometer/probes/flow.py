@@ -34,8 +34,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..data import check_int
 from .._estimate import Estimate
+from ..data import check_int
 from ..progress import progress_bar
 from ._common import mean_estimate
 

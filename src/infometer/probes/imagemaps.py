@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import check_choice, check_float, check_int
 from .._estimate import unit_factor
+from ..data import check_choice, check_float, check_int
 from ._common import as_float_matrix
 
 __all__ = [

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from ..data import Variable, as_variables, check_choice, check_float, check_int
 from .._estimate import Estimate, _fmt, unit_factor
+from ..data import Variable, as_variables, check_choice, check_float, check_int
 from ..progress import progress_bar
 
 __all__ = [

@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from ..data import Variable
+from .._deprecation import deprecated_alias
 from .._estimate import Estimate
+from ..data import Variable
 from ..registry import AutoRule, Raw, register, register_auto
 
 __all__ = [
@@ -49,7 +50,7 @@ __all__ = [
     "loo_terms",
     "per_context_means",
     "mc_loglik",
-    "channel_mi_from_scores",
+    "channel_mutual_info_from_scores",
     "SATURATION_SHARE",
 ]
 
@@ -281,7 +282,7 @@ def _variables(s: np.ndarray, src: np.ndarray) -> dict[str, Variable]:
     return {"scores": scores, "source": Variable.from_codes(src, "source", s.shape[1])}
 
 
-def channel_mi_from_scores(
+def channel_mutual_info_from_scores(
     scores: Any,
     source: Any = None,
     *,
@@ -369,3 +370,7 @@ def with_rate(est: Estimate, lengths: Any, s: np.ndarray, src: np.ndarray) -> Es
     pos = ln > 0
     diag["bits_per_token_mean_of_ratios"] = float(np.mean(terms[pos] / ln[pos]))
     return replace(est, diagnostics=diag)
+
+
+# deprecated name (issue 29: public names spell quantities in full words), for one release
+channel_mi_from_scores = deprecated_alias(channel_mutual_info_from_scores, "channel_mi_from_scores")

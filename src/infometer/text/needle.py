@@ -175,7 +175,7 @@ def needle_eval(
     n_near: int = 8,
     ci: float | None = 0.95,
     seed: int | None = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> Any:
     """Retention and channel MI of MIG merging against its baselines at several rates.
 
@@ -209,7 +209,7 @@ def needle_eval(
     import pandas as pd
 
     from .embed import minilm_token_embedder
-    from .measure import channel_mi_of_summaries
+    from .measure import channel_mutual_info_of_summaries
     from .scorers import as_scorer
 
     methods = dict(METHODS if methods is None else methods)
@@ -234,7 +234,7 @@ def needle_eval(
             recall.append(item.answer_index in out["readout_sentences"])
             mem.append(c.memory.shape[0])
             readouts.append(out["readout"])
-        est = channel_mi_of_summaries(
+        est = channel_mutual_info_of_summaries(
             contexts, readouts, np.arange(len(items)), sc, queries=queries, ci=ci
         )
         bits = est.to("bits")

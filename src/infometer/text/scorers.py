@@ -313,7 +313,7 @@ class HFScorer:
         dtype: str | None = None,
         max_length: int | None = None,
         text_prefix: str = " ",
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> None:
         from ..encoders import load_hf, local_model_dir
 
