@@ -73,14 +73,18 @@ class Network:
         )
 
 
+def _is_result(obj: Any) -> bool:
+    """Whether ``obj`` is a :class:`~.matrix.PairwiseResult`, told by its fields, so that
+    this module need not import the one that imports it (no import loop, issue 29)."""
+    return all(hasattr(obj, a) for a in ("matrix", "edges", "q_values", "fdr", "unit"))
+
+
 def _weights(obj: Any, significant: bool | None) -> tuple[Any, np.ndarray, dict]:
     """Labelled matrix and a float copy: NaN -> 0 (negative kept), optionally failed tests -> 0."""
     import pandas as pd
 
-    from .matrix import PairwiseResult
-
     info: dict = {}
-    if isinstance(obj, PairwiseResult):
+    if _is_result(obj):
         frame = obj.matrix
         if significant is None:
             significant = obj.q_values is not None
@@ -236,10 +240,8 @@ def plot_heatmap(
     obj: Any, path: str | os.PathLike, *, cluster: bool = True, title: str | None = None
 ) -> Path:
     """Save the MI matrix as a heatmap PNG, rows and columns in clustered order."""
-    from .matrix import PairwiseResult
-
-    frame = obj.matrix if isinstance(obj, PairwiseResult) else obj
-    unit = obj.unit if isinstance(obj, PairwiseResult) else "nats"
+    frame = obj.matrix if _is_result(obj) else obj
+    unit = obj.unit if _is_result(obj) else "nats"
     m = frame.to_numpy(dtype=float)
     order = cluster_order(m) if cluster else np.arange(m.shape[0])
     m = m[np.ix_(order, order)]
