@@ -146,7 +146,7 @@ def _model(
         arch_kwargs=arch_kwargs,
         seed=seed,
         device=device,
-        progress=not quiet,
+        progress=False if quiet else None,
         **kw,
     )
 

@@ -92,7 +92,7 @@ def channel_mi_cmd(
 
     try:
         files = read_channel_files(contexts, summaries, queries)
-        kw = {"batch_size": batch_size, "device": device, "progress": not quiet}
+        kw = {"batch_size": batch_size, "device": device, "progress": False if quiet else None}
         sc = as_scorer(scorer, files.contexts, **kw)
         results = {}
         for label, (z, src) in files.groups.items():
@@ -239,7 +239,9 @@ def needle_cmd(
             raise ValueError("--rates is empty")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            df = needle_eval(n_contexts, rs, scorer=scorer, seed=seed, progress=not quiet)
+            df = needle_eval(
+                n_contexts, rs, scorer=scorer, seed=seed, progress=False if quiet else None
+            )
     except (ValueError, TypeError, OSError, ImportError) as exc:
         _fail(exc)
     if out is not None:
