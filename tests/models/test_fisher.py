@@ -169,7 +169,7 @@ def test_core_space_facts():
             np.testing.assert_allclose(a @ a.T, core.core_matrix(p, b), atol=1e-12)
         assert np.linalg.eigvalsh(full - core.core_matrix(p, "lower")).min() > -1e-12
         assert np.linalg.eigvalsh(core.core_matrix(p, "upper") - full).min() > -1e-12
-    with pytest.raises(ValueError, match="sum to 1"):
+    with pytest.raises(ValueError, match="p sums to 1.1, not 1"):
         core.core_matrix([0.5, 0.6])
 
 

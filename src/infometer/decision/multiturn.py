@@ -33,6 +33,7 @@ from .. import exact
 from .._estimate import Estimate
 from ..progress import progress_bar
 from ..training import optimizer, run_epochs
+from ..validation import check_stochastic_matrix
 from ._validate import check_float, check_int
 from .persuasion import _best, _utilities, persuade
 from .voi import utility_estimate
@@ -56,11 +57,11 @@ def _check_policies(policies: Any, n_states: int) -> tuple[list[np.ndarray], int
         want = (n_states, n_m**t, n_m)
         if a.shape != want:
             raise ValueError(f"policies[{t}] must have shape {want}, got {a.shape}")
-        if not np.all(np.isfinite(a)) or np.any(a < 0):
-            raise ValueError(f"policies[{t}] has negative or non-finite probabilities")
-        if np.any(np.abs(a.sum(axis=2) - 1.0) > 1e-8 * n_m):
-            raise ValueError(f"policies[{t}] rows are not distributions over messages")
-        out.append(a / a.sum(axis=2, keepdims=True))
+        out.append(
+            check_stochastic_matrix(
+                a, f"policies[{t}]", axis=2, ndim=3, what="(states, histories, messages)"
+            )
+        )
     assert n_m is not None
     return out, n_m
 

@@ -49,6 +49,7 @@ import numpy as np
 from .._deprecation import deprecated_alias
 from ..data import InfometerWarning, check_choice, check_float, check_int
 from ..training import optimizer, run_epochs
+from ..validation import check_stochastic_matrix
 from ._common import as_float_matrix, entropy_rows
 
 __all__ = [
@@ -72,8 +73,9 @@ def _proba(p: Any, name: str = "proba") -> np.ndarray:
     a = as_float_matrix(p, name)
     if a.shape[1] < 2:
         raise ValueError(f"{name} needs at least 2 columns (clusters), got {a.shape[1]}")
-    if np.any(a < 0) or np.any(np.abs(a.sum(axis=1) - 1.0) > 1e-6):
-        raise ValueError(f"rows of {name} must be probabilities summing to 1")
+    # the shared check, at 1e-6: cluster pmfs often come from a float32 softmax; the rows
+    # are used as given (not renormalised)
+    check_stochastic_matrix(a, name, atol=1e-6, what="(samples, clusters)")
     return a
 
 
