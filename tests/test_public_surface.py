@@ -21,6 +21,7 @@ ROOTS = (
     "infometer",
     "infometer.allpairs",
     "infometer.models",
+    "infometer.models.activations",
     "infometer.neural",
     "infometer.text",
     "infometer.timeseries",
@@ -57,6 +58,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("infometer.stats.local_permutation", "seed"): "as block_permutation",
     ("infometer.models.cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
     "classifier_cmi quantity), named after its module, not a public quantity",
+    **{
+        (f"infometer.models.activations.{m}", "unit"): "the activations study reports bits "
+        "(merged just before the policy test; its tests read bits): same follow-up"
+        for m in ("batch_dependence", "gate_entropy", "layer_curves")
+    },
     **{
         (f"infometer.probes.{m}", "unit"): _PROBES_BITS
         for m in (

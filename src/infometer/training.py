@@ -344,12 +344,19 @@ def train(
 
 
 def optimizer(
-    params: Any, *, lr: float, weight_decay: float = 0.0, cosine_steps: int | None = None
+    params: Any,
+    *,
+    lr: float,
+    weight_decay: float = 0.0,
+    cosine_steps: int | None = None,
+    decoupled: bool = False,
+    min_lr: float = 0.0,
 ) -> tuple[Any, Any]:
     """The optimiser of every model trained with :func:`run_epochs` (and of the sender of
-    :mod:`infometer.decision.multiturn`): Adam at ``lr`` with L2 ``weight_decay``, and, with
-    ``cosine_steps``, a cosine-annealed learning rate over that many steps (else no
-    scheduler).  Returns ``(opt, scheduler)``.
+    :mod:`infometer.decision.multiturn`): Adam at ``lr`` with L2 ``weight_decay`` (AdamW's
+    decoupled decay with ``decoupled``), and, with ``cosine_steps``, a cosine-annealed
+    learning rate from ``lr`` to ``min_lr`` over that many steps (else no scheduler).
+    Returns ``(opt, scheduler)``.
 
     Examples
     --------
@@ -361,10 +368,11 @@ def optimizer(
     import torch
 
     lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
-    opt = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
+    kind = torch.optim.AdamW if decoupled else torch.optim.Adam
+    opt = kind(params, lr=lr, weight_decay=weight_decay)
     sched = None
     if cosine_steps is not None:
-        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cosine_steps)
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cosine_steps, eta_min=min_lr)
     return opt, sched
 
 
