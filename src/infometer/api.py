@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import registry
+from ._estimate import Estimate, resolve_unit
 from .data import InfometerWarning, Variable, as_variables, check_float, check_int
-from .estimate import Estimate, resolve_unit
 
 __all__ = ["estimate", "entropy", "mutual_info", "cond_mutual_info", "kl_divergence"]
 
