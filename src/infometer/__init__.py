@@ -41,6 +41,12 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "aracne": (".allpairs", "aracne"),
     "clr": (".allpairs", "clr"),
     "select_features": (".allpairs", "select_features"),
+    "total_correlation": (".multivariate", "total_correlation"),
+    "dual_total_correlation": (".multivariate", "dual_total_correlation"),
+    "o_information": (".multivariate", "o_information"),
+    "s_information": (".multivariate", "s_information"),
+    "co_information": (".multivariate", "co_information"),
+    "gradient_o_information": (".multivariate", "gradient_o_information"),
 }
 
 
@@ -122,4 +128,10 @@ __all__ = [
     "clr",
     "select_features",
     "probes",
+    "total_correlation",
+    "dual_total_correlation",
+    "o_information",
+    "s_information",
+    "co_information",
+    "gradient_o_information",
 ]

@@ -52,6 +52,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.models",
     "infometer.text",
     "infometer.probes.decoding",
+    "infometer.multivariate",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.

@@ -1,0 +1,30 @@
+"""Multivariate information: total correlation, dual total correlation, O-, S- and
+co-information, gradient O-information (registered estimators), partial information
+decomposition and higher-order multiplet search.
+
+Importing the package registers the estimators (``registry.FAMILIES``)."""
+
+from __future__ import annotations
+
+from . import estimators  # noqa: F401  (registers the estimators)
+from .measures import (
+    GradientOInformation,
+    co_information,
+    dual_total_correlation,
+    gradient_o_information,
+    o_information,
+    s_information,
+    split_variables,
+    total_correlation,
+)
+
+__all__ = [
+    "total_correlation",
+    "dual_total_correlation",
+    "o_information",
+    "s_information",
+    "co_information",
+    "gradient_o_information",
+    "GradientOInformation",
+    "split_variables",
+]
