@@ -47,6 +47,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "s_information": (".multivariate", "s_information"),
     "co_information": (".multivariate", "co_information"),
     "gradient_o_information": (".multivariate", "gradient_o_information"),
+    "pid": (".multivariate", "pid"),
 }
 
 
@@ -134,4 +135,5 @@ __all__ = [
     "s_information",
     "co_information",
     "gradient_o_information",
+    "pid",
 ]

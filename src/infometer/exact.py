@@ -28,6 +28,7 @@ __all__ = [
     "s_information",
     "co_information",
     "gradient_o_information",
+    "pid",
 ]
 
 
@@ -197,3 +198,22 @@ def gradient_o_information(
     return tuple(
         _multi("o_information_gradient", p, unit, base, i) for i in range(max(a.ndim, 3))
     )
+
+
+def pid(
+    p: Any, *, measure: str = "broja", unit: str | None = "nats", base: float | None = None
+):
+    """Partial information decomposition of a joint pmf (sources first, target last axis).
+
+    Measures: ``imin``, ``mmi``, ``broja``, ``ccs``, ``dep`` (2 sources), ``isx``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.zeros((2, 2, 2)); p[0, 0, 0] = p[1, 1, 1] = 0.5  # RDN
+    >>> round(pid(p, measure="broja", unit="bits").redundancy.value, 6)
+    1.0
+    """
+    from .multivariate.decomposition import pid_of_pmf
+
+    return pid_of_pmf(p, measure=measure, unit=unit, base=base)

@@ -28,3 +28,7 @@ __all__ = [
     "GradientOInformation",
     "split_variables",
 ]
+
+from .decomposition import PIDResult, pid, pid_of_pmf  # noqa: E402  (registers pid_atom)
+
+__all__ += ["pid", "PIDResult", "pid_of_pmf"]
