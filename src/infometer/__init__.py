@@ -48,6 +48,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "co_information": (".multivariate", "co_information"),
     "gradient_o_information": (".multivariate", "gradient_o_information"),
     "pid": (".multivariate", "pid"),
+    "multiplets": (".multivariate", "multiplets"),
 }
 
 
@@ -136,4 +137,5 @@ __all__ = [
     "co_information",
     "gradient_o_information",
     "pid",
+    "multiplets",
 ]

@@ -32,3 +32,7 @@ __all__ = [
 from .decomposition import PIDResult, pid, pid_of_pmf  # noqa: E402  (registers pid_atom)
 
 __all__ += ["pid", "PIDResult", "pid_of_pmf"]
+
+from .multiplets import MultipletResult, multiplets  # noqa: E402
+
+__all__ += ["multiplets", "MultipletResult"]
