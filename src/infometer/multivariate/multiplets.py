@@ -58,7 +58,7 @@ def multiplet_values(
     --------
     >>> import numpy as np
     >>> w = np.eye(3) * 100.0  # independent columns, 101 rows
-    >>> multiplet_values(w, 101, np.array([[0, 1, 2]]), "total_correlation").round(12)
+    >>> multiplet_values(w, 101, np.array([[0, 1, 2]]), "total_correlation", False).round(12)
     array([0.])
     """
     s = idx.shape[1]
