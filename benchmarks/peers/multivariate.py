@@ -54,6 +54,14 @@ def _dit_pid(p, measure):
     return {frozenset(frozenset(s) for s in node): float(r.get_pi(node)) for node in r._lattice}
 
 
+def _dit_broja_cone(p):
+    """dit's BROJA unique informations by its exact conic solver (ECOS), in bits."""
+    from dit.pid.measures.ibroja import PID_BROJA
+
+    u = PID_BROJA._measure(_dit_dist(p), ((0,), (1,)), (2,), method="cone")
+    return [float(u[(0,)]), float(u[(1,)])]
+
+
 def _ours_pid(p, measure):
     r = exact.pid(p, measure=measure, unit="bits")
     nodes = {_pid.label(a): frozenset(a) for a in _pid.lattice(p.ndim - 1)}
@@ -70,6 +78,7 @@ def pid_vs_dit(n_pmfs: int, seed: int) -> list[dict]:
             if len(shape) > 3 and measure in _pid.TWO_SOURCE_MEASURES:
                 continue
             worst, err, lower = 0.0, None, 0
+            cone_worst, cone_err = 0.0, None
             u0 = frozenset({frozenset({0})})
             for p in pmfs:
                 try:
@@ -80,6 +89,16 @@ def pid_vs_dit(n_pmfs: int, seed: int) -> list[dict]:
                 worst = max(worst, max(abs(a[k] - b[k]) for k in a))
                 # BROJA's unique information is a minimum: the lower one is the better solve
                 lower += a[u0] <= b[u0] + 1e-9
+                if measure == "broja":
+                    try:
+                        cone = _dit_broja_cone(p)
+                    except Exception as e:  # noqa: BLE001 - ECOS missing
+                        cone_err = f"{type(e).__name__}"
+                    else:
+                        ours_u = [a[u0], a[frozenset({frozenset({1})})]]
+                        cone_worst = max(
+                            cone_worst, *(abs(x - y) for x, y in zip(ours_u, cone, strict=True))
+                        )
             t = interleave(
                 [
                     Candidate("infometer", lambda p=pmfs[0], m=measure: _ours_pid(p, m)),
@@ -99,6 +118,7 @@ def pid_vs_dit(n_pmfs: int, seed: int) -> list[dict]:
                     "dit_cpu": t["dit"].stat("cpu", "min"),
                     "error": err,
                     "ours_unique_le_dit": f"{lower}/{len(pmfs)}",
+                    "max_abs_diff_vs_dit_cone_bits": cone_err or cone_worst,
                 }
             )
             print(rows[-1], file=sys.stderr, flush=True)
@@ -138,10 +158,10 @@ def multiplets_vs_hoi(cases, repeats: int, seed: int) -> list[dict]:
         x[:, 1] += x[:, 0]  # some structure so that values are not all ~0
         x[:, 2] = x[:, 3] + x[:, 4] + 0.5 * x[:, 2]
 
-        def ours():
+        def ours(x=x, size=size):
             return im.multiplets(x, sizes=size, progress=False, unit="bits")
 
-        def theirs():
+        def theirs(x=x, size=size):
             model = Oinfo(x, verbose=False)
             out = model.fit(minsize=size, maxsize=size, method="gc")
             return model, out
@@ -182,6 +202,28 @@ def multiplets_vs_hoi(cases, repeats: int, seed: int) -> list[dict]:
     return rows
 
 
+def hoi_in_float64(case, seed: int) -> float:
+    """Max |ours - hoi| (bits) on the first case with JAX in float64 (hoi's default is
+    float32, whose rounding over 10^4 rows is the ~1e-5 of the timed runs)."""
+    import jax
+    from hoi.metrics import Oinfo
+
+    jax.config.update("jax_enable_x64", True)
+    n, d, size = case
+    x = np.random.default_rng(seed).normal(size=(n, d))
+    x[:, 1] += x[:, 0]
+    x[:, 2] = x[:, 3] + x[:, 4] + 0.5 * x[:, 2]
+    r = im.multiplets(x, sizes=size, progress=False, unit="bits")
+    ref = {
+        tuple(int(c[1:]) for c in m): v
+        for m, v in zip(r.frame["multiplet"], r.frame["value"], strict=True)
+    }
+    model = Oinfo(x, verbose=False)
+    h = np.asarray(model.fit(minsize=size, maxsize=size, method="gc"), dtype=np.float64)
+    mult = [tuple(int(i) for i in row if i >= 0) for row in model.multiplets]
+    return float(max(abs(ref[m] - v) for m, v in zip(mult, h[:, 0], strict=True)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer pmfs and smaller searches")
@@ -194,20 +236,26 @@ def main() -> None:
     multi_rows = multi_vs_dit(n_pmfs, args.seed)
     cases = [(1000, 12, 3)] if args.quick else [(10_000, 50, 3), (10_000, 20, 4), (10_000, 20, 5)]
     hoi_rows = multiplets_vs_hoi(cases, repeats=3, seed=args.seed)
+    x64 = hoi_in_float64(cases[0], args.seed)
     run.finish()
     print(run.header())
     print("\n### PID vs dit (exact pmfs; atoms in bits; time per call, min of 3 interleaved)\n")
     print(
-        "| pmf | measure | max abs diff (bits) | infometer s | dit s | dit / infometer (wall, CPU) |"
+        "| pmf | measure | max abs diff (bits) | infometer s | dit s "
+        "| dit / infometer (wall, CPU) |"
     )
     print("|---|---|---|---|---|---|")
     for r in pid_rows:
         ratio = f"{r['dit_s'] / r['ours_s']:.1f}x, {r['dit_cpu'] / max(r['ours_cpu'], 1e-9):.1f}x"
         diff = f"{r['max_abs_diff_bits']:.1e}" + (f" ({r['error']})" if r["error"] else "")
         if r["measure"] == "broja":
-            diff += f"; our U(S1) <= dit's in {r['ours_unique_le_dit']}"
+            diff += (
+                f"; our U(S1) <= dit's in {r['ours_unique_le_dit']}; vs dit's ECOS "
+                f"cone solver: {r['max_abs_diff_vs_dit_cone_bits']:.1e}"
+            )
         print(
-            f"| {r['shape']} | {r['measure']} | {diff} | {r['ours_s']:.4f} | {r['dit_s']:.4f} | {ratio} |"
+            f"| {r['shape']} | {r['measure']} | {diff} | {r['ours_s']:.4f} | "
+            f"{r['dit_s']:.4f} | {ratio} |"
         )
     print("\n### TC / DTC / O / S / co-information vs dit (exact pmfs)\n")
     print("| pmf | quantity | max abs diff (bits) |")
@@ -216,18 +264,25 @@ def main() -> None:
         print(f"| {r['shape']} | {r['quantity']} | {r['max_abs_diff_bits']:.1e} |")
     print("\n### Gaussian-copula O-information of every multiplet vs hoi (JAX CPU)\n")
     print(
-        "| n | variables | size | multiplets | max abs diff (bits) | max abs value | infometer s | hoi s | hoi / infometer (wall, CPU) |"
+        "| n | variables | size | multiplets | max abs diff (bits) | max abs value "
+        "| infometer s | hoi s | hoi / infometer (wall, CPU) |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in hoi_rows:
         print(
-            f"| {r['n']} | {r['d']} | {r['size']} | {r['multiplets']} | {r['max_abs_diff_bits']:.1e} | "
+            f"| {r['n']} | {r['d']} | {r['size']} | {r['multiplets']} | "
+            f"{r['max_abs_diff_bits']:.1e} | "
             f"{r['max_abs_value_bits']:.3f} | {r['ours_wall']:.3f} | {r['hoi_wall']:.3f} | "
             f"{r['hoi_wall'] / r['ours_wall']:.1f}x, {r['hoi_cpu'] / r['ours_cpu']:.1f}x |"
         )
     print(
-        f"\n1-min load during the timed runs: {min(x for r in hoi_rows for x in r['loads']):.1f}-"
-        f"{max(x for r in hoi_rows for x in r['loads']):.1f}; os.getloadavg() at the end {os.getloadavg()}"
+        f"\nWith JAX in float64 (first case): max abs diff {x64:.1e} bits (hoi keeps its "
+        "output in float32, ~1e-7 relative)."
+    )
+    loads = [x for r in hoi_rows for x in r["loads"]]
+    print(
+        f"\n1-min load during the timed runs: {min(loads):.1f}-{max(loads):.1f}; "
+        f"os.getloadavg() at the end {os.getloadavg()}"
     )
 
 
