@@ -49,6 +49,16 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "gradient_o_information": (".multivariate", "gradient_o_information"),
     "pid": (".multivariate", "pid"),
     "multiplets": (".multivariate", "multiplets"),
+    "channel_capacity_from_samples": (".channels", "channel_capacity_from_samples"),
+    "renyi_entropy": (".generalized", "renyi_entropy"),
+    "tsallis_entropy": (".generalized", "tsallis_entropy"),
+    "renyi_divergence": (".generalized", "renyi_divergence"),
+    "jensen_shannon_divergence": (".generalized", "jensen_shannon_divergence"),
+    "jensen_renyi_divergence": (".generalized", "jensen_renyi_divergence"),
+    "renyi_mutual_info": (".generalized", "renyi_mutual_info"),
+    "complexity": (".complexity", None),  # the package is callable: im.complexity(x, ...)
+    "multiscale": (".complexity", "multiscale"),
+    "complexity_entropy_plane": (".complexity", "complexity_entropy_plane"),
 }
 
 
@@ -138,4 +148,14 @@ __all__ = [
     "gradient_o_information",
     "pid",
     "multiplets",
+    "channel_capacity_from_samples",
+    "renyi_entropy",
+    "tsallis_entropy",
+    "renyi_divergence",
+    "jensen_shannon_divergence",
+    "jensen_renyi_divergence",
+    "renyi_mutual_info",
+    "complexity",
+    "multiscale",
+    "complexity_entropy_plane",
 ]

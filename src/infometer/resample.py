@@ -70,7 +70,7 @@ SUBSAMPLE_FRACTION = 0.5
 #: by m (Politis & Romano's subsampling asks for m -> inf with m / n -> 0, which a cap
 #: gives).  What it saves: at n = 10^6, 200 KSG re-runs on 5 * 10^5 rows cost ~180 s of
 #: CPU, on 5 * 10^4 rows ~15 s.  Coverage at m / n = 0.05 is checked in
-#: benchmarks/ci_subsample.py (RESULTS.md, "Error bars at large n").
+#: benchmarks/accuracy/ci_subsample.py (RESULTS.md, "Error bars at large n").
 MAX_SUBSAMPLE = 50_000
 #: Re-runs of a trainable estimator without native error bars.
 MAX_SEEDS = 10

@@ -29,6 +29,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.text",
     "infometer.cli.pairwise",
     "infometer.cli.multi",
+    "infometer.cli.complexity",
 )
 
 app = typer.Typer(
