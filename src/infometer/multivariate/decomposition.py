@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._estimate import Estimate
 from ..data import Variable, check_choice
-from ..estimate import Estimate
 from ..registry import AutoRule, Raw, register, register_auto
 from . import _pid
 
@@ -287,7 +287,7 @@ def _result(
     n: int | None = None,
     estimates: Sequence[Estimate] | None = None,
 ) -> PIDResult:
-    from ..estimate import resolve_unit
+    from .._estimate import resolve_unit
     from ..uncertainty import make_estimate
 
     u = resolve_unit(unit, base)

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from .._estimate import Estimate
 from ..data import Variable, as_variable, check_int
-from ..estimate import Estimate
 
 __all__ = [
     "split_variables",

@@ -233,7 +233,7 @@ def multiplets(
     """
     import pandas as pd
 
-    from ..estimate import Estimate, resolve_unit
+    from .._estimate import Estimate, resolve_unit
     from ..progress import progress_bar
     from .estimators import gaussian_scores, scatter_of
     from .measures import split_variables
