@@ -660,6 +660,40 @@ def _open_store(store, backend, cfg, variables, labels, table, block_size):
     return BlockStore(Path(store), fp), tmp
 
 
+def _ceiling_pairs(
+    val: np.ndarray,
+    meth: np.ndarray,
+    names_all: list[str],
+    cfg: Config,
+    diag: dict[str, Any],
+    messages: Counter,
+) -> None:
+    """Flag pairs at their estimator's ceiling, as :func:`infometer.mutual_info` does for
+    one pair (kNN: psi(n) - psi(k); a copied column saturates there whatever its true,
+    infinite, MI)."""
+    from ..knn.estimators import SATURATION, knn_ceiling
+
+    near = np.zeros(val.size, bool)
+    ceilings = {}
+    for i, name in enumerate(names_all):
+        if name == compute.CONSTANT:
+            continue
+        spec, params = cfg.spec_params(name)
+        if spec.family != "knn" or "k" not in params:
+            continue
+        ceilings[name] = c = knn_ceiling(cfg.n, int(params["k"]))
+        near |= (meth == i) & (val > SATURATION * c)
+    if ceilings:
+        diag["ceiling"] = ceilings
+    if near.any():
+        diag["near_ceiling_pairs"] = int(near.sum())
+        messages[
+            f"{int(near.sum())} pair(s) are near the kNN ceiling psi(N)-psi(k) "
+            f"({', '.join(f'{c:.3g} nats for {m}' for m, c in ceilings.items())}): one column "
+            "is (nearly) a copy of the other and the true value may be much larger"
+        ] += 1
+
+
 def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, fdr, correction):
     import pandas as pd
 
@@ -704,6 +738,7 @@ def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, f
     }
     finite = np.isfinite(val)
     diag["negative_pairs"] = int(np.sum(val[finite] < 0))
+    _ceiling_pairs(val, meth, names_all, cfg, diag, messages)
     if (~finite).any():
         diag["nonfinite_pairs"] = int(np.sum(~finite))
         messages[
