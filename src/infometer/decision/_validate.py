@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import check_choice, check_float, check_int
+from ..validation import check_choice, check_float, check_int, check_real_array
 
 __all__ = [
     "as_float_array",
@@ -28,18 +28,13 @@ ATOL = 1e-8
 
 
 def as_float_array(a: Any, name: str) -> np.ndarray:
-    """A finite float64 array, or a ``TypeError``/``ValueError`` naming ``name``."""
-    if isinstance(a, str | bytes):
-        raise TypeError(f"{name} must be an array of numbers, got a string")
-    try:
-        arr = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of numbers: {exc}") from exc
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or inf")
-    return arr
+    """A finite float64 array, or a ``TypeError``/``ValueError`` naming ``name``.
+
+    Through :func:`infometer.validation.check_real_array`: numbers written as strings,
+    booleans, complex numbers (whose imaginary part would be dropped) and masked values are
+    refused, not converted.
+    """
+    return check_real_array(a, name)
 
 
 def distribution(p: Any, name: str, *, size: int | None = None) -> np.ndarray:
