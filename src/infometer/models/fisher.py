@@ -45,6 +45,7 @@ from ..estimate import Estimate
 from ._torch import (
     as_tensor,
     batches,
+    check_input,
     check_module,
     checked_logits,
     eval_mode,
@@ -513,6 +514,7 @@ def fisher_information(
     n_params = sum(p.numel() for _, p in sel)
     want_matrix = n_params <= MATRIX_AUTO_MAX if matrix is None else bool(matrix)
     xt = as_tensor(x, dev, param_dtype(model))
+    check_input(model, xt)
     n = int(xt.shape[0])
     settings: dict[str, Any] = {"output": output, "batch_size": batch_size}
     with eval_mode(model):
