@@ -37,6 +37,7 @@ import numpy as np
 from .. import exact
 from ..data import InfometerWarning, check_float, check_int
 from ..estimate import Estimate, resolve_unit
+from ..neural.saturation import ceiling_flags
 from ..training import run_epochs
 from ._common import as_float_matrix, entropy_rows, mean_estimate
 
@@ -269,10 +270,13 @@ def infonce_bound(
     ceiling = math.log(n)
     diag: dict[str, Any] = {"ceiling_nats": ceiling, "critic": critic, "symmetric": symmetric}
     value = float(per_row.mean())
-    if value > 0.9 * ceiling:
+    flags = ceiling_flags(value, ceiling)  # the rule of infometer.neural.saturation
+    diag["sensitivity"] = flags["sensitivity"]
+    if flags["saturated"]:
         msg = (
-            f"InfoNCE bound {value:.3g} nats is within 10% of its ceiling log n = {ceiling:.3g}: "
-            "the true MI may be much larger (use more pairs)"
+            f"InfoNCE bound {value:.3g} nats is within log 2 of its ceiling log n = "
+            f"{ceiling:.3g} (sensitivity {flags['sensitivity']:.2f}): the true MI may be much "
+            "larger (use more pairs)"
         )
         diag["saturated"] = True
         diag["warnings"] = [msg]
