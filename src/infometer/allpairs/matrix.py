@@ -577,6 +577,8 @@ def pairwise(
     if outcome.errors:
         first = next(iter(outcome.errors.values()))
         raise ValueError(f"{len(outcome.errors)} block(s) failed; the first with {first}")
+    if outcome.interrupted:  # Ctrl-C: the finished blocks are in the store; say so once
+        raise KeyboardInterrupt("pairwise interrupted; run again with the same store to resume")
     outcome.raise_if_incomplete()
     results = [sink.results[k] if hasattr(sink, "results") else sink.read(k) for k in keys]
     if owned_tmp is not None:
