@@ -146,6 +146,8 @@ def _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retr
         store = Store(out)
     except OSError as exc:
         _fail(f"--out {out}: {exc.strerror or exc}")
+    except ValueError as exc:  # a damaged or foreign results.sqlite
+        _fail(f"--out {out}: {exc}")
     with store:
         store.set_meta(
             {
