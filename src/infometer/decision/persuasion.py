@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import exact
 from ..estimate import Estimate
-from ._validate import distribution, table
+from ._validate import as_float_array, distribution, table
 from .voi import utility_estimate
 
 __all__ = [
@@ -79,7 +79,7 @@ def signal_mutual_info(
 ) -> Estimate:
     """``I(S; W)`` of a signal ``scheme[w, s] = pi(s | w)`` under ``prior``, exactly."""
     mu0 = distribution(prior, "prior")
-    pi = np.asarray(scheme, dtype=np.float64)
+    pi = as_float_array(scheme, "scheme")
     if pi.ndim != 2 or pi.shape[0] != mu0.size:
         raise ValueError(f"scheme must have shape (n_states={mu0.size}, n_signals), got {pi.shape}")
     return exact.mutual_info(mu0[:, None] * pi, unit=unit, base=base)

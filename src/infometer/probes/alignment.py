@@ -39,6 +39,7 @@ from ..data import InfometerWarning, check_float, check_int
 from ..estimate import Estimate, resolve_unit
 from ..neural.saturation import ceiling_flags
 from ..training import run_epochs
+from ..validation import check_pmf, check_real_array
 from ._common import as_float_matrix, entropy_rows, mean_estimate
 
 __all__ = [
@@ -61,7 +62,7 @@ __all__ = [
 # ------------------------------------------------------------------ kernels
 def softmax_dims(z: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """Row-wise softmax over the embedding coordinates (float64)."""
-    a = np.asarray(z, dtype=np.float64) / temperature
+    a = check_real_array(z, "z") / temperature
     a = a - a.max(axis=-1, keepdims=True)
     e = np.exp(a)
     return e / e.sum(axis=-1, keepdims=True)
@@ -77,8 +78,7 @@ def jsd_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def js_divergence_pmf(p: Any, q: Any, *, unit: str = "bits") -> Estimate:
     """Exact JSD of two given pmfs, from :mod:`infometer.exact` entropies (≤ 1 bit)."""
-    a = np.asarray(p, dtype=np.float64)
-    b = np.asarray(q, dtype=np.float64)
+    a, b = check_pmf(p, "p"), check_pmf(q, "q")
     if a.shape != b.shape:
         raise ValueError(f"p has shape {a.shape} but q has shape {b.shape}")
     hp, hq = exact.entropy(a).value, exact.entropy(b).value

@@ -126,9 +126,10 @@ def _prior_entropy(priors: Any, k: int) -> float:
     numbers are refused, not converted)."""
     if priors is None:
         return math.log(k)
-    if np.ndim(priors) == 1 and len(priors) != k:
-        raise ValueError(f"priors has {len(priors)} entries but there are k = {k} classes")
-    return exact.entropy(check_probability_vector(priors, "priors", size=k)).value
+    p = check_probability_vector(priors, "priors")
+    if p.size != k:
+        raise ValueError(f"priors has {p.size} entries but there are k = {k} classes")
+    return exact.entropy(p).value
 
 
 def _check_successes(acc: float, n_trials: int) -> None:
