@@ -277,6 +277,9 @@ def report_cmd(
     if not tolerance > 0:
         _fail(f"--tolerance must be > 0, got {tolerance}")
     from ..bench.report import completeness, incomplete_message
+    from ._paths import check_out_file
+
+    check_out_file(output, "--output")  # before the store is read
 
     path = write_report(directory, output, tolerance=tolerance)
     _out.print(f"report written to {path}", highlight=False)
