@@ -55,8 +55,8 @@ from ..data import (
 from ..discrete import kernels
 from ..estimate import Estimate, resolve_unit
 from ..registry import Raw, register
-from ..validation import check_labels, check_probability_vector
-from ._common import as_float_matrix, nats_estimate
+from ..validation import check_labels, check_probability_vector, check_real_array
+from ._common import nats_estimate
 
 __all__ = [
     "fano_bound",
@@ -264,9 +264,9 @@ def _labels_pair(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     NaN is a missing label, never a class)."""
     out = []
     for name, y in (("y_true", y_true), ("y_pred", y_pred)):
-        if np.ndim(y) != 1:
-            raise ValueError(f"{name} must be a 1-D label array, got shape {np.shape(y)}")
         v = as_variable(y, name, discrete=True)
+        if v.d != 1 or np.ndim(np.ma.getdata(y) if hasattr(y, "mask") else y) != 1:
+            raise ValueError(f"{name} must be a 1-D label array, got {v.d} columns")
         out.append(np.asarray(v.decoded(0)))
     a, b = out
     if a.size != b.size:
@@ -339,7 +339,7 @@ def _cross_entropy_raw(logq: Variable, labels: Variable, *, h_y: float | None = 
 def _proba_and_codes(
     proba: Any, labels: Any, classes: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    p = as_float_matrix(proba, "proba", ndim=np.ndim(proba))
+    p = check_real_array(proba, "proba", what="probabilities")
     if p.ndim == 1:  # binary: probability of the second class
         p = np.column_stack([1.0 - p, p])
     if p.ndim != 2 or p.shape[1] < 2:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..data import check_choice, check_float, check_int
 from ..estimate import unit_factor
-from ..validation import check_budget
+from ..validation import check_budget, check_real_array
 from ._common import as_float_matrix
 
 __all__ = [
@@ -57,7 +57,7 @@ MAX_BINS = 65_536
 
 
 def _image(img: Any) -> np.ndarray:
-    a = as_float_matrix(img, "img", ndim=np.ndim(img))
+    a = check_real_array(img, "img", what="intensities")
     if a.ndim == 3:  # H x W x C: mean over channels
         a = a.mean(axis=2)
     if a.ndim != 2:
@@ -98,7 +98,7 @@ def quantize(img: Any, bins: int, value_range: tuple[float, float] | None = None
 def _value_range(value_range: Any) -> tuple[float, float]:
     """``(low, high)``: two finite real numbers with low < high (a reversed or NaN range
     gave an all-zero map)."""
-    if isinstance(value_range, str | bytes) or np.ndim(value_range) != 1 or len(value_range) != 2:
+    if not isinstance(value_range, tuple | list | np.ndarray) or len(value_range) != 2:
         raise TypeError(f"value_range must be a pair (low, high), got {value_range!r}")
     lo = check_float(value_range[0], "value_range low")
     hi = check_float(value_range[1], "value_range high")
