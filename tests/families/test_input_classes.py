@@ -113,6 +113,10 @@ REAL_TARGETS = {
         "proba",
     ),
     "js_divergence_pmf(p)": (lambda b: alignment.js_divergence_pmf(b, GOOD_PRIOR), "p"),
+    "channel_mi_from_scores(scores)": (
+        lambda b: __import__("infometer.text", fromlist=["x"]).channel_mi_from_scores(_square(b)),
+        "scores",
+    ),
     "aracne(obj)": (lambda b: im.aracne(_square(b)), "obj"),
     "clr(obj)": (lambda b: im.clr(_square(b)), "obj"),
 }
@@ -123,6 +127,7 @@ REAL_TARGETS = {
 def test_real_arrays_class(target, bad):
     call, name = REAL_TARGETS[target]
     value, label = bad
+    # channel_mi_from_scores: +inf is named where the rows are checked (-inf is valid: p = 0)
     if target in ("aracne(obj)", "clr(obj)") and label in ("NaN", "inf"):
         pytest.skip("NaN/inf in an MI matrix mean 'no value' (pairwise's diagonal)")
     if value is None and target.endswith("(priors)"):
@@ -142,6 +147,8 @@ def test_real_arrays_class_accepts_good_input(target):
         good = [[0.9, 0.1], [0.2, 0.8]]
     if target in ("aracne(obj)", "clr(obj)"):
         good = [[0.0, 0.3], [0.3, 0.0]]
+    if target == "channel_mi_from_scores(scores)":
+        good = np.log([[0.9, 0.1], [0.2, 0.8]])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         call(good if target != "evsi(likelihood)" else np.asarray(good))
