@@ -250,6 +250,18 @@ def test_flags_class(flag):
         _refused(lambda: sel.fit(x, y), "discrete_features")
 
 
+@pytest.mark.parametrize("flag", BAD_FLAGS[:5], ids=repr)
+def test_flags_class_models(flag):
+    torch = pytest.importorskip("torch")
+    m = torch.nn.Linear(3, 2)
+    x = np.zeros((4, 3))
+    _refused(lambda: im.fisher_information(m, x, matrix=flag), "matrix")
+    _refused(lambda: im.fisher_information(m, x, progress=flag), "progress")
+    _refused(
+        lambda: im.layer_info(m, x, np.arange(4) % 2, method="gkov", progress=flag), "progress"
+    )
+
+
 @pytest.mark.parametrize("bad", [[0.5], [5], [-4], ["0"], [[0, 1]], np.array([True, False])])
 def test_discrete_features_indices_and_masks(bad):
     from infometer.sklearn import MutualInfoSelector

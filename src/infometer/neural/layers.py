@@ -303,6 +303,9 @@ def layer_info(
     if not quantities:
         raise ValueError("nothing to estimate: pass targets= and/or x=")
     check_estimator(method, params)  # before the forward passes, not after them
+    from ..progress import check_progress
+
+    check_progress(progress)
     acts = collect_activations(
         model, inputs, layers, pooling=pooling, batch_size=batch_size, forward=forward
     )
