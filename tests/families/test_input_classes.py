@@ -250,6 +250,18 @@ def test_flags_class(flag):
         _refused(lambda: sel.fit(x, y), "discrete_features")
 
 
+@pytest.mark.parametrize("flag", BAD_FLAGS, ids=repr)
+def test_flags_class_classifier_cmi(flag):
+    p = np.array([[0.7, 0.3], [0.2, 0.8], [0.6, 0.4], [0.1, 0.9]])
+    _refused(lambda: im.classifier_cmi(p, [0, 1, 0, 1], from_logits=flag), "from_logits")
+
+
+@pytest.mark.parametrize("bad", range(len(BAD_CLASS_INDICES)))
+def test_labels_class_classifier_cmi(bad):
+    labels = BAD_CLASS_INDICES[bad]
+    _refused(lambda: im.classifier_cmi(PROBA, labels), "labels")
+
+
 @pytest.mark.parametrize("flag", BAD_FLAGS[:5], ids=repr)
 def test_flags_class_models(flag):
     torch = pytest.importorskip("torch")
