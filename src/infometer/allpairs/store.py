@@ -55,7 +55,6 @@ def fingerprint_data(variables: list[Variable], z: Variable | None) -> str:
     return h.hexdigest()
 
 
-
 def _read_manifest(path: Path) -> dict[str, Any] | None:
     """The stored fingerprint, or None when there is none yet (missing, or empty or
     unreadable because a run was killed while writing it before it was atomic)."""
@@ -66,6 +65,7 @@ def _read_manifest(path: Path) -> dict[str, Any] | None:
     except (ValueError, OSError):
         return None
     return old if isinstance(old, dict) else None
+
 
 class BlockStore:
     """A :class:`infometer.parallel.Sink` of :class:`~.compute.BlockResult` blocks on disk.

@@ -99,8 +99,7 @@ class Store:
         program's database, with a ``ValueError`` naming the file, before any write."""
         try:
             tables = {
-                r[0]
-                for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")
             }
             cols = (
                 {r[1] for r in self._con.execute("PRAGMA table_info(runs)")}
@@ -131,8 +130,7 @@ class Store:
         except sqlite3.DatabaseError as exc:
             if not isinstance(exc, sqlite3.OperationalError) or "not a database" in str(exc):
                 raise ValueError(
-                    f"{self.path} is not a readable results store ({exc}: truncated or not "
-                    "SQLite)"
+                    f"{self.path} is not a readable results store ({exc}: truncated or not SQLite)"
                 ) from None
             # a WAL database in a directory where SQLite cannot create its -shm file
             con = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
