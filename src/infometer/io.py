@@ -41,6 +41,33 @@ def _format_of(path: Path) -> str:
     return fmt
 
 
+def _check_delimited(p: Path, sep: str) -> None:
+    """Refuse what pandas would silently repair in a CSV/TSV: a header naming a column twice
+    (renamed ``a.1``) and a row with fewer fields than the header (padded with NaN, or
+    shifted).  One pass with the csv module; blank lines are skipped, as pandas does."""
+    import csv
+    from collections import Counter
+
+    with open(p, newline="", encoding="utf-8", errors="replace") as f:
+        rows = csv.reader(f, delimiter=sep)
+        header = next(rows, None)
+        if header is None:
+            return
+        twice = sorted(c for c, k in Counter(h.strip() for h in header).items() if k > 1)
+        if twice:
+            raise FileReadError(
+                f"{p}: the header names column(s) {twice} more than once; every column needs "
+                "its own name"
+            )
+        width = len(header)
+        for row in rows:
+            if row and len(row) != width:
+                raise FileReadError(
+                    f"{p}: line {rows.line_num} has {len(row)} field(s) but the header has "
+                    f"{width}; fix the row (a missing value is an empty field: a,,c)"
+                )
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a table file into a DataFrame (``.npy`` columns are named ``"0", "1", ...``)."""
     p = Path(path)
@@ -50,10 +77,10 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise FileReadError(f"{p}: is a directory, not a file")
     fmt = _format_of(p)
     try:
-        if fmt == "csv":
-            df = pd.read_csv(p)
-        elif fmt == "tsv":
-            df = pd.read_csv(p, sep="\t")
+        if fmt in ("csv", "tsv"):
+            sep = "," if fmt == "csv" else "\t"
+            _check_delimited(p, sep)
+            df = pd.read_csv(p, sep=sep)
         elif fmt == "parquet":
             df = pd.read_parquet(p)
         elif fmt == "jsonl":

@@ -299,6 +299,22 @@ def dir_lock(
 
 
 # --------------------------------------------------------------------------- run_jobs
+def _check_picklable(func: Callable[[Any], Any], jobs: Mapping[Hashable, Any]) -> None:
+    """Worker processes receive ``func`` and each payload by pickle: a lambda, a local
+    function or an open file would fail inside the pool; refuse them first, naming them."""
+    import pickle
+
+    key = next(iter(jobs))
+    for name, obj in (("func", func), (f"jobs[{key!r}]", jobs[key])):
+        try:
+            pickle.dumps(obj)
+        except Exception as exc:  # noqa: BLE001 - pickle raises many types
+            raise TypeError(
+                f"{name} cannot be pickled for worker processes ({type(exc).__name__}: "
+                f"{exc}); use a module-level function and plain payloads, or pool='threads'"
+            ) from None
+
+
 def run_jobs(
     func: Callable[[Any], Any],
     jobs: Mapping[Hashable, Any],
@@ -391,6 +407,8 @@ def run_jobs(
         if not callable(getattr(obj, name, None)):
             raise TypeError(f"sink must have a {name}() method (see infometer.parallel.Sink)")
 
+    if scheduler is None and pool == "processes" and workers > 1 and jobs:
+        _check_picklable(func, jobs)
     client = owned = None
     if scheduler is not None:  # before taking the lock: an unreachable cluster fails at once
         client, owned = connect(scheduler, timeout=connect_timeout)

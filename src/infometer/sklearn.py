@@ -19,6 +19,38 @@ from sklearn.feature_selection import SelectorMixin
 __all__ = ["MutualInfoSelector"]
 
 
+def _discrete_mask(value: Any, p: int) -> np.ndarray:
+    """``discrete_features`` as a boolean mask of the ``p`` features: True/False for all,
+    a boolean mask of length p, or integer indices in ``-p..p-1``; anything else (``"yes"``,
+    ``1``, floats, out-of-range indices) is refused naming the argument."""
+    if isinstance(value, bool | np.bool_):
+        return np.full(p, bool(value))
+    if isinstance(value, str | bytes) or np.ndim(value) != 1:
+        raise TypeError(
+            "discrete_features must be True, False, a boolean mask or a list of feature "
+            f"indices, got {type(value).__name__} {value!r}"
+        )
+    idx = np.asarray(value)
+    if idx.dtype == bool:
+        if idx.shape != (p,):
+            raise ValueError(f"discrete_features mask has shape {idx.shape}, need ({p},)")
+        return idx.copy()
+    if idx.size == 0:
+        return np.zeros(p, bool)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(
+            f"discrete_features must hold integer feature indices or booleans, got {idx.dtype}"
+        )
+    bad = (idx < -p) | (idx >= p)
+    if bad.any():
+        raise ValueError(
+            f"discrete_features index {int(idx[np.argmax(bad)])} is out of range for {p} features"
+        )
+    disc = np.zeros(p, bool)
+    disc[idx] = True
+    return disc
+
+
 def _validate(est: BaseEstimator, X: Any, y: Any, reset: bool) -> tuple[np.ndarray, Any]:
     kw = {"dtype": np.float64, "ensure_min_samples": 2} if y is not None else {}
     try:  # scikit-learn >= 1.6
@@ -113,17 +145,7 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
                 stacklevel=2,
             )
             k = p
-        disc = np.zeros(p, bool)
-        if isinstance(self.discrete_features, bool | np.bool_):
-            disc[:] = bool(self.discrete_features)
-        else:
-            idx = np.asarray(self.discrete_features)
-            if idx.dtype == bool:
-                if idx.shape != (p,):
-                    raise ValueError(f"discrete_features mask has shape {idx.shape}, need ({p},)")
-                disc = idx
-            else:
-                disc[idx.astype(int)] = True
+        disc = _discrete_mask(self.discrete_features, p)
         names = [str(c) for c in getattr(self, "feature_names_in_", [f"x{j}" for j in range(p)])]
         cols = {}
         for j, name in enumerate(names):
@@ -140,6 +162,11 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
         if isinstance(target, str):
             check_choice(target, "discrete_target", ("auto",))
             target = kind in ("binary", "multiclass")
+        elif not (target is None or isinstance(target, bool | np.bool_)):
+            raise TypeError(
+                f"discrete_target must be True, False, None or 'auto', got "
+                f"{type(target).__name__} {target!r}"
+            )
         y_arr = np.asarray(y)
         if target and y_arr.dtype.kind == "f":
             y_arr = pd.Categorical(y_arr)

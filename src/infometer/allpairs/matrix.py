@@ -36,6 +36,8 @@ __all__ = ["pairwise", "PairwiseResult", "make_config", "CORRECTIONS", "NULLS", 
 CORRECTIONS = ("bh", "holm", "bonferroni")
 NULLS = ("auto", "pair")
 BACKENDS = ("threads", "dask")
+#: Default ``max_pairs``: 10,000 columns (minutes per pair estimator, 0.8 GB of matrices).
+MAX_PAIRS = 50_000_000
 #: Columns per group: KSG and per-pair estimators (work per block ~ 64² pairs), copula
 #: (one matrix product per block; 1024 columns make P = 1000 a single product).
 BLOCK_SIZE = {"copula": 1024, "other": 64}
@@ -393,6 +395,7 @@ def pairwise(
     client: Any = None,
     store: str | os.PathLike | None = None,
     progress: bool | None = None,
+    max_pairs: int = MAX_PAIRS,
     **params: Any,
 ) -> PairwiseResult:
     """Mutual information (or CMI given Z) between every pair of columns of a table.
@@ -450,6 +453,10 @@ def pairwise(
         temporary folder is used when not given, which suits a local cluster).
     progress
         Progress bar (default: for large jobs on a terminal).
+    max_pairs
+        Refuse tables with more pairs than this (default 5·10⁷, i.e. 10,000 columns)
+        before anything is computed; the P x P result matrices must also fit in 8 GiB and
+        the permutation indices (``permutations`` x rows) in 8 GiB.
     **params
         The estimators' own parameters (e.g. ``k=5`` for KSG); an unknown one is an error.
 
@@ -459,7 +466,11 @@ def pairwise(
     """
     t_start = time.perf_counter()
     unit_name = resolve_unit(unit, base)
-    permutations = check_int(permutations, "permutations", min_value=0)
+    from ..progress import check_progress
+    from ..stats.independence import MAX_PERMUTATIONS
+
+    permutations = check_int(permutations, "permutations", min_value=0, max_value=MAX_PERMUTATIONS)
+    progress = check_progress(progress)
     fdr = check_float(fdr, "fdr", low=0.0, high=1.0, inclusive=(False, True))
     check_choice(correction, "correction", CORRECTIONS)
     check_choice(null, "null", NULLS)
@@ -477,6 +488,9 @@ def pairwise(
         registry.get("mutual_info" if given is None else "cond_mutual_info", method)
 
     given_cols, given_array = ([], None) if given is None else _given_variable(given)
+    shape = getattr(data, "shape", None)
+    if columns is None and isinstance(shape, tuple) and len(shape) == 2:
+        _check_size(int(shape[1]), int(shape[0]), permutations, max_pairs)  # before reading
     table = as_table(data, discrete=discrete, nan=nan, columns=columns, min_columns=2)
     z = None
     if given_cols:
@@ -505,6 +519,7 @@ def pairwise(
     variables = [table.variables[j] for j in kept]
     if len(variables) < 2:
         raise ValueError(f"fewer than 2 usable columns (dropped: {table.dropped})")
+    _check_size(len(labels), table.n, permutations, max_pairs)
     const = np.array([v.name in table.constant for v in variables])
     cfg, reasons = make_config(
         variables, method, params, seed=seed, ranks=ranks, z=z, permutations=permutations, null=null
@@ -546,6 +561,8 @@ def pairwise(
     if outcome.errors:
         first = next(iter(outcome.errors.values()))
         raise ValueError(f"{len(outcome.errors)} block(s) failed; the first with {first}")
+    if outcome.interrupted:  # Ctrl-C: the finished blocks are in the store; say so once
+        raise KeyboardInterrupt("pairwise interrupted; run again with the same store to resume")
     outcome.raise_if_incomplete()
     results = [sink.results[k] if hasattr(sink, "results") else sink.read(k) for k in keys]
     if owned_tmp is not None:
@@ -581,6 +598,31 @@ def pairwise(
             warnings.warn(m, InfometerWarning, stacklevel=2)
     res.given = given_cols or (None if z is None else ["given"])
     return res
+
+
+def _check_size(p: int, n: int, permutations: int, max_pairs: Any) -> None:
+    """Refuse, before any work, a table whose pairs, result matrices or permutation
+    indices would not fit (a 10^5-column table asked 6.9 GiB and 5 minutes before a
+    MemoryError; permutations=10**12 asked 364 TiB)."""
+    from ..validation import check_budget, check_memory
+
+    max_pairs = check_int(max_pairs, "max_pairs", min_value=1)
+    pairs = p * (p - 1) // 2
+    check_budget(
+        pairs,
+        name=f"data ({p} columns)",
+        limit=max_pairs,
+        what="pairs",
+        override="pass max_pairs= to raise the limit, or columns= to choose fewer",
+    )
+    n_mats = 3 if permutations else 1  # values, p-values, q-values
+    check_memory(8.0 * p * p * n_mats, what=f"{n_mats} {p} x {p} result matrices", name="data")
+    if permutations:
+        check_memory(
+            8.0 * permutations * n,
+            what=f"indices of {permutations} permutations of {n} rows",
+            name="permutations",
+        )
 
 
 def _n_pairs(a: int, b: int, same: bool) -> int:
@@ -646,6 +688,40 @@ def _open_store(store, backend, cfg, variables, labels, table, block_size):
     return BlockStore(Path(store), fp), tmp
 
 
+def _ceiling_pairs(
+    val: np.ndarray,
+    meth: np.ndarray,
+    names_all: list[str],
+    cfg: Config,
+    diag: dict[str, Any],
+    messages: Counter,
+) -> None:
+    """Flag pairs at their estimator's ceiling, as :func:`infometer.mutual_info` does for
+    one pair (kNN: psi(n) - psi(k); a copied column saturates there whatever its true,
+    infinite, MI)."""
+    from ..knn.estimators import SATURATION, knn_ceiling
+
+    near = np.zeros(val.size, bool)
+    ceilings = {}
+    for i, name in enumerate(names_all):
+        if name == compute.CONSTANT:
+            continue
+        spec, params = cfg.spec_params(name)
+        if spec.family != "knn" or "k" not in params:
+            continue
+        ceilings[name] = c = knn_ceiling(cfg.n, int(params["k"]))
+        near |= (meth == i) & (val > SATURATION * c)
+    if ceilings:
+        diag["ceiling"] = ceilings
+    if near.any():
+        diag["near_ceiling_pairs"] = int(near.sum())
+        messages[
+            f"{int(near.sum())} pair(s) are near the kNN ceiling psi(N)-psi(k) "
+            f"({', '.join(f'{c:.3g} nats for {m}' for m, c in ceilings.items())}): one column "
+            "is (nearly) a copy of the other and the true value may be much larger"
+        ] += 1
+
+
 def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, fdr, correction):
     import pandas as pd
 
@@ -690,6 +766,7 @@ def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, f
     }
     finite = np.isfinite(val)
     diag["negative_pairs"] = int(np.sum(val[finite] < 0))
+    _ceiling_pairs(val, meth, names_all, cfg, diag, messages)
     if (~finite).any():
         diag["nonfinite_pairs"] = int(np.sum(~finite))
         messages[

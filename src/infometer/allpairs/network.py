@@ -79,9 +79,31 @@ def _is_result(obj: Any) -> bool:
     return all(hasattr(obj, a) for a in ("matrix", "edges", "q_values", "fdr", "unit"))
 
 
+def _mi_frame(obj: Any) -> Any:
+    """A user's MI matrix as a float DataFrame (NaN allowed: pairwise's diagonal), or a
+    ``TypeError``/``ValueError`` naming ``obj``."""
+    import pandas as pd
+
+    from ..data import _as_array
+
+    if obj is None:
+        raise TypeError(
+            "obj is None; pass a PairwiseResult (infometer.pairwise(data)) or a square MI matrix"
+        )
+    arr = _as_array(obj.to_numpy() if isinstance(obj, pd.DataFrame) else obj, "obj")
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"obj must be a PairwiseResult or a matrix of real numbers, got {arr.dtype} values"
+        )
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise ValueError(f"obj must be a square MI matrix, got shape {arr.shape}")
+    if isinstance(obj, pd.DataFrame):
+        return pd.DataFrame(arr.astype(np.float64), index=obj.index, columns=obj.columns)
+    return pd.DataFrame(arr.astype(np.float64))
+
+
 def _weights(obj: Any, significant: bool | None) -> tuple[Any, np.ndarray, dict]:
     """Labelled matrix and a float copy: NaN -> 0 (negative kept), optionally failed tests -> 0."""
-    import pandas as pd
 
     info: dict = {}
     if _is_result(obj):
@@ -95,7 +117,7 @@ def _weights(obj: Any, significant: bool | None) -> tuple[Any, np.ndarray, dict]
                 )
             info["fdr"] = obj.fdr
     else:
-        frame = obj if isinstance(obj, pd.DataFrame) else pd.DataFrame(np.asarray(obj, float))
+        frame = _mi_frame(obj)
         if significant:
             raise ValueError("significant=True needs a PairwiseResult with a permutation test")
         significant = False

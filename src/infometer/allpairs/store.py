@@ -55,6 +55,18 @@ def fingerprint_data(variables: list[Variable], z: Variable | None) -> str:
     return h.hexdigest()
 
 
+def _read_manifest(path: Path) -> dict[str, Any] | None:
+    """The stored fingerprint, or None when there is none yet (missing, or empty or
+    unreadable because a run was killed while writing it before it was atomic)."""
+    if not path.exists():
+        return None
+    try:
+        old = json.loads(path.read_text())
+    except (ValueError, OSError):
+        return None
+    return old if isinstance(old, dict) else None
+
+
 class BlockStore:
     """A :class:`infometer.parallel.Sink` of :class:`~.compute.BlockResult` blocks on disk.
 
@@ -75,21 +87,25 @@ class BlockStore:
         self.blocks.mkdir(parents=True, exist_ok=True)
         manifest = self.path / "manifest.json"
         fp = json.loads(json.dumps(fingerprint, default=str))
-        if manifest.exists():
-            try:
-                old = json.loads(manifest.read_text())
-            except ValueError as exc:
-                raise ValueError(f"store {self.path}: manifest.json is not valid JSON") from exc
+        old = _read_manifest(manifest)
+        if old is None:  # new, or killed before its manifest was written
+            n_blocks = len(self.done_keys())
+            if n_blocks:
+                raise ValueError(
+                    f"store {self.path} holds {n_blocks} block(s) but no valid manifest.json "
+                    "(the run was killed before its metadata was written?): they cannot be "
+                    "matched to this job; delete the folder or use another store"
+                )
+            tmp = manifest.with_suffix(".tmp")
+            tmp.write_text(json.dumps(fp, indent=1, sort_keys=True))
+            os.replace(tmp, manifest)
+        else:
             diff = sorted(k for k in set(old) | set(fp) if old.get(k) != fp.get(k))
             if diff:
                 raise ValueError(
                     f"store {self.path} holds blocks of a different job (it differs in "
                     f"{', '.join(diff)}); use another folder or delete this one"
                 )
-        else:
-            tmp = manifest.with_suffix(".tmp")
-            tmp.write_text(json.dumps(fp, indent=1, sort_keys=True))
-            os.replace(tmp, manifest)
         self.fingerprint = fp
 
     # -- the Sink protocol

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import Variable, as_variable, check_choice
+from ..data import Variable, _as_array, as_variable, check_choice
 
 __all__ = ["Table", "as_table", "NAN_POLICIES"]
 
@@ -89,10 +89,10 @@ def _frame(data: Any, name: str) -> tuple[list[str], list[Any]]:
         return list(data.columns), cols
     if mod.startswith("torch"):
         data = data.detach().cpu().numpy()
-    try:
-        arr = np.asarray(data)
-    except ValueError as exc:
-        raise ValueError(f"{name} is ragged: its rows have different lengths") from exc
+    # the library's one reader of raw arrays: masked values, sets, ragged rows are refused
+    arr = _as_array(data, name)
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must be a table (DataFrame or 2-D array), got a scalar")
     if arr.ndim == 1:
         arr = arr.reshape(-1, 1)
     if arr.ndim != 2:
@@ -155,7 +155,12 @@ def as_table(
             "(rename them, e.g. df.columns = [...])"
         )
     if columns is not None:
+        if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
+            raise TypeError(f"columns must be a list of column names, got {columns!r}")
         want = [str(c) for c in columns]
+        twice = sorted(c for c, k in Counter(want).items() if k > 1)
+        if twice:
+            raise ValueError(f"columns names {twice} more than once; name each column once")
         missing = [c for c in want if c not in labels]
         if missing:
             raise ValueError(f"columns: {name} has no column {missing}; it has {labels[:20]}")

@@ -81,16 +81,43 @@ class Store:
         self.note: str | None = None
         if readonly:
             self._con = self._open_readonly()
+            self._verify()
             return
         if self.directory.exists() and not self.directory.is_dir():
             raise NotADirectoryError(f"{self.directory} is a file, not a results directory")
         self.directory.mkdir(parents=True, exist_ok=True)
         self._con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        self._verify()  # before writing anything into a file that is not ours
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.execute("PRAGMA synchronous=FULL")
         self._con.execute(_SCHEMA)
         self._con.execute(_PLANNED)
         self._con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+
+    def _verify(self) -> None:
+        """Refuse a ``results.sqlite`` that is damaged (truncated, not SQLite) or another
+        program's database, with a ``ValueError`` naming the file, before any write."""
+        try:
+            tables = {
+                r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            cols = (
+                {r[1] for r in self._con.execute("PRAGMA table_info(runs)")}
+                if "runs" in tables
+                else set()
+            )
+        except sqlite3.DatabaseError as exc:
+            self._con.close()
+            raise ValueError(
+                f"{self.path} is not a readable results store ({exc}: truncated or not "
+                "SQLite); move it away, or choose another --out"
+            ) from None
+        if tables and ("runs" not in tables or not {"task", "method", "n", "seed"} <= cols):
+            self._con.close()
+            raise ValueError(
+                f"{self.path} is another program's SQLite database (tables "
+                f"{sorted(tables)[:5]}), not an infometer results store; choose another --out"
+            )
 
     def _open_readonly(self) -> sqlite3.Connection:
         if not self.path.is_file():
@@ -100,7 +127,11 @@ class Store:
             con = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=60)
             con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             return con
-        except sqlite3.OperationalError:
+        except sqlite3.DatabaseError as exc:
+            if not isinstance(exc, sqlite3.OperationalError) or "not a database" in str(exc):
+                raise ValueError(
+                    f"{self.path} is not a readable results store ({exc}: truncated or not SQLite)"
+                ) from None
             # a WAL database in a directory where SQLite cannot create its -shm file
             con = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
             wal = self.path.with_name(DB_NAME + "-wal")
@@ -188,14 +219,28 @@ class Store:
         self._con.execute("COMMIT")
 
     def meta(self) -> dict[str, Any]:
-        """The recorded sweep settings."""
-        return {k: json.loads(v) for k, v in self._con.execute("SELECT key, value FROM meta")}
+        """The recorded sweep settings (empty for a store without them)."""
+        try:
+            rows = self._con.execute("SELECT key, value FROM meta").fetchall()
+        except sqlite3.OperationalError:  # no meta table (a read-only store of an old sweep)
+            return {}
+        try:
+            return {k: json.loads(v) for k, v in rows}
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{self.path}: its meta table is damaged ({exc})") from None
 
     def rows(self) -> list[dict[str, Any]]:
         """All runs as dicts (JSON columns decoded)."""
-        cur = self._con.execute(f"SELECT {', '.join(COLUMNS)} FROM runs ORDER BY rowid")
+        try:
+            cur = self._con.execute(f"SELECT {', '.join(COLUMNS)} FROM runs ORDER BY rowid")
+            fetched = cur.fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(
+                f"{self.path} cannot be read ({exc}): the file is damaged or from another "
+                "version; move it away to start afresh"
+            ) from None
         out = []
-        for r in cur.fetchall():
+        for r in fetched:
             d = dict(zip(COLUMNS, r, strict=True))
             for k in ("tags", "dims", "flags", "diagnostics"):
                 if d[k] is not None:

@@ -84,7 +84,8 @@ def bins_per_column(col: np.ndarray, bins: int | str, n_dims: int) -> int:
             width = (24.0 * np.sqrt(np.pi) / n) ** (1.0 / 3.0) * float(np.std(col))
         # a zero spread (e.g. IQR of a column with a big atom) falls back to Sturges;
         # heavy tails cannot ask for more bins than samples
-        k = int(np.ceil(span / width)) if width > 0 else int(np.ceil(np.log2(n))) + 1
+        # (span / width can overflow to inf when the spread is subnormal: cap before int())
+        k = int(min(np.ceil(span / width), n)) if width > 0 else int(np.ceil(np.log2(n))) + 1
         k = min(k, n)
     else:
         k = len(np.histogram_bin_edges(col, bins=rule)) - 1
@@ -155,6 +156,28 @@ def _ceiling_flag(value: float, hs: dict, n_vars: int, diag: dict, warns: list[s
         )
 
 
+def _constant_columns(v: Variable) -> list[int]:
+    """Indices of the columns of ``v`` that take one value only."""
+    vals = v.values
+    return [j for j in range(v.d) if vals[0, j] == vals[:, j].min() == vals[:, j].max()]
+
+
+def _point_mass(v: Variable, const: list[int]) -> Raw:
+    """Differential entropy of data with a constant column: -inf, whatever the constant
+    (a point mass has no density; a finite histogram value would only reflect the width of
+    the one bin, i.e. the constant's magnitude)."""
+    msg = (
+        f"histogram: {v.name} column(s) {const} are constant: a point mass has differential "
+        "entropy -inf (whatever its value); for the discrete entropy of the values use "
+        "discrete=True"
+    )
+    return Raw(
+        value=-np.inf,
+        diagnostics={"constant_columns": const, "point_mass": True},
+        warnings=[msg],
+    )
+
+
 def _entropy(c: np.ndarray, correction: str) -> float:
     return kernels.miller_madow(c) if correction == "miller_madow" else kernels.plugin(c)
 
@@ -168,6 +191,10 @@ def _histogram(vs: Sequence[Variable], bins: int | str, strategy: str, correctio
     check_choice(correction, "correction", CORRECTIONS)
     n = vs[0].n
     n_dims = sum(v.d for v in vs)
+    if len(vs) == 1:
+        const = _constant_columns(vs[0])
+        if const:
+            return _point_mass(vs[0], const)
     codes: list[list[np.ndarray]] = []
     logw_mean = 0.0
     per_col: list[int] = []

@@ -146,6 +146,8 @@ def _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retr
         store = Store(out)
     except OSError as exc:
         _fail(f"--out {out}: {exc.strerror or exc}")
+    except ValueError as exc:  # a damaged or foreign results.sqlite
+        _fail(f"--out {out}: {exc}")
     with store:
         store.set_meta(
             {
@@ -275,6 +277,9 @@ def report_cmd(
     if not tolerance > 0:
         _fail(f"--tolerance must be > 0, got {tolerance}")
     from ..bench.report import completeness, incomplete_message
+    from ._paths import check_out_file
+
+    check_out_file(output, "--output")  # before the store is read
 
     path = write_report(directory, output, tolerance=tolerance)
     _out.print(f"report written to {path}", highlight=False)

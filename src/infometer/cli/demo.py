@@ -113,9 +113,13 @@ def register(app: typer.Typer) -> None:
         from rich.table import Table
 
         from ..plot import bar_with_errors, bars_beside_map
+        from ..validation import check_int
+        from ._paths import check_out_dir
 
         if dataset not in DATASETS:
             raise ValueError(f"--dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
+        check_int(top, "--top", min_value=0)
+        check_out_dir(out_dir, "--out")
         X, y, source = load(dataset)
         out.print(f"[bold]{dataset}[/]: {source}")
         out.print(f"{X.shape[0]} samples, {X.shape[1]} features, target with {y.nunique()} classes")

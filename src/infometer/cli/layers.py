@@ -91,18 +91,29 @@ def register(app: typer.Typer) -> None:
         from rich.table import Table
 
         from ..data import check_int
-        from ..encoders import load_hf
+        from ..encoders import load_hf, local_model_dir
         from ..neural import layer_info, plot_layers
+        from ..neural.layers import check_estimator
         from ..training import set_threads
+        from ._paths import check_out_dir
 
         check_int(n, "--n", min_value=50)
-        set_threads(threads)
+        check_int(threads, "--threads", min_value=1)
         check_int(seeds, "--seeds", min_value=1)
+        check_int(steps, "--steps", min_value=1)
+        kw = {"steps": steps, "n_seeds": seeds, "hidden": 128, "batch_size": 128, "lr": 1e-3}
+        # everything is checked before the model is loaded or a critic trained
+        try:
+            check_estimator(method, kw if method.lower() != "auto" else {})
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"--method {method!r}: {exc}") from None
+        check_out_dir(out_dir, "--out")
+        local_model_dir(model_path, name="--model")
+        set_threads(threads)
         texts, labels = sentences(n, seed)
         tok, model = load_hf(model_path)
         inputs = dict(tok(texts, padding=True, return_tensors="pt"))
         names = encoder_layers(model)
-        kw = {"steps": steps, "n_seeds": seeds, "hidden": 128, "batch_size": 128, "lr": 1e-3}
         frames = {}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

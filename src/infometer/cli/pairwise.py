@@ -14,8 +14,10 @@ also picks a set of features (``selected.csv``).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import typer
@@ -27,6 +29,19 @@ def _columns(spec: str | None) -> list[str] | None:
     if not spec:
         return None
     return [c.strip() for c in spec.split(",") if c.strip()]
+
+
+@contextlib.contextmanager
+def _resumable(store: str | None) -> Iterator[None]:
+    """Ctrl-C: one line and exit status 130 (as ``bench``); finished blocks stay stored."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        from .app import err
+
+        kept = f" (finished blocks are kept in {store})" if store else ""
+        err.print(f"[yellow]interrupted[/]; run again to resume{kept}", highlight=False)
+        raise typer.Exit(code=130) from None
 
 
 def matrix_cmd(
@@ -68,9 +83,16 @@ def matrix_cmd(
     from ..allpairs.network import MAX_PLOT_NODES, aracne, clr
     from ..data import check_choice
     from ..io import read_table
+    from ..validation import check_int
+    from ._paths import check_out_dir
     from .app import err, out
 
     check_choice(network, "--network", ("none", "aracne", "clr"))
+    check_int(permutations, "--permutations", min_value=0)
+    if k is not None:
+        check_int(k, "--k", min_value=1)
+    check_out_dir(out_dir, "--out")
+    check_out_dir(store, "--store")
     df = read_table(file)
     od = Path(out_dir)
     od.mkdir(parents=True, exist_ok=True)
@@ -79,7 +101,7 @@ def matrix_cmd(
         store = str(od / "store")
     elif store is None:
         err.print("[dim]pyarrow is not installed: no resumable block store (infometer[io])[/]")
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, _resumable(store):
         warnings.simplefilter("always")
         res = pairwise(
             df,
@@ -162,9 +184,14 @@ def rank_cmd(
     from ..data import check_choice
     from ..io import read_table, select_columns
     from ..plot import bar_with_errors
+    from ..validation import check_int
+    from ._paths import check_out_dir
     from .app import out
     from .demo import rank_features, ranking_frame
 
+    check_int(top, "--top", min_value=0)
+    check_int(k, "--k", min_value=1)
+    check_out_dir(out_dir, "--out")
     df = read_table(file)
     if target not in df.columns:
         raise ValueError(f"--target: {file} has no column {target!r}; columns: {list(df)[:30]}")

@@ -89,8 +89,10 @@ def channel_mi_cmd(
     from ..text.files import read_channel_files
     from ..text.measure import channel_mutual_info_of_summaries
     from ..text.scorers import as_scorer
+    from ._paths import check_out_file
 
     try:
+        check_out_file(plot, "--plot")  # before the scorer runs
         files = read_channel_files(contexts, summaries, queries)
         kw = {"batch_size": batch_size, "device": device, "progress": False if quiet else None}
         sc = as_scorer(scorer, files.contexts, **kw)
@@ -200,8 +202,10 @@ def select_cmd(
     """MIG sentence selection (MiniLM) under a word budget; summaries as JSON lines."""
     from ..text.compressors import MIGSelect
     from ..text.files import read_contexts, read_queries
+    from ._paths import check_out_file
 
     try:
+        check_out_file(out, "--out")
         ctx, ids, index = read_contexts(contexts)
         q = None if queries is None else read_queries(queries, ids, index)
         comp = MIGSelect(budget, alpha=alpha, beta=beta)
@@ -232,8 +236,10 @@ def needle_cmd(
 ) -> None:
     """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
     from ..text.needle import needle_eval, plot_needle
+    from ._paths import check_out_dir
 
     try:
+        check_out_dir(out, "--out")
         rs = [int(r) for r in rates.split(",") if r.strip()]
         if not rs:
             raise ValueError("--rates is empty")

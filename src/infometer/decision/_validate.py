@@ -32,7 +32,12 @@ __all__ = [
 
 
 def as_float_array(a: Any, name: str) -> np.ndarray:
-    """A finite float64 array (:func:`infometer.validation.check_real_array`)."""
+    """A finite float64 array, or a ``TypeError``/``ValueError`` naming ``name``.
+
+    Through :func:`infometer.validation.check_real_array`: numbers written as strings,
+    booleans, complex numbers (whose imaginary part would be dropped) and masked values are
+    refused, not converted.
+    """
     return check_real_array(a, name)
 
 

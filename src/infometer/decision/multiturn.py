@@ -34,7 +34,7 @@ from .._estimate import Estimate
 from ..progress import progress_bar
 from ..training import optimizer, run_epochs
 from ..validation import check_stochastic_matrix
-from ._validate import check_float, check_int
+from ._validate import as_float_array, check_float, check_int
 from .persuasion import _best, _utilities, persuade
 from .voi import utility_estimate
 
@@ -47,7 +47,7 @@ def _check_policies(policies: Any, n_states: int) -> tuple[list[np.ndarray], int
     out = []
     n_m = None
     for t, p in enumerate(policies):
-        a = np.asarray(p, dtype=np.float64)
+        a = as_float_array(p, f"policies[{t}]")
         if a.ndim != 3:
             raise ValueError(
                 f"policies[{t}] must have shape (n_states, n_messages**{t}, n_messages), "

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data import InfometerWarning
-from ._validate import check_choice, check_float, check_int, stochastic
+from ._validate import as_float_array, check_choice, check_float, check_int, stochastic
 from .pomdp import POMDP, MDPSolution, greedy_action, solve_mdp, value_iteration
 
 __all__ = [
@@ -205,11 +205,11 @@ class FactoredPairValues:
     def reward_map(self, prior: np.ndarray) -> np.ndarray:
         """``sum_h p(h) V(x, h)``: the MDP value of each visible state (rewarding cells)."""
         h = self.n_hidden
-        return self.mdp.values.reshape(-1, h) @ np.asarray(prior, dtype=np.float64)
+        return self.mdp.values.reshape(-1, h) @ as_float_array(prior, "prior")
 
     def informative_map(self, prior: np.ndarray) -> np.ndarray:
         """Mean pair value over distinct hidden values, weighted ``p(h) p(h')`` (landmarks)."""
-        p = np.asarray(prior, dtype=np.float64)
+        p = as_float_array(prior, "prior")
         w = np.outer(p, p)
         np.fill_diagonal(w, 0.0)
         if w.sum() <= 0:
@@ -289,7 +289,7 @@ class PairPolicy:
         check_choice(self.weighting, "weighting", ["pairs", "product"])
 
     def q_values(self, belief: np.ndarray) -> np.ndarray:
-        b = np.asarray(belief, dtype=np.float64)
+        b = as_float_array(belief, "belief")
         pv = self.values
         if isinstance(pv, PairValues):
             return _pair_q(b, pv.q, pv.mdp.q, self.weighting)

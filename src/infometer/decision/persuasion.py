@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import exact
 from .._estimate import Estimate
-from ._validate import distribution, table
+from ._validate import as_float_array, distribution, table
 from .voi import utility_estimate
 
 __all__ = [
@@ -79,7 +79,7 @@ def signal_mutual_info(
 ) -> Estimate:
     """``I(S; W)`` of a signal ``scheme[w, s] = pi(s | w)`` under ``prior``, exactly."""
     mu0 = distribution(prior, "prior")
-    pi = np.asarray(scheme, dtype=np.float64)
+    pi = as_float_array(scheme, "scheme")
     if pi.ndim != 2 or pi.shape[0] != mu0.size:
         raise ValueError(f"scheme must have shape (n_states={mu0.size}, n_signals), got {pi.shape}")
     return exact.mutual_info(mu0[:, None] * pi, unit=unit, base=base)
@@ -129,6 +129,26 @@ class PersuasionResult:
         )
 
 
+#: Largest dense obedience LP (constraint rows x variables) :func:`persuade` builds:
+#: 2.5e7 entries (200 MB of float64; HiGHS takes minutes well before that).
+MAX_LP_ENTRIES = 25_000_000
+
+
+def _check_lp_size(n_a: int, n_s: int) -> None:
+    """Refuse an LP whose dense constraint matrices would not fit, before building them
+    (10^4 states: 1.6 GB of equality rows alone)."""
+    from ..validation import check_budget
+
+    rows = n_a * (n_a - 1) + n_s
+    check_budget(
+        float(rows) * n_a * n_s,
+        name=f"prior and utilities ({n_s} states, {n_a} actions)",
+        limit=MAX_LP_ENTRIES,
+        what=f"LP matrix entries ({rows} constraints x {n_a * n_s} variables, 8 bytes each)",
+        override="merge states or actions (the dense LP grows as actions^3 x states)",
+    )
+
+
 def persuade(
     prior: Any,
     receiver_utility: Any,
@@ -165,6 +185,7 @@ def persuade(
 
     mu0, u, v = _utilities(prior, receiver_utility, sender_utility)
     n_a, n_s = u.shape
+    _check_lp_size(n_a, n_s)
     mask = np.ones((n_a, n_s), dtype=bool)
     if allowed is not None:
         m = np.asarray(allowed)

@@ -44,9 +44,16 @@ def _prep(vs: dict[str, Variable], standardize, jitter, jitter_scale, seed, **kw
     )
 
 
+def knn_ceiling(n: int, k: int) -> float:
+    """The largest value a kNN MI/CMI estimate can take on ``n`` rows: ``psi(n) - psi(k)``
+    (reached when one side is a copy of the other).  Values above ``SATURATION`` times it
+    are flagged ``near_ceiling`` (here and by :func:`infometer.pairwise`)."""
+    return float(digamma(n) - digamma(k))
+
+
 def _info_flags(value: float, n: int, k: int, diag: dict, warns: list[str], what: str) -> None:
     """Record values near the kNN ceiling (negative values are flagged by the dispatcher)."""
-    ceiling = float(digamma(n) - digamma(k))
+    ceiling = knn_ceiling(n, k)
     diag["ceiling"] = ceiling
     if value > SATURATION * ceiling:
         diag["near_ceiling"] = True

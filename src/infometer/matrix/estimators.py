@@ -69,11 +69,34 @@ def _sigmas(sigma: Any, variables: Sequence[Variable]) -> list[float | None]:
     ]
 
 
+def _check_memory(variables: Sequence[Variable], kernel: str) -> None:
+    """Refuse, before allocating, kernels that would not fit: an RBF kernel is an n x n
+    Gram matrix per variable (plus their product and the eigensolver's copy), a delta
+    kernel an n x K one-hot table (10^5 rows asked 74.5 GiB and raised a MemoryError)."""
+    from ..validation import check_memory
+
+    n = variables[0].n
+    grams = sum(1 for v in variables if not v.is_discrete and kernel == "rbf")
+    onehot = sum(
+        8.0 * n * min(n, math.prod(c or 1 for c in v.cardinalities))
+        for v in variables
+        if v.is_discrete
+    )
+    need = 8.0 * n * n * (grams + 2 if grams else 0) + onehot
+    check_memory(
+        need,
+        what=f"kernel matrices of {n} rows ({grams} n x n Gram matrices)",
+        name=", ".join(v.name for v in variables),
+        override="subsample rows, or use kernel='linear' (n x d features) for continuous data",
+    )
+
+
 def _reps(
     variables: Sequence[Variable], kernel: str, sigma: Any
 ) -> tuple[list[K.KernelRep], list[float | None], list[str]]:
     kernel = check_choice(kernel, "kernel", KERNELS)
     sig = _sigmas(sigma, variables)
+    _check_memory(variables, kernel)
     reps, used, warns = [], [], []
     for v, s in zip(variables, sig, strict=True):
         if v.is_discrete:

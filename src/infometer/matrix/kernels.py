@@ -22,6 +22,7 @@ All values are in nats.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -200,7 +201,12 @@ def renyi_from_spectrum(lam: np.ndarray, alpha: float) -> float:
     if alpha == 1.0:
         return float(-xlogy(lam, lam).sum())
     pos = lam[lam > 0]
-    return float(np.log(np.sum(pos**alpha)) / (1.0 - alpha))
+    # log Σ λ^α = α log λ_max + log Σ (λ/λ_max)^α: the sum is in [1, n], so no λ^α
+    # underflows to 0 (NaN or ±inf at large α) and α → ∞ tends to -log λ_max
+    top = float(pos.max())
+    with np.errstate(under="ignore"):
+        log_sum = alpha * math.log(top) + math.log(float(np.sum((pos / top) ** alpha)))
+    return float(log_sum / (1.0 - alpha))
 
 
 def renyi_entropy(rep: KernelRep, alpha: float) -> float:

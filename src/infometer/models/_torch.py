@@ -29,6 +29,9 @@ __all__ = [
     "eval_mode",
     "predict_proba",
     "check_module",
+    "input_width",
+    "check_input",
+    "call_model",
 ]
 
 
@@ -113,6 +116,52 @@ def as_tensor(x: Any, device: torch.device, dtype: torch.dtype, name: str = "x")
             raise ValueError(f"{name} contains NaN or inf (sample {row})")
         t = t.to(dtype)
     return t
+
+
+def input_width(model: torch.nn.Module) -> int | None:
+    """The feature width of the model's first registered layer, when it says one
+    (``nn.Linear``: ``in_features``; a convolution: ``in_channels`` on axis 1), else None.
+    Only a hint for messages: registration order need not be call order."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.Linear):
+            return int(m.in_features)
+        if isinstance(m, torch.nn.modules.conv._ConvNd):
+            return int(m.in_channels)
+        if isinstance(m, torch.nn.Embedding | torch.nn.EmbeddingBag):
+            return None
+    return None
+
+
+def check_input(model: torch.nn.Module, x: torch.Tensor, name: str = "x") -> None:
+    """Run the model on the first sample, before any work: inputs that do not fit it
+    (width, dtype) are a ``ValueError`` naming ``name`` and the model's side (see
+    :func:`call_model`), not a torch error after minutes of Jacobians."""
+    with torch.no_grad(), eval_mode(model):
+        call_model(model, x[:1], name)
+
+
+def call_model(model: Any, batch: Any, name: str = "x", **kwargs: Any) -> Any:
+    """``model(batch)``, with a torch shape or dtype error (the user's input not fitting the
+    model) re-raised as a ``ValueError`` naming ``name``, the input's and the model's
+    shape and dtype."""
+    try:
+        return model(**batch, **kwargs) if isinstance(batch, dict) else model(batch, **kwargs)
+    except RuntimeError as exc:
+        msg = str(exc)
+        if not any(w in msg for w in ("shape", "size", "dtype", "Expected", "expected")):
+            raise
+        got = (
+            {k: (tuple(v.shape), str(v.dtype)) for k, v in batch.items() if hasattr(v, "shape")}
+            if isinstance(batch, dict)
+            else f"shape {tuple(batch.shape)}, {batch.dtype}"
+        )
+        want = input_width(model)
+        model_side = f"{param_dtype(model)} parameters" + (
+            f", first layer of width {want}" if want is not None else ""
+        )
+        raise ValueError(
+            f"{name} ({got}) does not fit the model ({model_side}): {msg.splitlines()[0]}"
+        ) from None
 
 
 def batches(n: int, batch_size: int) -> Iterator[slice]:

@@ -163,7 +163,9 @@ def _probs_input(probs: Any, from_logits: bool) -> Variable:
     Repeated values are normal for probabilities (identical predictions), so the generic
     "few distinct float values" diagnostic is dropped.
     """
-    if from_logits:
+    from ..validation import check_bool
+
+    if check_bool(from_logits, "from_logits"):  # "yes" would have been read as True
         v = as_variable(probs, "logits", discrete=False)
         if v.d < 2:
             raise ValueError("logits must have one column per class (at least 2)")

@@ -44,9 +44,11 @@ from .._estimate import Estimate
 from ..data import check_choice, check_float, check_int
 from ..progress import progress_bar
 from ..uncertainty import interval_from_stderr, make_estimate
+from ..validation import check_bool
 from ._torch import (
     as_tensor,
     batches,
+    check_input,
     check_model_device,
     check_module,
     checked_logits,
@@ -422,6 +424,27 @@ def _hutchinson(
     return mean, se, m, probe_traces, {"batched_probes": batched}
 
 
+#: Largest number of Rademacher probes (each is a backward pass per batch).
+MAX_PROBES = 1_000_000
+
+
+def _check_size(n_params: int, want_matrix: bool, probes: int, n_tensors: int) -> None:
+    """Refuse, before any Jacobian, a P x P matrix or a probe count that cannot fit
+    (``matrix=True`` on a large model asked for 8 TB)."""
+    from ..validation import check_budget, check_memory
+
+    if want_matrix:
+        check_memory(
+            8.0 * n_params * n_params,
+            what=f"{n_params} x {n_params} Fisher matrix (float64)",
+            name="matrix=True",
+            override="pass matrix=False (the diagonal and traces need O(P) memory) or params=",
+        )
+    if probes:
+        check_budget(probes, name="probes", limit=MAX_PROBES, what="Rademacher probes")
+        check_memory(8.0 * probes * n_tensors, what="per-probe traces", name="probes")
+
+
 # ---------------------------------------------------------------- public
 def fisher_information(
     model: Any,
@@ -500,6 +523,7 @@ def fisher_information(
             "bound must be None for output='sigmoid': its core matrix is already diagonal"
         )
     probes = check_int(probes, "probes", min_value=1)
+    check_bool(progress, "progress")
     batch_size = check_int(batch_size, "batch_size", min_value=1)
     seed = check_int(seed, "seed", min_value=0)
     if ci is not None:
@@ -507,8 +531,12 @@ def fisher_information(
     dev = check_model_device(model, device)
     sel = _select(model, params)
     n_params = sum(p.numel() for _, p in sel)
-    want_matrix = n_params <= MATRIX_AUTO_MAX if matrix is None else bool(matrix)
+    if matrix is not None:
+        matrix = check_bool(matrix, "matrix")
+    want_matrix = n_params <= MATRIX_AUTO_MAX if matrix is None else matrix
+    _check_size(n_params, want_matrix, probes if method == "hutchinson" else 0, len(sel))
     xt = as_tensor(x, dev, param_dtype(model))
+    check_input(model, xt)
     n = int(xt.shape[0])
     settings: dict[str, Any] = {"output": output, "batch_size": batch_size}
     with eval_mode(model):

@@ -96,6 +96,21 @@ _SUMMARIES = {
 }
 
 
+def check_params(bound: str, **params: Any) -> None:
+    """Validate a bound's parameters (``steps=0``, ``hidden=-1``, an unknown device...)
+    without training anything: callers that collect data first (``layer_info``, the CLI)
+    check them before that work.  Raises what training would raise, naming the parameter."""
+    _require_torch()
+    from .estimator import NeuralMI
+
+    params = {**_PARAMS, **params}
+    check_int(params.pop("n_seeds"), "n_seeds", min_value=1)
+    seed = params.pop("seed")
+    if seed is not None:
+        check_int(seed, "seed", min_value=0)
+    NeuralMI(bound, **params)
+
+
 def fit_estimate(bound: str, variables: dict[str, Variable], **params: Any) -> Raw:
     """Fit ``n_seeds`` critics (seeds ``seed, seed+1, ...``) and estimate on held-out rows.
 

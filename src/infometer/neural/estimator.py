@@ -31,11 +31,10 @@ from ..uncertainty import make_estimate
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows
 from .bounds import training_loss as bound_loss
 from .critics import CRITICS, FrontEnd, build_critic
+from .saturation import ceiling_flags
 
-__all__ = ["NeuralMI", "CEILING_MARGIN"]
+__all__ = ["NeuralMI"]
 
-#: InfoNCE within this many nats of log(batch) is reported as saturated.
-CEILING_MARGIN = 0.1
 #: Product pairs per row for concat critics and conditional MI (derangement shifts /
 #: conditional neighbours).
 NEGATIVES = 8
@@ -449,14 +448,13 @@ class NeuralMI:
         if self.bound == "infonce" or self.bound in DIME:
             diag["holdout_se"] = float(t.std() / math.sqrt(t.numel())) if t.numel() > 1 else None
         if self.bound == "infonce":
-            ceiling = math.log(b_eval)
-            diag["ceiling"] = ceiling
-            diag["saturated"] = value > ceiling - CEILING_MARGIN
+            diag.update(ceiling_flags(value, math.log(b_eval)))
             if diag["saturated"]:
                 warns.append(
-                    f"InfoNCE value {value:.3f} is within {CEILING_MARGIN} nats of its ceiling "
-                    f"log(batch) = {ceiling:.3f}: it says nothing about MI above that; use a "
-                    "larger batch_size or another estimator"
+                    f"InfoNCE value {value:.3f} is within log 2 of its ceiling log(batch) = "
+                    f"{diag['ceiling']:.3f} (sensitivity {diag['sensitivity']:.2f} nats per "
+                    "nat of MI): it cannot tell MI values above that apart; use a larger "
+                    "batch_size or another estimator"
                 )
         conv, cw = _convergence(self.log, value)
         diag["convergence"] = conv

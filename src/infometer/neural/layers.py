@@ -56,13 +56,18 @@ def _rows(inputs: Any) -> int:
     return int(inputs.shape[0])
 
 
-def _slice(inputs: Any, sl: slice, device: Any) -> Any:
+def _slice(inputs: Any, sl: slice, device: Any, dtype: Any = None) -> Any:
+    """Rows ``sl`` of the inputs on ``device``; floating arrays and tensors are cast to the
+    model's floating dtype ``dtype`` (numpy's float64 default fed to a float32 model)."""
     import torch
 
     def one(v: Any) -> Any:
         if isinstance(v, np.ndarray):
             v = torch.as_tensor(v)
-        return v[sl].to(device) if isinstance(v, torch.Tensor) else v
+        if not isinstance(v, torch.Tensor):
+            return v
+        v = v[sl].to(device)
+        return v.to(dtype) if dtype is not None and v.is_floating_point() else v
 
     if isinstance(inputs, Mapping):
         return {k: one(v) for k, v in inputs.items()}
@@ -154,6 +159,9 @@ def collect_activations(
     if device is None:
         p = next(model.parameters(), None)
         device = p.device if p is not None else torch.device("cpu")
+    from ..models._torch import call_model, param_dtype
+
+    dtype = param_dtype(model)
     store: dict[str, list[np.ndarray]] = {nm: [] for nm in names}
     state: dict[str, Any] = {"mask": None}
 
@@ -170,14 +178,14 @@ def collect_activations(
     try:
         with torch.no_grad():
             for i in range(0, n, batch_size):
-                batch = _slice(inputs, slice(i, i + batch_size), device)
+                batch = _slice(inputs, slice(i, i + batch_size), device, dtype)
                 state["mask"] = _token_mask(batch)
                 if forward is not None:
                     forward(model, batch)
-                elif isinstance(batch, Mapping):
-                    model(**batch)
-                else:
-                    model(batch)
+                else:  # a shape/dtype mismatch is the caller's: named, not a torch error
+                    call_model(
+                        model, dict(batch) if isinstance(batch, Mapping) else batch, "inputs"
+                    )
     finally:
         for h in handles:
             h.remove()
@@ -196,6 +204,24 @@ def collect_activations(
             raise ValueError(f"activations of layer {nm!r} contain NaN or infinite values")
         out[nm] = a
     return out
+
+
+def check_estimator(method: Any, params: dict[str, Any]) -> None:
+    """An MI ``method`` and its parameters, checked before any work: an unknown method
+    (listing the valid ones), an unknown parameter, and for the neural bounds every
+    training setting (``steps=0``...)."""
+    from .. import registry
+
+    if not isinstance(method, str):
+        raise TypeError(f"method must be a string, got {type(method).__name__} {method!r}")
+    if method.lower() == "auto":
+        return  # resolved per layer from the data; its parameters are checked there
+    spec = registry.get("mutual_info", method.lower())
+    spec.check_params(dict(params))
+    if spec.family == "neural":
+        from . import check_params
+
+        check_params(spec.name, **params)
 
 
 def layer_info(
@@ -278,6 +304,10 @@ def layer_info(
         raise ValueError("I(T;Y) needs targets=")
     if not quantities:
         raise ValueError("nothing to estimate: pass targets= and/or x=")
+    check_estimator(method, params)  # before the forward passes, not after them
+    from ..progress import check_progress
+
+    check_progress(progress)
     acts = collect_activations(
         model, inputs, layers, pooling=pooling, batch_size=batch_size, forward=forward
     )

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from .._estimate import Estimate
-from ..data import check_float
 from ..uncertainty import make_estimate, replicate_summary
+from ..validation import check_float, check_real_array
 
 __all__ = [
     "entropy_rows",
@@ -28,11 +28,10 @@ def entropy_rows(p: np.ndarray) -> np.ndarray:
 
 
 def as_float_matrix(a: Any, name: str, *, ndim: int = 2) -> np.ndarray:
-    """``a`` as a finite float64 array of ``ndim`` dimensions, or a ValueError naming it."""
-    try:
-        arr = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric array: {exc}") from exc
+    """``a`` as a finite float64 array of ``ndim`` dimensions, or an error naming it
+    (:func:`infometer.validation.check_real_array`: strings, booleans, complex numbers,
+    masked values, NaN and inf are refused)."""
+    arr = check_real_array(a, name, finite=False)
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
     if arr.size == 0:

@@ -37,8 +37,10 @@ import numpy as np
 from .. import exact
 from .._estimate import Estimate
 from ..data import InfometerWarning, check_float, check_int
+from ..neural.saturation import ceiling_flags
 from ..training import optimizer, run_epochs
 from ..uncertainty import make_estimate
+from ..validation import check_pmf, check_real_array
 from ._common import as_float_matrix, entropy_rows, mean_estimate
 
 __all__ = [
@@ -61,7 +63,7 @@ __all__ = [
 # ------------------------------------------------------------------ kernels
 def softmax_dims(z: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """Row-wise softmax over the embedding coordinates (float64)."""
-    a = np.asarray(z, dtype=np.float64) / temperature
+    a = check_real_array(z, "z") / temperature
     a = a - a.max(axis=-1, keepdims=True)
     e = np.exp(a)
     return e / e.sum(axis=-1, keepdims=True)
@@ -77,8 +79,7 @@ def jsd_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def js_divergence_pmf(p: Any, q: Any, *, unit: str = "bits") -> Estimate:
     """Exact JSD of two given pmfs, from :mod:`infometer.exact` entropies (≤ 1 bit)."""
-    a = np.asarray(p, dtype=np.float64)
-    b = np.asarray(q, dtype=np.float64)
+    a, b = check_pmf(p, "p"), check_pmf(q, "q")
     if a.shape != b.shape:
         raise ValueError(f"p has shape {a.shape} but q has shape {b.shape}")
     hp, hq = exact.entropy(a).value, exact.entropy(b).value
@@ -269,10 +270,13 @@ def infonce_bound(
     ceiling = math.log(n)
     diag: dict[str, Any] = {"ceiling_nats": ceiling, "critic": critic, "symmetric": symmetric}
     value = float(per_row.mean())
-    if value > 0.9 * ceiling:
+    flags = ceiling_flags(value, ceiling)  # the rule of infometer.neural.saturation
+    diag["sensitivity"] = flags["sensitivity"]
+    if flags["saturated"]:
         msg = (
-            f"InfoNCE bound {value:.3g} nats is within 10% of its ceiling log n = {ceiling:.3g}: "
-            "the true MI may be much larger (use more pairs)"
+            f"InfoNCE bound {value:.3g} nats is within log 2 of its ceiling log n = "
+            f"{ceiling:.3g} (sensitivity {flags['sensitivity']:.2f}): the true MI may be much "
+            "larger (use more pairs)"
         )
         diag["saturated"] = True
         diag["warnings"] = [msg]

@@ -49,14 +49,19 @@ from .._estimate import Estimate, resolve_unit
 from ..data import (
     InfometerWarning,
     Variable,
+    as_variable,
     check_float,
     check_int,
 )
 from ..discrete import kernels
 from ..registry import Raw, register
 from ..uncertainty import make_estimate
-from ..validation import check_stochastic_matrix
-from ._common import as_float_matrix
+from ..validation import (
+    check_labels,
+    check_probability_vector,
+    check_real_array,
+    check_stochastic_matrix,
+)
 
 __all__ = [
     "fano_bound",
@@ -121,13 +126,27 @@ def _check_k(k: Any) -> int:
 
 
 def _prior_entropy(priors: Any, k: int) -> float:
-    """H(Y) in nats: log k for ``None``, else the exact entropy of the given pmf."""
+    """H(Y) in nats: log k for ``None``, else the exact entropy of the given pmf (checked by
+    :func:`infometer.validation.check_probability_vector`: strings, booleans, complex
+    numbers are refused, not converted)."""
     if priors is None:
         return math.log(k)
-    p = np.asarray(priors, dtype=np.float64).ravel()
+    p = check_probability_vector(priors, "priors")
     if p.size != k:
         raise ValueError(f"priors has {p.size} entries but there are k = {k} classes")
     return exact.entropy(p).value
+
+
+def _check_successes(acc: float, n_trials: int) -> None:
+    """``accuracy`` times ``n_trials`` must be a whole number of correct trials (within
+    1e-6 of one): 0.493 of 300 trials (147.9) is a rounded or mismatched accuracy, and its
+    Clopper-Pearson interval would be that of no real experiment."""
+    correct = acc * n_trials
+    if abs(correct - round(correct)) > 1e-6 * max(1.0, correct):
+        raise ValueError(
+            f"accuracy={acc:g} with n_trials={n_trials} implies {correct:.6g} correct trials, "
+            "not a whole number; pass accuracy=correct / n_trials exactly"
+        )
 
 
 def _check_accuracy(accuracy: Any) -> float:
@@ -235,6 +254,7 @@ def fano_bound(
     interval = level = stderr = None
     if n_trials is not None:
         n_trials = check_int(n_trials, "n_trials", min_value=1)
+        _check_successes(acc, n_trials)
         stderr = _fano_stderr(acc, n_trials, k)
         diag["stderr_method"] = "delta method: |dF/d accuracy| x binomial stderr of the accuracy"
         if ci is not None:
@@ -257,15 +277,22 @@ def fano_bound(
 
 
 def _labels_pair(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
-    a, b = np.asarray(y_true), np.asarray(y_pred)
-    if a.ndim != 1 or b.ndim != 1:
-        raise ValueError(
-            f"y_true and y_pred must be 1-D label arrays, got shapes {a.shape} and {b.shape}"
-        )
-    if a.size == 0:
-        raise ValueError("y_true is empty")
+    """Both label arrays through the one reader of samples (:func:`infometer.data.as_variable`,
+    as symbols): NaN, None, masked values, complex numbers and mixed types are refused (a
+    NaN is a missing label, never a class)."""
+    out = []
+    for name, y in (("y_true", y_true), ("y_pred", y_pred)):
+        v = as_variable(y, name, discrete=True)
+        if v.d != 1 or np.ndim(np.ma.getdata(y) if hasattr(y, "mask") else y) != 1:
+            raise ValueError(f"{name} must be a 1-D label array, got {v.d} columns")
+        out.append(np.asarray(v.decoded(0)))
+    a, b = out
     if a.size != b.size:
         raise ValueError(f"y_pred has {b.size} labels but y_true has {a.size}")
+    if a.dtype.kind != b.dtype.kind and {a.dtype.kind, b.dtype.kind} & set("USO"):
+        raise TypeError(
+            f"y_true and y_pred must hold labels of one type, got {a.dtype} and {b.dtype}"
+        )
     return a, b
 
 
@@ -330,7 +357,7 @@ def _cross_entropy_raw(logq: Variable, labels: Variable, *, h_y: float | None = 
 def _proba_and_codes(
     proba: Any, labels: Any, classes: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    p = as_float_matrix(proba, "proba", ndim=np.ndim(proba))
+    p = check_real_array(proba, "proba", what="probabilities")
     if p.ndim == 1:  # binary: probability of the second class
         p = np.column_stack([1.0 - p, p])
     if p.ndim != 2 or p.shape[1] < 2:
@@ -351,9 +378,12 @@ def _proba_and_codes(
         raise ValueError(f"labels has {y.size} entries but proba has {p.shape[0]} rows")
     k = p.shape[1]
     if classes is None:
-        if y.dtype.kind in "iub" and y.size and y.min() >= 0 and y.max() < k:
-            cls = np.arange(k)
+        if y.dtype.kind in "iubfc" or isinstance(labels, np.ma.MaskedArray):
+            # numbers index the columns; never re-mapped by rank (labels 1..k would shift)
+            lab = y.astype(np.int64) if y.dtype.kind == "b" else labels  # False/True: 0/1
+            return p, check_labels(lab, "labels", n_classes=k), np.arange(k)
         else:
+            y = np.asarray(as_variable(y, "labels", discrete=True).decoded(0))
             cls = np.unique(y)
             if cls.size != k:
                 raise ValueError(

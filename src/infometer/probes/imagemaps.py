@@ -31,6 +31,7 @@ import numpy as np
 
 from .._estimate import unit_factor
 from ..data import check_choice, check_float, check_int
+from ..validation import check_budget, check_real_array
 from ._common import as_float_matrix
 
 __all__ = [
@@ -50,8 +51,13 @@ __all__ = [
 ]
 
 
+#: Largest ``bins=`` of an intensity map (16-bit images have 65,536 levels; estimators
+#: such as NSB allocate per bin and per patch).
+MAX_BINS = 65_536
+
+
 def _image(img: Any) -> np.ndarray:
-    a = as_float_matrix(img, "img", ndim=np.ndim(img))
+    a = check_real_array(img, "img", what="intensities")
     if a.ndim == 3:  # H x W x C: mean over channels
         a = a.mean(axis=2)
     if a.ndim != 2:
@@ -76,12 +82,29 @@ def quantize(img: Any, bins: int, value_range: tuple[float, float] | None = None
     ``value_range`` defaults to the image's min and max; values outside are clipped.
     """
     a = _image(img)
-    bins = check_int(bins, "bins", min_value=1)
-    lo, hi = (float(a.min()), float(a.max())) if value_range is None else map(float, value_range)
-    if not hi > lo:
-        return np.zeros(a.shape, dtype=np.int64)
-    codes = np.floor((a - lo) / (hi - lo) * bins).astype(np.int64)
+    bins = check_int(bins, "bins", min_value=1, max_value=MAX_BINS)
+    if value_range is None:
+        lo, hi = float(a.min()), float(a.max())
+        if not hi > lo:  # a constant image: one bin
+            return np.zeros(a.shape, dtype=np.int64)
+    else:
+        lo, hi = _value_range(value_range)
+    with np.errstate(over="ignore"):
+        scaled = (a - lo) / (hi - lo) * bins  # inf past the range: clipped below
+    codes = np.floor(np.clip(scaled, 0, bins)).astype(np.int64)
     return np.clip(codes, 0, bins - 1)
+
+
+def _value_range(value_range: Any) -> tuple[float, float]:
+    """``(low, high)``: two finite real numbers with low < high (a reversed or NaN range
+    gave an all-zero map)."""
+    if not isinstance(value_range, tuple | list | np.ndarray) or len(value_range) != 2:
+        raise TypeError(f"value_range must be a pair (low, high), got {value_range!r}")
+    lo = check_float(value_range[0], "value_range low")
+    hi = check_float(value_range[1], "value_range high")
+    if not hi > lo:
+        raise ValueError(f"value_range must have low < high, got ({lo:g}, {hi:g})")
+    return lo, hi
 
 
 def _grid(shape: tuple[int, int], ph: int, pw: int) -> tuple[int, int]:
@@ -374,8 +397,17 @@ def info_ordered_walk(
     s = s2.ravel()
     g = check_float(gamma, "gamma", low=0.0, high=1.0, inclusive=(False, True))
     check_choice(method, "method", ("auto", "exact", "beam", "greedy"))
+    max_exact_cells = check_int(max_exact_cells, "max_exact_cells", min_value=1)
     if method == "auto":
-        method = "exact" if s.size <= check_int(max_exact_cells, "max_exact_cells") else "beam"
+        method = "exact" if s.size <= max_exact_cells else "beam"
+    elif method == "exact":  # every self-avoiding walk: exponential in the cells, so guarded
+        check_budget(
+            s.size,
+            name=f"scores ({h} x {w})",
+            limit=max_exact_cells,
+            what="grid cells for method='exact' (time grows exponentially with them)",
+            override="use method='beam', or raise max_exact_cells= if you mean it",
+        )
     if start is None:
         starts = list(range(s.size))
     elif isinstance(start, tuple):

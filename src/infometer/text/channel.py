@@ -43,6 +43,7 @@ from .._deprecation import deprecated_alias
 from .._estimate import Estimate
 from ..data import Variable
 from ..registry import AutoRule, Raw, register, register_auto
+from ..validation import check_real_array
 
 __all__ = [
     "ROLES",
@@ -129,12 +130,11 @@ def per_context_means(terms: np.ndarray, source: np.ndarray) -> np.ndarray:
 
 def _check_scores(scores: Any, source: Any) -> tuple[np.ndarray, np.ndarray]:
     """Validate a score matrix and the source index of each row (the one place for it)."""
-    if isinstance(scores, str | bytes) or scores is None:
-        raise TypeError("scores must be an array of log-likelihoods, got a string or None")
-    s = np.asarray(scores, dtype=np.float64) if not isinstance(scores, np.ndarray) else scores
-    if s.dtype.kind not in "fiu":
-        raise TypeError(f"scores must be numeric, got dtype {s.dtype}")
-    s = s.astype(np.float64, copy=False)
+    if scores is None:
+        raise TypeError("scores must be an array of log-likelihoods, got None")
+    # strings, booleans, complex, masked values and ragged rows refused; -inf is allowed
+    # (probability 0) and NaN is named below
+    s = check_real_array(scores, "scores", finite=False, what="log-likelihoods")
     if s.ndim == 3:  # (N, M, N): scores[i, j, l] = log p(z_ij | x_l, q_i)
         if source is not None:
             raise ValueError("scores of shape (N, M, N) imply the sources; pass source=None")
