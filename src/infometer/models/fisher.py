@@ -523,7 +523,7 @@ def fisher_information(
             "bound must be None for output='sigmoid': its core matrix is already diagonal"
         )
     probes = check_int(probes, "probes", min_value=1)
-    check_bool(progress, "progress")
+    check_bool(progress, "progress", allow_none=True)
     batch_size = check_int(batch_size, "batch_size", min_value=1)
     seed = check_int(seed, "seed", min_value=0)
     if ci is not None:
