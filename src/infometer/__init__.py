@@ -50,9 +50,17 @@ def __getattr__(name: str):
         module, attr = _LAZY[name]
     except KeyError:
         raise AttributeError(f"module 'infometer' has no attribute {name!r}") from None
-    value = importlib.import_module(module, __name__)
-    if attr is not None:
-        value = getattr(value, attr)
+    try:
+        value = importlib.import_module(module, __name__)
+        if attr is not None:
+            value = getattr(value, attr)
+    except ImportError as exc:  # an optional dependency: say which extra installs it
+        from ._extras import missing_extra
+
+        named = missing_extra(exc, f"infometer.{name}")
+        if named is None:
+            raise
+        raise named from exc
     globals()[name] = value
     return value
 

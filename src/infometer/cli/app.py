@@ -17,6 +17,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from .. import __version__
 
@@ -30,8 +31,72 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.pairwise",
 )
 
+
+def _hide_flag_types() -> None:
+    """Help shows no ``<bool>`` beside a flag (``--json``, ``--quiet/-q``): a flag takes no
+    value.  Typer's option class prints the type of every option; this wraps that one
+    method (other typer versions without it are left alone)."""
+    try:
+        from typer.core import TyperOption
+    except ImportError:  # pragma: no cover - other typer layouts
+        return
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_infometer", False):  # pragma: no cover
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._infometer = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_hide_flag_types()
+
+
+def _usage_error_class() -> type[Exception]:
+    try:
+        from typer._click.exceptions import ClickException
+    except ImportError:  # pragma: no cover - typer on plain click
+        from click.exceptions import ClickException
+    return ClickException
+
+
+class _Group(typer.core.TyperGroup):
+    """The top-level command group: a bad option value (``--ci x``, an unknown flag) is one
+    ``error:`` line on stderr with exit 2, like every other user error (no usage box)."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        click_error = _usage_error_class()
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except click_error as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare ``infometer``: the help
+                if not standalone_mode:
+                    raise
+                sys.exit(0)
+            if not standalone_mode:
+                raise
+            message = " ".join(exc.format_message().split())
+            ctx = getattr(exc, "ctx", None)
+            where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            _print_line("error:", "bold red", message + where)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            _print_line("error:", "bold red", "aborted")
+            sys.exit(1)
+        if standalone_mode:
+            sys.exit(rv if isinstance(rv, int) else 0)
+        return rv
+
+
 app = typer.Typer(
     name="infometer",
+    cls=_Group,
     help="Measure information (entropy, MI, CMI, KL) in data files, with error bars.",
     no_args_is_help=True,
     add_completion=False,
@@ -41,23 +106,95 @@ out = Console()
 err = Console(stderr=True)
 
 
+def _print_line(tag: str, style: str, message: str, console: Console | None = None) -> None:
+    """``tag message`` on one line; ``message`` is plain text, never console markup (a
+    column named ``dose[mg]`` or ``a[/x]`` prints as it is)."""
+    line = Text.assemble((tag, style), " ", str(message))
+    (console or err).print(line, highlight=False, soft_wrap=True)
+
+
+def _cli_option_words(message: str) -> str:
+    """Python argument words in a library message, said as the running command's flags:
+    ``pass discrete=True`` -> ``pass --discrete``, ``method='infosedd'`` -> ``--method
+    infosedd``.  Only names that are options of the command being run are rewritten."""
+    import re
+
+    ctx = _current_context()
+    if ctx is None:
+        return message
+    flags: dict[str, tuple[str, str | None]] = {}
+    for p in ctx.command.params:
+        opts = [o for o in getattr(p, "opts", []) if o.startswith("--")]
+        if not opts or p.name is None:
+            continue
+        neg = [o for o in getattr(p, "secondary_opts", []) if o.startswith("--")]
+        flags[p.name] = (opts[0], neg[0] if neg else None)
+
+    def swap(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        if name not in flags:
+            return m.group(0)
+        on, off = flags[name]
+        if value == "True":
+            return on
+        if value == "False":
+            return off or m.group(0)
+        if value == "None":
+            return m.group(0)
+        return f"{on} {value.strip(chr(39) + chr(34))}"
+
+    return re.sub(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[\w.+-]+)", swap, message)
+
+
 def fail(message: str) -> None:
-    """Print a one-line error and exit with status 2."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print a one-line error (plain text, the command's flag names) and exit with status 2."""
+    _print_line("error:", "bold red", _cli_option_words(str(message)))
     raise typer.Exit(code=2)
 
 
+def warn(message: str) -> None:
+    """Print one ``warning:`` line on stderr (plain text, the command's flag names)."""
+    _print_line("warning:", "yellow", _cli_option_words(str(message)))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn the library's ValueError/TypeError (bad input) into a one-line error, exit 2."""
+    """Turn the library's ValueError/TypeError (bad input), OSError and a missing optional
+    dependency into a one-line error, exit 2."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .._extras import missing_extra
+
         try:
             return func(*args, **kwargs)
+        except ImportError as exc:
+            named = missing_extra(exc, f"infometer {_command_name()}")
+            fail(_first_line(named or exc))
         except (ValueError, TypeError, OSError) as exc:
-            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            fail(_first_line(exc))
 
     return wrapper
+
+
+def _current_context() -> Any:
+    """The running command's context (typer vendors click in newer versions), or None."""
+    try:
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - typer on plain click
+        from click import get_current_context
+    return get_current_context(silent=True)
+
+
+def _command_name() -> str:
+    ctx = _current_context()
+    if ctx is None:
+        return "this command"
+    return " ".join(ctx.command_path.split()[1:]) or "this command"
 
 
 def _version(value: bool) -> None:
@@ -86,7 +223,7 @@ def emit(est: Any, as_json: bool, extra: dict[str, Any] | None = None) -> None:
     out.print(repr(est), highlight=False, markup=False)
     reason = est.diagnostics.get("auto_reason")
     if reason:
-        out.print(f"[dim]auto: {reason}[/]", highlight=False)
+        _print_line("auto:", "dim", reason, out)
 
 
 def _estimate(
@@ -116,7 +253,7 @@ def _estimate(
             paired=quantity != "kl_divergence",
         )
     for w in est.warnings:
-        err.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+        warn(w)
     return est
 
 
@@ -259,17 +396,23 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        err.print("[bold red]error:[/] interrupted", highlight=False)
+        _print_line("error:", "bold red", "interrupted")
         sys.exit(130)
     except Exception as exc:  # the last resort: never a traceback for a user
         if os.environ.get("INFOMETER_DEBUG"):
             raise
+        from .._extras import missing_extra
+
+        named = missing_extra(exc, "this command")
+        if named is not None:  # an optional dependency, not a bug
+            _print_line("error:", "bold red", _first_line(named))
+            sys.exit(2)
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        err.print(
-            f"[bold red]error:[/] {type(exc).__name__}{': ' + msg if msg else ''} "
+        _print_line(
+            "error:",
+            "bold red",
+            f"{type(exc).__name__}{': ' + msg if msg else ''} "
             "(an internal error: please report it; INFOMETER_DEBUG=1 shows the traceback)",
-            highlight=False,
-            soft_wrap=True,
         )
         sys.exit(1)
 

@@ -245,6 +245,9 @@ def layer_info(
         Columns ``layer, quantity, value, ci, method, stderr, unit, n, d``, one row per
         layer and quantity; ``df.attrs["estimates"]`` holds the Estimates.
     """
+    from .._extras import require
+
+    require("torch", "infometer.layer_info")
     import pandas as pd
 
     from .. import api
