@@ -10,7 +10,6 @@ import contextlib
 import functools
 import importlib
 import importlib.util
-import json
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -20,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .. import __version__
+from ._console import cell, err, out, print_json
 
 #: Modules that add sub-commands (skipped when not installed in this build).
 SUBCOMMANDS: tuple[str, ...] = (
@@ -102,8 +102,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console()
-err = Console(stderr=True)
 
 
 def _print_line(tag: str, style: str, message: str, console: Console | None = None) -> None:
@@ -218,7 +216,7 @@ def emit(est: Any, as_json: bool, extra: dict[str, Any] | None = None) -> None:
         d = est.to_dict()
         if extra:
             d.update(extra)
-        sys.stdout.write(json.dumps(d) + "\n")
+        print_json(d)
         return
     out.print(repr(est), highlight=False, markup=False)
     reason = est.diagnostics.get("auto_reason")
@@ -365,7 +363,10 @@ def kl_cmd(
 
 
 @app.command("methods")
-def methods_cmd(quantity: str = typer.Argument(None, help="Only this quantity.")) -> None:
+def methods_cmd(
+    quantity: str = typer.Argument(None, help="Only this quantity."),
+    json_out: bool = typer.Option(False, "--json", help="One JSON list of the estimators."),
+) -> None:
     """List the registered estimators."""
     from rich.table import Table
 
@@ -373,9 +374,22 @@ def methods_cmd(quantity: str = typer.Argument(None, help="Only this quantity.")
 
     if quantity is not None and quantity not in registry.quantities():
         fail(f"unknown quantity {quantity!r}; known: {', '.join(registry.quantities())}")
+    rows = [
+        {
+            "quantity": s.quantity,
+            "method": s.name,
+            "data": sorted(s.kinds),
+            "family": s.family,
+            "summary": s.summary,
+        }
+        for s in registry.specs(quantity)
+    ]
+    if json_out:
+        print_json(rows)
+        return
     t = Table("quantity", "method", "data", "family", "summary")
-    for s in registry.specs(quantity):
-        t.add_row(s.quantity, s.name, "/".join(sorted(s.kinds)), s.family, s.summary)
+    for r in rows:
+        t.add_row(*(cell(r[c] if c != "data" else "/".join(r[c])) for c in r))
     out.print(t)
 
 
