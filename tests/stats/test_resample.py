@@ -46,7 +46,7 @@ def test_capped_subsample_keeps_the_spread_of_the_full_sample(monkeypatch):
     n = 4000 (m/n = 0.125) the sqrt(m/(n-m)) rescaling must still give the full-sample sd
     rho/sqrt(n) (same 15% tolerance as above: the se of an sd from 400 resamples is 3.5%;
     without the rescaling the spread would be sqrt((n-m)/m) = 2.6x too wide)."""
-    from infometer.stats import resample
+    from infometer import resample
 
     monkeypatch.setattr(resample, "MAX_SUBSAMPLE", 500)
     rng = np.random.default_rng(0)
