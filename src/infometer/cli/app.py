@@ -167,9 +167,11 @@ def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from .._extras import missing_extra
+        from ..progress import quiet
 
         try:
-            return func(*args, **kwargs)
+            with quiet(bool(kwargs.get("quiet"))):  # --quiet: no bar anywhere below
+                return func(*args, **kwargs)
         except ImportError as exc:
             named = missing_extra(exc, f"infometer {_command_name()}")
             fail(_first_line(named or exc))
