@@ -181,13 +181,11 @@ def rank_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
 ) -> None:
     """Rank columns by their information about a target, with error bars (and select features)."""
-    from rich.table import Table
-
     from ..allpairs.select import CRITERIA, select_features
     from ..data import check_choice
     from ..io import read_table, select_columns
     from ..plot import bar_with_errors
-    from .demo import rank_features, ranking_frame
+    from .demo import rank_features, ranking_frame, ranking_table
 
     progress = progress and not quiet
 
@@ -204,13 +202,7 @@ def rank_cmd(
     e0 = rows[0]["estimate"]
     shown = rows[:top] if top > 0 else rows
     warn_summary([w for r in rows for w in r["estimate"].warnings])
-    t = Table(title=f"I(column; {target}) in {e0.unit}, {round(100 * ci)}% CI")
-    for col in ("rank", "column", e0.unit, "CI", "method"):
-        t.add_column(col, justify="right" if col not in ("column", "method") else "left")
-    for i, r in enumerate(shown, 1):
-        value, lo, hi = r["estimate"].rounded()
-        cis = "" if lo is None else f"{lo} – {hi}"
-        t.add_row(str(i), cell(r["feature"]), value, cis, r["estimate"].method)
+    t = ranking_table(shown, f"I(column; {target}) in {e0.unit}, {round(100 * ci)}% CI", "column")
     od = Path(out_dir)
     od.mkdir(parents=True, exist_ok=True)
     table = ranking_frame(rows, "column")
