@@ -50,7 +50,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     Examples
     --------
     >>> import io, sys
-    >>> stdin, sys.stdin = sys.stdin, io.StringIO("a,b\n1,2\n3,4\n")
+    >>> stdin, sys.stdin = sys.stdin, io.StringIO("a,b\\n1,2\\n3,4\\n")
     >>> read_table("-").shape
     (2, 2)
     >>> sys.stdin = stdin
