@@ -54,7 +54,7 @@ def test_docs_page_runs_as_written(page, tmp_path, monkeypatch):
 
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {"__name__": "__docs__"}
+    namespace: dict = {"__name__": "__main__"}  # as when pasted into a script
     blocks, _, _ = _blocks(page)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the docs show values; warnings are tested elsewhere

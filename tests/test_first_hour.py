@@ -84,3 +84,17 @@ def test_warning_amounts_in_the_results_unit():
         pytest.skip("no negative estimate in 20 draws")
     msg = next(w for w in e.warnings if "negative" in w)
     assert f"({e.value:.3g} bits)" in msg, msg
+
+
+def test_lock_creates_its_folder(tmp_path):
+    from infometer.parallel import dir_lock
+
+    # was: FileNotFoundError for lock="out/.lock" before out/ existed (docs/parallel.md)
+    with dir_lock(tmp_path / "out" / "sub" / ".lock"):
+        assert (tmp_path / "out" / "sub" / ".lock").exists()
+
+
+def test_package_is_typed():
+    from pathlib import Path
+
+    assert (Path(im.__file__).parent / "py.typed").exists()

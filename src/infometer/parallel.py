@@ -267,7 +267,8 @@ def dir_lock(
     log: Callable[[str], None] | None = None,
     _stop: _StopRequest | None = None,
 ) -> Iterator[Path]:
-    """Hold an exclusive lock on ``path`` (created if missing) for the ``with`` block.
+    """Hold an exclusive lock on ``path`` (created if missing, with its folder) for the
+    ``with`` block.
 
     Waits while another process holds it (``log`` is told who, once); raises
     :class:`LockTimeout` after ``timeout`` seconds.  The lock is an ``flock`` on an open
@@ -276,6 +277,7 @@ def dir_lock(
     without ``fcntl`` the block runs unlocked.
     """
     p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)  # lock="out/.lock" before out/ exists
     fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         if not _lock_file(fd):
