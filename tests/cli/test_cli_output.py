@@ -92,7 +92,16 @@ def test_every_result_command_has_json():
 
 
 def test_training_commands_take_threads():
-    for path in (["layers"], ["seq", "entropy"], ["seq", "mi"], ["seq", "scan"], ["seq", "kl"]):
+    for path in (
+        ["entropy"],
+        ["mi"],
+        ["kl"],
+        ["layers"],
+        ["seq", "entropy"],
+        ["seq", "mi"],
+        ["seq", "scan"],
+        ["seq", "kl"],
+    ):
         r = runner.invoke(app, [*path, "--help"], terminal_width=200)
         assert "--threads" in r.output, path
 

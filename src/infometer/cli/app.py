@@ -257,6 +257,16 @@ def _estimate(
     return est
 
 
+def _set_threads(threads: int | None) -> None:
+    """``--threads``: torch's intra-op threads, only when given (torch is not imported else)."""
+    if threads is None:
+        return
+    from ..data import check_int
+    from ..training import set_threads
+
+    set_threads(check_int(threads, "--threads", min_value=1))
+
+
 @contextlib.contextmanager
 def _resample_bar(show: bool) -> Iterator[None]:
     """A progress bar on stderr for the re-runs behind ``--ci`` (only on a terminal)."""
@@ -283,6 +293,9 @@ _CI = typer.Option(None, "--ci", help="Confidence level for an interval, e.g. 0.
 _JSON = typer.Option(False, "--json", help="Print the Estimate as JSON.")
 _SEED = typer.Option(0, "--seed", help="Seed for anything random.")
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+_THREADS = typer.Option(
+    None, "--threads", help="torch intra-op threads for trained estimators (neural, infosedd)."
+)
 _DISCRETE = typer.Option(
     None, "--discrete/--continuous", help="Force columns to symbols / numbers (default: by dtype)."
 )
@@ -302,11 +315,13 @@ def entropy_cmd(
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
     quiet: bool = _QUIET,
+    threads: int = _THREADS,
 ) -> None:
     """Entropy of the selected columns (taken together as one variable)."""
     from ..io import read_table, select_columns
 
     df = select_columns(read_table(file), columns, "--columns", file)
+    _set_threads(threads)
     est = _estimate("entropy", {"x": df}, method, unit, ci, seed, discrete, quiet)
     emit(est, json_out, {"file": file, "columns": list(df.columns)})
 
@@ -325,6 +340,7 @@ def mi_cmd(
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
     quiet: bool = _QUIET,
+    threads: int = _THREADS,
 ) -> None:
     """Mutual information I(X;Y), or I(X;Y|Z) with --given."""
     from ..io import read_table, select_columns
@@ -335,6 +351,7 @@ def mi_cmd(
     if given:
         data["z"] = select_columns(df, given, "--given", file)
         quantity = "cond_mutual_info"
+    _set_threads(threads)
     est = _estimate(quantity, data, method, unit, ci, seed, discrete, quiet)
     emit(est, json_out, {"file": file, "x": x, "y": y, "given": given})
 
@@ -354,12 +371,14 @@ def kl_cmd(
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
     quiet: bool = _QUIET,
+    threads: int = _THREADS,
 ) -> None:
     """KL divergence D(P||Q) between the samples in two files."""
     from ..io import read_table, select_columns
 
     p = select_columns(read_table(p_file), columns, "--columns", p_file)
     q = select_columns(read_table(q_file), columns, "--columns", q_file)
+    _set_threads(threads)
     est = _estimate("kl_divergence", {"p": p, "q": q}, method, unit, ci, seed, discrete, quiet)
     emit(est, json_out, {"p_file": p_file, "q_file": q_file})
 
