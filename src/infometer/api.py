@@ -218,7 +218,7 @@ def estimate(
     )
 
 
-def _from_frame(data: Any, args: dict[str, Any]) -> dict[str, Any]:
+def _from_frame(data: Any, args: dict[str, Any], func: str = "mutual_info") -> dict[str, Any]:
     """Column names (a string or a list of strings) looked up in ``data`` (a pandas or
     polars frame), as seaborn and statsmodels take them; other arguments pass through."""
 
@@ -233,7 +233,7 @@ def _from_frame(data: Any, args: dict[str, Any]) -> dict[str, Any]:
                 call = ", ".join(repr(a) if isinstance(a, str) else "..." for a in args.values())
                 raise TypeError(
                     f"{role} is the string {v!r}, not samples; to name columns of a table, "
-                    f"pass the table as data=, e.g. mutual_info({call}, data=df)"
+                    f"pass the table as data=, e.g. {func}({call}, data=df)"
                 )
         return args
     columns = getattr(data, "columns", None)
@@ -301,7 +301,7 @@ def entropy(
     x
         Samples: 1-D, or 2-D with rows as samples (columns form one joint variable).
     """
-    samples = _from_frame(data, {"x": x})
+    samples = _from_frame(data, {"x": x}, "entropy")
     return estimate(
         "entropy",
         samples,
@@ -370,7 +370,7 @@ def cond_mutual_info(
     x, y, z
         Paired samples with the same number of rows.
     """
-    samples = _from_frame(data, {"x": x, "y": y, "z": z})
+    samples = _from_frame(data, {"x": x, "y": y, "z": z}, "cond_mutual_info")
     return estimate(
         "cond_mutual_info",
         samples,
