@@ -88,6 +88,7 @@ def test_knn_subsampling_coverage():
     assert _coverage("ksg1", n_resamples=20) >= 0.8
 
 
+@pytest.mark.slow
 def test_bootstrap_coverage_gaussian():
     assert _coverage("gaussian", n_resamples=100, reps=40) >= 0.8
 
@@ -124,6 +125,7 @@ def test_nonfinite_estimates_have_no_interval():
         api.run("mutual_info", as_variables({"x": x, "y": 2 * x}), method="gaussian", ci=0.9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method,params", [("gaussian", {}), ("histogram", {"bins": 5})])
 def test_bootstrap_of_bias_corrected_estimator_centres_on_plugin(method, params):
     """Independent data, true MI 0.  Replicates of a bias-corrected estimator estimate the
