@@ -25,6 +25,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "cond_mutual_info": (".api", "cond_mutual_info"),
     "kl_divergence": (".api", "kl_divergence"),
     "InfometerWarning": (".data", "InfometerWarning"),
+    "MissingExtraError": ("._extras", "MissingExtraError"),
     "Estimate": (".estimate", "Estimate"),
     "independence_test": (".stats", "independence_test"),
     "multipletests": (".stats", "multipletests"),
@@ -106,6 +107,7 @@ def methods(quantity: str = "mutual_info") -> list[str]:
 __all__ = [
     "Estimate",
     "InfometerWarning",
+    "MissingExtraError",
     "entropy",
     "mutual_info",
     "cond_mutual_info",
