@@ -92,3 +92,17 @@ def test_point_labels_do_not_overlap():
         for j in range(i + 1, len(boxes)):
             assert not boxes[i].overlaps(boxes[j]), (ax.texts[i].get_text(), ax.texts[j].get_text())
     plt.close(fig)
+
+
+def test_scan_plot_takes_ax_or_path(tmp_path):
+    from infometer.diffusion.infosedd import ScanResult
+
+    res = ScanResult(
+        starts=np.arange(5), values=np.linspace(0, 1, 5), stderr=np.full(5, 0.05), window=3
+    )
+    fig, own = plt.subplots()
+    assert res.plot(own) is own
+    ax = res.plot(tmp_path / "scan.png")  # the older plot(path) form
+    assert (tmp_path / "scan.png").exists() and ax is not own
+    assert "± 2 stderr (Monte Carlo)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    plt.close("all")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["bar_with_errors", "bars_beside_map", "new_axes", "finish", "save"]
+__all__ = ["bar_with_errors", "bars_beside_map", "new_axes", "finish", "save", "axes_and_path"]
 
 
 def _pyplot():
@@ -170,6 +170,22 @@ def new_axes(ax=None, path=None, figsize=(6.0, 4.0)):
         return None, ax
     fig, ax = plt.subplots(figsize=figsize, dpi=110)
     return fig, ax
+
+
+def axes_and_path(ax, path):
+    """``(ax, path)`` for a ``plot_x(result, ax=None, path=None)`` whose older form took
+    ``(path, ax)``: a path (str or PathLike) passed where ``ax`` goes is taken as the path.
+
+    Examples
+    --------
+    >>> axes_and_path("fig.png", None)
+    (None, 'fig.png')
+    """
+    import os
+
+    if isinstance(ax, str | os.PathLike) and (path is None or not isinstance(path, str)):
+        return path, ax
+    return ax, path
 
 
 def finish(ax, path: str | Path | None = None):
