@@ -76,7 +76,7 @@ class _Group(typer.core.TyperGroup):
             if type(exc).__name__ == "NoArgsIsHelpError":  # bare ``infometer``: the help
                 if not standalone_mode:
                     raise
-                sys.exit(0)
+                sys.exit(exc.exit_code)  # already printed; click's status (2) as before
             if not standalone_mode:
                 raise
             message = " ".join(exc.format_message().split())
