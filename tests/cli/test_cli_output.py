@@ -154,3 +154,15 @@ def test_rank_prints_one_summary_of_warnings(tmp_path):
     assert r.exit_code == 0, r.output
     warns = [ln for ln in r.stderr.splitlines() if ln.startswith("warning:")]
     assert 1 <= len(warns) <= 2, r.stderr  # was: one per column and cause
+
+
+def test_matrix_warns_once_in_cli_words(tmp_path):
+    rng = np.random.default_rng(0)
+    x = np.round(rng.normal(size=(200, 5)), 1)  # rounded: every column has ties
+    f = tmp_path / "m.csv"
+    pd.DataFrame(x, columns=[f"f{j}" for j in range(5)]).to_csv(f, index=False)
+    r = runner.invoke(app, ["matrix", str(f), "-o", str(tmp_path / "o"), "-q", "-j", "1"])
+    assert r.exit_code == 0, r.output
+    warns = [ln for ln in r.stderr.splitlines() if ln.startswith("warning:")]
+    assert len(warns) == 1, r.stderr  # was: one line per pair and cause
+    assert "pass --discrete" in warns[0] and "discrete=True" not in warns[0]

@@ -57,6 +57,48 @@ def _line(tag: str, style: str, message: Any) -> Text:
     return Text.assemble((tag, style), " ", str(message)) if tag else Text(str(message), style)
 
 
+def _current_context() -> Any:
+    """The running command's context (typer vendors click in newer versions), or None."""
+    try:
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - typer on plain click
+        from click import get_current_context
+    return get_current_context(silent=True)
+
+
+def _cli_option_words(message: str) -> str:
+    """Python argument words in a library message, said as the running command's flags:
+    ``pass discrete=True`` -> ``pass --discrete``, ``method='infosedd'`` -> ``--method
+    infosedd``.  Only names that are options of the command being run are rewritten."""
+    import re
+
+    ctx = _current_context()
+    if ctx is None:
+        return message
+    flags: dict[str, tuple[str, str | None]] = {}
+    for p in ctx.command.params:
+        opts = [o for o in getattr(p, "opts", []) if o.startswith("--")]
+        if not opts or p.name is None:
+            continue
+        neg = [o for o in getattr(p, "secondary_opts", []) if o.startswith("--")]
+        flags[p.name] = (opts[0], neg[0] if neg else None)
+
+    def swap(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        if name not in flags:
+            return m.group(0)
+        on, off = flags[name]
+        if value == "True":
+            return on
+        if value == "False":
+            return off or m.group(0)
+        if value == "None":
+            return m.group(0)
+        return f"{on} {value.strip(chr(39) + chr(34))}"
+
+    return re.sub(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[\w.+-]+)", swap, message)
+
+
 def say(message: Any, style: str = "", console: Console | None = None) -> None:
     """Print ``message`` as plain text (no markup) on stdout, or on ``console``."""
     (console or out).print(Text(str(message), style=style), soft_wrap=True)
@@ -69,12 +111,12 @@ def note(message: Any) -> None:
 
 def warn_line(message: Any) -> None:
     """One ``warning:`` line on stderr, ``message`` as plain text."""
-    err.print(_line("warning:", "yellow", message), soft_wrap=True)
+    err.print(_line("warning:", "yellow", _cli_option_words(str(message))), soft_wrap=True)
 
 
 def error_line(message: Any) -> None:
     """One ``error:`` line on stderr, ``message`` as plain text."""
-    err.print(_line("error:", "bold red", message), soft_wrap=True)
+    err.print(_line("error:", "bold red", _cli_option_words(str(message))), soft_wrap=True)
 
 
 def cell(value: Any) -> Text:

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .. import __version__
-from ._console import cell, err, out, print_json
+from ._console import _cli_option_words, _current_context, cell, err, out, print_json
 
 #: Modules that add sub-commands (skipped when not installed in this build).
 SUBCOMMANDS: tuple[str, ...] = (
@@ -111,39 +111,6 @@ def _print_line(tag: str, style: str, message: str, console: Console | None = No
     (console or err).print(line, highlight=False, soft_wrap=True)
 
 
-def _cli_option_words(message: str) -> str:
-    """Python argument words in a library message, said as the running command's flags:
-    ``pass discrete=True`` -> ``pass --discrete``, ``method='infosedd'`` -> ``--method
-    infosedd``.  Only names that are options of the command being run are rewritten."""
-    import re
-
-    ctx = _current_context()
-    if ctx is None:
-        return message
-    flags: dict[str, tuple[str, str | None]] = {}
-    for p in ctx.command.params:
-        opts = [o for o in getattr(p, "opts", []) if o.startswith("--")]
-        if not opts or p.name is None:
-            continue
-        neg = [o for o in getattr(p, "secondary_opts", []) if o.startswith("--")]
-        flags[p.name] = (opts[0], neg[0] if neg else None)
-
-    def swap(m: re.Match[str]) -> str:
-        name, value = m.group(1), m.group(2)
-        if name not in flags:
-            return m.group(0)
-        on, off = flags[name]
-        if value == "True":
-            return on
-        if value == "False":
-            return off or m.group(0)
-        if value == "None":
-            return m.group(0)
-        return f"{on} {value.strip(chr(39) + chr(34))}"
-
-    return re.sub(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[\w.+-]+)", swap, message)
-
-
 def fail(message: str) -> None:
     """Print a one-line error (plain text, the command's flag names) and exit with status 2."""
     _print_line("error:", "bold red", _cli_option_words(str(message)))
@@ -179,15 +146,6 @@ def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             fail(_first_line(exc))
 
     return wrapper
-
-
-def _current_context() -> Any:
-    """The running command's context (typer vendors click in newer versions), or None."""
-    try:
-        from typer._click.globals import get_current_context
-    except ImportError:  # pragma: no cover - typer on plain click
-        from click import get_current_context
-    return get_current_context(silent=True)
 
 
 def _command_name() -> str:
