@@ -42,6 +42,16 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "aracne": (".allpairs", "aracne"),
     "clr": (".allpairs", "clr"),
     "select_features": (".allpairs", "select_features"),
+    "channel_capacity_from_samples": (".channels", "channel_capacity_from_samples"),
+    "renyi_entropy": (".generalized", "renyi_entropy"),
+    "tsallis_entropy": (".generalized", "tsallis_entropy"),
+    "renyi_divergence": (".generalized", "renyi_divergence"),
+    "jensen_shannon_divergence": (".generalized", "jensen_shannon_divergence"),
+    "jensen_renyi_divergence": (".generalized", "jensen_renyi_divergence"),
+    "renyi_mutual_info": (".generalized", "renyi_mutual_info"),
+    "complexity": (".complexity", None),  # the package is callable: im.complexity(x, ...)
+    "multiscale": (".complexity", "multiscale"),
+    "complexity_entropy_plane": (".complexity", "complexity_entropy_plane"),
 }
 
 
@@ -132,4 +142,14 @@ __all__ = [
     "clr",
     "select_features",
     "probes",
+    "channel_capacity_from_samples",
+    "renyi_entropy",
+    "tsallis_entropy",
+    "renyi_divergence",
+    "jensen_shannon_divergence",
+    "jensen_renyi_divergence",
+    "renyi_mutual_info",
+    "complexity",
+    "multiscale",
+    "complexity_entropy_plane",
 ]

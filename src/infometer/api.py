@@ -291,6 +291,8 @@ def entropy(
     ci: float | None = None,
     seed: int | None = 0,
     discrete: bool | None = None,
+    order: float | None = None,
+    kind: str | None = None,
     data: Any = None,
     **params: Any,
 ) -> Estimate:
@@ -300,8 +302,28 @@ def entropy(
     ----------
     x
         Samples: 1-D, or 2-D with rows as samples (columns form one joint variable).
+    order, kind
+        Generalised entropies: ``order=a`` gives the Rényi entropy of order ``a``
+        (quantity ``renyi_entropy``), ``kind="tsallis"`` with ``order=q`` the Tsallis
+        entropy (``tsallis_entropy``); ``kind="renyi"`` needs ``order``.  Left unset
+        (the default) this is the Shannon entropy.
     """
     samples = _from_frame(data, {"x": x}, "entropy")
+    if order is not None or kind is not None:  # issue 26: generalised entropies
+        from .generalized.estimators import route_entropy
+
+        quantity, params = route_entropy(order, kind, params)
+        return estimate(
+            quantity,
+            samples,
+            method=method,
+            unit=unit,
+            base=base,
+            ci=ci,
+            seed=seed,
+            discrete=discrete,
+            **params,
+        )
     return estimate(
         "entropy",
         samples,

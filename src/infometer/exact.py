@@ -99,3 +99,36 @@ def cross_entropy(
     s = a > 0
     v = float("inf") if np.any(b[s] == 0) else float(-(a[s] * np.log(b[s])).sum())
     return _wrap(v, "cross_entropy", unit, base)
+
+
+# Channels and generalised entropies (issue 26), loaded on first use (their packages
+# register estimators and import scipy): name -> module.
+_ELSEWHERE = {
+    "channel_capacity": ".channels",
+    "rate_distortion": ".channels",
+    "rate_distortion_curve": ".channels",
+    "information_bottleneck": ".channels",
+    "ib_curve": ".channels",
+    "renyi_entropy": ".generalized.exact",
+    "tsallis_entropy": ".generalized.exact",
+    "renyi_divergence": ".generalized.exact",
+    "jensen_shannon_divergence": ".generalized.exact",
+    "jensen_renyi_divergence": ".generalized.exact",
+}
+
+
+__all__ += list(_ELSEWHERE)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ELSEWHERE))
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _ELSEWHERE:
+        raise AttributeError(f"module 'infometer.exact' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_ELSEWHERE[name], "infometer"), name)
+    globals()[name] = value
+    return value

@@ -97,6 +97,8 @@ def applicable(task: truth.Task, method: str, n: int = 64) -> str | None:
         spec = registry.get(task.quantity, name)
     except Exception as exc:  # any failure to choose/accept means "not applicable"
         return _first_line(exc)
+    if task.methods and spec.name not in task.methods:
+        return f"the truth of {task.name} is that of {', '.join(task.methods)}, not {spec.name}"
     bad = [k for k, v in variables.items() if v.kind not in spec.kinds]
     if bad:
         kinds = "/".join(sorted(spec.kinds))

@@ -29,6 +29,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.layers",
     "infometer.cli.text",
     "infometer.cli.pairwise",
+    "infometer.cli.complexity",
 )
 
 

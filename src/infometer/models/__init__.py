@@ -10,7 +10,8 @@ that needs torch (extra ``torch``) lives in submodules imported on first use:
 * :mod:`~infometer.models.djip`: differentiable JPEG input perturbation and distillation;
 * :mod:`~infometer.models.koopman`: entropy-regularised Koopman autoencoders;
 * :mod:`~infometer.models.iecl`: entropy increment of a transformation;
-* :mod:`~infometer.models.synthetic`: generated images and simulated dynamical systems.
+* :mod:`~infometer.models.synthetic`: generated images and simulated dynamical systems;
+* :mod:`~infometer.models.activations`: FleS self-gated activations, swapping, gate information.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _LAZY = {
     "distill": "djip",
     "KoopmanAE": "koopman",
     "fit_koopman": "koopman",
+    "make_activation": "activations",
+    "swap_activations": "activations",
 }
 
 __all__ = [
