@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import infometer as im
-from infometer.estimate import Estimate, round_to_error
+from infometer._estimate import Estimate, round_to_error
 
 
 def test_rounded_to_the_error():

@@ -8,9 +8,7 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-import types
+import importlib as _importlib
 
 __version__ = "0.1.0"
 
@@ -24,9 +22,10 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "mutual_info": (".api", "mutual_info"),
     "cond_mutual_info": (".api", "cond_mutual_info"),
     "kl_divergence": (".api", "kl_divergence"),
+    "estimate": (".api", "estimate"),
     "InfometerWarning": (".data", "InfometerWarning"),
     "MissingExtraError": ("._extras", "MissingExtraError"),
-    "Estimate": (".estimate", "Estimate"),
+    "Estimate": ("._estimate", "Estimate"),
     "independence_test": (".stats", "independence_test"),
     "multipletests": (".stats", "multipletests"),
     "transfer_entropy": (".timeseries", "transfer_entropy"),
@@ -34,7 +33,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "NeuralMI": (".neural", "NeuralMI"),  # needs torch
     "layer_info": (".neural", "layer_info"),
     "flownib": (".neural", "flownib"),
-    "classifier_cmi": (".models", "classifier_cmi"),
+    "classifier_cond_mutual_info": (".models", "classifier_cond_mutual_info"),
+    "classifier_cmi": (".models", "classifier_cmi"),  # deprecated alias, not in __all__
     "fisher_information": (".models", "fisher_information"),
     "decision": (".decision", None),
     "probes": (".probes", None),
@@ -62,7 +62,7 @@ def __getattr__(name: str):
     except KeyError:
         raise AttributeError(f"module 'infometer' has no attribute {name!r}") from None
     try:
-        value = importlib.import_module(module, __name__)
+        value = _importlib.import_module(module, __name__)
         if attr is not None:
             value = getattr(value, attr)
     except ImportError as exc:  # an optional dependency: say which extra installs it
@@ -77,34 +77,8 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | {"estimate"})
-
-
-class _Package(types.ModuleType):
-    """``infometer.estimate`` is the function :func:`infometer.api.estimate`; the import
-    system binds the submodule of the same name here when that module loads, which this
-    property ignores (any other assignment, e.g. a test's monkeypatch, is kept)."""
-
-    @property
-    def estimate(self):
-        own = self.__dict__.get("_estimate")
-        if own is not None:
-            return own
-        from .api import estimate
-
-        return estimate
-
-    @estimate.setter
-    def estimate(self, value) -> None:
-        if not (isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.estimate"):
-            self.__dict__["_estimate"] = value
-
-    @estimate.deleter
-    def estimate(self) -> None:
-        self.__dict__.pop("_estimate", None)
-
-
-sys.modules[__name__].__class__ = _Package
+    """Only the public names (``__all__``): no helper module or import leaks."""
+    return sorted(__all__)
 
 
 def methods(quantity: str = "mutual_info") -> list[str]:
@@ -134,7 +108,7 @@ __all__ = [
     "NeuralMI",
     "layer_info",
     "flownib",
-    "classifier_cmi",
+    "classifier_cond_mutual_info",
     "fisher_information",
     "decision",
     "pairwise",

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import registry
+from ._estimate import Estimate, resolve_unit
 from .data import InfometerWarning, Variable, as_variables, check_float, check_int
-from .estimate import Estimate, resolve_unit
 
 __all__ = ["estimate", "entropy", "mutual_info", "cond_mutual_info", "kl_divergence"]
 
@@ -30,7 +30,7 @@ def _in_user_words(messages: list[str], variables: dict[str, Variable], unit: st
     result's unit, and each message once."""
     import re
 
-    from .estimate import unit_factor
+    from ._estimate import unit_factor
 
     factor = unit_factor("nats", unit) if unit != "nats" else 1.0
 

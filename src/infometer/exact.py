@@ -2,7 +2,7 @@
 
 These are the ground truth the sample estimators are tested against.  Every function
 validates its table (non-negative, finite, sums to one within ``atol``) and returns an
-:class:`~infometer.estimate.Estimate` with ``method="exact"``.
+:class:`~infometer.Estimate` with ``method="exact"``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .estimate import Estimate, resolve_unit
+from ._estimate import Estimate
+from .uncertainty import make_estimate
 from .validation import check_pmf
 
 __all__ = [
@@ -37,9 +38,7 @@ def _h(a: np.ndarray) -> float:
 
 
 def _wrap(value: float, quantity: str, unit: str | None, base: float | None) -> Estimate:
-    e = Estimate(value=value, unit="nats", method="exact", quantity=quantity)
-    u = resolve_unit(unit, base)
-    return e if u == "nats" else e.to(u)
+    return make_estimate(value, quantity=quantity, method="exact", unit=unit, base=base)
 
 
 def entropy(p: Any, *, unit: str | None = "nats", base: float | None = None) -> Estimate:

@@ -126,7 +126,7 @@ def cell(value: Any) -> Text:
 
 def print_json(obj: Any) -> None:
     """One JSON document on stdout (numpy scalars, NaN and infinities made JSON-safe)."""
-    from ..estimate import _jsonable
+    from .._estimate import _jsonable
 
     sys.stdout.write(json.dumps(_jsonable(obj)) + "\n")
     sys.stdout.flush()

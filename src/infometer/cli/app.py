@@ -6,12 +6,11 @@ Sub-command groups live in their own modules listed in :data:`SUBCOMMANDS`; each
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib
 import importlib.util
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -30,6 +29,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.text",
     "infometer.cli.pairwise",
     "infometer.cli.complexity",
+    "infometer.cli.extract",
 )
 
 
@@ -198,8 +198,9 @@ def _estimate(
     import warnings
 
     from ..api import estimate
+    from ..progress import quiet as no_bars
 
-    with warnings.catch_warnings(), _resample_bar(ci is not None and not quiet):
+    with warnings.catch_warnings(), no_bars(quiet):
         warnings.simplefilter("ignore")  # warnings are in diagnostics; printed below
         est = estimate(
             quantity,
@@ -224,26 +225,6 @@ def _set_threads(threads: int | None) -> None:
     from ..training import set_threads
 
     set_threads(check_int(threads, "--threads", min_value=1))
-
-
-@contextlib.contextmanager
-def _resample_bar(show: bool) -> Iterator[None]:
-    """A progress bar on stderr for the re-runs behind ``--ci`` (only on a terminal)."""
-    if not show or not err.is_terminal:
-        yield
-        return
-    from rich.progress import Progress
-
-    from ..resample import report_progress
-
-    with Progress(console=err, transient=True) as bar:
-        task = bar.add_task("resampling for --ci", total=None)
-
-        def step(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        with report_progress(step):
-            yield
 
 
 _METHOD = typer.Option("auto", "--method", "-m", help="Estimator name, or 'auto'.")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from ..estimate import round_to_error
+from .._estimate import round_to_error
 
 __all__ = ["register", "sentences", "encoder_layers"]
 
@@ -124,7 +124,7 @@ def register(app: typer.Typer) -> None:
                     forward=fwd,
                     discrete_targets=True,
                     seed=seed,
-                    progress=not quiet,
+                    progress=False if quiet else None,
                     **kw,
                 )
         dest = Path(out_dir)
@@ -199,7 +199,7 @@ def _flownib(
             hidden=128,
             batch_size=128,
             seed=seed,
-            progress=not quiet,
+            progress=False if quiet else None,
             discrete_y=True,
         )
         res.table().to_csv(dest / f"flownib-{label}.csv", index=False)

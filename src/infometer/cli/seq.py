@@ -117,9 +117,9 @@ def _validate(
     """Every option that training would otherwise only trip over at the end; then torch's
     intra-op threads set to ``--threads`` (the default of all cores is slower for these
     small models: 30 steps took 38.5 s with it against 2.7 s with one)."""
+    from .._estimate import resolve_unit
     from ..data import check_choice, check_int
     from ..diffusion.tokens import SEQUENCE_POLICIES
-    from ..estimate import resolve_unit
 
     check_int(steps, "--steps", min_value=1)
     check_int(hidden, "--hidden", min_value=1)
@@ -154,7 +154,7 @@ def _model(
         arch_kwargs=arch_kwargs,
         seed=seed,
         device=device,
-        progress=not quiet,
+        progress=False if quiet else None,
         **kw,
     )
 

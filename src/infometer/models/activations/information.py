@@ -328,7 +328,7 @@ def gate_entropy(
     import pandas as pd
 
     from ... import api
-    from ...estimate import resolve_unit
+    from ..._estimate import resolve_unit
 
     _model(model)
     top = check_float(top, "top", low=0.0, high=1.0, inclusive=(False, True))

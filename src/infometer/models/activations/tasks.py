@@ -117,7 +117,7 @@ def train_classifier(
     lr: float = 3e-3,
     weight_decay: float = 0.01,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> list[dict[str, float]]:
     """Train ``model`` (logits out) on ``(x, y)`` with cross-entropy; return the epoch log.
 
@@ -137,7 +137,7 @@ def train_classifier(
     import torch
     import torch.nn.functional as F
 
-    from ...training import run_epochs
+    from ...training import optimizer, run_epochs
     from .._torch import check_module
 
     check_module(model)
@@ -150,9 +150,15 @@ def train_classifier(
         raise ValueError(f"x has {xt.shape[0]} rows but y has {yt.shape[0]}")
     n = xt.shape[0]
     gen = torch.Generator().manual_seed(check_int(seed, "seed", min_value=0))
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     steps = epochs * -(-n // batch_size)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps, eta_min=0.05 * lr)
+    opt, sched = optimizer(
+        model.parameters(),
+        lr=lr,
+        weight_decay=weight_decay,
+        cosine_steps=steps,
+        decoupled=True,
+        min_lr=0.05 * lr,
+    )
 
     def batches(_epoch: int):
         perm = torch.randperm(n, generator=gen)
