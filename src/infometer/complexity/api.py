@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..validation import check_choice, check_int, check_real_array
 from . import _kernels as K
 from . import measures
