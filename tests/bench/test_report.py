@@ -133,6 +133,25 @@ def test_report_renders_in_headless_chromium(bench_dir, tmp_path):
     # the red highlight of failing cells is on screen
     red = (img[..., 0] > 0.9) & (img[..., 1] < 0.85) & (img[..., 2] < 0.85)
     assert red.sum() > 50
+    # issue 31: the error panels (estimate − truth, one colour per estimator) render too
+    assert len(re.findall(r'alt="[^"]*: estimate − truth"', text)) >= 2
+    tall = tmp_path / "tall.png"
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run(
+            [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+            + ["--disable-background-networking", "--disable-component-update"]
+            + [f"--user-data-dir={profile}", "--window-size=1280,4200", f"--screenshot={tall}"]
+            + [out.as_uri()],
+            check=True,
+            timeout=180,
+            capture_output=True,
+        )
+    low = mpimg.imread(tall)[1600:, :, :3]  # below the first screen: figures and tables
+    assert (low < 0.95).any(axis=2).mean() > 0.02
+    # the figures below the first screen are drawn: tab10 orange is miller_madow's points in
+    # the error panels and the n = 1000 timing bars (the heat map is red/blue)
+    orange = (low[..., 0] > 0.9) & (np.abs(low[..., 1] - 0.5) < 0.1) & (low[..., 2] < 0.2)
+    assert orange.sum() > 20
 
 
 def test_report_of_failed_runs_only(tmp_path):

@@ -448,8 +448,9 @@ def write_report(directory: str | Path, output: str | Path, tolerance: float = 0
     )
 
     figs = "".join(
-        f'<figure><img alt="{html.escape(f)}" src="{src}"><figcaption>'
-        f"{html.escape(f)}</figcaption></figure>"
+        f'<figure><img alt="{html.escape(f)}: estimate − truth" src="{src}"><figcaption>'
+        f"{html.escape(f)}: estimate − truth per task (0 = exact), one colour per "
+        "estimator, bars ± sd over seeds</figcaption></figure>"
         for f, src in _family_plots(agg)
     )
     heat = _heatmap(agg, tolerance)
