@@ -17,7 +17,8 @@ def start(doc: str, add_args: Callable[[argparse.ArgumentParser], None] | None =
     Returns ``(args, plt, out_dir, t0)``.
     """
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
-    ap.add_argument("out", nargs="?", default="examples-out", help="folder for PNGs and JSON")
+    ap.add_argument("out", nargs="?", default=None, help="folder for PNGs and JSON")
+    ap.add_argument("--out", dest="out_option", default=None, help="the same, as an option")
     ap.add_argument("--quick", action="store_true", help="tiny settings (smoke test)")
     ap.add_argument(
         "--threads",
@@ -35,7 +36,7 @@ def start(doc: str, add_args: Callable[[argparse.ArgumentParser], None] | None =
     import torch
 
     torch.set_num_threads(args.threads)
-    out = Path(args.out)
+    out = Path(args.out or args.out_option or "examples-out")
     out.mkdir(parents=True, exist_ok=True)
     return args, plt, out, time.time()
 

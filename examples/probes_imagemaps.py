@@ -88,7 +88,7 @@ def main(out: Path) -> pd.DataFrame:
     # ---- 1. maps
     plt = _pyplot()
     show = [0, 1, 2, 3]
-    fig, axes = plt.subplots(len(show), 4, figsize=(7.2, 1.8 * len(show)), dpi=110)
+    fig, axes = plt.subplots(len(show), 4, figsize=(9.0, 1.9 * len(show)), dpi=110)
     for r, i in enumerate(show):
         img = images[i]
         h = maps.patch_entropy_map(img, PATCH, bins=17, value_range=(0, 16))
@@ -97,17 +97,21 @@ def main(out: Path) -> pd.DataFrame:
             maps.info_score(img, PATCH, bins=17, value_range=(0, 16)), 0.9
         )
         axes[r, 0].imshow(img, cmap="gray_r")
-        axes[r, 1].imshow(h, cmap="viridis", vmin=0)
-        axes[r, 2].imshow(v, cmap="magma")
+        hmap = axes[r, 1].imshow(h, cmap="viridis", vmin=0)
+        fig.colorbar(hmap, ax=axes[r, 1], fraction=0.046, pad=0.04).ax.tick_params(labelsize=6)
+        vmap = axes[r, 2].imshow(v, cmap="magma")
+        fig.colorbar(vmap, ax=axes[r, 2], fraction=0.046, pad=0.04).ax.tick_params(labelsize=6)
         axes[r, 3].imshow(h, cmap="viridis", vmin=0, alpha=0.35)
         rc = np.array(np.divmod(walk.order[: walk.walk_length], GRID))
-        axes[r, 3].plot(rc[1], rc[0], "-o", color="tab:red", ms=3, lw=1)
-        axes[r, 3].plot(rc[1][0], rc[0][0], "s", color="black", ms=5)
+        axes[r, 3].plot(rc[1], rc[0], "-o", color="tab:red", ms=3, lw=1, label="walk (visit order)")
+        axes[r, 3].plot(rc[1][0], rc[0][0], "s", color="black", ms=5, label="start")
+        if r == 0:
+            axes[r, 3].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0))
         for c, t in enumerate(
             (
                 "digit",
                 "patch entropy (bits)",
-                "local variance",
+                "local variance (intensity²)",
                 f"info walk ({'exact' if walk.exact else walk.method})",
             )
         ):

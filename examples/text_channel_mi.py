@@ -24,7 +24,9 @@ from pathlib import Path
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="examples-out", help="folder for the PNGs and CSVs")
+    # the examples' one convention: the output folder is the positional OUT (as in _common)
+    ap.add_argument("out", nargs="?", default=None, help="folder for the PNGs and CSVs")
+    ap.add_argument("--out", dest="out_option", default=None, help="the same, as an option")
     ap.add_argument("--records", type=int, default=40, help="patient records (N)")
     ap.add_argument("--needle-contexts", type=int, default=32, help="needle contexts")
     ap.add_argument("--scorer", default="builtin", help="'builtin' or a local causal-LM folder")
@@ -48,7 +50,7 @@ def main() -> None:
     from infometer.text.needle import needle_eval, plot_needle
     from infometer.text.records import patient_records
 
-    out = Path(args.out)
+    out = Path(args.out or args.out_option or "examples-out")
     out.mkdir(parents=True, exist_ok=True)
     pd.set_option("display.width", 200)
     t0 = time.time()

@@ -86,7 +86,8 @@ def test_encode_columns_overflow_falls_back_to_hashing():
             TypeError,
             "x is an object array of mixed types",
         ),
-        ("abc", [1, 2, 3], TypeError, "x must be array-like"),
+        # a string is a column name without its table (issue 31): say how to pass one
+        ("abc", [1, 2, 3], TypeError, "x is the string 'abc', not samples.*data="),
         (None, [1, 2], TypeError, "x is None"),
         (np.zeros((2, 2, 2)), np.zeros(2), ValueError, "x has 3 dimensions"),
         (pd.Series([1.0, None, 2.0]), [1, 2, 3], ValueError, "x contains NaN at row 1"),

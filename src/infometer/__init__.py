@@ -24,6 +24,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "kl_divergence": (".api", "kl_divergence"),
     "estimate": (".api", "estimate"),
     "InfometerWarning": (".data", "InfometerWarning"),
+    "MissingExtraError": ("._extras", "MissingExtraError"),
     "Estimate": ("._estimate", "Estimate"),
     "independence_test": (".stats", "independence_test"),
     "multipletests": (".stats", "multipletests"),
@@ -68,9 +69,17 @@ def __getattr__(name: str):
         module, attr = _LAZY[name]
     except KeyError:
         raise AttributeError(f"module 'infometer' has no attribute {name!r}") from None
-    value = _importlib.import_module(module, __name__)
-    if attr is not None:
-        value = getattr(value, attr)
+    try:
+        value = _importlib.import_module(module, __name__)
+        if attr is not None:
+            value = getattr(value, attr)
+    except ImportError as exc:  # an optional dependency: say which extra installs it
+        from ._extras import missing_extra
+
+        named = missing_extra(exc, f"infometer.{name}")
+        if named is None:
+            raise
+        raise named from exc
     globals()[name] = value
     return value
 
@@ -90,6 +99,7 @@ def methods(quantity: str = "mutual_info") -> list[str]:
 __all__ = [
     "Estimate",
     "InfometerWarning",
+    "MissingExtraError",
     "entropy",
     "mutual_info",
     "cond_mutual_info",

@@ -15,7 +15,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Estimate", "UNITS", "VALUE_UNITS", "unit_factor", "resolve_unit"]
+__all__ = [
+    "Estimate",
+    "UNITS",
+    "VALUE_UNITS",
+    "unit_factor",
+    "resolve_unit",
+    "round_to_error",
+]
 
 #: Known unit names and the logarithm base they stand for.
 UNITS: dict[str, float] = {"nats": math.e, "bits": 2.0, "hartleys": 10.0}
@@ -141,9 +148,46 @@ def _fmt(v: float) -> str:
     if not math.isfinite(v):
         return str(v)
     a = abs(v)
+    if v == int(v) and a < 1e5:  # an integer (an exact count, a utility of 8): no ".000"
+        return str(int(v))
     if a != 0 and (a < 1e-3 or a >= 1e5):
         return f"{v:.3e}"
     return f"{v:.3f}" if a < 100 else f"{v:.1f}"
+
+
+def round_to_error(value: float, error: float | None) -> tuple[str, str | None]:
+    """``value`` and ``error`` as strings, rounded to the error's two significant digits.
+
+    ``error`` is a standard error (or an interval's half-width); ``None`` or a non-finite
+    one prints ``value`` as :class:`Estimate` does without one.  An error below 1e-12 of
+    the value is floating-point noise on an exact number: it prints as ``"0"``.
+
+    Examples
+    --------
+    >>> round_to_error(0.693147, 0.0123)
+    ('0.693', '0.012')
+    >>> round_to_error(8.0, 1.282e-16)
+    ('8', '0')
+    >>> round_to_error(1234.5678, 37.0)
+    ('1235', '37')
+    >>> round_to_error(2.5e-7, 3.1e-9)
+    ('2.500e-07', '3.1e-09')
+    """
+    if error is None or not math.isfinite(error) or not math.isfinite(value):
+        return _fmt(value), None
+    error = abs(error)
+    if error <= 1e-12 * max(1.0, abs(value)):
+        return _fmt(value), "0"
+    top = math.floor(math.log10(error))
+    decimals = 1 - top
+    if decimals > 6 or abs(value) >= 1e6:  # tiny errors or huge values: scientific
+        digits = max(math.floor(math.log10(abs(value))) - top + 1, 1) if value else 1
+        return f"{value:.{digits}e}", f"{error:.1e}"
+    d = max(decimals, 0)
+    scale = 10.0 ** (-decimals) if decimals < 0 else 1.0
+    v = round(value / scale) * scale if decimals < 0 else value
+    e = round(error / scale) * scale if decimals < 0 else error
+    return f"{v:.{d}f}", f"{e:.{d}f}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,8 +224,8 @@ class Estimate:
     Examples
     --------
     >>> e = Estimate(0.6931, "nats", "plugin", "entropy", n=100)
-    >>> round(e.to("bits").value, 6)
-    0.999994
+    >>> round(e.to("bits").value, 4)
+    0.9999
     >>> float(e) + 1
     1.6931
     """
@@ -366,15 +410,52 @@ class Estimate:
             diagnostics=dict(d.get("diagnostics") or {}),
         )
 
+    def rounded(self) -> tuple[str, str | None, str | None]:
+        """``(value, ci_low, ci_high)`` as strings rounded to the estimate's error (its
+        standard error, else the interval's half-width; see :func:`round_to_error`).
+
+        Examples
+        --------
+        >>> Estimate(0.69314, stderr=0.0213, ci=(0.6514, 0.7349), ci_level=0.95).rounded()
+        ('0.693', '0.651', '0.735')
+        >>> Estimate(3.0).rounded()
+        ('3', None, None)
+        """
+        error = self.stderr
+        if error is None and self.ci is not None:
+            error = (self.ci[1] - self.ci[0]) / 2
+        value, _ = round_to_error(self.value, error)
+        if self.ci is None:
+            return value, None, None
+        if error is None or not math.isfinite(error) or error == 0:
+            return value, _fmt(self.ci[0]), _fmt(self.ci[1])
+        lo, _ = round_to_error(self.ci[0], error)
+        hi, _ = round_to_error(self.ci[1], error)
+        return value, lo, hi
+
+    def __format__(self, spec: str) -> str:
+        """``format(est, ".3f")`` and f-strings format the value; ``f"{est}"`` is the repr.
+
+        Examples
+        --------
+        >>> e = Estimate(0.693147, "nats", "plugin", n=100)
+        >>> f"{e:.3f} {e.unit}"
+        '0.693 nats'
+        >>> f"{e}"
+        '0.693 nats [plugin, n=100]'
+        """
+        return repr(self) if not spec else format(self.value, spec)
+
     def __repr__(self) -> str:
-        s = f"{_fmt(self.value)} {self.unit}"
+        value, lo, hi = self.rounded()
+        s = f"{value} {self.unit}"
         if self.stderr is not None:
-            s += f" ± {_fmt(self.stderr)}"
+            s += f" ± {round_to_error(self.value, self.stderr)[1] or _fmt(self.stderr)}"
             if self.diagnostics.get("stderr_kind") == "monte_carlo":
                 s += " (Monte Carlo only)"
         if self.ci is not None:
             lvl = f"{round(100 * self.ci_level):d}% " if self.ci_level else ""
-            s += f" ({lvl}CI {_fmt(self.ci[0])}–{_fmt(self.ci[1])})"
+            s += f" ({lvl}CI {lo}–{hi})"
         tag = self.method or "?"
         if self.n is not None:
             tag += f", n={self.n}"

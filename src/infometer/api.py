@@ -6,7 +6,6 @@ Nothing here knows any estimator family: methods and ``auto`` rules come from
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,9 +16,45 @@ from .data import InfometerWarning, Variable, as_variables, check_choice, check_
 __all__ = ["estimate", "entropy", "mutual_info", "cond_mutual_info", "kl_divergence"]
 
 
-def _emit(messages: list[str], stacklevel: int = 4) -> None:
+def _emit(messages: list[str]) -> None:
+    """Warn each message once, at the user's line (not at this file)."""
+    from ._warnings import warn_user
+
+    for m in dict.fromkeys(messages):
+        warn_user(m, InfometerWarning)
+
+
+def _in_user_words(messages: list[str], variables: dict[str, Variable], unit: str) -> list[str]:
+    """The family's messages in the user's words: column numbers as the user's column
+    names (``x columns [0]`` -> ``x columns ['mean radius']``), amounts in nats in the
+    result's unit, and each message once."""
+    import re
+
+    from ._estimate import unit_factor
+
+    factor = unit_factor("nats", unit) if unit != "nats" else 1.0
+
+    def converted(g: re.Match[str]) -> str:
+        return f"{float(g.group(1)) * factor:.3g} {unit}"
+
+    out = []
     for m in messages:
-        warnings.warn(m, InfometerWarning, stacklevel=stacklevel)
+        for var in variables.values():
+            labels = var.labels
+            if not labels:
+                continue
+
+            def named(match: re.Match[str], labels: tuple[str, ...] = labels) -> str:
+                idx = [int(i) for i in re.findall(r"\d+", match.group(2))]
+                if any(i >= len(labels) for i in idx):
+                    return match.group(0)
+                return f"{match.group(1)}{[labels[i] for i in idx]}"
+
+            m = re.sub(rf"(\b{re.escape(var.name)}\b[^;]*?columns )\[([\d, ]+)\]", named, m)
+        if unit != "nats":
+            m = re.sub(r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?) nats\b", converted, m)
+        out.append(m)
+    return list(dict.fromkeys(out))
 
 
 def run(
@@ -68,6 +103,7 @@ def run(
         params.setdefault("seed", seed)
     full = spec.check_params(params)
     msgs: list[str] = []
+    few_msgs: dict[str, str] = {}  # message -> variable name
     for var in variables.values():
         few = var.diagnostics.get("few_distinct_float_columns")
         if few and "continuous" in spec.kinds and spec.family != "discrete":
@@ -75,6 +111,7 @@ def run(
                 f"{var.name} is float but columns {few} take few distinct values; they are treated "
                 "as continuous (pass discrete=True to treat them as symbols)"
             )
+            few_msgs[msgs[-1]] = var.name
     raw = spec.func(*variables.values(), **full)
     diagnostics.update(raw.diagnostics)
     msgs.extend(raw.warnings)
@@ -105,6 +142,11 @@ def run(
             diagnostics.update(rdiag)
     n = next(iter(variables.values())).n if variables else None
     if msgs:
+        jittered = diagnostics.get("jittered_columns") or {}
+        msgs = [  # tied values are one cause: the jitter warning says it, not both
+            m for m in msgs if not (m in few_msgs and few_msgs[m] in jittered)
+        ]
+        msgs = _in_user_words(msgs, variables, unit_name)
         diagnostics["warnings"] = msgs
         _emit(msgs)
     est = Estimate(
@@ -192,6 +234,45 @@ def estimate(
     )
 
 
+def _from_frame(data: Any, args: dict[str, Any], func: str = "mutual_info") -> dict[str, Any]:
+    """Column names (a string or a list of strings) looked up in ``data`` (a pandas or
+    polars frame), as seaborn and statsmodels take them; other arguments pass through."""
+
+    def is_names(v: Any) -> bool:
+        return isinstance(v, str) or (
+            isinstance(v, list | tuple) and len(v) > 0 and all(isinstance(c, str) for c in v)
+        )
+
+    if data is None:
+        for role, v in args.items():
+            if isinstance(v, str):
+                call = ", ".join(repr(a) if isinstance(a, str) else "..." for a in args.values())
+                raise TypeError(
+                    f"{role} is the string {v!r}, not samples; to name columns of a table, "
+                    f"pass the table as data=, e.g. {func}({call}, data=df)"
+                )
+        return args
+    columns = getattr(data, "columns", None)
+    if columns is None or not hasattr(data, "__getitem__"):
+        raise TypeError(
+            f"data must be a pandas or polars DataFrame whose columns the other arguments "
+            f"name, got {type(data).__name__}"
+        )
+    known = [str(c) for c in columns]
+    out = {}
+    for role, v in args.items():
+        if not is_names(v):
+            out[role] = v
+            continue
+        names = [v] if isinstance(v, str) else list(v)
+        missing = [c for c in names if c not in known]
+        if missing:
+            shown = ", ".join(known[:30]) + (" ..." if len(known) > 30 else "")
+            raise ValueError(f"{role}: data has no column {missing[0]!r}; its columns: {shown}")
+        out[role] = data[names[0]] if isinstance(v, str) else data[names]
+    return out
+
+
 _COMMON_DOC = """
     method
         Estimator name (see ``infometer.methods(quantity)``) or ``"auto"``, which picks
@@ -205,6 +286,9 @@ _COMMON_DOC = """
     discrete
         ``True`` treats every column as discrete symbols, ``False`` as continuous numbers,
         ``None`` infers from the dtype (floats are continuous).
+    data
+        A pandas or polars DataFrame; the sample arguments may then be its column names
+        (a name, or a list of names for a joint variable), as in seaborn and statsmodels.
     **params
         The estimator's own parameters; an unknown name is an error listing the valid ones.
 
@@ -225,6 +309,7 @@ def entropy(
     discrete: bool | None = None,
     order: float | None = None,
     kind: str | None = None,
+    data: Any = None,
     **params: Any,
 ) -> Estimate:
     """Entropy H(X) (differential entropy for continuous X).
@@ -239,11 +324,12 @@ def entropy(
         entropy (``tsallis_entropy``); ``kind="renyi"`` needs ``order``.  Left unset
         (the default) this is the Shannon entropy.
     """
+    samples = _from_frame(data, {"x": x}, "entropy")
     if order is not None or kind is not None:  # issue 26: generalised entropies
         quantity, params = _route_entropy(order, kind, params)
         return estimate(
             quantity,
-            {"x": x},
+            samples,
             method=method,
             unit=unit,
             base=base,
@@ -254,7 +340,7 @@ def entropy(
         )
     return estimate(
         "entropy",
-        {"x": x},
+        samples,
         method=method,
         unit=unit,
         base=base,
@@ -275,6 +361,7 @@ def mutual_info(
     ci: float | None = None,
     seed: int | None = 0,
     discrete: bool | None = None,
+    data: Any = None,
     **params: Any,
 ) -> Estimate:
     """Mutual information I(X;Y) from paired samples.
@@ -284,9 +371,10 @@ def mutual_info(
     x, y
         Paired samples with the same number of rows.
     """
+    samples = _from_frame(data, {"x": x, "y": y})
     return estimate(
         "mutual_info",
-        {"x": x, "y": y},
+        samples,
         method=method,
         unit=unit,
         base=base,
@@ -308,6 +396,7 @@ def cond_mutual_info(
     ci: float | None = None,
     seed: int | None = 0,
     discrete: bool | None = None,
+    data: Any = None,
     **params: Any,
 ) -> Estimate:
     """Conditional mutual information I(X;Y|Z) from paired samples.
@@ -317,9 +406,10 @@ def cond_mutual_info(
     x, y, z
         Paired samples with the same number of rows.
     """
+    samples = _from_frame(data, {"x": x, "y": y, "z": z}, "cond_mutual_info")
     return estimate(
         "cond_mutual_info",
-        {"x": x, "y": y, "z": z},
+        samples,
         method=method,
         unit=unit,
         base=base,
@@ -367,5 +457,46 @@ def kl_divergence(
     )
 
 
+_EXAMPLES = {
+    "entropy": """
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> x = np.random.default_rng(0).integers(0, 4, 2000)
+    >>> round(im.entropy(x, method="plugin", unit="bits").value, 2)  # log2(4) = 2
+    2.0
+""",
+    "mutual_info": """
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, infometer as im
+    >>> a = np.random.default_rng(0).integers(0, 4, 2000)
+    >>> df = pd.DataFrame({"a": a, "b": a % 2})
+    >>> round(im.mutual_info("a", "b", data=df, method="plugin", unit="bits").value, 2)
+    1.0
+
+    See Also
+    --------
+    cond_mutual_info, infometer.independence_test
+""",
+    "cond_mutual_info": """
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> z = np.random.default_rng(0).integers(0, 2, 2000)
+    >>> round(im.cond_mutual_info(z, z, z, method="plugin").value, 6)  # nothing left given Z
+    0.0
+""",
+    "kl_divergence": """
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> rng = np.random.default_rng(0)
+    >>> p, q = rng.normal(0, 1, 4000), rng.normal(1, 1, 4000)
+    >>> abs(im.kl_divergence(p, q, method="gaussian").value - 0.5) < 0.1  # exact: 1/2 nat
+    True
+""",
+}
+
 for _f in (entropy, mutual_info, cond_mutual_info, kl_divergence):
-    _f.__doc__ = (_f.__doc__ or "").rstrip() + "\n" + _COMMON_DOC
+    _f.__doc__ = (_f.__doc__ or "").rstrip() + "\n" + _COMMON_DOC + _EXAMPLES[_f.__name__]

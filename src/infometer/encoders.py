@@ -170,10 +170,20 @@ def load_hf(
     except ImportError as exc:
         raise ImportError(f"Hugging Face models need transformers: {_MINILM_HINT}") from exc
     auto = transformers.AutoModel if kind == "encoder" else transformers.AutoModelForCausalLM
-    with offline():
-        tok = transformers.AutoTokenizer.from_pretrained(str(p), local_files_only=True)
-        # safetensors only: a pytorch_model.bin beside them is never unpickled
-        model = auto.from_pretrained(str(p), local_files_only=True, use_safetensors=True)
+    from .progress import is_quiet
+
+    bars = transformers.utils.logging
+    hush = is_quiet() and bars.is_progress_bar_enabled()  # --quiet: no "Loading weights" bar
+    if hush:
+        bars.disable_progress_bar()
+    try:
+        with offline():
+            tok = transformers.AutoTokenizer.from_pretrained(str(p), local_files_only=True)
+            # safetensors only: a pytorch_model.bin beside them is never unpickled
+            model = auto.from_pretrained(str(p), local_files_only=True, use_safetensors=True)
+    finally:
+        if hush:
+            bars.enable_progress_bar()
     model.to(device)
     model.eval()
     return tok, model

@@ -69,7 +69,21 @@ def _check_delimited(p: Path, sep: str) -> None:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a table file into a DataFrame (``.npy`` columns are named ``"0", "1", ...``)."""
+    """Read a table file into a DataFrame (``.npy`` columns are named ``"0", "1", ...``).
+
+    ``"-"`` reads standard input: CSV, TSV (a tab in the header and no comma) or JSON lines
+    (a first line starting with ``{``).
+
+    Examples
+    --------
+    >>> import io, sys
+    >>> stdin, sys.stdin = sys.stdin, io.StringIO("a,b\\n1,2\\n3,4\\n")
+    >>> read_table("-").shape
+    (2, 2)
+    >>> sys.stdin = stdin
+    """
+    if str(path) == "-":
+        return _read_stdin()
     p = Path(path)
     if not p.exists():
         raise FileReadError(f"{p}: no such file")
@@ -103,6 +117,31 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise FileReadError(f"{p}: cannot read as {fmt}: {msg}") from exc
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise FileReadError(f"{p}: the table is empty")
+    df.columns = [str(c) for c in df.columns]
+    return df
+
+
+def _read_stdin() -> pd.DataFrame:
+    """A table from standard input (``-`` on the command line)."""
+    import io
+    import sys
+
+    text = sys.stdin.read()
+    if not text.strip():
+        raise FileReadError("-: standard input is empty (pipe a CSV, TSV or JSONL table in)")
+    first = text.lstrip().splitlines()[0]
+    try:
+        if first.startswith("{"):
+            fmt, df = "jsonl", pd.read_json(io.StringIO(text), lines=True)
+        elif "\t" in first and "," not in first:
+            fmt, df = "tsv", pd.read_csv(io.StringIO(text), sep="\t")
+        else:
+            fmt, df = "csv", pd.read_csv(io.StringIO(text))
+    except Exception as exc:  # parsers raise many types; report one line
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise FileReadError(f"-: cannot read standard input as a table: {msg}") from exc
+    if df.shape[0] == 0 or df.shape[1] == 0:
+        raise FileReadError(f"-: the table on standard input ({fmt}) is empty")
     df.columns = [str(c) for c in df.columns]
     return df
 

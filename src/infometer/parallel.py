@@ -84,6 +84,7 @@ import platform
 import re
 import signal
 import socket
+import struct
 import sys
 import threading
 import time
@@ -266,7 +267,8 @@ def dir_lock(
     log: Callable[[str], None] | None = None,
     _stop: _StopRequest | None = None,
 ) -> Iterator[Path]:
-    """Hold an exclusive lock on ``path`` (created if missing) for the ``with`` block.
+    """Hold an exclusive lock on ``path`` (created if missing, with its folder) for the
+    ``with`` block.
 
     Waits while another process holds it (``log`` is told who, once); raises
     :class:`LockTimeout` after ``timeout`` seconds.  The lock is an ``flock`` on an open
@@ -275,6 +277,7 @@ def dir_lock(
     without ``fcntl`` the block runs unlocked.
     """
     p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)  # lock="out/.lock" before out/ exists
     fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         if not _lock_file(fd):
@@ -771,6 +774,45 @@ _ADDRESS = re.compile(
 )
 
 
+#: Largest first message a Dask scheduler sends (its handshake is ~100 bytes of msgpack).
+_HANDSHAKE_MAX = 1 << 16
+
+
+def _dask_handshake(sock: socket.socket, timeout: float) -> str:
+    """Read the handshake a Dask TCP server sends first; ``""`` if it is one, else why not.
+
+    Dask's TCP comm opens with an 8-byte little-endian length and that many bytes of
+    frames holding a msgpack dict with ``compression`` and ``pickle-protocol``.  An HTTP
+    server, an SSH daemon or a silent listener fails here within ``timeout`` seconds,
+    instead of the client waiting forever or reading ``'HTTP/1.1'`` as a 3 EiB length.
+    """
+    sock.settimeout(timeout)
+    buf = b""
+    try:
+        while len(buf) < 8:
+            chunk = sock.recv(8 - len(buf))
+            if not chunk:
+                return "it closed the connection without a word"
+            buf += chunk
+        (size,) = struct.unpack("<Q", buf)
+        if not 0 < size <= _HANDSHAKE_MAX:
+            start = buf.decode("ascii", "replace")
+            return f"its first bytes {start!r} are not a Dask message"
+        body = b""
+        while len(body) < size:
+            chunk = sock.recv(min(size - len(body), 1 << 14))
+            if not chunk:
+                return "it closed the connection mid-message"
+            body += chunk
+    except TimeoutError:
+        return f"it sent no Dask handshake within {timeout:g} s" if not buf else "it stalled"
+    except OSError as exc:
+        return _describe(exc)
+    if b"pickle-protocol" not in body and b"compression" not in body:
+        return "its first message is not a Dask handshake"
+    return ""
+
+
 def connect(scheduler: Any, timeout: float = 5.0) -> tuple[Any, bool]:
     """A ``distributed.Client`` for ``scheduler`` and whether the caller owns (must close) it.
 
@@ -806,13 +848,23 @@ def connect(scheduler: Any, timeout: float = 5.0) -> tuple[Any, bool]:
             address += ":8786"
         host = m["host"].strip("[]")
         try:
-            socket.create_connection((host, port), timeout=timeout).close()
+            sock = socket.create_connection((host, port), timeout=timeout)
         except OSError as exc:
             what = "no answer" if isinstance(exc, TimeoutError) else _describe(exc)
             raise SchedulerUnreachable(
                 f"cannot reach the Dask scheduler at {address}: cannot connect to {host}:{port} "
                 f"within {timeout:g} s ({what}); is the scheduler running?"
             ) from None
+        if scheme == "tcp":  # something listens: is it a Dask scheduler?
+            with sock:
+                problem = _dask_handshake(sock, timeout)
+            if problem:
+                raise SchedulerUnreachable(
+                    f"{host}:{port} answers but is not a Dask scheduler ({problem}); "
+                    f"give the scheduler's address (dask scheduler prints it, default port 8786)"
+                )
+        else:
+            sock.close()
     import logging
 
     quiet = logging.getLogger("distributed")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["bar_with_errors", "bars_beside_map", "new_axes", "finish", "save"]
+__all__ = ["bar_with_errors", "bars_beside_map", "new_axes", "finish", "save", "axes_and_path"]
 
 
 def _pyplot():
@@ -28,8 +28,21 @@ def _pyplot():
     return plt
 
 
-def _ranked_bars(ax, labels, values, lows, highs, *, title: str, xlabel: str) -> None:
-    """Horizontal bars, largest on top, with asymmetric error bars, on ``ax``."""
+def _ranked_bars(
+    ax,
+    labels,
+    values,
+    lows,
+    highs,
+    *,
+    title: str,
+    xlabel: str,
+    marked: Sequence[str] = (),
+    marked_label: str | None = None,
+) -> None:
+    """Horizontal bars, largest on top, with asymmetric error bars, on ``ax``; bars whose
+    label is in ``marked`` (e.g. the features a selection picked) are drawn in another
+    colour, with ``marked_label`` in a legend."""
     n = len(labels)
     ypos = list(range(n))[::-1]
     xerr = None
@@ -38,13 +51,22 @@ def _ranked_bars(ax, labels, values, lows, highs, *, title: str, xlabel: str) ->
             [max(v - lo, 0.0) for v, lo in zip(values, lows, strict=True)],
             [max(hi - v, 0.0) for v, hi in zip(values, highs, strict=True)],
         ]
-    ax.barh(ypos, values, xerr=xerr, color="#3b75af", ecolor="#333333", capsize=2.5)
+    picked = set(marked)
+    colours = ["#e07b39" if lab in picked else "#3b75af" for lab in labels]
+    ax.barh(ypos, values, xerr=xerr, color=colours, ecolor="#333333", capsize=2.5)
     ax.set_yticks(ypos)
     ax.set_yticklabels(labels, fontsize=8)
     ax.set_xlabel(xlabel)
     ax.set_title(title, fontsize=10)
     ax.axvline(0, color="black", lw=0.6)
     ax.grid(axis="x", alpha=0.3)
+    if picked:
+        from matplotlib.patches import Patch
+
+        handles = [Patch(color="#e07b39", label=marked_label or "marked")]
+        if len(picked) < n:
+            handles.append(Patch(color="#3b75af", label="not selected"))
+        ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
 
 
 def _save(fig, path: str | Path) -> Path:
@@ -66,11 +88,27 @@ def bar_with_errors(
     title: str,
     xlabel: str,
     path: str | Path,
+    marked: Sequence[str] = (),
+    marked_label: str | None = None,
 ) -> Path:
-    """Horizontal bar chart (largest on top) with asymmetric error bars; returns the PNG path."""
+    """Horizontal bar chart (largest on top) with asymmetric error bars; returns the PNG path.
+
+    ``marked`` labels (e.g. the features mRMR selected) get their own colour and a legend
+    entry ``marked_label``.
+    """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7.5, max(3.0, 0.28 * len(labels) + 1.2)), dpi=110)
-    _ranked_bars(ax, labels, values, lows, highs, title=title, xlabel=xlabel)
+    _ranked_bars(
+        ax,
+        labels,
+        values,
+        lows,
+        highs,
+        title=title,
+        xlabel=xlabel,
+        marked=marked,
+        marked_label=marked_label,
+    )
     return _save(fig, path)
 
 
@@ -132,6 +170,22 @@ def new_axes(ax=None, path=None, figsize=(6.0, 4.0)):
         return None, ax
     fig, ax = plt.subplots(figsize=figsize, dpi=110)
     return fig, ax
+
+
+def axes_and_path(ax, path):
+    """``(ax, path)`` for a ``plot_x(result, ax=None, path=None)`` whose older form took
+    ``(path, ax)``: a path (str or PathLike) passed where ``ax`` goes is taken as the path.
+
+    Examples
+    --------
+    >>> axes_and_path("fig.png", None)
+    (None, 'fig.png')
+    """
+    import os
+
+    if isinstance(ax, str | os.PathLike) and (path is None or not isinstance(path, str)):
+        return path, ax
+    return ax, path
 
 
 def finish(ax, path: str | Path | None = None):

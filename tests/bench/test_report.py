@@ -90,7 +90,7 @@ def test_report_renders_in_headless_chromium(bench_dir, tmp_path):
     for section in (
         "Summary per estimator",
         "Failing tasks",
-        "Estimates vs truth",
+        "Error of the estimates (estimate − truth)",
         "Time per estimator",
         "Error table",
         "Run errors",
@@ -133,6 +133,25 @@ def test_report_renders_in_headless_chromium(bench_dir, tmp_path):
     # the red highlight of failing cells is on screen
     red = (img[..., 0] > 0.9) & (img[..., 1] < 0.85) & (img[..., 2] < 0.85)
     assert red.sum() > 50
+    # issue 31: the error panels (estimate − truth, one colour per estimator) render too
+    assert len(re.findall(r'alt="[^"]*: estimate − truth"', text)) >= 2
+    tall = tmp_path / "tall.png"
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run(
+            [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+            + ["--disable-background-networking", "--disable-component-update"]
+            + [f"--user-data-dir={profile}", "--window-size=1280,4200", f"--screenshot={tall}"]
+            + [out.as_uri()],
+            check=True,
+            timeout=180,
+            capture_output=True,
+        )
+    low = mpimg.imread(tall)[1600:, :, :3]  # below the first screen: figures and tables
+    assert (low < 0.95).any(axis=2).mean() > 0.02
+    # the figures below the first screen are drawn: tab10 orange is miller_madow's points in
+    # the error panels and the n = 1000 timing bars (the heat map is red/blue)
+    orange = (low[..., 0] > 0.9) & (np.abs(low[..., 1] - 0.5) < 0.1) & (low[..., 2] < 0.2)
+    assert orange.sum() > 20
 
 
 def test_report_of_failed_runs_only(tmp_path):
@@ -344,3 +363,58 @@ def test_winner_properties(spec, rnd):
         best = min(med.values())
         assert np.isfinite(best) and r["median |err|"] == best
         assert set(r["winner"].split(" = ")) == {m for m, v in med.items() if v - best <= TIE_NATS}
+
+
+def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkeypatch):
+    # issue 31 §5: panels show estimate − truth (tasks of 0.3 and 3.7 nats on one axis hid
+    # the errors), every estimator has its own colour, the legend sits off the points
+    from infometer.bench import report
+
+    figs = []
+
+    def keep(fig):
+        figs.append(fig)
+        return ""
+
+    monkeypatch.setattr(report, "_png", keep)
+    df, _ = load(bench_dir)
+    agg = aggregate(df, tolerance=0.1)
+    report._family_plots(agg)
+    assert figs
+    n_max = agg["n"].max()
+    for fig in figs:
+        ax = fig.axes[0]
+        assert ax.get_ylabel() == "estimate − truth (nats)"
+        fam = ax.get_title().split(" (n = ")[0]
+        want = agg[(agg["n"] == n_max) & (agg["family"] == fam)]
+        got = {c.get_label(): c for c in ax.containers}
+        for m, md in want.groupby("method"):
+            if md["mean"].notna().any():
+                ys = got[m].lines[0].get_ydata()
+                err = (md["mean"] - md["truth"]).dropna().to_numpy()
+                assert sorted(ys) == pytest.approx(sorted(err)), m
+        leg = ax.get_legend()
+        assert leg.get_bbox_to_anchor().x0 >= ax.get_window_extent().x1 - 1  # outside
+    styles = report.method_styles([f"m{i}" for i in range(25)] + ["auto"])
+    keys = {
+        (tuple(v["color"]) if not isinstance(v["color"], str) else v["color"], v["marker"])
+        for v in styles.values()
+    }
+    assert len(keys) == 26 and styles["auto"]["color"] == "black"
+    names = [
+        "chao_shen",
+        "grassberger",
+        "histogram",
+        "kozachenko_leonenko",
+        "ksg1",
+        "ksg2",
+        "miller_madow",
+        "nsb",
+        "plugin",
+        "shrinkage",
+        "gaussian",
+        "gaussian_copula",
+        "gkov",
+    ]
+    st = report.method_styles(names)
+    assert st["chao_shen"]["color"] != st["plugin"]["color"]  # was: both tab10's blue

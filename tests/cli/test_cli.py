@@ -111,7 +111,7 @@ def test_methods_lists_estimators():
         (["entropy", "{bad}"], "unknown table format"),
         (["entropy", "{garbage}"], "cannot read as parquet"),
         (["entropy", "{csv}", "--columns", "a", "--method", "nope"], "unknown method 'nope'"),
-        (["entropy", "{csv}", "--columns", "f", "--method", "plugin"], "discrete=True"),
+        (["entropy", "{csv}", "--columns", "f", "--method", "plugin"], "pass --discrete"),
     ],
 )
 def test_errors_are_one_line_with_exit_2(table, tmp_path, args, msg):

@@ -262,8 +262,9 @@ def prepare_group(cfg: Config, cols: np.ndarray, variables: list[Variable]) -> G
             g.ksg, g.ksg_row = kernels.column_arrays(np.vstack(vals), cfg.slabs), rows
             if tied:
                 g.messages[
-                    f"columns with tied values got seeded jitter of {full['jitter_scale']:g} x sd "
-                    "before KSG (discrete-looking data: consider method='gkov')"
+                    "columns with tied values (as in rounded data) got a tiny seeded jitter "
+                    f"({full['jitter_scale']:g} x sd) before KSG, fine for rounding; if they "
+                    "are counts or categories pass discrete=True (or consider method='gkov')"
                 ] += tied
         else:
             raw, _ = kernels.copula_scores(np.vstack([variables[i].columns[0] for i in cont]))

@@ -274,6 +274,8 @@ def plot_heatmap(
     fig, ax = plt.subplots(figsize=(size + 1.2, size), dpi=110)
     shown = np.where(np.isfinite(m), m, np.nan)
     hi = np.nanpercentile(shown, 99) if np.isfinite(shown).any() else 1.0
+    top = np.nanmax(shown) if np.isfinite(shown).any() else hi
+    capped = bool(top > hi * (1 + 1e-9))  # a few strong pairs would wash the rest out
     im = ax.imshow(shown, cmap="viridis", vmin=0.0, vmax=max(hi, 1e-12), interpolation="nearest")
     if p <= 60:
         ax.set_xticks(range(p))
@@ -284,7 +286,12 @@ def plot_heatmap(
         ax.set_xticks([])
         ax.set_yticks([])
         ax.set_xlabel(f"{p} variables (clustered order)" if cluster else f"{p} variables")
-    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label=f"MI [{unit}]")
+    label = f"MI [{unit}]"
+    if capped:  # say so: the brightest colour also stands for every larger value
+        label += f", capped at the 99th percentile {hi:.3g} (max {top:.3g})"
+    fig.colorbar(
+        im, ax=ax, fraction=0.046, pad=0.04, label=label, extend="max" if capped else "neither"
+    )
     ax.set_title(title or f"pairwise MI ({'clustered' if cluster else 'input'} order)", fontsize=10)
     fig.tight_layout()
     out = Path(path)

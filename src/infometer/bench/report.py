@@ -1,7 +1,7 @@
 """Self-contained HTML report of a benchmark directory (figures embedded as PNG data URIs).
 
 Sections: summary per estimator (bias, spread, median |error|, fraction within the tolerance,
-time, memory, failures); a heat map of mean error per task × estimator; estimate-vs-truth
+time, memory, failures); a heat map of mean error per task × estimator; estimate − truth
 plots per task family (as in the Beyond Normal figures); time per estimator; the full error
 table with failing cells highlighted; and the list of failing (task, estimator) pairs.
 """
@@ -190,7 +190,30 @@ def _png(fig) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def method_styles(methods: list[str]) -> dict[str, dict]:
+    """One colour and marker per estimator, none shared (tab10, then the light halves of
+    tab20, then markers); ``auto`` is a black star, never the colour of its pick."""
+    import matplotlib.pyplot as plt
+
+    palette = [plt.cm.tab10(i) for i in range(10)] + [plt.cm.tab20(2 * i + 1) for i in range(10)]
+    markers = ["o", "s", "^", "D", "v", "P", "X"]
+    styles, k = {}, 0
+    for m in methods:
+        if m == "auto":
+            styles[m] = {"color": "black", "marker": "*", "ms": 8}
+            continue
+        styles[m] = {
+            "color": palette[k % len(palette)],
+            "marker": markers[(k // len(palette)) % len(markers)] if k >= len(palette) else "o",
+            "ms": 4,
+        }
+        k += 1
+    return styles
+
+
 def _family_plots(agg: pd.DataFrame) -> list[tuple[str, str]]:
+    """Per task family: mean estimate − truth per task and estimator (± sd over seeds),
+    so tasks of 0.3 and 3.7 nats share an axis without hiding their errors."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -200,38 +223,42 @@ def _family_plots(agg: pd.DataFrame) -> list[tuple[str, str]]:
     n_max = agg["n"].max()
     sub = agg[agg["n"] == n_max]
     methods = sorted(sub["method"].unique())
-    colors = {m: plt.cm.tab10(i % 10) for i, m in enumerate(methods)}
+    styles = method_styles(methods)
     for fam, fd in sub.groupby("family", sort=True):
         tasks = list(dict.fromkeys(fd["task"]))
-        fig, ax = plt.subplots(figsize=(max(5.0, 0.55 * len(tasks) + 3), 3.6))
+        fig, ax = plt.subplots(figsize=(max(5.0, 0.55 * len(tasks) + 3) + 2.2, 3.8))
         xs = np.arange(len(tasks))
-        truths = fd.drop_duplicates("task").set_index("task").loc[tasks, "truth"]
-        ax.scatter(xs, truths, marker="_", s=500, color="black", label="truth", zorder=3)
-        w = 0.6 / max(1, len(methods))
+        ax.axhline(0.0, color="black", lw=1, label="truth (error 0)", zorder=1)
+        w = 0.7 / max(1, len(methods))
         for i, m in enumerate(methods):
             md = fd[fd["method"] == m].set_index("task")
             idx = [j for j, t in enumerate(tasks) if t in md.index and pd.notna(md.loc[t, "mean"])]
             if not idx:
                 continue
             vals = md.loc[[tasks[j] for j in idx]]
+            st = styles[m]
             ax.errorbar(
-                xs[idx] - 0.3 + (i + 0.5) * w,
-                vals["mean"],
+                xs[idx] - 0.35 + (i + 0.5) * w,
+                vals["mean"] - vals["truth"],
                 yerr=vals["sd"].fillna(0),
-                fmt="o",
-                ms=4,
-                color=colors[m],
+                fmt=st["marker"],
+                ms=st["ms"],
+                color=st["color"],
                 label=m,
                 capsize=2,
+                zorder=3,
             )
+        for j in range(1, len(tasks)):  # task boundaries
+            ax.axvline(j - 0.5, color="#dddddd", lw=0.6, zorder=0)
         ax.set_xticks(xs)
         ax.set_xticklabels(
             [t if len(t) < 38 else t[:35] + "…" for t in tasks], rotation=35, ha="right", fontsize=7
         )
-        ax.set_ylabel("nats")
+        ax.set_xlim(-0.5, len(tasks) - 0.5)
+        ax.set_ylabel("estimate − truth (nats)")
         ax.set_title(f"{fam} (n = {n_max}; mean ± sd over seeds)", fontsize=10)
-        ax.legend(fontsize=7, loc="best")
-        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        ax.grid(axis="y", alpha=0.3)
         out.append((str(fam), _png(fig)))
     return out
 
@@ -421,8 +448,9 @@ def write_report(directory: str | Path, output: str | Path, tolerance: float = 0
     )
 
     figs = "".join(
-        f'<figure><img alt="{html.escape(f)}" src="{src}"><figcaption>'
-        f"{html.escape(f)}</figcaption></figure>"
+        f'<figure><img alt="{html.escape(f)}: estimate − truth" src="{src}"><figcaption>'
+        f"{html.escape(f)}: estimate − truth per task (0 = exact), one colour per "
+        "estimator, bars ± sd over seeds</figcaption></figure>"
         for f, src in _family_plots(agg)
     )
     heat = _heatmap(agg, tolerance)
@@ -450,7 +478,7 @@ Green: the winner's median |error| is within {tolerance:g} nats.</p>{win_html}
 <h2>Failing tasks ({len(failing)})</h2>{fail_html}
 <h2>Mean error per task and estimator</h2>
 {f'<img alt="error heat map" src="{heat}">' if heat else ""}
-<h2>Estimates vs truth, per task family</h2><div class="grid">{figs}</div>
+<h2>Error of the estimates (estimate − truth), per task family</h2><div class="grid">{figs}</div>
 <h2>Time per estimator</h2>{f'<img alt="timing" src="{timing}">' if timing else ""}
 <h2>Error table</h2>{err_html}
 {"<h2>Run errors (first 50)</h2>" + errors_html if errors_html else ""}

@@ -9,15 +9,16 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from .. import __version__
+from ._console import _cli_option_words, _current_context, cell, err, out, print_json
 
 #: Modules that add sub-commands (skipped when not installed in this build).
 SUBCOMMANDS: tuple[str, ...] = (
@@ -32,34 +33,128 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.extract",
 )
 
+
+def _hide_flag_types() -> None:
+    """Help shows no ``<bool>`` beside a flag (``--json``, ``--quiet/-q``): a flag takes no
+    value.  Typer's option class prints the type of every option; this wraps that one
+    method (other typer versions without it are left alone)."""
+    try:
+        from typer.core import TyperOption
+    except ImportError:  # pragma: no cover - other typer layouts
+        return
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_infometer", False):  # pragma: no cover
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._infometer = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_hide_flag_types()
+
+
+def _usage_error_class() -> type[Exception]:
+    try:
+        from typer._click.exceptions import ClickException
+    except ImportError:  # pragma: no cover - typer on plain click
+        from click.exceptions import ClickException
+    return ClickException
+
+
+class _Group(typer.core.TyperGroup):
+    """The top-level command group: a bad option value (``--ci x``, an unknown flag) is one
+    ``error:`` line on stderr with exit 2, like every other user error (no usage box)."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        click_error = _usage_error_class()
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except click_error as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare ``infometer``: the help
+                if not standalone_mode:
+                    raise
+                sys.exit(exc.exit_code)  # already printed; click's status (2) as before
+            if not standalone_mode:
+                raise
+            message = " ".join(exc.format_message().split())
+            ctx = getattr(exc, "ctx", None)
+            where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            _print_line("error:", "bold red", message + where)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            _print_line("error:", "bold red", "aborted")
+            sys.exit(1)
+        if standalone_mode:
+            sys.exit(rv if isinstance(rv, int) else 0)
+        return rv
+
+
 app = typer.Typer(
     name="infometer",
+    cls=_Group,
     help="Measure information (entropy, MI, CMI, KL) in data files, with error bars.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console()
-err = Console(stderr=True)
+
+
+def _print_line(tag: str, style: str, message: str, console: Console | None = None) -> None:
+    """``tag message`` on one line; ``message`` is plain text, never console markup (a
+    column named ``dose[mg]`` or ``a[/x]`` prints as it is)."""
+    line = Text.assemble((tag, style), " ", str(message))
+    (console or err).print(line, highlight=False, soft_wrap=True)
 
 
 def fail(message: str) -> None:
-    """Print a one-line error and exit with status 2."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print a one-line error (plain text, the command's flag names) and exit with status 2."""
+    _print_line("error:", "bold red", _cli_option_words(str(message)))
     raise typer.Exit(code=2)
 
 
+def warn(message: str) -> None:
+    """Print one ``warning:`` line on stderr (plain text, the command's flag names)."""
+    _print_line("warning:", "yellow", _cli_option_words(str(message)))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn the library's ValueError/TypeError (bad input) into a one-line error, exit 2."""
+    """Turn the library's ValueError/TypeError (bad input), OSError and a missing optional
+    dependency into a one-line error, exit 2."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .._extras import missing_extra
+        from ..progress import quiet
+
         try:
-            return func(*args, **kwargs)
+            with quiet(bool(kwargs.get("quiet"))):  # --quiet: no bar anywhere below
+                return func(*args, **kwargs)
+        except ImportError as exc:
+            named = missing_extra(exc, f"infometer {_command_name()}")
+            fail(_first_line(named or exc))
         except (ValueError, TypeError, OSError) as exc:
-            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            fail(_first_line(exc))
 
     return wrapper
+
+
+def _command_name() -> str:
+    ctx = _current_context()
+    if ctx is None:
+        return "this command"
+    return " ".join(ctx.command_path.split()[1:]) or "this command"
 
 
 def _version(value: bool) -> None:
@@ -83,12 +178,12 @@ def emit(est: Any, as_json: bool, extra: dict[str, Any] | None = None) -> None:
         d = est.to_dict()
         if extra:
             d.update(extra)
-        sys.stdout.write(json.dumps(d) + "\n")
+        print_json(d)
         return
     out.print(repr(est), highlight=False, markup=False)
     reason = est.diagnostics.get("auto_reason")
     if reason:
-        out.print(f"[dim]auto: {reason}[/]", highlight=False)
+        _print_line("auto:", "dim", reason, out)
 
 
 def _estimate(
@@ -119,8 +214,18 @@ def _estimate(
             paired=quantity != "kl_divergence",
         )
     for w in est.warnings:
-        err.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+        warn(w)
     return est
+
+
+def _set_threads(threads: int | None) -> None:
+    """``--threads``: torch's intra-op threads, only when given (torch is not imported else)."""
+    if threads is None:
+        return
+    from ..data import check_int
+    from ..training import set_threads
+
+    set_threads(check_int(threads, "--threads", min_value=1))
 
 
 _METHOD = typer.Option("auto", "--method", "-m", help="Estimator name, or 'auto'.")
@@ -129,6 +234,9 @@ _CI = typer.Option(None, "--ci", help="Confidence level for an interval, e.g. 0.
 _JSON = typer.Option(False, "--json", help="Print the Estimate as JSON.")
 _SEED = typer.Option(0, "--seed", help="Seed for anything random.")
 _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+_THREADS = typer.Option(
+    None, "--threads", help="torch intra-op threads for trained estimators (neural, infosedd)."
+)
 _DISCRETE = typer.Option(
     None, "--discrete/--continuous", help="Force columns to symbols / numbers (default: by dtype)."
 )
@@ -148,11 +256,13 @@ def entropy_cmd(
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
     quiet: bool = _QUIET,
+    threads: int = _THREADS,
 ) -> None:
     """Entropy of the selected columns (taken together as one variable)."""
     from ..io import read_table, select_columns
 
     df = select_columns(read_table(file), columns, "--columns", file)
+    _set_threads(threads)
     est = _estimate("entropy", {"x": df}, method, unit, ci, seed, discrete, quiet)
     emit(est, json_out, {"file": file, "columns": list(df.columns)})
 
@@ -171,6 +281,7 @@ def mi_cmd(
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
     quiet: bool = _QUIET,
+    threads: int = _THREADS,
 ) -> None:
     """Mutual information I(X;Y), or I(X;Y|Z) with --given."""
     from ..io import read_table, select_columns
@@ -181,6 +292,7 @@ def mi_cmd(
     if given:
         data["z"] = select_columns(df, given, "--given", file)
         quantity = "cond_mutual_info"
+    _set_threads(threads)
     est = _estimate(quantity, data, method, unit, ci, seed, discrete, quiet)
     emit(est, json_out, {"file": file, "x": x, "y": y, "given": given})
 
@@ -200,18 +312,23 @@ def kl_cmd(
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
     quiet: bool = _QUIET,
+    threads: int = _THREADS,
 ) -> None:
     """KL divergence D(P||Q) between the samples in two files."""
     from ..io import read_table, select_columns
 
     p = select_columns(read_table(p_file), columns, "--columns", p_file)
     q = select_columns(read_table(q_file), columns, "--columns", q_file)
+    _set_threads(threads)
     est = _estimate("kl_divergence", {"p": p, "q": q}, method, unit, ci, seed, discrete, quiet)
     emit(est, json_out, {"p_file": p_file, "q_file": q_file})
 
 
 @app.command("methods")
-def methods_cmd(quantity: str = typer.Argument(None, help="Only this quantity.")) -> None:
+def methods_cmd(
+    quantity: str = typer.Argument(None, help="Only this quantity."),
+    json_out: bool = typer.Option(False, "--json", help="One JSON list of the estimators."),
+) -> None:
     """List the registered estimators."""
     from rich.table import Table
 
@@ -219,9 +336,22 @@ def methods_cmd(quantity: str = typer.Argument(None, help="Only this quantity.")
 
     if quantity is not None and quantity not in registry.quantities():
         fail(f"unknown quantity {quantity!r}; known: {', '.join(registry.quantities())}")
+    rows = [
+        {
+            "quantity": s.quantity,
+            "method": s.name,
+            "data": sorted(s.kinds),
+            "family": s.family,
+            "summary": s.summary,
+        }
+        for s in registry.specs(quantity)
+    ]
+    if json_out:
+        print_json(rows)
+        return
     t = Table("quantity", "method", "data", "family", "summary")
-    for s in registry.specs(quantity):
-        t.add_row(s.quantity, s.name, "/".join(sorted(s.kinds)), s.family, s.summary)
+    for r in rows:
+        t.add_row(*(cell(r[c] if c != "data" else "/".join(r[c])) for c in r))
     out.print(t)
 
 
@@ -242,17 +372,23 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        err.print("[bold red]error:[/] interrupted", highlight=False)
+        _print_line("error:", "bold red", "interrupted")
         sys.exit(130)
     except Exception as exc:  # the last resort: never a traceback for a user
         if os.environ.get("INFOMETER_DEBUG"):
             raise
+        from .._extras import missing_extra
+
+        named = missing_extra(exc, "this command")
+        if named is not None:  # an optional dependency, not a bug
+            _print_line("error:", "bold red", _first_line(named))
+            sys.exit(2)
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        err.print(
-            f"[bold red]error:[/] {type(exc).__name__}{': ' + msg if msg else ''} "
+        _print_line(
+            "error:",
+            "bold red",
+            f"{type(exc).__name__}{': ' + msg if msg else ''} "
             "(an internal error: please report it; INFOMETER_DEBUG=1 shows the traceback)",
-            highlight=False,
-            soft_wrap=True,
         )
         sys.exit(1)
 

@@ -11,17 +11,16 @@ import os
 import sys
 
 import typer
-from rich.console import Console
 from rich.table import Column, Table
+
+from ._console import cell, error_line, note, print_json, say, warn_line, warn_summary
+from ._console import out as _out
 
 __all__ = ["register", "bench_cmd", "report_cmd"]
 
-_out = Console()
-_err = Console(stderr=True)
-
 
 def _fail(message: str) -> None:
-    _err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    error_line(message)
     raise typer.Exit(code=2)
 
 
@@ -66,6 +65,8 @@ def bench_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     list_only: bool = typer.Option(False, "--list", help="List the suite's tasks and exit."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List skipped pairs and why."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--no-progress)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Benchmark estimators on tasks with exact answers; results go to OUT/results.sqlite."""
     from ..bench import SUITES, suite_tasks
@@ -114,14 +115,30 @@ def bench_cmd(
             client, _ = connect(scheduler, timeout=connect_timeout)
         except (SchedulerUnreachable, ValueError, ImportError) as exc:
             _fail(str(exc))
+    progress = progress and not quiet
     try:
-        _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose)
+        _bench(
+            suite,
+            ts,
+            methods,
+            ns,
+            n_seeds,
+            out,
+            workers,
+            client,
+            progress,
+            retries,
+            verbose,
+            json_out,
+        )
     finally:
         if client is not None:
             client.close()
 
 
-def _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose):
+def _bench(
+    suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose, json_out
+):
     from .. import __version__
     from ..bench import Store, plan, run_sweep
     from ..parallel import LockTimeout, WorkerStartError
@@ -132,14 +149,10 @@ def _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retr
         for _, m, _ in skipped:
             by[m] = by.get(m, 0) + 1
         counts = ", ".join(f"{m} on {k} task(s)" for m, k in by.items())
-        _err.print(
-            f"[dim]not applicable (skipped): {counts}; --verbose lists why[/]",
-            highlight=False,
-            soft_wrap=True,
-        )
+        note(f"not applicable (skipped): {counts}; --verbose lists why")
         if verbose:
             for task, m, why in skipped:
-                _err.print(f"[dim]  {task} × {m}: {why}[/]", highlight=False, soft_wrap=True)
+                note(f"  {task} × {m}: {why}")
     if not jobs:
         _fail("no (task, estimator) pair applies; see the skip lines above")
     try:
@@ -168,33 +181,46 @@ def _bench(suite, ts, methods, ns, n_seeds, out, workers, client, progress, retr
                 scheduler=client,
                 progress=progress,
                 retries=retries,
-                log=lambda msg: _err.print(f"[dim]{msg}[/]", highlight=False, soft_wrap=True),
+                log=note,
             )
         except (LockTimeout, WorkerStartError, ValueError) as exc:
             _fail(str(exc))
         rows = store.rows()
-    _summary(rows, {j.key for j in jobs})
-    rerun = f", {res.retried} re-run after a lost worker" if res.retried else ""
-    _out.print(
-        f"{res.ran} run(s) done now, {res.already_done} already stored, {res.failed} failed"
-        f"{rerun}; results in {os.path.join(out, 'results.sqlite')}",
-        highlight=False,
-    )
+    keys = {j.key for j in jobs}
+    mine = [r for r in rows if (r["task"], r["method"], r["n"], r["seed"]) in keys]
+    flags = [f for r in mine for f in (r.get("flags") or []) if " " in str(f)]
+    if flags:  # one summary for the run, not a line per run
+        warn_summary(flags, limit=4)
+        note(f"{len(flags)} warnings in {len(mine)} runs: each run's are in its flags")
+    if json_out:
+        print_json(
+            {
+                "suite": suite,
+                "methods": _summary_rows(mine),
+                "ran": res.ran,
+                "already_done": res.already_done,
+                "failed": res.failed,
+                "retried": res.retried,
+                "results": os.path.join(out, "results.sqlite"),
+            }
+        )
+    else:
+        _summary(mine)
+        rerun = f", {res.retried} re-run after a lost worker" if res.retried else ""
+        say(
+            f"{res.ran} run(s) done now, {res.already_done} already stored, {res.failed} failed"
+            f"{rerun}; results in {os.path.join(out, 'results.sqlite')}"
+        )
     if res.interrupted:
-        _err.print(
-            "[yellow]stopped by Ctrl-C[/]: finished runs are saved; run the same "
-            "command again to resume."
+        warn_line(
+            "stopped by Ctrl-C: finished runs are saved; run the same command again to resume."
         )
         raise typer.Exit(code=130)
     if res.missing:
         from ..parallel import Outcome
 
         text = Outcome(planned=res.planned, missing=res.missing).describe(limit=5)
-        _err.print(
-            f"[bold red]error:[/] {text}; run the same command again to retry them",
-            highlight=False,
-            soft_wrap=True,
-        )
+        error_line(f"{text}; run the same command again to retry them")
         raise typer.Exit(code=1)
 
 
@@ -210,16 +236,35 @@ def _check_out_dir(out: str) -> None:
         _fail(f"--out {out!r}: {probe!r} is not a writable directory")
 
 
-def _summary(rows: list[dict], keys: set) -> None:
+def _summary_rows(mine: list[dict]) -> list[dict]:
+    """Per estimator: runs, failures, median |error| (nats), share within 0.1 nats, time."""
     import numpy as np
+
+    by: dict[str, list[dict]] = {}
+    for r in mine:
+        by.setdefault(r["method"], []).append(r)
+    out = []
+    for m, rs in sorted(by.items()):
+        ok = [r for r in rs if r["status"] == "ok"]
+        err = np.abs([r["error"] for r in ok]) if ok else np.array([])
+        out.append(
+            {
+                "estimator": m,
+                "runs": len(rs),
+                "failed": len(rs) - len(ok),
+                "median_abs_error": float(np.median(err)) if err.size else None,
+                "within_0.1_nats": float((err <= 0.1).mean()) if err.size else None,
+                "median_time_s": float(np.median([r["wall_s"] for r in ok])) if ok else None,
+            }
+        )
+    return out
+
+
+def _summary(mine: list[dict]) -> None:
     import pandas as pd
 
     from ..bench.report import winners
 
-    mine = [r for r in rows if (r["task"], r["method"], r["n"], r["seed"]) in keys]
-    by: dict[str, list[dict]] = {}
-    for r in mine:
-        by.setdefault(r["method"], []).append(r)
     t = Table(
         Column("estimator", overflow="fold"),
         "runs",
@@ -228,16 +273,15 @@ def _summary(rows: list[dict], keys: set) -> None:
         "within 0.1 nats",
         "median time (s)",
     )
-    for m, rs in sorted(by.items()):
-        ok = [r for r in rs if r["status"] == "ok"]
-        err = np.abs([r["error"] for r in ok]) if ok else np.array([])
+    for r in _summary_rows(mine):
+        med, share, wall = r["median_abs_error"], r["within_0.1_nats"], r["median_time_s"]
         t.add_row(
-            m,
-            str(len(rs)),
-            str(len(rs) - len(ok)),
-            f"{np.median(err):.3f}" if err.size else "-",
-            f"{(err <= 0.1).mean():.0%}" if err.size else "-",
-            f"{np.median([r['wall_s'] for r in ok]):.3f}" if ok else "-",
+            cell(r["estimator"]),
+            str(r["runs"]),
+            str(r["failed"]),
+            "-" if med is None else f"{med:.3f}",
+            "-" if share is None else f"{share:.0%}",
+            "-" if wall is None else f"{wall:.3f}",
         )
     _out.print(t)
     if not mine:
@@ -257,7 +301,13 @@ def _summary(rows: list[dict], keys: set) -> None:
         ru = r["runner-up"]
         if ru != "–":
             ru = f"{ru} ({r['runner-up |err|']:.3f})"
-        w.add_row(r["family"], r["winner"], f"{r['median |err|']:.3f}", ru, r["auto chose"])
+        w.add_row(
+            cell(r["family"]),
+            cell(r["winner"]),
+            f"{r['median |err|']:.3f}",
+            cell(ru),
+            cell(r["auto chose"]),
+        )
     _out.print(w)
 
 
@@ -282,11 +332,11 @@ def report_cmd(
     check_out_file(output, "--output")  # before the store is read
 
     path = write_report(directory, output, tolerance=tolerance)
-    _out.print(f"report written to {path}", highlight=False)
+    say(f"report written to {path}")
     info = completeness(directory)
     for msg in (incomplete_message(info), info["note"]):
         if msg:
-            _err.print(f"[yellow]warning:[/] {msg}", highlight=False, soft_wrap=True)
+            warn_line(msg)
 
 
 def register(app: typer.Typer) -> None:

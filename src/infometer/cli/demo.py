@@ -13,6 +13,8 @@ from typing import Any
 
 import typer
 
+from .._estimate import round_to_error
+
 DATASETS = {
     "digits": (
         "load_digits",
@@ -92,9 +94,29 @@ def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
     )
 
 
+def ranking_table(rows: list[dict[str, Any]], title: str, name: str = "feature") -> Any:
+    """A rich table of :func:`rank_features` rows: rank, name, value ± se and interval,
+    each rounded to its error; names printed as they are (no console markup)."""
+    from rich.table import Table
+
+    from ._console import cell
+
+    unit = rows[0]["estimate"].unit if rows else ""
+    t = Table(title=cell(title))
+    for col in ("rank", name, unit, "± se", "CI", "method"):
+        t.add_column(col, justify="right" if col not in (name, "method") else "left")
+    for i, r in enumerate(rows, 1):
+        e = r["estimate"]
+        value, lo, hi = e.rounded()
+        se = "" if e.stderr is None else round_to_error(e.value, e.stderr)[1]
+        cis = "" if lo is None else f"{lo} – {hi}"
+        t.add_row(str(i), cell(r["feature"]), value, se, cis, e.method)
+    return t
+
+
 def register(app: typer.Typer) -> None:
     """Mount ``infometer demo``."""
-    from .app import out, user_errors
+    from .app import user_errors
 
     @app.command("demo")
     @user_errors
@@ -108,12 +130,13 @@ def register(app: typer.Typer) -> None:
         top: int = typer.Option(0, "--top", help="Show only the N most informative (0 = all)."),
         out_dir: str = typer.Option("demo-out", "--out", "-o", help="Folder for the PNG and CSV."),
         seed: int = typer.Option(0, "--seed"),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+        json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
     ) -> None:
         """Rank a real dataset's features by their information about the target."""
-        from rich.table import Table
-
         from ..plot import bar_with_errors, bars_beside_map
         from ..validation import check_int
+        from ._console import note, out, print_json, say, warn_summary
         from ._paths import check_out_dir
 
         if dataset not in DATASETS:
@@ -121,36 +144,26 @@ def register(app: typer.Typer) -> None:
         check_int(top, "--top", min_value=0)
         check_out_dir(out_dir, "--out")
         X, y, source = load(dataset)
-        out.print(f"[bold]{dataset}[/]: {source}")
-        out.print(f"{X.shape[0]} samples, {X.shape[1]} features, target with {y.nunique()} classes")
-        rows = rank_features(X, y, method=method, unit=unit, ci=ci, seed=seed)
+        header = [
+            f"{dataset}: {source}",
+            f"{X.shape[0]} samples, {X.shape[1]} features, target with {y.nunique()} classes",
+        ]
+        rows = rank_features(X, y, method=method, unit=unit, ci=ci, seed=seed, progress=not quiet)
+        warn_summary([w for r in rows for w in r["estimate"].warnings])
         shown = rows[:top] if top > 0 else rows
         e0 = rows[0]["estimate"]
-        t = Table(title=f"I(feature; target) in {e0.unit}, {round(100 * ci)}% CI")
-        for col in ("rank", "feature", e0.unit, "± se", "CI", "method"):
-            t.add_column(col, justify="right" if col not in ("feature", "method") else "left")
-        for i, r in enumerate(shown, 1):
-            e = r["estimate"]
-            se = "" if e.stderr is None else f"{e.stderr:.3f}"
-            cis = "" if e.ci is None else f"{e.ci[0]:.3f} – {e.ci[1]:.3f}"
-            t.add_row(str(i), r["feature"], f"{e.value:.3f}", se, cis, e.method)
-        out.print(t)
         chosen: dict[str, list[str]] = {}
         for r in rows:
             reason = r["estimate"].diagnostics.get("auto_reason")
             if reason:
                 chosen.setdefault(r["estimate"].method, []).append(reason)
-        for m, reasons in chosen.items():
-            out.print(
-                f"[dim]auto chose {m} for {len(reasons)} features, e.g. {reasons[0]}[/]",
-                highlight=False,
-            )
         od = Path(out_dir)
         od.mkdir(parents=True, exist_ok=True)
         table = ranking_frame(rows)
         csv = od / f"{dataset}_mi.csv"
         table.to_csv(csv, index=False)
         plot_rows = shown[:40]
+        level = f"{round(100 * ci)}% CI"
         bars = dict(
             labels=[r["feature"] for r in plot_rows],
             values=[r["estimate"].value for r in plot_rows],
@@ -162,7 +175,7 @@ def register(app: typer.Typer) -> None:
             ],
             title=f"{dataset}: information each feature carries about the target"
             + (f" (top {len(plot_rows)} of {len(rows)})" if len(plot_rows) < len(rows) else ""),
-            xlabel=f"I(feature; target) [{e0.unit}]",
+            xlabel=f"I(feature; target) [{e0.unit}], bars: {level}",
             path=od / f"{dataset}_mi.png",
         )
         grid = pixel_grid({r["feature"]: r["estimate"].value for r in rows})
@@ -175,7 +188,26 @@ def register(app: typer.Typer) -> None:
                 map_title=f"{e0.unit} per pixel about the label ({grid.shape[0]}×{grid.shape[1]})",
                 unit=f"I(pixel; label) [{e0.unit}]",
             )
-        out.print(f"table: {csv}\nplot:  {png}")
+        if json_out:
+            print_json(
+                {
+                    "dataset": dataset,
+                    "source": source,
+                    "unit": e0.unit,
+                    "ci_level": ci,
+                    "ranking": table.to_dict(orient="records"),
+                    "files": [str(csv), str(png)],
+                }
+            )
+            return
+        say(header[0], style="bold")
+        say(header[1])
+        title = f"I(feature; target) in {e0.unit}, {level}"
+        out.print(ranking_table(shown, title))
+        for m, reasons in chosen.items():
+            note(f"auto chose {m} for {len(reasons)} features, e.g. {reasons[0]}")
+        say(f"table: {csv}")
+        say(f"plot:  {png}")
 
 
 def pixel_grid(values: dict[str, float]) -> Any:

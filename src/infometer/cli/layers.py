@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import typer
 
+from .._estimate import round_to_error
+
 __all__ = ["register", "sentences", "encoder_layers"]
 
 _PEOPLE = ("teacher", "doctor", "farmer", "child", "girl", "boy", "nurse", "pilot", "baker")
@@ -67,7 +69,7 @@ def causal_forward(model: Any, batch: dict[str, Any]) -> Any:
 
 def register(app: typer.Typer) -> None:
     """Mount ``infometer layers``."""
-    from .app import out, user_errors
+    from .app import user_errors
 
     @app.command("layers")
     @user_errors
@@ -82,12 +84,15 @@ def register(app: typer.Typer) -> None:
         ),
         out_dir: str = typer.Option("layers-out", "--out", help="Folder for CSV and PNG files."),
         seed: int = typer.Option(0, "--seed", help="Seed for sentences and critics."),
-        quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
         threads: int = typer.Option(
             1, "--threads", help="torch intra-op threads (small critics gain nothing from more)."
         ),
+        json_out: bool = typer.Option(False, "--json", help="Print the per-layer table as JSON."),
     ) -> None:
         """Per-layer I(T;Y) of MiniLM, bidirectional vs causal mask (offline demo)."""
+        import matplotlib.pyplot as plt
+        import pandas as pd
         from rich.table import Table
 
         from ..data import check_int
@@ -95,6 +100,7 @@ def register(app: typer.Typer) -> None:
         from ..neural import layer_info, plot_layers
         from ..neural.layers import check_estimator
         from ..training import set_threads
+        from ._console import cell, note, out, print_json, say, warn_line, warn_summary
         from ._paths import check_out_dir
 
         check_int(n, "--n", min_value=50)
@@ -118,8 +124,8 @@ def register(app: typer.Typer) -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             for label, fwd in (("bidirectional", None), ("causal mask", causal_forward)):
-                if not quiet:
-                    out.print(f"[dim]{label}: estimating I(T;Y) for {len(names)} layers[/]")
+                if not quiet and not json_out:
+                    note(f"{label}: estimating I(T;Y) for {len(names)} layers")
                 frames[label] = layer_info(
                     model,
                     inputs,
@@ -134,40 +140,49 @@ def register(app: typer.Typer) -> None:
                 )
         dest = Path(out_dir)
         dest.mkdir(parents=True, exist_ok=True)
+        ceiling = float(np.log(2))
+        both = pd.concat(
+            [df.drop(columns=["ci"]).assign(model=label) for label, df in frames.items()]
+        )
+        both.to_csv(dest / "layers.csv", index=False)
+        ax = plot_layers(
+            frames,
+            "I(T;Y)",
+            path=dest / "layers.png",
+            ceiling=ceiling,
+            ceiling_label="ceiling H(Y) = log 2",
+        )
+        plt.close(ax.figure)
+        files = [dest / "layers.csv", dest / "layers.png"]
+        if flownib:
+            files += _flownib(model, inputs, labels, names, dest, seed, quiet)
+        warn_summary(sorted({str(w.message) for w in caught if "diverged" in str(w.message)}))
+        zeros = int((both["value"].abs() < 5e-4).sum())
+        if zeros > len(both) // 2:  # a table of zeros: the critics learnt nothing
+            warn_line(
+                f"I(T;Y) is 0.000 in {zeros} of {len(both)} cells: at --n {n} and --steps "
+                f"{steps} the critics found no dependence; raise --steps (and --n, --seeds)"
+            )
+        if json_out:
+            print_json({"unit": "nats", "ceiling": ceiling, "rows": both.to_dict("records")})
+            return
         t = Table(
             title=f"I(T;Y) per layer (nats), {method}, n = {n} sentences, 2 labels (word order)"
         )
         t.add_column("layer")
         for label in frames:
             t.add_column(label, justify="right")
-        bi, ca = frames["bidirectional"], frames["causal mask"]
         for i, name in enumerate(names):
             cells = []
-            for df in (bi, ca):
+            for df in frames.values():
                 r = df.iloc[i]
-                se = (
-                    ""
-                    if r["stderr"] is None or r["stderr"] != r["stderr"]
-                    else f" ± {r['stderr']:.3f}"
-                )
-                cells.append(f"{r['value']:.3f}{se}")
-            t.add_row(name, *cells)
+                se = None if r["stderr"] is None or r["stderr"] != r["stderr"] else r["stderr"]
+                value, err = round_to_error(float(r["value"]), se)
+                cells.append(value if err is None else f"{value} ± {err}")
+            t.add_row(cell(name), *cells)
         out.print(t)
-        out.print(f"[dim]ceiling: H(Y) <= log 2 = {np.log(2):.3f} nats[/]")
-        both = []
-        for label, df in frames.items():
-            d = df.drop(columns=["ci"]).assign(model=label)
-            both.append(d)
-        import pandas as pd
-
-        pd.concat(both).to_csv(dest / "layers.csv", index=False)
-        plot_layers(frames, "I(T;Y)", path=dest / "layers.png")
-        out.print(f"saved {dest / 'layers.csv'} and {dest / 'layers.png'}")
-        if flownib:
-            _flownib(model, inputs, labels, names, dest, seed, quiet, out)
-        flagged = sorted({str(w.message) for w in caught if "diverged" in str(w.message)})
-        for msg in flagged:
-            out.print(f"[yellow]warning:[/] {msg}", highlight=False)
+        say(f"ceiling: I(T;Y) <= H(Y) <= log 2 = {ceiling:.3f} nats", style="dim")
+        say("saved " + ", ".join(str(f) for f in files))
 
 
 def _flownib(
@@ -178,11 +193,11 @@ def _flownib(
     dest: Path,
     seed: int,
     quiet: bool,
-    out: Any,
-) -> None:
+) -> list[Path]:
     """FlowNIB paths of every encoder block, both attention masks; one plot each."""
     from ..neural import collect_activations, flownib
 
+    files = []
     for label, fwd in (("bidirectional", None), ("causal", causal_forward)):
         acts = collect_activations(model, inputs, names, forward=fwd)
         x = acts.pop("embeddings")
@@ -200,4 +215,5 @@ def _flownib(
         )
         res.table().to_csv(dest / f"flownib-{label}.csv", index=False)
         res.plot(dest / f"information-plane-{label}.png")
-        out.print(f"saved {dest / f'information-plane-{label}.png'}")
+        files += [dest / f"flownib-{label}.csv", dest / f"information-plane-{label}.png"]
+    return files

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import typer
 
+from ._console import cell, note, print_json, say, warn_summary
+
 __all__ = ["register", "matrix_cmd", "rank_cmd"]
 
 
@@ -37,15 +39,17 @@ def _resumable(store: str | None) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        from .app import err
+        from rich.text import Text
 
-        kept = f" (finished blocks are kept in {store})" if store else ""
-        err.print(f"[yellow]interrupted[/]; run again to resume{kept}", highlight=False)
+        from ._console import err
+
+        kept = f" (finished blocks are kept in {store})" if store else ""  # plain text: a path
+        err.print(Text.assemble(("interrupted", "yellow"), f"; run again to resume{kept}"))
         raise typer.Exit(code=130) from None
 
 
 def matrix_cmd(
-    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
+    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table; - for stdin."),
     out_dir: str = typer.Option("matrix-out", "--out", "-o", help="Output folder."),
     method: str = typer.Option(
         "auto",
@@ -75,6 +79,8 @@ def matrix_cmd(
         None, "--discrete/--continuous", help="Force columns to symbols / numbers."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--no-progress)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the pairs and files as JSON."),
 ) -> None:
     """Mutual information between every pair of columns of a table (matrix, edges, heatmap)."""
     from rich.table import Table
@@ -85,7 +91,9 @@ def matrix_cmd(
     from ..io import read_table
     from ..validation import check_int
     from ._paths import check_out_dir
-    from .app import err, out
+    from .app import out
+
+    progress = progress and not quiet
 
     check_choice(network, "--network", ("none", "aracne", "clr"))
     check_int(permutations, "--permutations", min_value=0)
@@ -100,7 +108,7 @@ def matrix_cmd(
     if store is None and (scheduler is not None or importlib.util.find_spec("pyarrow")):
         store = str(od / "store")
     elif store is None:
-        err.print("[dim]pyarrow is not installed: no resumable block store (infometer[io])[/]")
+        note("pyarrow is not installed: no resumable block store (pip install 'infometer[io]')")
     with warnings.catch_warnings(record=True) as caught, _resumable(store):
         warnings.simplefilter("always")
         res = pairwise(
@@ -123,32 +131,30 @@ def matrix_cmd(
             progress=progress,
             **params,
         )
-    for w in caught:
-        if issubclass(w.category, UserWarning):
-            err.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
+    warn_summary([str(w.message) for w in caught if issubclass(w.category, UserWarning)])
     res.matrix.to_csv(od / "matrix.csv")
     res.edges.to_csv(od / "edges.csv", index=False)
     png = res.heatmap(od / "heatmap.png", title=f"{Path(file).name}: pairwise MI ({res.unit})")
     done = res.diagnostics["blocks"]
-    out.print(
+    lines = [
         f"{res.matrix.shape[0]} columns, {len(res.edges)} pairs, n={res.n}; methods: "
         + ", ".join(f"{m} ({c})" for m, c in res.diagnostics["methods"].items())
-        + f"; blocks computed {done['computed']}, already stored {done['already_stored']}",
-        highlight=False,
-    )
+        + f"; blocks computed {done['computed']}, already stored {done['already_stored']}"
+    ]
     t = Table(title=f"strongest pairs ({res.unit})")
     cols = ["x", "y", "value", "method"] + (["q_value"] if permutations else [])
     for c in cols:
         t.add_column(c, justify="right" if c in ("value", "q_value") else "left")
     for _, r in res.edges.head(15).iterrows():
-        t.add_row(*[f"{r[c]:.4g}" if isinstance(r[c], float) else str(r[c]) for c in cols])
-    out.print(t)
+        t.add_row(*[cell(f"{r[c]:.4g}" if isinstance(r[c], float) else r[c]) for c in cols])
     files = [od / "matrix.csv", od / "edges.csv", png]
+    n_sig = n_net = None
     if permutations:
         sig = res.significant_edges
         sig.to_csv(od / "significant_edges.csv", index=False)
         files.append(od / "significant_edges.csv")
-        out.print(f"{len(sig)} pairs significant at FDR {fdr:g}", highlight=False)
+        n_sig = len(sig)
+        lines.append(f"{len(sig)} pairs significant at FDR {fdr:g}")
     if network != "none":
         net = aracne(res) if network == "aracne" else clr(res)
         net.edges.to_csv(od / "network.csv", index=False)
@@ -156,13 +162,33 @@ def matrix_cmd(
         try:
             files.append(net.plot(od / "network.png"))
         except ValueError:
-            out.print(f"[dim]network has over {MAX_PLOT_NODES} nodes: no drawing[/]")
-        out.print(f"{network}: {len(net.edges)} edges", highlight=False)
-    out.print("written: " + ", ".join(str(f) for f in files), highlight=False)
+            note(f"network has over {MAX_PLOT_NODES} nodes: no drawing")
+        n_net = len(net.edges)
+        lines.append(f"{network}: {len(net.edges)} edges")
+    if json_out:
+        print_json(
+            {
+                "file": file,
+                "unit": res.unit,
+                "n": res.n,
+                "columns": [str(c) for c in res.matrix.columns],
+                "methods": res.diagnostics["methods"],
+                "edges": res.edges.to_dict(orient="records"),
+                "significant_edges": n_sig,
+                "network_edges": n_net,
+                "files": [str(f) for f in files],
+            }
+        )
+        return
+    say(lines[0])
+    out.print(t)
+    for line in lines[1:]:
+        say(line)
+    say("written: " + ", ".join(str(f) for f in files))
 
 
 def rank_cmd(
-    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
+    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table; - for stdin."),
     target: str = typer.Option(..., "--target", "-t", help="The target column."),
     method: str = typer.Option("auto", "--method", "-m", help="Estimator, or 'auto'."),
     select: str = typer.Option(
@@ -176,10 +202,10 @@ def rank_cmd(
     out_dir: str = typer.Option("rank-out", "--out", "-o", help="Folder for CSV and PNG."),
     seed: int = typer.Option(0, "--seed"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--no-progress)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
 ) -> None:
     """Rank columns by their information about a target, with error bars (and select features)."""
-    from rich.table import Table
-
     from ..allpairs.select import CRITERIA, select_features
     from ..data import check_choice
     from ..io import read_table, select_columns
@@ -187,7 +213,9 @@ def rank_cmd(
     from ..validation import check_int
     from ._paths import check_out_dir
     from .app import out
-    from .demo import rank_features, ranking_frame
+    from .demo import rank_features, ranking_frame, ranking_table
+
+    progress = progress and not quiet
 
     check_int(top, "--top", min_value=0)
     check_int(k, "--k", min_value=1)
@@ -206,29 +234,14 @@ def rank_cmd(
     )
     e0 = rows[0]["estimate"]
     shown = rows[:top] if top > 0 else rows
-    t = Table(title=f"I(column; {target}) in {e0.unit}, {round(100 * ci)}% CI")
-    for col in ("rank", "column", e0.unit, "CI", "method"):
-        t.add_column(col, justify="right" if col not in ("column", "method") else "left")
-    for i, r in enumerate(shown, 1):
-        e = r["estimate"]
-        cis = "" if e.ci is None else f"{e.ci[0]:.3f} – {e.ci[1]:.3f}"
-        t.add_row(str(i), r["feature"], f"{e.value:.3f}", cis, e.method)
-    out.print(t)
+    warn_summary([w for r in rows for w in r["estimate"].warnings])
+    t = ranking_table(shown, f"I(column; {target}) in {e0.unit}, {round(100 * ci)}% CI", "column")
     od = Path(out_dir)
     od.mkdir(parents=True, exist_ok=True)
     table = ranking_frame(rows, "column")
     table.to_csv(od / "rank.csv", index=False)
-    plot_rows = shown[:40]
-    png = bar_with_errors(
-        [r["feature"] for r in plot_rows],
-        [r["estimate"].value for r in plot_rows],
-        [r["estimate"].ci[0] if r["estimate"].ci else r["estimate"].value for r in plot_rows],
-        [r["estimate"].ci[1] if r["estimate"].ci else r["estimate"].value for r in plot_rows],
-        title=f"{Path(file).name}: information each column carries about {target}",
-        xlabel=f"I(column; {target}) [{e0.unit}]",
-        path=od / "rank.png",
-    )
-    files = [od / "rank.csv", png]
+    files = [od / "rank.csv"]
+    chosen: list[str] = []
     if select is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -237,11 +250,38 @@ def rank_cmd(
             )
         sel.table.to_csv(od / "selected.csv", index=False)
         files.append(od / "selected.csv")
-        out.print(
-            f"{select} selection of {len(sel.selected)}: " + ", ".join(sel.selected),
-            highlight=False,
+        chosen = [str(c) for c in sel.selected]
+    plot_rows = shown[:40]
+    png = bar_with_errors(
+        [r["feature"] for r in plot_rows],
+        [r["estimate"].value for r in plot_rows],
+        [r["estimate"].ci[0] if r["estimate"].ci else r["estimate"].value for r in plot_rows],
+        [r["estimate"].ci[1] if r["estimate"].ci else r["estimate"].value for r in plot_rows],
+        title=f"{Path(file).name}: information each column carries about {target}",
+        xlabel=f"I(column; {target}) [{e0.unit}], bars: {round(100 * ci)}% CI",
+        path=od / "rank.png",
+        marked=chosen,
+        marked_label=f"selected by {select}" if select else None,
+    )
+    files.insert(1, png)
+    if json_out:
+        print_json(
+            {
+                "file": file,
+                "target": target,
+                "unit": e0.unit,
+                "ci_level": ci,
+                "ranking": table.to_dict(orient="records"),
+                "selected": chosen if select else None,
+                "criterion": select,
+                "files": [str(f) for f in files],
+            }
         )
-    out.print("written: " + ", ".join(str(f) for f in files), highlight=False)
+        return
+    out.print(t)
+    if select is not None:
+        say(f"{select} selection of {len(chosen)}: " + ", ".join(chosen))
+    say("written: " + ", ".join(str(f) for f in files))
 
 
 def register(app: typer.Typer) -> None:

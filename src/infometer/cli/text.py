@@ -122,20 +122,22 @@ def channel_mi_cmd(
         return
     from rich.markup import escape
 
-    from .app import err
+    from ._console import say
+    from .app import warn
 
     rows = []
     flagged = False
     for label, est in results.items():
         d = est.diagnostics
-        ci_txt = "-" if est.ci is None else f"{est.ci[0]:.3f}–{est.ci[1]:.3f}"
+        value, lo, hi = est.rounded()
+        ci_txt = "-" if lo is None else f"{lo}–{hi}"
         ceiling = d["ceiling_bits"] if est.unit == "bits" else d["ceiling_nats"]
         neg = "*" if d.get("negative") else ""
         flagged = flagged or bool(neg)
         rows.append(
             [
                 escape(label),
-                _f(est.value) + neg,
+                value + neg,
                 ci_txt,
                 _f(ceiling),
                 _f(d.get("bits_per_token"), 4),
@@ -144,7 +146,7 @@ def channel_mi_cmd(
             ]
         )
         for w in est.warnings:
-            err.print(f"[yellow]warning:[/] {escape(label)}: {escape(w)}", highlight=False)
+            warn(f"{label}: {w}")
     first = next(iter(results.values()))
     unit_name = first.unit
     _table(
@@ -164,7 +166,7 @@ def channel_mi_cmd(
         rows,
     )
     if flagged:
-        err.print("* negative estimate (not clipped): see the warning above", highlight=False)
+        say("* negative estimate (not clipped): see the warning above")
 
 
 def _plot(results: dict[str, Any], path: Path) -> None:

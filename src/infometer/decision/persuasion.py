@@ -178,7 +178,7 @@ def persuade(
     The prosecutor and the judge: the judge convicts iff P(guilty) >= 1/2, prior 0.3.
 
     >>> r = persuade([0.7, 0.3], [[1, 0], [0, 1]], [[0, 0], [1, 1]])
-    >>> round(r.value.value, 9), round(r.scheme[0, 1], 9)
+    >>> round(r.value.value, 9), round(float(r.scheme[0, 1]), 9)
     (0.6, 0.428571429)
     """
     from scipy.optimize import linprog

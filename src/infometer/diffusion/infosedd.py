@@ -67,28 +67,26 @@ class ScanResult:
         """Start of the window with the largest MI."""
         return int(self.starts[int(np.argmax(self.values))])
 
-    def plot(self, path: str | None = None, ax: Any = None) -> Any:
-        """Plot MI along the sequence (with +-2 standard errors); save to ``path`` if given."""
-        import matplotlib
+    def plot(self, ax: Any = None, path: str | None = None) -> Any:
+        """MI along the sequence with a band of ± 2 standard errors (Monte Carlo error
+        only); draws on ``ax`` (a new figure if None), saves a PNG at ``path`` when given,
+        returns the axes (``plot(path)``, the older form, still works)."""
+        from ..plot import axes_and_path, finish, new_axes
 
-        if path is not None and ax is None:
-            matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
-        fig = None
-        if ax is None:
-            fig, ax = plt.subplots(figsize=(8, 3))
-        ax.plot(self.starts, self.values, marker=".", lw=1)
+        ax, path = axes_and_path(ax, path)
+        _, ax = new_axes(ax, figsize=(8, 3))
+        ax.plot(self.starts, self.values, marker=".", lw=1, label="I(label; window)")
         ax.fill_between(
-            self.starts, self.values - 2 * self.stderr, self.values + 2 * self.stderr, alpha=0.3
+            self.starts,
+            self.values - 2 * self.stderr,
+            self.values + 2 * self.stderr,
+            alpha=0.3,
+            label="± 2 stderr (Monte Carlo)",
         )
         ax.set_xlabel(f"window start (window = {self.window})")
         ax.set_ylabel("I(label; window) [nats]")
-        if path is not None and fig is not None:
-            fig.tight_layout()
-            fig.savefig(path, dpi=120)
-            plt.close(fig)
-        return ax
+        ax.legend(fontsize=7, loc="best")
+        return finish(ax, path)
 
 
 #: What an InfoSEDD ``stderr`` covers (recorded in every Estimate's diagnostics).

@@ -249,9 +249,10 @@ def prepare(
             for nm, cols in jittered.items():
                 worst = max(ties[nm][j] for j in cols)
                 msgs.append(
-                    f"{nm} columns {cols} have tied values (up to {worst:.1%} of rows); added "
-                    f"seeded Gaussian jitter of {jitter_scale:g} x each column's sd so kNN "
-                    "distances are not 0 (discrete-looking data: consider method='gkov')"
+                    f"{nm} columns {cols} have tied values (up to {worst:.1%} of rows share "
+                    "one, as in rounded data); kNN breaks the ties with a tiny seeded jitter, "
+                    "fine for rounding; if they are counts or categories pass discrete=True "
+                    "(discrete-looking data: consider method='gkov')"
                 )
     elif ties and jitter == "never":
         msgs.append(

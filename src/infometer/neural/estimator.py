@@ -591,7 +591,8 @@ def _convergence(log: TrainLog, value: float) -> tuple[dict[str, Any], list[str]
     if conv["trivial_critic"] and not diverged:
         warns.append(
             "the trained critic never beat the constant critic T = 0 on the validation rows: "
-            "the estimate is that of T = 0 (no evidence of dependence at this sample size)"
+            "the estimate is that of T = 0 (no evidence of dependence at this sample size); "
+            "if you expect dependence, give more rows or raise steps= (or lr=)"
         )
     if far_above:
         warns.append(

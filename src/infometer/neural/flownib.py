@@ -130,11 +130,14 @@ class FlowNIBResult:
             )
         return pd.DataFrame(rows)
 
-    def plot(self, path: str | None = None, ax: Any = None) -> Any:
-        """Paths in the information plane with their OICs; save a PNG to ``path``."""
-        from ..plot import new_axes, save
+    def plot(self, ax: Any = None, path: str | None = None) -> Any:
+        """Paths in the information plane with their OICs; draws on ``ax`` (a new figure
+        if None), saves a PNG at ``path`` when given, returns the axes (``plot(path)``, the
+        older form, still works)."""
+        from ..plot import axes_and_path, new_axes, save
 
-        fig, ax = new_axes(ax, path, figsize=(6, 4.5))
+        ax, path = axes_and_path(ax, path)
+        fig, ax = new_axes(ax, figsize=(6, 4.5))
         for i, name in enumerate(self.layers):
             (line,) = ax.plot(self.i_xt[i], self.i_ty[i], lw=1.2, label=name)
             o = self.oic[i]

@@ -273,6 +273,9 @@ def layer_info(
         Columns ``layer, quantity, value, ci, method, stderr, unit, n, d``, one row per
         layer and quantity; ``df.attrs["estimates"]`` holds the Estimates.
     """
+    from .._extras import require
+
+    require("torch", "infometer.layer_info")
     import pandas as pd
 
     from .. import api
@@ -350,16 +353,22 @@ def layer_info(
     return df
 
 
-def plot_information_plane(df: Any, path: str | None = None, ax: Any = None) -> Any:
-    """Layers as points in the (I(X;T), I(T;Y)) plane, joined in layer order."""
-    from ..plot import new_axes, save
+def plot_information_plane(df: Any, ax: Any = None, path: str | None = None) -> Any:
+    """Layers as points in the (I(X;T), I(T;Y)) plane, joined in layer order.
 
+    Follows :mod:`infometer.plot`'s convention: draws on ``ax`` (a new figure if None),
+    saves a PNG at ``path`` when given, returns the axes.  Error bars, where the table
+    has intervals, are its confidence intervals.
+    """
+    from ..plot import axes_and_path, finish, new_axes
+
+    ax, path = axes_and_path(ax, path)  # plot_information_plane(df, path), the older form
     piv = df.pivot_table(index="layer", columns="quantity", values="value", sort=False)
     if not {"I(X;T)", "I(T;Y)"} <= set(piv.columns):
         raise ValueError("the information plane needs both I(X;T) and I(T;Y) in df")
     order = list(dict.fromkeys(df["layer"]))
     piv = piv.loc[order]
-    fig, ax = new_axes(ax, path, figsize=(5.5, 4.5))
+    _, ax = new_axes(ax, figsize=(5.5, 4.5))
     ax.plot(piv["I(X;T)"], piv["I(T;Y)"], "-o", ms=5)
     for name, row in piv.iterrows():
         ax.annotate(
@@ -373,31 +382,73 @@ def plot_information_plane(df: Any, path: str | None = None, ax: Any = None) -> 
     ax.set_xlabel(f"I(X;T) [{unit}]")
     ax.set_ylabel(f"I(T;Y) [{unit}]")
     ax.set_title("Information plane (one point per layer)")
-    save(fig, path)
-    return ax
+    return finish(ax, path)
+
+
+def _interval(d: Any) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """``(low, high, label)`` of each row: its CI, else value ± 1.96 stderr; None if neither
+    (with few seeds ± 1.96 stderr is not a 95% interval, so the label says what it is)."""
+    vals = d["value"].to_numpy(dtype=float)
+    if "ci" in d and all(c is not None and c == c for c in d["ci"]):
+        cis = list(d["ci"])
+        level = d["ci_level"].iloc[0] if "ci_level" in d else None
+        name = f"{round(100 * level)}% CI" if level == level and level else "CI"
+        return np.array([c[0] for c in cis]), np.array([c[1] for c in cis]), name
+    if "stderr" in d:
+        se = _floats(d["stderr"])
+        if np.isfinite(se).any():
+            se = np.where(np.isfinite(se), se, 0.0)
+            return vals - 1.96 * se, vals + 1.96 * se, "± 1.96 stderr (spread of critic seeds)"
+    return None
+
+
+def _floats(col: Any) -> np.ndarray:
+    """A column of floats and Nones as a float array (None -> NaN)."""
+    return np.array([np.nan if v is None else float(v) for v in col], dtype=float)
 
 
 def plot_layers(
-    frames: Mapping[str, Any], quantity: str = "I(T;Y)", path: str | None = None, ax: Any = None
+    frames: Mapping[str, Any],
+    quantity: str = "I(T;Y)",
+    ax: Any = None,
+    path: str | None = None,
+    *,
+    ceiling: float | None = None,
+    ceiling_label: str | None = None,
 ) -> Any:
-    """``quantity`` per layer for several models (``{label: layer_info DataFrame}``)."""
-    from ..plot import new_axes, save
+    """``quantity`` per layer for several models (``{label: layer_info DataFrame}``).
 
-    fig, ax = new_axes(ax, path, figsize=(6.5, 4.0))
-    for label, df in frames.items():
+    Each model is a line with error bars (its confidence interval, or ± 1.96 standard
+    errors over critic seeds); ``ceiling`` draws the largest possible value (e.g.
+    I(T;Y) <= H(Y) <= log 2 for a binary label) as a dashed line.  Draws on ``ax`` (a new
+    figure if None), saves a PNG at ``path`` when given, returns the axes.
+    """
+    from ..plot import axes_and_path, finish, new_axes
+
+    ax, path = axes_and_path(ax, path)  # plot_layers(frames, quantity, path), the older form
+    _, ax = new_axes(ax, figsize=(6.5, 4.0))
+    labelled: set[str] = set()
+    width = 0.08 * (len(frames) - 1)
+    for i, (label, df) in enumerate(frames.items()):
         d = df[df["quantity"] == quantity]
-        xs = np.arange(len(d))
-        ax.plot(xs, d["value"].to_numpy(), "-o", ms=4, label=label)
-        cis = [c for c in d["ci"] if c is not None]
-        if len(cis) == len(d):
-            lo = np.array([c[0] for c in cis])
-            hi = np.array([c[1] for c in cis])
-            ax.fill_between(xs, lo, hi, alpha=0.2)
-        ax.set_xticks(xs)
+        xs = np.arange(len(d)) + (i * 0.16 - width)  # side by side: bars do not hide
+        vals = d["value"].to_numpy(dtype=float)
+        band = _interval(d)
+        if band is None:
+            ax.plot(xs, vals, "-o", ms=4, label=label)
+        else:
+            lo, hi, name = band
+            yerr = [np.maximum(vals - lo, 0), np.maximum(hi - vals, 0)]
+            ax.errorbar(xs, vals, yerr=yerr, fmt="-o", ms=4, capsize=3, label=label)
+            labelled.add(name)
+        ax.set_xticks(np.arange(len(d)))
         ax.set_xticklabels(list(d["layer"]), rotation=30, ha="right", fontsize=7)
     unit = next(iter(frames.values()))["unit"].iloc[0]
+    if ceiling is not None:
+        ax.axhline(ceiling, color="grey", ls="--", lw=1, label=ceiling_label or "ceiling")
     ax.set_ylabel(f"{quantity} [{unit}]")
     ax.set_xlabel("layer")
-    ax.legend()
-    save(fig, path)
-    return ax
+    if labelled:
+        ax.set_title(f"error bars: {', '.join(sorted(labelled))}", fontsize=9)
+    ax.legend(fontsize=8, loc="best")
+    return finish(ax, path)

@@ -29,5 +29,13 @@ __all__ = ["decoding", "alignment", "flow", "imagemaps", "clib"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        return importlib.import_module(f"{__name__}.{name}")
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ImportError as exc:  # e.g. flow without torch: name the extra
+            from .._extras import missing_extra
+
+            named = missing_extra(exc, f"infometer.probes.{name}")
+            if named is None:
+                raise
+            raise named from exc
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

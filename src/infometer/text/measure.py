@@ -478,6 +478,36 @@ def compare_compressors(
     return df
 
 
+def _label_points(ax: Any, names: list[str], xs: np.ndarray, ys: np.ndarray) -> None:
+    """Name each point without labels on top of each other: labels go right of their
+    point and are pushed up, in screen space, past any label already placed near them
+    (a thin line then leads back to the point)."""
+    fig = ax.figure
+    fig.canvas.draw()
+    to_px = ax.transData.transform
+    placed: list[tuple[float, float, float]] = []  # (x0, x1, y) of labels, in pixels
+    height = 10.0 * fig.dpi / 72.0
+    for k in np.argsort(ys):
+        px, py = to_px((xs[k], ys[k]))
+        width = 5.2 * len(names[k]) * fig.dpi / 72.0
+        x0, ty = px + 4, py + 2
+        for _ in range(len(placed) + 1):
+            hit = [p for p in placed if p[0] < x0 + width and x0 < p[1] and abs(p[2] - ty) < height]
+            if not hit:
+                break
+            ty = max(p[2] for p in hit) + height
+        placed.append((x0, x0 + width, ty))
+        moved = ty - py > height
+        ax.annotate(
+            names[k],
+            (xs[k], ys[k]),
+            xytext=(4 * 72.0 / fig.dpi, (ty - py) * 72.0 / fig.dpi),
+            textcoords="offset points",
+            fontsize=7,
+            arrowprops={"arrowstyle": "-", "color": "#888", "lw": 0.5} if moved else None,
+        )
+
+
 def plot_compressors(df: Any, path: str | Path, *, title: str | None = None) -> Path:
     """Bits per summary (with CI and the log N ceiling), bits per token, and, when the table
     has accuracy, distortion against rate with the fitted curve; one PNG.
@@ -501,13 +531,14 @@ def plot_compressors(df: Any, path: str | Path, *, title: str | None = None) -> 
     ax.axvline(float(df["ceiling_bits"].iloc[0]), color="#b33", ls="--", lw=1, label="log2 N")
     ax.set_yticks(y)
     ax.set_yticklabels(names, fontsize=8)
-    ax.set_xlabel("I(X;Z|Q) [bits]")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_xlabel("I(X;Z|Q) [bits], bars: CI" if err is not None else "I(X;Z|Q) [bits]")
+    ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), frameon=False)  # off bars
     ax.axvline(0, color="black", lw=0.6)
     ax = axes[1]
     ax.barh(y, df["bits_per_token"].astype(float).to_numpy(), color="#5a9e6f")
     ax.set_yticks(y)
-    ax.set_yticklabels(names, fontsize=8)
+    ax.set_yticklabels([])  # the same rows as the left panel: its labels say which
+    ax.set_title("(rows as on the left)", fontsize=7)
     ax.set_xlabel(f"bits per summary token ({df.attrs.get('token_unit') or 'tokens'})")
     ax.axvline(0, color="black", lw=0.6)
     if has_rd:
@@ -515,16 +546,16 @@ def plot_compressors(df: Any, path: str | Path, *, title: str | None = None) -> 
         fit = df.attrs.get("rd_fit")
         col = "mi_bits" if fit is not None and fit.rate == "bits" else "bits_per_token"
         r = df[col].to_numpy(dtype=float)
-        ax.scatter(r, df["distortion"], color="#3b75af", zorder=3)
-        for name, xi, yi in zip(names, r, df["distortion"], strict=True):
-            ax.annotate(name, (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        d = df["distortion"].to_numpy(dtype=float)
+        ax.scatter(r, d, color="#3b75af", zorder=3)
         if fit is not None:
             grid = np.linspace(0, max(r.max() * 1.1, 1e-9), 200)
             ax.plot(grid, fit(grid), color="#b33", lw=1, label="C·exp(−bR)+D0")
-            ax.legend(fontsize=7)
+            ax.legend(fontsize=7, loc="upper right")
         ax.set_xlabel("rate [bits per token]" if col == "bits_per_token" else "rate [bits]")
         ax.set_ylabel("distortion 1 − accuracy")
         ax.set_ylim(-0.03, 1.03)
+        _label_points(ax, names, r, d)
     fig.suptitle(title or "Channel MI of compressors", fontsize=10)
     fig.tight_layout()
     p = Path(path)
