@@ -29,6 +29,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "independence_test": (".stats", "independence_test"),
     "multipletests": (".stats", "multipletests"),
     "transfer_entropy": (".timeseries", "transfer_entropy"),
+    "active_info_storage": (".dynamics", "active_info_storage"),
+    "entropy_rate": (".dynamics", "entropy_rate"),
     "InfoSEDD": (".diffusion", "InfoSEDD"),  # needs torch (an extra)
     "NeuralMI": (".neural", "NeuralMI"),  # needs torch
     "layer_info": (".neural", "layer_info"),
@@ -108,6 +110,8 @@ __all__ = [
     "registry",
     "__version__",
     "transfer_entropy",
+    "active_info_storage",
+    "entropy_rate",
     "independence_test",
     "multipletests",
     "InfoSEDD",
