@@ -31,6 +31,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "transfer_entropy": (".timeseries", "transfer_entropy"),
     "active_info_storage": (".dynamics", "active_info_storage"),
     "entropy_rate": (".dynamics", "entropy_rate"),
+    "infer_network": (".dynamics", "infer_network"),
     "InfoSEDD": (".diffusion", "InfoSEDD"),  # needs torch (an extra)
     "NeuralMI": (".neural", "NeuralMI"),  # needs torch
     "layer_info": (".neural", "layer_info"),
@@ -112,6 +113,7 @@ __all__ = [
     "transfer_entropy",
     "active_info_storage",
     "entropy_rate",
+    "infer_network",
     "independence_test",
     "multipletests",
     "InfoSEDD",

@@ -5,7 +5,8 @@ An engine holds one target column ``y`` (N rows) and a matrix of candidate colum
 
 * ``single(cands, cond)``: I(c; y | cond) for each candidate c separately,
 * ``single_surrogates(cands, cond, perms)``: the same with the candidate's rows
-  permuted by each row of ``perms`` (S × N), shape (S, len(cands)),
+  permuted by each of the S permutations ``perms`` (a :class:`~._select.Perms`),
+  shape (S, len(cands)),
 * ``joint(xs, cond)`` and ``joint_surrogates(xs, cond, perms)``: I(xs; y | cond) with
   xs taken together (omnibus tests), the rows of xs permuted jointly.
 
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..data import Variable
+from ._select import Perms
 
 __all__ = ["GaussianEngine", "RegistryEngine", "make_engine", "MI_FOR_CMI"]
 
@@ -111,23 +113,25 @@ class GaussianEngine:
         den = np.sqrt((ry @ ry) * (rx @ rx))
         return float(ry @ rx / den) if den > 1e-300 else 0.0
 
-    def single_surrogates(self, cands: list[int], cond: list[int], perms: np.ndarray) -> np.ndarray:
+    def single_surrogates(self, cands: list[int], cond: list[int], perms: Perms) -> np.ndarray:
         q = self.basis(cond)
         ry = self._resid_y(q)
-        a = np.column_stack([ry, q])  # (N, 1 + dz)
+        at = np.vstack([ry[None, :], q.T])  # (1 + dz, N): rows of [r_y, Q] as columns
         x = self.cols[:, cands]
         xx = np.einsum("ij,ij->j", x, x)
         yy = ry @ ry
-        out = np.empty((perms.shape[0], len(cands)))
-        inv = np.argsort(perms, axis=1)
-        for s0 in range(0, perms.shape[0], _CHUNK):
+        out = np.empty((len(perms), len(cands)))
+        inv = perms.inv
+        k = at.shape[0]
+        for s0 in range(0, len(perms), _CHUNK):
             part = inv[s0 : s0 + _CHUNK]
-            g = a[part]  # (s, N, 1 + dz): rows p^-1 of [r_y, Q]
-            m = np.einsum("snk,nc->skc", g, x, optimize=True)
-            num = m[:, 0, :]
-            den = yy * (xx[None, :] - np.einsum("skc,skc->sc", m[:, 1:, :], m[:, 1:, :]))
+            s = part.shape[0]
+            g = at[:, part].reshape(k * s, self.n)  # [r_y, Q] at rows p^-1, one GEMM
+            m = (g @ x).reshape(k, s, len(cands))
+            num = m[0]
+            den = yy * (xx[None, :] - np.einsum("ksc,ksc->sc", m[1:], m[1:]))
             with np.errstate(divide="ignore", invalid="ignore"):
-                out[s0 : s0 + _CHUNK] = _cmi_from_r2(np.where(den > 1e-300, num * num / den, 0.0))
+                out[s0 : s0 + s] = _cmi_from_r2(np.where(den > 1e-300, num * num / den, 0.0))
         return out
 
     def _joint_r2(self, x: np.ndarray, q: np.ndarray, ry: np.ndarray) -> float:
@@ -146,11 +150,11 @@ class GaussianEngine:
         ry = self._resid_y(q)
         return float(_cmi_from_r2(np.array(self._joint_r2(self.cols[:, xs], q, ry))))
 
-    def joint_surrogates(self, xs: list[int], cond: list[int], perms: np.ndarray) -> np.ndarray:
+    def joint_surrogates(self, xs: list[int], cond: list[int], perms: Perms) -> np.ndarray:
         q = self.basis(cond)
         ry = self._resid_y(q)
         x = self.cols[:, xs]
-        r2 = np.array([self._joint_r2(x[p], q, ry) for p in perms])
+        r2 = np.array([self._joint_r2(x[p], q, ry) for p in perms.p])
         return _cmi_from_r2(r2)
 
 
@@ -180,8 +184,14 @@ class RegistryEngine:
         discrete: bool,
         params: dict[str, Any] | None = None,
         seed: int | None = 0,
+        null: str = "permutation",
+        n_neighbors: int = 5,
     ) -> None:
         from .. import registry
+
+        self.null = null
+        self.n_neighbors = n_neighbors
+        self._local: dict[tuple[int, ...], np.ndarray] = {}
 
         self.name = method
         self.cmi_spec = registry.get("cond_mutual_info", method)
@@ -236,9 +246,33 @@ class RegistryEngine:
     def single(self, cands: list[int], cond: list[int]) -> np.ndarray:
         return np.array([self._call(self._block([c], None, "x"), cond) for c in cands])
 
-    def single_surrogates(self, cands: list[int], cond: list[int], perms: np.ndarray) -> np.ndarray:
-        out = np.empty((perms.shape[0], len(cands)))
-        for s, p in enumerate(perms):
+    def _perms_for(self, cond: list[int], perms: Perms) -> np.ndarray:
+        """``perms``, or with ``null="local"`` as many local permutations within
+        neighbourhoods of the conditioning set (Runge 2018; strata of equal symbols for
+        discrete data), which keep the candidate's dependence on the conditions."""
+        if self.null != "local" or not cond:
+            return perms.p
+        key = tuple(sorted(cond))
+        have = self._local.get(key)
+        if have is None or have.shape[0] < len(perms):
+            from ..stats.independence import _strata_permutation, _z_neighbors, local_permutation
+
+            rng = np.random.default_rng([0 if self.seed is None else self.seed, len(key), *key])
+            z = self._block(list(key), None, "z")
+            if self.discrete:
+                codes = z.codes
+                have = np.stack([_strata_permutation(rng, codes) for _ in range(len(perms))])
+            else:
+                nb = _z_neighbors(z, min(self.n_neighbors, self.n))
+                have = np.stack([local_permutation(rng, nb) for _ in range(len(perms))])
+            if len(self._local) > 64:
+                self._local.clear()
+            self._local[key] = have
+        return have[: len(perms)]
+
+    def single_surrogates(self, cands: list[int], cond: list[int], perms: Perms) -> np.ndarray:
+        out = np.empty((len(perms), len(cands)))
+        for s, p in enumerate(self._perms_for(cond, perms)):
             for j, c in enumerate(cands):
                 out[s, j] = self._call(self._block([c], p, "x"), cond)
         return out
@@ -246,8 +280,9 @@ class RegistryEngine:
     def joint(self, xs: list[int], cond: list[int]) -> float:
         return self._call(self._block(list(xs), None, "x"), cond)
 
-    def joint_surrogates(self, xs: list[int], cond: list[int], perms: np.ndarray) -> np.ndarray:
-        return np.array([self._call(self._block(list(xs), p, "x"), cond) for p in perms])
+    def joint_surrogates(self, xs: list[int], cond: list[int], perms: Perms) -> np.ndarray:
+        rows = self._perms_for(cond, perms)
+        return np.array([self._call(self._block(list(xs), p, "x"), cond) for p in rows])
 
 
 def make_engine(
@@ -257,8 +292,10 @@ def make_engine(
     discrete: bool,
     params: dict[str, Any] | None = None,
     seed: int | None = 0,
+    null: str = "permutation",
 ) -> GaussianEngine | RegistryEngine:
-    """The engine for CMI ``method`` (``"gaussian"``: the closed-form batched one)."""
+    """The engine for CMI ``method`` (``"gaussian"``: the closed-form batched one; its
+    surrogates are always plain permutations, exact in the Gaussian limit)."""
     if method == "gaussian" and not discrete and not params:
         return GaussianEngine(y, cols)
-    return RegistryEngine(y, cols, method, discrete, params, seed)
+    return RegistryEngine(y, cols, method, discrete, params, seed, null)

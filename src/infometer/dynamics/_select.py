@@ -31,12 +31,58 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["permutations", "pvalue", "include", "prune", "omnibus", "sequential_maxstat"]
+__all__ = [
+    "Perms",
+    "pool_perms",
+    "permutations",
+    "pvalue",
+    "include",
+    "prune",
+    "omnibus",
+    "sequential_maxstat",
+]
 
 
-def permutations(rng: np.random.Generator, n: int, count: int) -> np.ndarray:
-    """``count`` independent random permutations of ``range(n)``, shape (count, n)."""
-    return np.argsort(rng.random((count, n)), axis=1)
+class Perms:
+    """Row permutations ``p`` (S × N) and, computed once when needed, their inverses."""
+
+    def __init__(self, p: np.ndarray, parent: Perms | None = None) -> None:
+        self.p = p
+        self._inv: np.ndarray | None = None
+        self._parent = parent
+
+    @property
+    def inv(self) -> np.ndarray:
+        if self._inv is None and self._parent is not None:
+            self._inv = self._parent.inv[: len(self)]
+        if self._inv is None:
+            inv = np.empty_like(self.p)
+            np.put_along_axis(inv, self.p, np.arange(self.p.shape[1])[None, :], axis=1)
+            self._inv = inv
+        return self._inv
+
+    def __len__(self) -> int:
+        return int(self.p.shape[0])
+
+    def head(self, count: int) -> Perms:
+        return Perms(self.p[:count], parent=self)
+
+
+def permutations(rng: np.random.Generator, n: int, count: int) -> Perms:
+    """``count`` independent random permutations of ``range(n)``.
+
+    One pool per engine serves every test of a target (``engine.pool``): each test's null
+    is valid on its own; only the tests' dependence on one another changes.
+    """
+    return Perms(rng.permuted(np.broadcast_to(np.arange(n), (count, n)), axis=1))
+
+
+def pool_perms(engine: Any, rng: np.random.Generator, count: int) -> Perms:
+    pool = getattr(engine, "pool", None)
+    if pool is None or len(pool) < count:
+        pool = permutations(rng, engine.n, count)
+        engine.pool = pool
+    return pool.head(count)
 
 
 def pvalue(observed: float, null: np.ndarray) -> float:
@@ -77,7 +123,7 @@ def include(
     while remaining:
         vals = engine.single(remaining, selected)
         best = int(np.argmax(vals))
-        perms = permutations(rng, engine.n, n_perm)
+        perms = pool_perms(engine, rng, n_perm)
         null = engine.single_surrogates(remaining, selected, perms).max(axis=1)
         p = pvalue(float(vals[best]), null)
         ok = p <= alpha
@@ -110,7 +156,7 @@ def prune(
         vals = np.array(
             [float(engine.single([c], fixed + [o for o in kept if o != c])[0]) for c in kept]
         )
-        perms = permutations(rng, engine.n, n_perm)
+        perms = pool_perms(engine, rng, n_perm)
         surr = np.column_stack(
             [
                 engine.single_surrogates([c], fixed + [o for o in kept if o != c], perms)[:, 0]
@@ -130,7 +176,7 @@ def omnibus(
 ) -> tuple[float, float]:
     """I(sources; y | fixed) and its p-value against joint permutations of the sources."""
     value = float(engine.joint(sources, fixed))
-    perms = permutations(rng, engine.n, n_perm)
+    perms = pool_perms(engine, rng, n_perm)
     return value, pvalue(value, engine.joint_surrogates(sources, fixed, perms))
 
 
@@ -156,7 +202,7 @@ def sequential_maxstat(
         return fixed + [o for o in rest if o != c]
 
     vals = np.array([float(engine.single([c], cond(c))[0]) for c in sources])
-    perms = permutations(rng, engine.n, n_perm)
+    perms = pool_perms(engine, rng, n_perm)
     surr = np.column_stack([engine.single_surrogates([c], cond(c), perms)[:, 0] for c in sources])
     order = np.argsort(-vals, kind="stable")
     p = np.empty(len(sources))

@@ -176,8 +176,9 @@ def boolean_network(
     """A random Boolean network: each node is a random Boolean function of ``n_inputs``
     other nodes at lag 1, each output flipped with probability ``flip``.
 
-    The functions are drawn until every input matters (a canalising-free table), so every
-    edge is identifiable.
+    The functions are drawn until every input changes the output's mean on its own
+    (no parity / XOR-like functions): a purely synergistic input carries no information by
+    itself, and greedy selection (IDTxl's and this package's) cannot find its first input.
 
     Returns
     -------
@@ -193,7 +194,10 @@ def boolean_network(
         while True:
             tab = rng.integers(0, 2, size=2**n_inputs)
             idx = np.arange(2**n_inputs)
-            if all(np.any(tab[idx] != tab[idx ^ (1 << b)]) for b in range(n_inputs)):
+            if all(
+                tab[(idx >> b) & 1 == 1].mean() != tab[(idx >> b) & 1 == 0].mean()
+                for b in range(n_inputs)
+            ):
                 break
         inputs.append(src)
         tables.append(tab)
