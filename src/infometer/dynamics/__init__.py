@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import storage
+from . import ordinal, storage
 from .storage import active_info_storage, entropy_rate
 
 __all__ = [
