@@ -1,7 +1,7 @@
 """Run one peer (IDTxl or Tigramite) on saved data; print a JSON line with edges and times.
 
 Runs under the peers' interpreter (/work/peers-25/bin/python), never imports infometer.
-Usage: python _networks_peer.py LIB DATA.npy MAX_LAG KIND [N_PERM]
+Usage: python _networks_peer.py LIB DATA.npy MAX_LAG KIND [N_PERM [fdr|nofdr]]
   LIB  = idtxl_mte | idtxl_bte | tigramite_pcmci
   KIND = gaussian | discrete | ksg
 """
@@ -18,6 +18,7 @@ import warnings
 def main() -> None:
     lib, path, max_lag, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     n_perm = int(sys.argv[5]) if len(sys.argv) > 5 else 200
+    fdr = (sys.argv[6] if len(sys.argv) > 6 else "fdr") == "fdr"
     import numpy as np
 
     x = np.load(path)
@@ -47,6 +48,7 @@ def main() -> None:
             "n_perm_omnibus": max(n_perm, 500) if n_perm >= 200 else n_perm,
             "n_perm_max_seq": max(n_perm, 500) if n_perm >= 200 else n_perm,
             "verbose": False,
+            "fdr_correction": fdr,
         }
         if kind == "discrete":
             settings.update(
@@ -80,7 +82,9 @@ def main() -> None:
         df = pp.DataFrame(x)
         pc = PCMCI(dataframe=df, cond_ind_test=ParCorr(), verbosity=0)
         out = pc.run_pcmci(tau_min=1, tau_max=max_lag, pc_alpha=0.2)
-        q = pc.get_corrected_pvalues(p_matrix=out["p_matrix"], fdr_method="fdr_bh")
+        q = out["p_matrix"]
+        if fdr:
+            q = pc.get_corrected_pvalues(p_matrix=q, fdr_method="fdr_bh")
         n = x.shape[1]
         for i in range(n):
             for j in range(n):

@@ -311,9 +311,10 @@ def infer_network(
     span = 2 * max_lag if method == "pcmci" else max(max_lag, max_lag_target)
     per_trial = panel.t // trials
     if span >= per_trial / 2:
+        why = " (PCMCI conditions on parents shifted by the link lag: 2 max_lag)"
         raise ValueError(
-            f"max_lag={max_lag} needs a largest lag of {span} (PCMCI conditions on parents "
-            f"shifted by the link lag: 2 max_lag), which must be below half the length of "
+            f"max_lag={max_lag} needs a largest lag of {span}"
+            f"{why if method == 'pcmci' else ''}, which must be below half the length of "
             f"each series ({per_trial} rows per trial)"
         )
     n_src = (panel.n if method == "pcmci" else panel.n - 1) * (max_lag - min_lag + 1)
