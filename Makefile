@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,17 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 
+# the fast lane: everything but the tests marked slow (under ~2 minutes on 2 cores);
+# `make test` stays the whole suite and is what CI runs
+test-fast: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 -m "not slow"
+
+# the comparisons behind the README's claims (benchmarks/README.md says which is which)
 bench: $(STAMP)
-	$(BIN)/python benchmarks/discrete.py
-	$(BIN)/python benchmarks/coldstart.py
+	$(BIN)/python -m pip install -q -e ".[peers]"
+	$(BIN)/python benchmarks/peers/discrete.py --repeats 3
+	$(BIN)/python benchmarks/peers/knn.py --cells 3x1e5,1x1e6 --repeats 3
+	$(BIN)/python benchmarks/speed/coldstart.py --repeats 3
 
 clean:
 	rm -rf $(VENV) demo-out bench-out report.html .pytest_cache

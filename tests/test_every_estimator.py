@@ -87,7 +87,7 @@ def _all_specs() -> list[registry.EstimatorSpec]:
 def test_ci_and_rerun_with_recorded_params(spec, monkeypatch):
     data, params = _case(spec)
     # resampling="seeds" re-trains MAX_SEEDS times; 3 exercise the same code
-    monkeypatch.setattr("infometer.stats.resample.MAX_SEEDS", 3)
+    monkeypatch.setattr("infometer.resample.MAX_SEEDS", 3)
     variables = as_variables(data, paired=spec.quantity not in registry.UNPAIRED)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

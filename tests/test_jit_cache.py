@@ -7,7 +7,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 PROBE = "import infometer.jit, numba; print(numba.config.CACHE_DIR)"
+
+
+pytestmark = pytest.mark.slow  # the slow lane: deselected by make test-fast
 
 
 def _cache_dir(env: dict[str, str], code: str = PROBE) -> str:

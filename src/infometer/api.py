@@ -92,7 +92,7 @@ def run(
 
     stderr, interval, level = raw.stderr, None, None
     if ci is not None:
-        from .stats.resample import error_bars
+        from .resample import error_bars
 
         level = ci
         if raw.ci is not None and raw.ci_level == ci:

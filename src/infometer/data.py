@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .validation import check_choice, check_float, check_int
+
 __all__ = [
     "Variable",
     "as_variable",
@@ -67,50 +69,8 @@ def scaled_moments(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return scale, u.mean(axis=0), u.std(axis=0)
 
 
-# --------------------------------------------------------------------------- checks
-def check_int(
-    value: Any, name: str, *, min_value: int | None = None, max_value: int | None = None
-) -> int:
-    """Validate an integer parameter; raise a message naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    v = int(value)
-    if min_value is not None and v < min_value:
-        raise ValueError(f"{name} must be >= {min_value}, got {v}")
-    if max_value is not None and v > max_value:
-        raise ValueError(f"{name} must be <= {max_value}, got {v}")
-    return v
-
-
-def check_float(
-    value: Any,
-    name: str,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    inclusive: tuple[bool, bool] = (True, True),
-) -> float:
-    """Validate a real parameter; raise a message naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    v = float(value)
-    if not np.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {v}")
-    if low is not None and (v < low or (v == low and not inclusive[0])):
-        raise ValueError(f"{name} must be {'>=' if inclusive[0] else '>'} {low}, got {v}")
-    if high is not None and (v > high or (v == high and not inclusive[1])):
-        raise ValueError(f"{name} must be {'<=' if inclusive[1] else '<'} {high}, got {v}")
-    return v
-
-
-def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
-    """Validate a string option against its allowed values."""
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
-    return value
-
-
 # ------------------------------------------------------------------ the variable
+# (check_int, check_float and check_choice live in infometer.validation; re-exported here)
 @dataclass(frozen=True)
 class Variable:
     """A validated variable: ``values`` is 2-D, one kind per column.

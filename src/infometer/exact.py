@@ -7,12 +7,12 @@ validates its table (non-negative, finite, sums to one within ``atol``) and retu
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
 from .estimate import Estimate, resolve_unit
+from .validation import check_pmf
 
 __all__ = [
     "entropy",
@@ -26,48 +26,8 @@ __all__ = [
 
 
 def _pmf(p: Any, name: str, ndim: int | None = None, atol: float | None = None) -> np.ndarray:
-    """Validate a pmf / joint table: real numbers, finite, >= 0, summing to 1.
-
-    The sum may differ from 1 by ``atol``, by default 1e-9 for float64 input (summation
-    rounding is ~1e-16 · log2(size), far below it at any size that fits in memory) and
-    100 machine epsilons for lower-precision floats.  The tolerance does not grow with
-    the size: a table off by 1% in total mass is refused however many cells it has.
-    """
-    if isinstance(p, str | bytes):
-        raise TypeError(f"{name} must be an array of probabilities, got a string")
-    try:
-        raw = np.asarray(p)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a rectangular array of probabilities: {exc}") from exc
-    kind = raw.dtype.kind
-    if kind == "O":
-        flat = raw.ravel().tolist()
-        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in flat):
-            bad = next(v for v in flat if not isinstance(v, numbers.Real) or isinstance(v, bool))
-            raise TypeError(f"{name} must hold real numbers, found {type(bad).__name__} {bad!r}")
-    elif kind not in "iuf":
-        what = {"c": "complex numbers", "b": "booleans", "U": "strings", "S": "bytes"}
-        raise TypeError(
-            f"{name} must hold real numbers (probabilities), got {what.get(kind, raw.dtype)}"
-        )
-    a = raw.astype(np.float64)
-    if a.size == 0:
-        raise ValueError(f"{name} is empty")
-    if ndim is not None and a.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-D table, got {a.ndim}-D with shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains NaN or inf")
-    if np.any(a < 0):
-        raise ValueError(f"{name} has negative entries (min {a.min():.3g})")
-    if atol is None:
-        atol = 1e-9 if kind != "f" or raw.dtype.itemsize >= 8 else 100 * np.finfo(raw.dtype).eps
-    s = a.sum()
-    if not abs(s - 1.0) <= atol:
-        raise ValueError(
-            f"{name} sums to {s:.12g}, not 1 (tolerance {atol:.1e}); normalise it first "
-            "(p / p.sum())"
-        )
-    return a / s
+    """Validate a pmf / joint table (:func:`infometer.validation.check_pmf`)."""
+    return check_pmf(p, name, ndim=ndim, atol=atol)
 
 
 def _h(a: np.ndarray) -> float:

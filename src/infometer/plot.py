@@ -1,11 +1,22 @@
-"""Shared plotting helpers (matplotlib, headless)."""
+"""Shared plotting helpers (matplotlib, headless).
+
+Every figure the library draws follows one convention::
+
+    def plot_x(result, ax=None, path=None) -> matplotlib.axes.Axes:
+        fig, ax = new_axes(ax, figsize=(6, 4))
+        ...draw on ax...
+        return finish(ax, path)
+
+``ax`` draws into the caller's axes; ``path`` also saves the figure as a PNG (its folder
+is created); the axes are returned either way.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["bar_with_errors", "bars_beside_map", "new_axes", "save"]
+__all__ = ["bar_with_errors", "bars_beside_map", "new_axes", "finish", "save"]
 
 
 def _pyplot():
@@ -121,6 +132,20 @@ def new_axes(ax=None, path=None, figsize=(6.0, 4.0)):
         return None, ax
     fig, ax = plt.subplots(figsize=figsize, dpi=110)
     return fig, ax
+
+
+def finish(ax, path: str | Path | None = None):
+    """Return ``ax``; with ``path``, first save its figure as a PNG there (folder created).
+
+    The end of every ``plot_x(result, ax=None, path=None) -> Axes`` function.
+    """
+    if path is not None:
+        fig = ax.figure
+        fig.tight_layout()
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(p)
+    return ax
 
 
 def save(fig, path) -> Path | None:

@@ -95,6 +95,10 @@ class Raw:
         Native ``(low, high)`` interval at ``ci_level``, or None.
     ci_level
         Coverage of ``ci``.
+    stderr_dof
+        Degrees of freedom of ``stderr`` when it was itself estimated from few replicates
+        (``k - 1`` for the spread of k seeds): intervals from it then use the Student t
+        quantile (:func:`infometer.uncertainty.interval_from_stderr`); ``None``: normal.
     diagnostics
         Facts to record in :attr:`Estimate.diagnostics`.
     warnings
@@ -111,6 +115,7 @@ class Raw:
     stderr: float | None = None
     ci: tuple[float, float] | None = None
     ci_level: float | None = None
+    stderr_dof: int | None = None
     diagnostics: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     params: dict[str, Any] = field(default_factory=dict)

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .data import check_choice, check_float, check_int
+from .validation import resolve_device
 
 __all__ = [
     "TrainLog",
@@ -41,29 +42,8 @@ _SCHEDULES = ("constant", "cosine")
 _LR_FLOOR = 0.05
 
 
-def check_device(device: Any, name: str = "device") -> Any:
-    """A torch device that exists on this machine, or a ``ValueError`` naming ``name``
-    (every trainable estimator checks ``device=`` here, before any training)."""
-    import torch
-
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(
-            f"{name} {device!r} is not a torch device (cpu, cuda, cuda:1, mps): {exc}"
-        ) from exc
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            raise ValueError(f"{name} {device!r}: CUDA is not available on this machine")
-        if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise ValueError(
-                f"{name} {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
-            )
-    elif dev.type == "mps" and not torch.backends.mps.is_available():
-        raise ValueError(f"{name} {device!r}: MPS is not available on this machine")
-    elif dev.type not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"{name} {device!r}: only cpu, cuda and mps devices are supported")
-    return dev
+#: The device check of every trainable estimator (one implementation, in validation).
+check_device = resolve_device
 
 
 @dataclass

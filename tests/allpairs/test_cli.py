@@ -35,6 +35,7 @@ def table(tmp_path_factory):
     return d
 
 
+@pytest.mark.slow
 def test_matrix_writes_matrix_edges_heatmap_network_and_resumes(table, tmp_path):
     out = tmp_path / "m"
     r = run(

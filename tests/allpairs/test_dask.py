@@ -15,6 +15,9 @@ from infometer.allpairs import pairwise
 distributed = pytest.importorskip("distributed")
 
 
+pytestmark = pytest.mark.slow  # the slow lane: deselected by make test-fast
+
+
 @pytest.fixture(scope="module")
 def client():
     with (

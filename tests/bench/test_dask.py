@@ -16,6 +16,9 @@ from infometer.parallel import MemorySink, run_jobs
 distributed = pytest.importorskip("distributed")
 
 
+pytestmark = pytest.mark.slow  # the slow lane: deselected by make test-fast
+
+
 @pytest.fixture(scope="module")
 def cluster():
     with distributed.LocalCluster(

@@ -19,6 +19,9 @@ METHODS = "plugin,miller_madow,grassberger"
 N_SEEDS = 30  # 4 tasks x 3 methods x 30 seeds = 360 runs
 
 
+pytestmark = pytest.mark.slow  # the slow lane: deselected by make test-fast
+
+
 def _expected():
     tasks = [truth.get_task(t) for t in TASKS.split(",")]
     jobs, _ = plan(tasks, METHODS.split(","), [300], range(N_SEEDS))

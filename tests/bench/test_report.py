@@ -174,6 +174,7 @@ def _without_write_permission_bypass():
     return drop
 
 
+@pytest.mark.slow
 def test_report_of_a_read_only_store(bench_dir, tmp_path, bench_env):
     if not hasattr(os, "geteuid"):
         pytest.skip("POSIX permissions")
@@ -208,6 +209,7 @@ def test_report_of_a_read_only_store(bench_dir, tmp_path, bench_env):
         os.chmod(ro, 0o755)
 
 
+@pytest.mark.slow
 def test_report_of_a_partial_store_says_what_is_missing(tmp_path):
     tasks = [truth.get_task(t) for t in ("zipf-100", "table-4x5-dirichlet")]
     jobs, _ = plan(tasks, ["plugin", "miller_madow"], [200], [0, 1, 2])  # 12 runs
@@ -319,6 +321,7 @@ def test_quick_suite_compares_the_main_estimators_on_every_family():
     ),
     st.randoms(use_true_random=False),
 )
+@pytest.mark.slow
 def test_winner_properties(spec, rnd):
     from infometer.bench.report import TIE_NATS, winners
 

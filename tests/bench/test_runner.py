@@ -70,6 +70,7 @@ def test_plan_skips_inapplicable_pairs():
         suite_tasks("nope")
 
 
+@pytest.mark.slow
 def test_sweep_resumes_and_pool_equals_serial(tmp_path):
     jobs, _ = plan(_tasks(), ["plugin", "miller_madow"], [300], [0, 1])
     with Store(tmp_path / "serial") as st:

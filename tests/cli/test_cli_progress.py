@@ -10,7 +10,7 @@ from rich.console import Console
 
 import infometer as im
 from infometer.cli import app as cli
-from infometer.stats.resample import report_progress
+from infometer.resample import report_progress
 
 
 def _data():

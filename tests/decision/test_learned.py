@@ -2,7 +2,7 @@
 expert labels are the exact planner's, and a tiny training run is seeded and usable.
 
 Accuracy at full settings (success rates against QMDP-net on 10x10 maps) is measured in
-benchmarks/decision_learned.py and recorded in benchmarks/RESULTS.md.
+benchmarks/accuracy/decision_learned.py and recorded in benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations

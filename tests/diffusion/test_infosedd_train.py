@@ -25,6 +25,9 @@ TINY = {
 }
 
 
+pytestmark = pytest.mark.slow  # the slow lane: deselected by make test-fast
+
+
 def channel(n, pairs, v, err, seed):
     """x uniform on v symbols; y = x w.p. 1-err else another symbol uniformly."""
     rng = np.random.default_rng(seed)

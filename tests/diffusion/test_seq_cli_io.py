@@ -105,6 +105,7 @@ def _app():
 TINY = ["--steps", "40", "--hidden", "16", "--passes", "1", "--quiet"]
 
 
+@pytest.mark.slow
 def test_cli_entropy_mi_and_scan(tmp_path):
     from typer.testing import CliRunner
 

@@ -23,6 +23,9 @@ from infometer.truth import ising
 torch = pytest.importorskip("torch")
 
 
+pytestmark = pytest.mark.slow  # the slow lane: deselected by make test-fast
+
+
 def _ising_pmf(rows: int, cols: int, k: float) -> np.ndarray:
     states = np.array(list(itertools.product((0, 1), repeat=rows * cols)))
     spins = (2 * states - 1).reshape(-1, rows, cols)

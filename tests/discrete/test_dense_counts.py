@@ -15,6 +15,7 @@ SUBSETS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("n_vars", [1, 2, 3])
 def test_table_counts_equal_code_counts(n_vars, compiled, monkeypatch):
@@ -35,6 +36,7 @@ def test_table_counts_equal_code_counts(n_vars, compiled, monkeypatch):
         assert np.array_equal(table_counts(table, n_vars, idx), ref)  # same numbers, same order
 
 
+@pytest.mark.slow
 def test_estimates_do_not_depend_on_the_table(monkeypatch):
     rng = np.random.default_rng(3)
     x, y, z = (rng.integers(0, 7, 20_000) for _ in range(3))

@@ -55,6 +55,7 @@ def _kinds(rng, n: int, d: int) -> dict[str, np.ndarray]:
     return {"gauss": p, "ties": _data(rng, n, d, True), "constant": const, "atoms": atoms}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [2, 5, 8])
 @pytest.mark.parametrize("shift", [6, 7, 11])  # blocks of 64, 128, and larger than n
 def test_counts_equal_brute_force(d, shift):
@@ -78,6 +79,7 @@ def test_counts_equal_brute_force(d, shift):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [2, 6, 12])
 @pytest.mark.parametrize("k", [1, 4])
 @pytest.mark.parametrize("shift", [7, 11])  # blocks of 128, and one block (all candidates)

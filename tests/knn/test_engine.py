@@ -201,6 +201,7 @@ def test_rank_bitset_counts_brute_force(d, ties, n, monkeypatch):
         ("compiled", 200, 6, "bitset"),
     ],
 )
+@pytest.mark.slow
 def test_negative_and_nan_radii_count_nothing_on_every_structure(
     backend_name, n, d, path, monkeypatch
 ):

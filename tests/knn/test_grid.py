@@ -45,6 +45,7 @@ def _radii(rng, p: np.ndarray) -> list[np.ndarray]:
         {"INT32_MAX_POINTS": 0},  # int64 positions and counts (what n >= 2^31 would use)
     ],
 )
+@pytest.mark.slow
 def test_counts_equal_brute_force_in_every_layout(d, layout, monkeypatch):
     if "INT32_MAX_POINTS" in layout and d != 3:
         pytest.skip("one dimension suffices for the int64 types (each costs a compile)")

@@ -71,6 +71,7 @@ def test_collect_activations_hooks_and_errors(net):
         collect_activations(lambda v: v, x)
 
 
+@pytest.mark.slow
 def test_layer_info_invertible_layer_keeps_h_x_and_random_labels_give_zero():
     # X takes 8 values (one-hot codes): I(X;T) = H(X) = log 8 for an injective layer,
     # log 4 for a layer that merges pairs of inputs.
@@ -126,6 +127,7 @@ def test_layer_info_bad_input(net):
         im.layer_info(net, 3.0, np.zeros(40))
 
 
+@pytest.mark.slow
 def test_flownib_critics_see_the_layer_activations(tmp_path):
     # two "layers": one carries the label, one is noise independent of X and Y.  If the
     # critics saw a projection of X (the authors' released script) both paths would be

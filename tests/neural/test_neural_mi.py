@@ -68,6 +68,7 @@ def test_concat_critic_and_object_api(data):
         im.NeuralMI("dv", **TINY).fit(x, y, x[:, :1]).mutual_info()
 
 
+@pytest.mark.slow
 def test_independent_inputs_give_about_zero():
     rng = np.random.default_rng(3)
     x, y = rng.normal(size=(4000, 3)), rng.normal(size=(4000, 3))
@@ -102,6 +103,7 @@ def test_diverging_critic_is_flagged_never_a_clean_number(data):
             im.mutual_info(x, y, method="nwj", lr=5.0, steps=50, hidden=32, ci=0.9)
 
 
+@pytest.mark.slow
 def test_seeds_reproducible_and_spread_as_stderr(data):
     x, y = data
     small = {**TINY, "steps": 150}
@@ -125,6 +127,7 @@ def test_ci_by_seeds():
     assert est.ci[0] < est.value < est.ci[1] and est.stderr > 0
 
 
+@pytest.mark.slow
 def test_discrete_tokens_through_learned_embeddings():
     from infometer.truth import get_task
 
@@ -139,6 +142,7 @@ def test_discrete_tokens_through_learned_embeddings():
         assert abs(est.value - task.truth) < 0.2, (bound, est.value)
 
 
+@pytest.mark.slow
 def test_conditional_mi_of_gaussians():
     rng = np.random.default_rng(7)
     n = 5000

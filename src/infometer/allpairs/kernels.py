@@ -51,7 +51,7 @@ def n_slabs(n: int) -> int:
     """Slabs per column: about 2 points per cell of an independent pair.
 
     With the 3 x 3 start of the search this was the fastest on Gaussian-like pairs
-    (``benchmarks/pairwise.py``; C = sqrt(N/4) with a one-cell start is ~15% slower there,
+    (``benchmarks/peers/pairwise.py``; C = sqrt(N/4) with a one-cell start is ~15% slower there,
     ~30% faster on very heavy tails or |rho| > 0.99, where ``ranks=True`` also helps).
     """
     return max(1, int(np.sqrt(n / 2.0)))

@@ -129,7 +129,7 @@ def _resample_bar(show: bool) -> Iterator[None]:
         return
     from rich.progress import Progress
 
-    from ..stats.resample import report_progress
+    from ..resample import report_progress
 
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task("resampling for --ci", total=None)

@@ -128,7 +128,7 @@ class InfoSEDD:
         without improvement and the best weights are kept.
     schedule
         Learning rate after the warm-up: ``"cosine"`` (default: decays to 5% at ``steps``)
-        or ``"constant"`` (the default before, with ``steps=4000``; benchmarks/infosedd.py
+        or ``"constant"`` (the default before, with ``steps=4000``; benchmarks/accuracy/infosedd.py
         ``speed`` compares the two).
     max_seconds, clock
         Time budget for training (``None``: none), on the ``"wall"`` clock or the

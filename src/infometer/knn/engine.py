@@ -118,7 +118,7 @@ PARALLEL_MIN = 20_000
 CHUNKS_PER_THREAD = 4
 #: Range counts on 2 to this many columns and at least ``GRID_MIN_POINTS`` points use the
 #: rank grid of :mod:`infometer.knn.grid`, otherwise the kd-tree: the crossovers
-#: measured by ``benchmarks/knn.py --counts`` (benchmarks/RESULTS.md).
+#: measured by ``benchmarks/peers/knn.py --counts`` (benchmarks/RESULTS.md).
 GRID_MAX_DIM = 4
 GRID_MIN_POINTS = 2000
 #: Max-norm range counts on at least ``BITSET_MIN_DIM`` columns and kNN queries on at
@@ -126,7 +126,7 @@ GRID_MIN_POINTS = 2000
 #: ``BITSET_MAX_POINTS`` points, use the rank-space bitset index of
 #: :mod:`infometer.knn.bitset` on the compiled backend (while its bitsets fit
 #: ``bitset.MAX_BYTES``), otherwise the kd-tree: the crossovers measured by
-#: ``benchmarks/knn_stages.py --bitset`` (benchmarks/RESULTS.md).  Counts on 5-8 columns
+#: ``benchmarks/dev/knn_stages.py --bitset`` (benchmarks/RESULTS.md).  Counts on 5-8 columns
 #: cost 3-6x less CPU than on the tree from 5,000 to 200,000 points.  kNN (since the
 #: candidate-superset search, 2026-12-01): 16 columns 0.33-0.41x the tree's CPU and 14
 #: columns 0.38-0.63x (N = 2e4, 1e5), 12 columns 0.5x at 2e4 and 0.85x at 1e5 and 2e5,
@@ -159,7 +159,7 @@ SCIPY_PARALLEL_MIN = 1000
 #: The scipy backend counts on 2 or more columns with the rank-interval bitsets of
 #: :mod:`infometer.knn.rankbits` from this many points (while they fit its memory cap):
 #: 2-12x less CPU than cKDTree counts at 500-8,000 points (more columns, larger gain),
-#: 0.6-0.7x at 250, slower below (``benchmarks/knn.py --cells none --rankbits``).
+#: 0.6-0.7x at 250, slower below (``benchmarks/peers/knn.py --cells none --rankbits``).
 RANKBITS_MIN_POINTS = 250
 _scipy_seconds = 0.0
 

@@ -45,7 +45,7 @@ fail there: the piece's boundary column, the later columns whose slab in that ro
 boundary slab, and the last column (columns before the boundary one, and inside slabs,
 pass for every point of the run).
 
-Measured (``benchmarks/knn_stages.py``, KSG-1 radii, min of 3 interleaved runs,
+Measured (``benchmarks/dev/knn_stages.py``, KSG-1 radii, min of 3 interleaved runs,
 benchmarks/RESULTS.md "Rank-space grid counts" and "Grid scans with unsigned
 positions"): with these scans ``RUN_COST`` = 200 points per run (130-300 are within noise
 for 3 columns, 100 is 5% faster for 4), so at N = 10^6 the cube spans about 3 slabs per

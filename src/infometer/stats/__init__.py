@@ -1,5 +1,6 @@
 """Error bars and tests that work with any registered estimator."""
 
+from ..resample import error_bars, resample_values
 from .independence import (
     IndependenceTest,
     MultipleTests,
@@ -8,7 +9,6 @@ from .independence import (
     local_permutation,
     multipletests,
 )
-from .resample import error_bars, resample_values
 
 __all__ = [
     "error_bars",

@@ -9,15 +9,18 @@ B. Gaussian / Gaussian-copula MI at N = 10^6.
 C. Coverage of nominal 90% intervals for KSG MI: subsampling (infometer's scheme) vs a
    with-replacement bootstrap of the same estimator.
 
-Usage: python benchmarks/contstats.py [--repeats 3] [--reps 20] [--parts A,B,C]
+Usage: python benchmarks/peers/contstats.py [--repeats 3] [--reps 20] [--parts A,B,C]
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import warnings
+from pathlib import Path
 
-import _timing as T
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
+import _timing as T  # noqa: E402
 import numpy as np
 from scipy.linalg import solve_discrete_lyapunov
 

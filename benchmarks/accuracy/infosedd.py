@@ -18,7 +18,7 @@ Tasks (each prints one JSON line per estimate and a markdown row):
   InfoNCE, SMILE, NWJ, GAN-DIME) and the plug-in / Chao-Shen counts, on the same training
   and held-out rows with the same CPU-time budget per trainable estimator.
 
-Example: ``PYTHONPATH=src python benchmarks/infosedd.py ising --T 2.5 4.0 --n 50000``
+Example: ``PYTHONPATH=src python benchmarks/accuracy/infosedd.py ising --T 2.5 4.0 --n 50000``
 """
 
 from __future__ import annotations
@@ -457,7 +457,7 @@ def showdown_table(lines) -> str:
 
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "table":
-        # ``python benchmarks/infosedd.py table showdown.jsonl``: the RESULTS.md table
+        # ``python benchmarks/accuracy/infosedd.py table showdown.jsonl``: the RESULTS.md table
         with open(sys.argv[2]) as fh:
             print(showdown_table(fh.readlines()))
         return

@@ -2,9 +2,9 @@
 
 Usage::
 
-    PYTHONPATH=src .venv/bin/python benchmarks/pairwise.py                # P = N = 1000
-    PYTHONPATH=src .venv/bin/python benchmarks/pairwise.py --quick        # small smoke run
-    PYTHONPATH=src .venv/bin/python benchmarks/pairwise.py --memory       # memory, P = 125..500
+    PYTHONPATH=src .venv/bin/python benchmarks/peers/pairwise.py                # P = N = 1000
+    PYTHONPATH=src .venv/bin/python benchmarks/peers/pairwise.py --quick        # small smoke run
+    PYTHONPATH=src .venv/bin/python benchmarks/peers/pairwise.py --memory   # memory, P = 125..500
 
 Data: P Gaussian variables, N samples, from a factor model with a known covariance: the
 variables fall in groups of 10 that share one factor (loading 0.7, so rho = 0.49 and
@@ -42,8 +42,10 @@ import statistics
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
-import _timing as T
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
+import _timing as T  # noqa: E402
 import numpy as np
 
 GROUP = 10

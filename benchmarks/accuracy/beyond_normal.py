@@ -13,8 +13,8 @@ seeds and n, same timing, in the same run.  Peers that do not install are left o
 
 Usage::
 
-    python benchmarks/peers.py --n 5000 --seeds 3 --out bench-peers
-    python benchmarks/peers.py --update-results   # rewrite the section in RESULTS.md
+    python benchmarks/accuracy/beyond_normal.py --n 5000 --seeds 3 --out bench-peers
+    python benchmarks/accuracy/beyond_normal.py --update-results  # rewrite its RESULTS.md section
 
 The table goes into the "Accuracy (Beyond Normal)" section of benchmarks/RESULTS.md.
 """
@@ -28,11 +28,12 @@ import sys
 import time
 from pathlib import Path
 
-import _timing as T
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
+import _timing as T  # noqa: E402
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from infometer import registry, truth  # noqa: E402

@@ -1,8 +1,8 @@
 """Is the 6-D kNN of KSG at its floor?  A per-leaf batched search against the engine's
 per-query search, and the leaf scans a query needs even when its answer is known.
 
-    python benchmarks/knn_batched.py --d 3 --n 1e5,1e6 --rounds 3
-    python benchmarks/knn_batched.py --d 3 --n 1e5 --leafsize 8,16,32
+    python benchmarks/dev/knn_batched.py --d 3 --n 1e5,1e6 --rounds 3
+    python benchmarks/dev/knn_batched.py --d 3 --n 1e5 --leafsize 8,16,32
 
 Data as in ``knn_stages.py``: x ~ N(0, I_d), y = 0.6 x + 0.8 noise, seed 0; the search is
 the joint max-norm kNN of (x, y) (2d columns, k = 3) on the engine's kd-tree

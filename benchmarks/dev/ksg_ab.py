@@ -1,9 +1,9 @@
 """One whole ``im.mutual_info(x, y, method="ksg1")`` call, A/B between source trees.
 
     git worktree add /tmp/before <rev>
-    python benchmarks/ksg_ab.py --src /tmp/before/src,src --n 1e6 --rounds 5
+    python benchmarks/dev/ksg_ab.py --src /tmp/before/src,src --n 1e6 --rounds 5
 
-Data as in ``benchmarks/limits.py`` (task ``ksg_large``): x ~ N(0, I_d),
+Data as in ``benchmarks/speed/limits.py`` (task ``ksg_large``): x ~ N(0, I_d),
 y = 0.75 x + sqrt(1 - 0.75^2) noise, seed 0, ``--d`` columns each.  For every ``--src`` (a
 directory put first on ``PYTHONPATH``) a fresh process loads the kernels on a small problem,
 then times one call (wall, and CPU of all threads).  The sources take turns (A B A B ...),

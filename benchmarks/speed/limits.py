@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/limits.py [--repeats 3] [--only plugin_h,ksg_large,...] [--out F]
+    python benchmarks/speed/limits.py [--repeats 3] [--only plugin_h,ksg_large,...] [--out F]
 
 Each task times infometer and a reference written with numpy / scipy on the same data
 through the shared harness ``benchmarks/_timing.py`` (interleaved, one untimed warm-up per
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import _timing as T  # noqa: E402
 
 warnings.simplefilter("ignore")

@@ -1,8 +1,8 @@
 """Where the wall time of one KSG-1 call goes: a timeline of its phases, by thread.
 
-    python benchmarks/ksg_timeline.py --n 1e6 --d 3 --repeats 3
+    python benchmarks/dev/ksg_timeline.py --n 1e6 --d 3 --repeats 3
 
-Data as in ``benchmarks/limits.py`` (task ``ksg_large``): x ~ N(0, I_d),
+Data as in ``benchmarks/speed/limits.py`` (task ``ksg_large``): x ~ N(0, I_d),
 y = 0.75 x + sqrt(1 - 0.75^2) noise, seed 0.  The kernels are loaded on a small problem
 first; then each repeat times ``im.mutual_info(x, y, method="ksg1")`` with the engine's
 phases wrapped to record when each starts and ends on which thread: input preparation
@@ -24,11 +24,15 @@ import argparse
 import functools
 import math
 import os
+import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
-from _timing import speed_probe
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
+from _timing import speed_probe  # noqa: E402
 
 import infometer as im
 from infometer.knn import engine, estimators, grid

@@ -19,7 +19,7 @@ own 80/20 split of the rows and reports the estimate on its held-out part.
 
 Example::
 
-    PYTHONPATH=src python benchmarks/neural.py --n 5000 --budget 30 \\
+    PYTHONPATH=src python benchmarks/accuracy/neural.py --n 5000 --budget 30 \\
         --peer-python /tmp/peers/bin/python --bmi-python /tmp/peers/bin/python
 """
 

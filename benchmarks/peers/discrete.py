@@ -1,6 +1,6 @@
 """Discrete counting kernel vs peers, timed in the same run.
 
-    python benchmarks/discrete.py [--n 10000000] [--repeats 3] [--slow 30] [--write]
+    python benchmarks/peers/discrete.py [--n 10000000] [--repeats 3] [--slow 30] [--write]
 
 Task A: joint entropy H(X,Y,Z) of three integer columns, 10 symbols each (1,000 joint
 symbols), N rows.  Task B: I(X;Y) of two of them.  Timing goes through
@@ -14,9 +14,11 @@ record to RESULTS.md.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-import _timing as T
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
+import _timing as T  # noqa: E402
 import numpy as np
 
 
@@ -83,7 +85,7 @@ def main() -> None:
     text = run.header() + "\n\n" + "\n\n".join(blocks)
     print(text)
     if a.write:
-        res_md = Path(__file__).with_name("RESULTS.md")
+        res_md = Path(__file__).resolve().parents[1] / "RESULTS.md"
         with res_md.open("a") as fh:
             fh.write(f"\n### Discrete counting, N = {a.n:,}\n\n{text}\n")
 

@@ -11,8 +11,9 @@ The persuasion part (``--part sender``) trains the policy-gradient sender on the
 prosecutor-judge problem (two messages per turn, 1-3 turns, 1 or 4 restarts) for several
 seeds and reports its value as a fraction of the LP value.
 
-    PYTHONPATH=src python benchmarks/decision_learned.py --part planners --seeds 0,1,2
-    PYTHONPATH=src python benchmarks/decision_learned.py --part sender --sender-seeds 0,1,2,3,4
+    PYTHONPATH=src python benchmarks/accuracy/decision_learned.py --part planners --seeds 0,1,2
+    PYTHONPATH=src python benchmarks/accuracy/decision_learned.py --part sender \
+        --sender-seeds 0,1,2,3,4
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Cost per point of the grid count's run scan, by run length (a floor for the count stage).
 
-    python benchmarks/scan_runs.py [--region 20000] [--points 1e7]
+    python benchmarks/dev/scan_runs.py [--region 20000] [--points 1e7]
 
 The marginal counts of :mod:`infometer.knn.grid` spend most of their time scanning runs of
 contiguous points, testing two or three columns per point (``RESULTS.md``: ~2,600 points

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/ci_subsample.py [--n 20000] [--m 1000] [--reps 40]
+    python benchmarks/accuracy/ci_subsample.py [--n 20000] [--m 1000] [--reps 40]
 
 From n = 100,000 rows on, subsamples have at most ``MAX_SUBSAMPLE`` = 50,000 rows, so at
 n = 10^6 m / n = 0.05.  This runs the same ratio at a size that is quick to repeat: a
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=40)
     a = ap.parse_args(argv)
     import infometer as im
-    from infometer.stats import resample
+    from infometer import resample
 
     resample.MAX_SUBSAMPLE = a.m
     rho, truth = 0.6, -0.5 * math.log(1 - 0.36)

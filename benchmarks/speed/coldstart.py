@@ -21,9 +21,9 @@ run on one thread; give ``--n 2000,50000`` to include the parallel path).
 
 Usage::
 
-    python benchmarks/coldstart.py                       # all rows, min of 3
-    python benchmarks/coldstart.py --dims 1,3 --methods ksg1 --repeats 3
-    python benchmarks/coldstart.py --out bench-out/coldstart.json
+    python benchmarks/speed/coldstart.py                       # all rows, min of 3
+    python benchmarks/speed/coldstart.py --dims 1,3 --methods ksg1 --repeats 3
+    python benchmarks/speed/coldstart.py --out bench-out/coldstart.json
 
 It imports whatever ``infometer`` the running Python finds (``PYTHONPATH=src`` for a
 checkout), so it measures the code as it is.
@@ -40,7 +40,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-import _timing as T
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
+import _timing as T  # noqa: E402
 
 # (method, quantity, roles) of the kNN estimators timed by default; a method that is not
 # registered in the infometer being measured is skipped with a note.

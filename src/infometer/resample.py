@@ -48,9 +48,10 @@ from typing import Any
 
 import numpy as np
 
-from ..data import Variable
-from ..registry import UNPAIRED, EstimatorSpec, Raw
-from ..registry import get as get_spec
+from .data import Variable
+from .registry import UNPAIRED, EstimatorSpec, Raw
+from .registry import get as get_spec
+from .uncertainty import interval_from_stderr
 
 __all__ = [
     "error_bars",
@@ -69,7 +70,7 @@ SUBSAMPLE_FRACTION = 0.5
 #: by m (Politis & Romano's subsampling asks for m -> inf with m / n -> 0, which a cap
 #: gives).  What it saves: at n = 10^6, 200 KSG re-runs on 5 * 10^5 rows cost ~180 s of
 #: CPU, on 5 * 10^4 rows ~15 s.  Coverage at m / n = 0.05 is checked in
-#: benchmarks/ci_subsample.py (RESULTS.md, "Error bars at large n").
+#: benchmarks/accuracy/ci_subsample.py (RESULTS.md, "Error bars at large n").
 MAX_SUBSAMPLE = 50_000
 #: Re-runs of a trainable estimator without native error bars.
 MAX_SEEDS = 10
@@ -236,18 +237,16 @@ def error_bars(
     ValueError
         When the scheme is ``"none"``, or the estimate or a resample is not finite.
     """
-    # norm.ppf and t.ppf are these two functions; scipy.stats itself is slow to import
-    from scipy.special import ndtri, stdtrit
-
-    z = float(ndtri(0.5 + level / 2))
     scheme = spec.resampling
     if scheme == "posterior" or (scheme in ("native", "seeds") and raw.stderr is not None):
         if raw.stderr is None:
             raise ValueError(f"method {spec.name!r} gave no posterior spread for an interval")
+        dof = raw.stderr_dof
+        how = "normal from native stderr" if dof is None else f"t ({dof} dof) from native stderr"
         return (
             raw.stderr,
-            (raw.value - z * raw.stderr, raw.value + z * raw.stderr),
-            {"ci_method": "normal from native stderr"},
+            interval_from_stderr(raw.value, raw.stderr, level, dof=dof),
+            {"ci_method": how},
         )
     if scheme == "none":
         raise ValueError(f"method {spec.name!r} has no error bars; call it with ci=None")
@@ -260,10 +259,9 @@ def error_bars(
         b = min(n_resamples, MAX_SEEDS)
         vals = resample_values(spec, variables, params, scheme="seeds", n_resamples=b, seed=seed)
         se = float(np.std(vals, ddof=1))
-        t = float(stdtrit(b - 1, 0.5 + level / 2))
         return (
             se,
-            (raw.value - t * se, raw.value + t * se),
+            interval_from_stderr(raw.value, se, level, dof=b - 1),
             {"ci_method": f"value ± t·sd over {b} re-runs with other seeds (and splits)"},
         )
     vals = resample_values(
@@ -295,8 +293,7 @@ def error_bars(
             lo, hi = raw.value - q_hi, raw.value - q_lo
             how = "quantiles of the rescaled deviations"
         else:
-            t = float(stdtrit(n_resamples - 1, 1 - a))
-            lo, hi = raw.value - t * se, raw.value + t * se
+            lo, hi = interval_from_stderr(raw.value, se, level, dof=n_resamples - 1)
             how = "value ± t·se (too few subsamples for tail quantiles)"
         diag = {
             "ci_method": f"subsampling m={m} of n={n} without replacement, {n_resamples} "

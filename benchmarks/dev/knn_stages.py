@@ -1,10 +1,10 @@
 """Per-stage timing of KSG-1 (joint tree build, joint kNN query, one marginal count), and
 interleaved A/Bs of the grid's marginal count on the same radii.
 
-    python benchmarks/knn_stages.py --d 3 --n 1e5,1e6
-    python benchmarks/knn_stages.py --d 3 --n 1e6 --grid RUN_COST=20,RUN_COST=60 --rounds 3
-    python benchmarks/knn_stages.py --d 3 --dx 2 --n 1e4,1e5,1e6 --against main --rounds 3
-    python benchmarks/knn_stages.py --d 4,6,8 --n 2e4,1e5 --bitset --rounds 3
+    python benchmarks/dev/knn_stages.py --d 3 --n 1e5,1e6
+    python benchmarks/dev/knn_stages.py --d 3 --n 1e6 --grid RUN_COST=20,RUN_COST=60 --rounds 3
+    python benchmarks/dev/knn_stages.py --d 3 --dx 2 --n 1e4,1e5,1e6 --against main --rounds 3
+    python benchmarks/dev/knn_stages.py --d 4,6,8 --n 2e4,1e5 --bitset --rounds 3
 
 Data: x ~ N(0, I_d), y = 0.6 x + 0.8 noise, seed 0; the marginal counted is the first
 ``--dx`` columns of x (default all ``d``).  Each stage prints wall and CPU time (all

@@ -1,8 +1,8 @@
 """kd-tree build and exact kNN self-query (KSG's joint search), A/B between source trees.
 
-    python benchmarks/knn_query.py --dims 1,3,8 --n 1e4,1e5 --metric max,euclidean
-    python benchmarks/knn_query.py --src /tmp/base/src,src --repeats 3
-    python benchmarks/knn_query.py --dims 3 --n 1e6 --ckdtree --repeats 3
+    python benchmarks/dev/knn_query.py --dims 1,3,8 --n 1e4,1e5 --metric max,euclidean
+    python benchmarks/dev/knn_query.py --src /tmp/base/src,src --repeats 3
+    python benchmarks/dev/knn_query.py --dims 3 --n 1e6 --ckdtree --repeats 3
 
 Each point set is KSG's joint space of d x d columns: x ~ N(0, I_d), y = 0.6 x + 0.8 noise
 (seed 0), so "3" means 6 columns.  For every ``--src`` (a directory put first on

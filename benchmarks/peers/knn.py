@@ -2,9 +2,9 @@
 
 Usage::
 
-    PYTHONPATH=src /work/venv/bin/python benchmarks/knn.py            # default grid
-    PYTHONPATH=src /work/venv/bin/python benchmarks/knn.py --quick    # small smoke run
-    PYTHONPATH=src /work/venv/bin/python benchmarks/knn.py --out bench-out/knn.json
+    PYTHONPATH=src /work/venv/bin/python benchmarks/peers/knn.py            # default grid
+    PYTHONPATH=src /work/venv/bin/python benchmarks/peers/knn.py --quick    # small smoke run
+    PYTHONPATH=src /work/venv/bin/python benchmarks/peers/knn.py --out bench-out/knn.json
 
 Data: X ~ N(0, I_d), Y = 0.75 X + sqrt(1 - 0.75^2) E, true MI = -(d/2) log(1 - 0.75^2)
 (0.4133 nats for d = 1, 1.2400 for d = 3).  k = 3 everywhere, nats.
@@ -37,8 +37,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-import _timing as T
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
+import _timing as T  # noqa: E402
 import numpy as np
 
 RHO = 0.75
@@ -250,7 +252,7 @@ print(rss("VmHWM") - base, x.nbytes * 2 / 2**20)
 
 
 def memory(n: int, d: int) -> tuple[float, float]:
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    src = str(Path(__file__).resolve().parents[2] / "src")
     r = subprocess.run(
         [sys.executable, "-c", _MEM_SNIPPET.format(src=src, n=n, d=d)],
         capture_output=True,
