@@ -215,7 +215,7 @@ def _bad(kind: str):
     if kind == "text":
         return pd.DataFrame({"a": good[:, 0], "b": ["u"] * 200}), {}, TypeError, "'b'.*not numeric"
     if kind == "too_many":
-        return rng.normal(size=(400, 60)), {"max_lag": 40}, ValueError, "exceeds the limit"
+        return rng.normal(size=(400, 60)), {"max_lag": 40}, ValueError, "above the limit"
     if kind == "method":
         return good, {"method": "granger"}, ValueError, "method must be one of"
     if kind == "cmi":

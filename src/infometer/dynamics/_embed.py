@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Variable, check_int
+from ..data import Variable
+from ..validation import check_int
 
 __all__ = ["uniform_lags", "check_lags", "present_rows", "lagged", "lag_matrix"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Panel", "as_panel", "check_budget"]
+__all__ = ["Panel", "as_panel"]
 
 
 class Panel:
@@ -111,11 +111,3 @@ def as_panel(
     else:
         vals = np.column_stack([cols[i].astype(np.float64) for i in keep])
     return Panel(vals, [names[i] for i in keep], bool(discrete), constant), warns
-
-
-def check_budget(count: int, *, name: str, limit: int, what: str) -> None:
-    """Refuse a size before allocating (message: the count, the limit, how to override)."""
-    if count > limit:
-        raise ValueError(
-            f"{what}: {count:,} exceeds the limit of {limit:,}; reduce it or raise {name}="
-        )

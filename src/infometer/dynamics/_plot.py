@@ -11,9 +11,9 @@ def plot_network(result: Any, ax=None, path=None):
     """Draw ``result`` (a :class:`~infometer.dynamics.network.NetworkResult`)."""
     from matplotlib.patches import FancyArrowPatch
 
-    from ..plot import new_axes, save
+    from ..plot import finish, new_axes
 
-    fig, ax = new_axes(ax, path, figsize=(5.5, 5.5))
+    _, ax = new_axes(ax, figsize=(5.5, 5.5))
     names = list(result.nodes)
     n = len(names)
     ang = np.pi / 2 - 2 * np.pi * np.arange(n) / max(n, 1)
@@ -58,5 +58,4 @@ def plot_network(result: Any, ax=None, path=None):
         "(nats), labels = lags",
         fontsize=9,
     )
-    save(fig, path)
-    return ax
+    return finish(ax, path)

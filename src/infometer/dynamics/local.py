@@ -74,16 +74,17 @@ class LocalValues:
 
     def estimate(self) -> Estimate:
         """The average as an :class:`~infometer.estimate.Estimate`."""
-        scale = _scale(self.unit)
-        return Estimate(
-            value=self.mean * scale,
-            unit="nats",
-            method=self.method,
+        from ..uncertainty import make_estimate
+
+        return make_estimate(
+            self.mean * _scale(self.unit),
             quantity=self.quantity,
-            params={"local": True},
+            method=self.method,
+            unit=self.unit,
             n=int(self.values.size),
+            params={"local": True},
             diagnostics=dict(self.diagnostics),
-        ).to(self.unit)
+        )
 
     def to_frame(self):
         """Tidy DataFrame: ``time`` (or ``row``) and ``local`` value."""
@@ -95,9 +96,9 @@ class LocalValues:
 
     def plot(self, ax=None, path=None):
         """Local values against time (or row), with their mean."""
-        from ..plot import new_axes, save
+        from ..plot import finish, new_axes
 
-        fig, ax = new_axes(ax, path, figsize=(7.0, 3.0))
+        _, ax = new_axes(ax, figsize=(7.0, 3.0))
         idx = self.times if self.times is not None else np.arange(self.values.size)
         ax.plot(idx, self.values, lw=0.6, color="#3b75af")
         ax.axhline(self.mean, color="#c0392b", lw=1.0, label=f"mean {self.mean:.3g} {self.unit}")
@@ -106,8 +107,7 @@ class LocalValues:
         ax.set_ylabel(f"local {self.quantity} ({self.unit})")
         ax.set_title(f"local {self.quantity} [{self.method}]", fontsize=10)
         ax.legend(fontsize=8, loc="upper right")
-        save(fig, path)
-        return ax
+        return finish(ax, path)
 
     def __len__(self) -> int:
         return int(self.values.size)

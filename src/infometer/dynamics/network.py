@@ -37,8 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from ..data import InfometerWarning, check_choice, check_float, check_int
-from ._input import as_panel, check_budget
+from ..data import InfometerWarning
+from ..validation import check_budget, check_choice, check_float, check_int
+from ._input import as_panel
 
 __all__ = ["infer_network", "NetworkResult", "MAX_CANDIDATES", "MAX_LAG_MATRIX"]
 
@@ -166,7 +167,7 @@ def _bh(p: np.ndarray) -> np.ndarray:
 
 def _run(func, payloads: dict, n_jobs: int, scheduler: Any, progress: Any, desc: str) -> dict:
     """Run per-target jobs in process (n_jobs=1) or through ``parallel.run_jobs``."""
-    from ._progress import bar
+    from ..progress import progress_bar as bar
 
     if n_jobs == 1 and scheduler is None:
         out = {}
@@ -320,16 +321,18 @@ def infer_network(
     n_src = (panel.n if method == "pcmci" else panel.n - 1) * (max_lag - min_lag + 1)
     check_budget(
         n_src,
-        name="max_candidates",
+        name=f"{panel.n} series x {max_lag - min_lag + 1} lags",
         limit=max_candidates,
-        what=f"{panel.n} processes x {max_lag - min_lag + 1} lags = source candidates per target",
+        what="source-lag candidates per target",
+        override="raise max_candidates= if you mean it",
     )
     n_cols = panel.n * 2 * max_lag if method == "pcmci" else n_src + max_lag_target
     check_budget(
         panel.t * n_cols,
-        name="MAX_LAG_MATRIX",
+        name=f"{panel.t} rows x {n_cols} lagged columns",
         limit=MAX_LAG_MATRIX,
-        what=f"lag matrix entries per target ({panel.t} rows x {n_cols} columns)",
+        what="lag-matrix entries per target",
+        override="use fewer series or lags",
     )
     cmi_name = _resolve_cmi(cmi, panel.discrete, cmi_params)
     if targets is None:

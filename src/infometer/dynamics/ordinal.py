@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from ..data import Variable, check_int
+from ..data import Variable
 from ..registry import Raw
+from ..validation import check_int
 
 __all__ = ["ordinal_patterns", "ordinal_te"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import check_float, check_int
+from ..validation import check_float, check_int
 
 __all__ = [
     "random_var",

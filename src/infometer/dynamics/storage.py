@@ -33,9 +33,10 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from ..data import Variable, check_choice, check_float, check_int
+from ..data import Variable
 from ..estimate import Estimate
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
+from ..validation import check_choice, check_float, check_int
 from ._embed import check_lags, lagged, present_rows, uniform_lags
 
 __all__ = ["active_info_storage", "entropy_rate", "choose_lags", "ragwitz_k"]
