@@ -244,3 +244,30 @@ def test_a_constant_series_warns_and_is_left_out():
     assert net.nodes == ("a", "b")
     assert net.diagnostics["constant_series"] == ["flat"]
     assert (0, 1, 1) in net.edge_set()
+
+
+def test_discrete_engine_is_the_registry_plugin_cmi():
+    from infometer.dynamics._engine import DiscreteEngine
+
+    x, _ = simulate.boolean_network(4, 2, 600, seed=3)
+    items = [(0, 1), (1, 1), (2, 1), (3, 1), (0, 2)]
+    y, cols = _embedded(x, 2, items, 2)
+    eng = DiscreteEngine(y, cols)
+    reg = RegistryEngine(y, cols, "plugin", True)
+    perms = permutations(np.random.default_rng(2), eng.n, 20)
+    for cond in ([], [2], [2, 0, 4]):
+        cands = [c for c in range(5) if c not in cond]
+        np.testing.assert_allclose(eng.single(cands, cond), reg.single(cands, cond), atol=1e-12)
+        np.testing.assert_allclose(
+            eng.single_surrogates(cands, cond, perms),
+            reg.single_surrogates(cands, cond, perms),
+            atol=1e-12,
+        )
+        np.testing.assert_allclose(
+            eng.joint(cands[:2], cond), reg.joint(cands[:2], cond), atol=1e-12
+        )
+        np.testing.assert_allclose(
+            eng.joint_surrogates(cands[:2], cond, perms),
+            reg.joint_surrogates(cands[:2], cond, perms),
+            atol=1e-12,
+        )
