@@ -33,6 +33,15 @@ PEER = os.path.join(os.path.dirname(__file__), "_networks_peer.py")
 TMP = tempfile.mkdtemp(prefix="im-networks-")
 OUT = os.path.join(os.path.dirname(__file__), "..", "results")
 REPEATS = int(os.environ.get("REPEATS", "3"))
+#: Comma-separated subset of var5, boolean, logistic, null, speed, ksg (default: all).
+SECTIONS = set(filter(None, os.environ.get("SECTIONS", "").split(","))) or {
+    "var5",
+    "boolean",
+    "logistic",
+    "null",
+    "speed",
+    "ksg",
+}
 
 
 _COUNT = [0]
@@ -108,139 +117,151 @@ def main() -> None:
     run = Run(packages=("infometer",))
     lines: list[str] = []
     # 1. 5-node linear Gaussian VAR, lags 1-3, N = 2000
-    a, truth = simulate.random_var(5, 6, lags=(1, 2, 3), seed=11)
-    x = simulate.var(a, 2000, seed=12)
-    recovery(
-        run,
-        "5-node Gaussian VAR, lags 1-3, N = 2000, max_lag 3",
-        x,
-        truth,
-        [
-            ("infometer mte (gaussian)", ours(x, method="mte", max_lag=3, cmi="gaussian")),
-            ("IDTxl mTE (JidtGaussianCMI)", peer("idtxl_mte", x, 3, "gaussian")),
-            ("infometer bivariate_te", ours(x, method="bivariate_te", max_lag=3, cmi="gaussian")),
-            ("IDTxl bivariate TE", peer("idtxl_bte", x, 3, "gaussian")),
-            ("infometer pcmci (gaussian)", ours(x, method="pcmci", max_lag=3, cmi="gaussian")),
-            ("Tigramite PCMCI (ParCorr, fdr_bh)", peer("tigramite_pcmci", x, 3, "gaussian")),
-        ],
-        lines,
-    )
-    # 2. random Boolean network, 5 nodes x 2 inputs, N = 2000
-    xb, truth = simulate.boolean_network(5, 2, 2000, flip=0.05, seed=1)
-    recovery(
-        run,
-        "Boolean network, 5 nodes x 2 inputs, 5% noise, N = 2000, max_lag 2",
-        xb,
-        truth,
-        [
-            ("infometer mte (plugin)", ours(xb, method="mte", max_lag=2)),
-            ("IDTxl mTE (JidtDiscreteCMI)", peer("idtxl_mte", xb, 2, "discrete")),
-        ],
-        lines,
-    )
-    # 3. coupled logistic maps, binned to 4 symbols, N = 2000
-    le = [(0, 1, 1), (1, 2, 1), (2, 3, 2), (3, 4, 1), (0, 4, 2)]
-    xl = np.floor(simulate.logistic_network(5, le, 2000, seed=2) * 4).astype(np.int64)
-    recovery(
-        run,
-        "coupled logistic maps (5 nodes, 4 symbols), N = 2000, max_lag 2",
-        xl,
-        le,
-        [
-            ("infometer mte (plugin)", ours(xl, method="mte", max_lag=2)),
-            ("IDTxl mTE (JidtDiscreteCMI)", peer("idtxl_mte", xl, 2, "discrete")),
-        ],
-        lines,
-    )
-    # 4. calibration on null networks: 10 independent AR(1) nodes, N = 500, 5 seeds
-    print("## null networks", file=sys.stderr, flush=True)
-    fp = {
-        "infometer mte": [0, 0],
-        "IDTxl mTE": [0, 0],
-        "infometer pcmci": [0, 0],
-        "Tigramite PCMCI": [0, 0],
-    }
-    for seed in range(5):
-        a0 = np.zeros((1, 10, 10))
-        a0[0][np.diag_indices(10)] = 0.5
-        x0 = simulate.var(a0, 500, seed=200 + seed)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            net = im.infer_network(
-                x0, max_lag=2, cmi="gaussian", fdr=False, seed=seed, progress=False
-            )
-        fp["infometer mte"][0] += int(net.targets.significant.sum())
-        fp["infometer mte"][1] += 10
-        e = peer("idtxl_mte", x0, 2, "gaussian", fdr=False)().value
-        fp["IDTxl mTE"][0] += len({t for _, t, _ in e})
-        fp["IDTxl mTE"][1] += 10
-        netp = im.infer_network(
-            x0, method="pcmci", max_lag=2, cmi="gaussian", fdr=False, progress=False
+    if "var5" in SECTIONS:
+        a, truth = simulate.random_var(5, 6, lags=(1, 2, 3), seed=11)
+        x = simulate.var(a, 2000, seed=12)
+        recovery(
+            run,
+            "5-node Gaussian VAR, lags 1-3, N = 2000, max_lag 3",
+            x,
+            truth,
+            [
+                ("infometer mte (gaussian)", ours(x, method="mte", max_lag=3, cmi="gaussian")),
+                ("IDTxl mTE (JidtGaussianCMI)", peer("idtxl_mte", x, 3, "gaussian")),
+                (
+                    "infometer bivariate_te",
+                    ours(x, method="bivariate_te", max_lag=3, cmi="gaussian"),
+                ),
+                ("IDTxl bivariate TE", peer("idtxl_bte", x, 3, "gaussian")),
+                ("infometer pcmci (gaussian)", ours(x, method="pcmci", max_lag=3, cmi="gaussian")),
+                ("Tigramite PCMCI (ParCorr, fdr_bh)", peer("tigramite_pcmci", x, 3, "gaussian")),
+            ],
+            lines,
         )
-        fp["infometer pcmci"][0] += len(netp.edges)
-        fp["infometer pcmci"][1] += 10 * 9 * 2
-        e = peer("tigramite_pcmci", x0, 2, "gaussian", fdr=False)().value
-        fp["Tigramite PCMCI"][0] += len(e)
-        fp["Tigramite PCMCI"][1] += 10 * 9 * 2
-    lines.append(
-        "\n### Null networks (10 independent AR(1), N = 500, 5 seeds, alpha 0.05, no FDR)\n"
-    )
-    lines.append(
-        "| contender | unit | false positives / tests | rate | binomial 95% interval "
-        "of the count at 0.05 |"
-    )
-    lines.append("|---|---|---|---|---|")
-    for name, (k, n) in fp.items():
-        lo, hi = stats.binom.ppf([0.025, 0.975], n, 0.05)
-        unit = "targets with a parent" if "mte" in name.lower() else "cross links"
-        lines.append(f"| {name} | {unit} | {k} / {n} | {k / n:.3f} | {int(lo)}–{int(hi)} |")
+    # 2. random Boolean network, 5 nodes x 2 inputs, N = 2000
+    if "boolean" in SECTIONS:
+        xb, truth = simulate.boolean_network(5, 2, 2000, flip=0.05, seed=1)
+        recovery(
+            run,
+            "Boolean network, 5 nodes x 2 inputs, 5% noise, N = 2000, max_lag 2",
+            xb,
+            truth,
+            [
+                ("infometer mte (plugin)", ours(xb, method="mte", max_lag=2)),
+                ("IDTxl mTE (JidtDiscreteCMI)", peer("idtxl_mte", xb, 2, "discrete")),
+            ],
+            lines,
+        )
+    # 3. coupled logistic maps, binned to 4 symbols, N = 2000
+    if "logistic" in SECTIONS:
+        le = [(0, 1, 1), (1, 2, 1), (2, 3, 2), (3, 4, 1), (0, 4, 2)]
+        xl = np.floor(simulate.logistic_network(5, le, 2000, seed=2) * 4).astype(np.int64)
+        recovery(
+            run,
+            "coupled logistic maps (5 nodes, 4 symbols), N = 2000, max_lag 2",
+            xl,
+            le,
+            [
+                ("infometer mte (plugin)", ours(xl, method="mte", max_lag=2)),
+                ("IDTxl mTE (JidtDiscreteCMI)", peer("idtxl_mte", xl, 2, "discrete")),
+            ],
+            lines,
+        )
+    # 4. calibration on null networks: 10 independent AR(1) nodes, N = 500, 5 seeds
+    if "null" in SECTIONS:
+        print("## null networks", file=sys.stderr, flush=True)
+        fp = {
+            "infometer mte": [0, 0],
+            "IDTxl mTE": [0, 0],
+            "infometer pcmci": [0, 0],
+            "Tigramite PCMCI": [0, 0],
+        }
+        for seed in range(5):
+            a0 = np.zeros((1, 10, 10))
+            a0[0][np.diag_indices(10)] = 0.5
+            x0 = simulate.var(a0, 500, seed=200 + seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                net = im.infer_network(
+                    x0, max_lag=2, cmi="gaussian", fdr=False, seed=seed, progress=False
+                )
+            fp["infometer mte"][0] += int(net.targets.significant.sum())
+            fp["infometer mte"][1] += 10
+            e = peer("idtxl_mte", x0, 2, "gaussian", fdr=False)().value
+            fp["IDTxl mTE"][0] += len({t for _, t, _ in e})
+            fp["IDTxl mTE"][1] += 10
+            netp = im.infer_network(
+                x0, method="pcmci", max_lag=2, cmi="gaussian", fdr=False, progress=False
+            )
+            fp["infometer pcmci"][0] += len(netp.edges)
+            fp["infometer pcmci"][1] += 10 * 9 * 2
+            e = peer("tigramite_pcmci", x0, 2, "gaussian", fdr=False)().value
+            fp["Tigramite PCMCI"][0] += len(e)
+            fp["Tigramite PCMCI"][1] += 10 * 9 * 2
+        lines.append(
+            "\n### Null networks (10 independent AR(1), N = 500, 5 seeds, alpha 0.05, no FDR)\n"
+        )
+        lines.append(
+            "| contender | unit | false positives / tests | rate | binomial 95% interval "
+            "of the count at 0.05 |"
+        )
+        lines.append("|---|---|---|---|---|")
+        for name, (k, n) in fp.items():
+            lo, hi = stats.binom.ppf([0.025, 0.975], n, 0.05)
+            unit = "targets with a parent" if "mte" in name.lower() else "cross links"
+            lines.append(f"| {name} | {unit} | {k} / {n} | {k / n:.3f} | {int(lo)}–{int(hi)} |")
     # 5. speed: 10 nodes, N = 10^4, max_lag 5, Gaussian
-    a, truth = simulate.random_var(10, 12, lags=(1, 2, 3), seed=3)
-    x = simulate.var(a, 10_000, seed=4)
-    recovery(
-        run,
-        "10-node Gaussian VAR, N = 10^4, max_lag 5 (speed)",
-        x,
-        truth,
-        [
-            (
-                "infometer mte (gaussian, 1 process)",
-                ours(x, method="mte", max_lag=5, cmi="gaussian"),
-            ),
-            (
-                "infometer mte (gaussian, n_jobs=2)",
-                ours(x, method="mte", max_lag=5, cmi="gaussian", n_jobs=2),
-            ),
-            ("IDTxl mTE (JidtGaussianCMI)", peer("idtxl_mte", x, 5, "gaussian")),
-            ("infometer pcmci (gaussian)", ours(x, method="pcmci", max_lag=5, cmi="gaussian")),
-            ("Tigramite PCMCI (ParCorr)", peer("tigramite_pcmci", x, 5, "gaussian")),
-        ],
-        lines,
-    )
+    if "speed" in SECTIONS:
+        a, truth = simulate.random_var(10, 12, lags=(1, 2, 3), seed=3)
+        x = simulate.var(a, 10_000, seed=4)
+        recovery(
+            run,
+            "10-node Gaussian VAR, N = 10^4, max_lag 5 (speed)",
+            x,
+            truth,
+            [
+                (
+                    "infometer mte (gaussian, 1 process)",
+                    ours(x, method="mte", max_lag=5, cmi="gaussian"),
+                ),
+                (
+                    "infometer mte (gaussian, n_jobs=2)",
+                    ours(x, method="mte", max_lag=5, cmi="gaussian", n_jobs=2),
+                ),
+                ("IDTxl mTE (JidtGaussianCMI)", peer("idtxl_mte", x, 5, "gaussian")),
+                ("infometer pcmci (gaussian)", ours(x, method="pcmci", max_lag=5, cmi="gaussian")),
+                ("Tigramite PCMCI (ParCorr)", peer("tigramite_pcmci", x, 5, "gaussian")),
+            ],
+            lines,
+        )
     # 6. KSG: 3 coupled logistic maps, N = 1000, max_lag 1, 50 permutations
-    ke = [(0, 1, 1), (1, 2, 1)]
-    xk = simulate.logistic_network(3, ke, 1000, seed=2)
-    recovery(
-        run,
-        "KSG CMI: 3 logistic maps, N = 1000, max_lag 1, 50 permutations",
-        xk,
-        ke,
-        [
-            (
-                "infometer mte (ksg1, k=4)",
-                ours(xk, method="mte", max_lag=1, cmi="ksg1", n_perm=50, n_perm_omnibus=50, k=4),
-            ),
-            ("IDTxl mTE (JidtKraskovCMI, k=4, 1 thread)", peer("idtxl_mte", xk, 1, "ksg", 50)),
-        ],
-        lines,
-    )
+    if "ksg" in SECTIONS:
+        ke = [(0, 1, 1), (1, 2, 1)]
+        xk = simulate.logistic_network(3, ke, 1000, seed=2)
+        recovery(
+            run,
+            "KSG CMI: 3 logistic maps, N = 1000, max_lag 1, 50 permutations",
+            xk,
+            ke,
+            [
+                (
+                    "infometer mte (ksg1, k=4)",
+                    ours(
+                        xk, method="mte", max_lag=1, cmi="ksg1", n_perm=50, n_perm_omnibus=50, k=4
+                    ),
+                ),
+                ("IDTxl mTE (JidtKraskovCMI, k=4, 1 thread)", peer("idtxl_mte", xk, 1, "ksg", 50)),
+            ],
+            lines,
+        )
     run.finish()
     head = run.header()
     text = "## Network inference (issue 25)\n\n" + head + "\n" + "\n".join(lines) + "\n"
     print(text)
-    with open(os.path.join(OUT, "networks.json.tmp"), "w") as fh:
+    tag = "" if len(SECTIONS) == 6 else "-" + "-".join(sorted(SECTIONS))
+    with open(os.path.join(OUT, f"networks{tag}.json"), "w") as fh:
         json.dump({"meta": run.meta, "sections": run.sections}, fh, indent=1, default=str)
-    with open(os.path.join(OUT, "networks.raw.md"), "w") as fh:
+    with open(os.path.join(OUT, f"networks{tag}.raw.md"), "w") as fh:
         fh.write(text)
 
 
