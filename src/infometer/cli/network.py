@@ -34,6 +34,9 @@ def network_cmd(
     columns: str = typer.Option(None, "--columns", "-c", help="Only these columns (comma-sep.)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Per-target jobs on this many processes."),
     scheduler: str = typer.Option(None, "--scheduler", help="Dask scheduler address."),
+    store: str = typer.Option(
+        None, "--store", help="Keep per-target results here; a re-run resumes (default none)."
+    ),
     seed: int = typer.Option(0, "--seed"),
     discrete: bool = typer.Option(
         None, "--discrete/--continuous", help="Force columns to symbols / numbers."
@@ -68,6 +71,7 @@ def network_cmd(
             null=null,
             n_jobs=jobs,
             scheduler=scheduler,
+            store=store,
             seed=seed,
             discrete=discrete,
             progress=progress and not json_out,

@@ -165,11 +165,14 @@ def _bh(p: np.ndarray) -> np.ndarray:
     return np.asarray(multipletests(p, method="bh", alpha=0.05).p_adjusted, dtype=np.float64)
 
 
-def _run(func, payloads: dict, n_jobs: int, scheduler: Any, progress: Any, desc: str) -> dict:
-    """Run per-target jobs in process (n_jobs=1) or through ``parallel.run_jobs``."""
+def _run(
+    func, payloads: dict, n_jobs: int, scheduler: Any, progress: Any, desc: str, store=None
+) -> dict:
+    """Run per-target jobs in process (n_jobs=1) or through ``parallel.run_jobs``; with a
+    ``store`` (a :class:`~._store.TargetStore`) finished targets are kept and skipped."""
     from ..progress import progress_bar as bar
 
-    if n_jobs == 1 and scheduler is None:
+    if n_jobs == 1 and scheduler is None and store is None:
         out = {}
         with bar(total=len(payloads), desc=desc, unit="target", progress=progress) as pb:
             for key, payload in payloads.items():
@@ -178,8 +181,9 @@ def _run(func, payloads: dict, n_jobs: int, scheduler: Any, progress: Any, desc:
         return out
     from ..parallel import MemorySink, run_jobs
 
-    sink = MemorySink()
-    with bar(total=len(payloads), desc=desc, unit="target", progress=progress) as pb:
+    sink = MemorySink() if store is None else store
+    todo = len(set(payloads) - set(sink.done_keys()))
+    with bar(total=todo, desc=desc, unit="target", progress=progress) as pb:
         outcome = run_jobs(
             func,
             payloads,
@@ -187,10 +191,11 @@ def _run(func, payloads: dict, n_jobs: int, scheduler: Any, progress: Any, desc:
             workers=n_jobs,
             scheduler=scheduler,
             progress=lambda pr: pb.update(1),
+            lock=None if store is None else str(store.folder / ".lock"),
         )
     if outcome.missing:
         raise RuntimeError(f"target jobs did not finish: {outcome.describe()}")
-    return dict(sink.results)
+    return dict(sink.results) if store is None else store.results(payloads)
 
 
 def infer_network(
@@ -217,6 +222,7 @@ def infer_network(
     seed: int | None = 0,
     progress: bool | None = None,
     max_candidates: int = MAX_CANDIDATES,
+    store: str | None = None,
     **cmi_params: Any,
 ) -> NetworkResult:
     """Infer a directed, lagged network from multivariate time series.
@@ -267,6 +273,9 @@ def infer_network(
         Progress bar over targets (None: the shared default).
     max_candidates
         Refuse more source-lag candidates per target than this (checked first).
+    store
+        A folder for per-target results: an interrupted run re-run with the same data and
+        settings computes only the missing targets (a different analysis is refused).
     **cmi_params
         The CMI estimator's own parameters (e.g. ``k=4`` for ``ksg1``).
 
@@ -362,6 +371,11 @@ def infer_network(
     }
     for w in warns:
         warnings.warn(w, InfometerWarning, stacklevel=2)
+    if store is not None:
+        from ._store import fingerprint
+
+        settings["_fingerprint"] = fingerprint(panel.values, panel.names, settings)
+        settings["_store"] = str(store)
     t0, c0 = time.perf_counter(), time.process_time()
     if method == "pcmci":
         edges, tframe = _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress)
@@ -432,7 +446,8 @@ def _te(panel, tix, settings, fdr, n_jobs, scheduler, progress):
     from ._algorithms import te_target
 
     payloads = {int(j): {"data": panel.values, "target": int(j), "settings": settings} for j in tix}
-    res = _run(te_target, payloads, n_jobs, scheduler, progress, f"{settings['method']} targets")
+    desc = f"{settings['method']} targets"
+    res = _run(te_target, payloads, n_jobs, scheduler, progress, desc, _store(settings, "te"))
     order = [res[j] for j in tix]
     p_omni = np.array([r["omnibus_p"] for r in order])
     has = np.array([bool(r["edges"]) for r in order])
@@ -465,15 +480,39 @@ def _te(panel, tix, settings, fdr, n_jobs, scheduler, progress):
     return edges, tframe
 
 
+def _store(settings: dict[str, Any], phase: str):
+    if "_store" not in settings:
+        return None
+    from ._store import TargetStore
+
+    return TargetStore(settings["_store"], phase, settings["_fingerprint"])
+
+
 def _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress):
     from ._algorithms import mci_target, pc_target
 
     all_t = list(range(panel.n))  # MCI needs the parents of every source
     base = {j: {"data": panel.values, "target": j, "settings": settings} for j in all_t}
-    pc = _run(pc_target, base, n_jobs, scheduler, progress, "PCMCI condition selection")
+    pc = _run(
+        pc_target,
+        base,
+        n_jobs,
+        scheduler,
+        progress,
+        "PCMCI condition selection",
+        _store(settings, "pc"),
+    )
     parents = {j: [tuple(p) for p in pc[j]["parents"]] for j in all_t}
     mci_pay = {j: {**base[j], "parents": parents} for j in tix}
-    mci = _run(mci_target, mci_pay, n_jobs, scheduler, progress, "PCMCI MCI tests")
+    mci = _run(
+        mci_target,
+        mci_pay,
+        n_jobs,
+        scheduler,
+        progress,
+        "PCMCI MCI tests",
+        _store(settings, "mci"),
+    )
     rows = []
     for j in tix:
         for i, lag, v, p in mci[j]["tests"]:
