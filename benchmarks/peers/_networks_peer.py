@@ -71,7 +71,10 @@ def main() -> None:
         with contextlib.redirect_stdout(io.StringIO()):
             res = algo.analyse_network(settings=settings, data=data)
         for t in res.targets_analysed:
-            single = res.get_single_target(t, fdr=True)
+            try:
+                single = res.get_single_target(t, fdr=fdr)
+            except RuntimeError:  # IDTxl: no FDR-corrected results (nothing significant)
+                continue
             for s, lag in single.selected_vars_sources or []:
                 edges.append([int(s), int(t), int(lag)])
     else:
