@@ -288,3 +288,16 @@ def test_store_resumes_and_refuses_another_analysis(tmp_path):
         im.infer_network(x, max_lag=1, n_perm=50, store=tmp_path / "s")
     p = im.infer_network(x, method="pcmci", max_lag=2, store=tmp_path / "p")
     assert p.edge_set() == im.infer_network(x, method="pcmci", max_lag=2).edge_set()
+
+
+def test_targets_subset_and_trials():
+    x = pd.DataFrame(_chain(800, seed=5), columns=["a", "b", "c"])
+    sub = im.infer_network(x, max_lag=1, n_perm=50, targets=["b"])
+    assert list(sub.targets.target) == ["b"]
+    assert sub.edge_set() == {(0, 1, 1)}
+    with pytest.raises(ValueError, match="unknown target 'zz'"):
+        im.infer_network(x, max_lag=1, targets=["zz"])
+    # 4 trials of 200 rows: no lag reaches across a trial boundary (rows per trial - max_lag)
+    tr = im.infer_network(x, max_lag=2, n_perm=50, trials=4)
+    assert set(tr.targets.rows) == {4 * (200 - 2)}
+    assert (0, 1, 1) in tr.edge_set()
