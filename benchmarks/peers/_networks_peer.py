@@ -25,6 +25,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     t0, c0 = time.perf_counter(), time.process_time()
     edges = []
+    notes: set[str] = set()
     if lib.startswith("idtxl"):
         import contextlib
         import io
@@ -73,8 +74,12 @@ def main() -> None:
         for t in res.targets_analysed:
             try:
                 single = res.get_single_target(t, fdr=fdr)
-            except RuntimeError:  # IDTxl: no FDR-corrected results (nothing significant)
-                continue
+            except RuntimeError:
+                # IDTxl keeps no FDR result when nothing is significant, or when
+                # 1/n_perm_omnibus is above its FDR threshold (10 targets: 500
+                # permutations are too few); then report its uncorrected edges
+                notes.add("IDTxl gave no FDR-corrected result; uncorrected edges reported")
+                single = res.get_single_target(t, fdr=False)
             for s, lag in single.selected_vars_sources or []:
                 edges.append([int(s), int(t), int(lag)])
     else:
@@ -100,7 +105,7 @@ def main() -> None:
         cpu += ch.children_user + ch.children_system
     except OSError:
         pass
-    print(json.dumps({"edges": edges, "wall": wall, "cpu": cpu}))
+    print(json.dumps({"edges": edges, "wall": wall, "cpu": cpu, "notes": sorted(notes)}))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ SECTIONS = set(filter(None, os.environ.get("SECTIONS", "").split(","))) or {
 
 
 _COUNT = [0]
+NOTES: set[str] = set()
 
 
 def peer(lib: str, x: np.ndarray, max_lag: int, kind: str, n_perm: int = 200, fdr: bool = True):
@@ -64,6 +65,8 @@ def peer(lib: str, x: np.ndarray, max_lag: int, kind: str, n_perm: int = 200, fd
         )
         rec = json.loads(out.stdout.strip().splitlines()[-1])
         edges = {tuple(e) for e in rec["edges"]}
+        if rec.get("notes"):
+            NOTES.update(f"{lib}: {n}" for n in rec["notes"])
         return Measured(rec["wall"], rec["cpu"], value=edges)
 
     return fn
@@ -255,6 +258,8 @@ def main() -> None:
             lines,
         )
     run.finish()
+    if NOTES:
+        lines.append("\nNotes: " + "; ".join(sorted(NOTES)) + ".")
     head = run.header()
     text = "## Network inference (issue 25)\n\n" + head + "\n" + "\n".join(lines) + "\n"
     print(text)
