@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	# the CPU build of torch that lies on this disk; an unpinned torch pulls a CUDA build
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e ".[torch,dask,text,io,dev]"
+	$(BIN)/python -m pip install -q -e ".[torch,dask,text,io,extract,dev]"
 	touch $(STAMP)
 
 demo: $(STAMP)

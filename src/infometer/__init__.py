@@ -8,9 +8,7 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-import types
+import importlib as _importlib
 
 __version__ = "0.1.0"
 
@@ -24,8 +22,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "mutual_info": (".api", "mutual_info"),
     "cond_mutual_info": (".api", "cond_mutual_info"),
     "kl_divergence": (".api", "kl_divergence"),
+    "estimate": (".api", "estimate"),
     "InfometerWarning": (".data", "InfometerWarning"),
-    "Estimate": (".estimate", "Estimate"),
+    "Estimate": ("._estimate", "Estimate"),
     "independence_test": (".stats", "independence_test"),
     "multipletests": (".stats", "multipletests"),
     "transfer_entropy": (".timeseries", "transfer_entropy"),
@@ -36,7 +35,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "NeuralMI": (".neural", "NeuralMI"),  # needs torch
     "layer_info": (".neural", "layer_info"),
     "flownib": (".neural", "flownib"),
-    "classifier_cmi": (".models", "classifier_cmi"),
+    "classifier_cond_mutual_info": (".models", "classifier_cond_mutual_info"),
+    "classifier_cmi": (".models", "classifier_cmi"),  # deprecated alias, not in __all__
     "fisher_information": (".models", "fisher_information"),
     "decision": (".decision", None),
     "probes": (".probes", None),
@@ -44,6 +44,16 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "aracne": (".allpairs", "aracne"),
     "clr": (".allpairs", "clr"),
     "select_features": (".allpairs", "select_features"),
+    "channel_capacity_from_samples": (".channels", "channel_capacity_from_samples"),
+    "renyi_entropy": (".generalized", "renyi_entropy"),
+    "tsallis_entropy": (".generalized", "tsallis_entropy"),
+    "renyi_divergence": (".generalized", "renyi_divergence"),
+    "jensen_shannon_divergence": (".generalized", "jensen_shannon_divergence"),
+    "jensen_renyi_divergence": (".generalized", "jensen_renyi_divergence"),
+    "renyi_mutual_info": (".generalized", "renyi_mutual_info"),
+    "complexity": (".complexity", None),  # the package is callable: im.complexity(x, ...)
+    "multiscale": (".complexity", "multiscale"),
+    "complexity_entropy_plane": (".complexity", "complexity_entropy_plane"),
 }
 
 
@@ -53,7 +63,7 @@ def __getattr__(name: str):
         module, attr = _LAZY[name]
     except KeyError:
         raise AttributeError(f"module 'infometer' has no attribute {name!r}") from None
-    value = importlib.import_module(module, __name__)
+    value = _importlib.import_module(module, __name__)
     if attr is not None:
         value = getattr(value, attr)
     globals()[name] = value
@@ -61,34 +71,8 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | {"estimate"})
-
-
-class _Package(types.ModuleType):
-    """``infometer.estimate`` is the function :func:`infometer.api.estimate`; the import
-    system binds the submodule of the same name here when that module loads, which this
-    property ignores (any other assignment, e.g. a test's monkeypatch, is kept)."""
-
-    @property
-    def estimate(self):
-        own = self.__dict__.get("_estimate")
-        if own is not None:
-            return own
-        from .api import estimate
-
-        return estimate
-
-    @estimate.setter
-    def estimate(self, value) -> None:
-        if not (isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.estimate"):
-            self.__dict__["_estimate"] = value
-
-    @estimate.deleter
-    def estimate(self) -> None:
-        self.__dict__.pop("_estimate", None)
-
-
-sys.modules[__name__].__class__ = _Package
+    """Only the public names (``__all__``): no helper module or import leaks."""
+    return sorted(__all__)
 
 
 def methods(quantity: str = "mutual_info") -> list[str]:
@@ -120,7 +104,7 @@ __all__ = [
     "NeuralMI",
     "layer_info",
     "flownib",
-    "classifier_cmi",
+    "classifier_cond_mutual_info",
     "fisher_information",
     "decision",
     "pairwise",
@@ -128,4 +112,14 @@ __all__ = [
     "clr",
     "select_features",
     "probes",
+    "channel_capacity_from_samples",
+    "renyi_entropy",
+    "tsallis_entropy",
+    "renyi_divergence",
+    "jensen_shannon_divergence",
+    "jensen_renyi_divergence",
+    "renyi_mutual_info",
+    "complexity",
+    "multiscale",
+    "complexity_entropy_plane",
 ]

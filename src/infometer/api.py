@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import registry
+from ._estimate import Estimate, resolve_unit
 from .data import InfometerWarning, Variable, as_variables, check_float, check_int
-from .estimate import Estimate, resolve_unit
 
 __all__ = ["estimate", "entropy", "mutual_info", "cond_mutual_info", "kl_divergence"]
 
@@ -207,6 +207,8 @@ def entropy(
     ci: float | None = None,
     seed: int | None = 0,
     discrete: bool | None = None,
+    order: float | None = None,
+    kind: str | None = None,
     **params: Any,
 ) -> Estimate:
     """Entropy H(X) (differential entropy for continuous X).
@@ -215,7 +217,27 @@ def entropy(
     ----------
     x
         Samples: 1-D, or 2-D with rows as samples (columns form one joint variable).
+    order, kind
+        Generalised entropies: ``order=a`` gives the Rényi entropy of order ``a``
+        (quantity ``renyi_entropy``), ``kind="tsallis"`` with ``order=q`` the Tsallis
+        entropy (``tsallis_entropy``); ``kind="renyi"`` needs ``order``.  Left unset
+        (the default) this is the Shannon entropy.
     """
+    if order is not None or kind is not None:  # issue 26: generalised entropies
+        from .generalized.estimators import route_entropy
+
+        quantity, params = route_entropy(order, kind, params)
+        return estimate(
+            quantity,
+            {"x": x},
+            method=method,
+            unit=unit,
+            base=base,
+            ci=ci,
+            seed=seed,
+            discrete=discrete,
+            **params,
+        )
     return estimate(
         "entropy",
         {"x": x},

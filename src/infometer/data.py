@@ -616,7 +616,9 @@ def as_variables(
 
 # ------------------------------------------------------- classifier outputs
 def check_probabilities(v: Variable, *, atol: float = 1e-6) -> np.ndarray:
-    """Rows of ``v`` as probability vectors: (n, C) float, non-negative, rows summing to 1.
+    """Rows of ``v`` as probability vectors: (n, C) float, non-negative, rows summing to 1
+    within ``atol`` (:func:`infometer.validation.check_stochastic_matrix`); the rows are
+    returned as given (not renormalised).
 
     Raises ``ValueError`` naming ``v.name`` and the first offending row.
     """
@@ -626,18 +628,11 @@ def check_probabilities(v: Variable, *, atol: float = 1e-6) -> np.ndarray:
         )
     if v.d < 2:
         raise ValueError(f"{v.name} has {v.d} column; probabilities need one column per class")
+    from .validation import check_stochastic_matrix
+
     p = v.values
-    neg = p < 0
-    if neg.any():
-        row = int(np.argmax(neg.any(axis=1)))
-        raise ValueError(f"{v.name} has a negative probability at row {row} ({p[row].min():.3g})")
-    err = np.abs(p.sum(axis=1) - 1.0)
-    if (err > atol).any():
-        row = int(np.argmax(err > atol))
-        raise ValueError(
-            f"{v.name} row {row} sums to {p[row].sum():.9g}, not 1 (tolerance {atol:g}); "
-            "pass probabilities, or logits with from_logits=True"
-        )
+    what = "(one row per sample; pass probabilities, or logits with from_logits=True)"
+    check_stochastic_matrix(p, v.name, atol=atol, what=what)
     return p
 
 

@@ -2,7 +2,7 @@
 
 These are the ground truth the sample estimators are tested against.  Every function
 validates its table (non-negative, finite, sums to one within ``atol``) and returns an
-:class:`~infometer.estimate.Estimate` with ``method="exact"``.
+:class:`~infometer.Estimate` with ``method="exact"``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .estimate import Estimate, resolve_unit
+from ._estimate import Estimate
+from .uncertainty import make_estimate
 from .validation import check_pmf
 
 __all__ = [
@@ -37,9 +38,7 @@ def _h(a: np.ndarray) -> float:
 
 
 def _wrap(value: float, quantity: str, unit: str | None, base: float | None) -> Estimate:
-    e = Estimate(value=value, unit="nats", method="exact", quantity=quantity)
-    u = resolve_unit(unit, base)
-    return e if u == "nats" else e.to(u)
+    return make_estimate(value, quantity=quantity, method="exact", unit=unit, base=base)
 
 
 def entropy(p: Any, *, unit: str | None = "nats", base: float | None = None) -> Estimate:
@@ -99,3 +98,36 @@ def cross_entropy(
     s = a > 0
     v = float("inf") if np.any(b[s] == 0) else float(-(a[s] * np.log(b[s])).sum())
     return _wrap(v, "cross_entropy", unit, base)
+
+
+# Channels and generalised entropies (issue 26), loaded on first use (their packages
+# register estimators and import scipy): name -> module.
+_ELSEWHERE = {
+    "channel_capacity": ".channels",
+    "rate_distortion": ".channels",
+    "rate_distortion_curve": ".channels",
+    "information_bottleneck": ".channels",
+    "ib_curve": ".channels",
+    "renyi_entropy": ".generalized.exact",
+    "tsallis_entropy": ".generalized.exact",
+    "renyi_divergence": ".generalized.exact",
+    "jensen_shannon_divergence": ".generalized.exact",
+    "jensen_renyi_divergence": ".generalized.exact",
+}
+
+
+__all__ += list(_ELSEWHERE)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ELSEWHERE))
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _ELSEWHERE:
+        raise AttributeError(f"module 'infometer.exact' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_ELSEWHERE[name], "infometer"), name)
+    globals()[name] = value
+    return value

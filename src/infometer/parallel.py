@@ -341,8 +341,8 @@ def run_jobs(
     retries
         How many more times a job is re-run after its worker died or its result was lost.
     progress
-        Called with a :class:`Progress` after each finished job, or ``True`` for a rich
-        progress bar.
+        Called with a :class:`Progress` after each finished job, or ``True`` for a
+        progress bar (:func:`infometer.progress.progress_bar`).
     log
         Called with one-line messages: lost workers, resubmissions, waiting for the lock.
     lock
@@ -456,31 +456,18 @@ class _Run:
         self.finished = 0
         self._bar = None
         self._cb: Callable[[Progress], None] | None = None
-        if progress is True:
-            self._cb = self._rich_bar()
-        elif callable(progress):
+        if callable(progress):
             self._cb = progress
+        elif progress is True:
+            from .progress import progress_bar
 
-    # -- reporting
-    def _rich_bar(self) -> Callable[[Progress], None]:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-        from rich.progress import Progress as Bar
-
-        self._bar = Bar(
-            BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn()
-        )
-        self._bar.start()
-        tid = self._bar.add_task("jobs", total=len(self.todo))
-        return lambda p: self._bar.update(tid, completed=p.done)
+            bar = progress_bar(total=len(self.todo), desc="jobs", unit="job", progress=True)
+            self._bar = bar
+            self._cb = lambda p: bar.update(p.done - bar.n)
 
     def close_bar(self) -> None:
         if self._bar is not None:
-            self._bar.stop()
+            self._bar.close()
 
     def _say(self, msg: str) -> None:
         if self.log is not None:

@@ -53,6 +53,9 @@ FAMILIES: tuple[str, ...] = (
     "infometer.models",
     "infometer.text",
     "infometer.probes.decoding",
+    "infometer.channels",
+    "infometer.generalized",
+    "infometer.complexity",
 )
 
 #: Data roles of the quantities the core API knows; families may add more.

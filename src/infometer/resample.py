@@ -40,15 +40,14 @@ References
 
 from __future__ import annotations
 
+import time
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
 from .data import Variable
+from .progress import progress_bar
 from .registry import UNPAIRED, EstimatorSpec, Raw
 from .registry import get as get_spec
 from .uncertainty import interval_from_stderr
@@ -122,23 +121,6 @@ def _subsample_size(n: int, fraction: float) -> int:
     return min(n - 1, MAX_SUBSAMPLE, max(2, int(round(fraction * n))))
 
 
-#: Receives ``(done, total)`` after each re-run of :func:`resample_values` (a progress bar).
-_PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar(
-    "infometer_resample_progress", default=None
-)
-
-
-@contextmanager
-def report_progress(callback: Callable[[int, int], None] | None) -> Iterator[None]:
-    """Within this block, resampling calls ``callback(done, total)`` after each re-run
-    (the CLI draws its progress bar with it).  ``None`` reports nothing."""
-    token = _PROGRESS.set(callback)
-    try:
-        yield
-    finally:
-        _PROGRESS.reset(token)
-
-
 def resample_values(
     spec: EstimatorSpec,
     variables: dict[str, Variable],
@@ -148,6 +130,7 @@ def resample_values(
     n_resamples: int,
     seed: int | None,
     fraction: float = SUBSAMPLE_FRACTION,
+    progress: bool | None = None,
 ) -> np.ndarray:
     """Re-run ``spec`` on ``n_resamples`` resampled data sets; return the values (nats).
 
@@ -166,6 +149,9 @@ def resample_values(
         Seed of the resampling; re-run ``b`` gets estimator seed ``seed + 1 + b``.
     fraction
         m / n for subsampling (m at most :data:`MAX_SUBSAMPLE`).
+    progress
+        :func:`infometer.progress.progress_bar`'s convention; with ``None`` a bar is drawn
+        on a terminal when the first re-run says the whole will take a while.
 
     Returns
     -------
@@ -178,7 +164,8 @@ def resample_values(
     replace = scheme == "bootstrap"
     out = np.empty(n_resamples)
     p = dict(params)
-    report = _PROGRESS.get()
+    bar = None
+    t0 = time.perf_counter()
     for b in range(n_resamples):
         if "seed" in p:
             p["seed"] = None if seed is None else int(seed) + 1 + b
@@ -197,8 +184,19 @@ def resample_values(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out[b] = spec.func(*vs, **p).value
-        if report is not None:
-            report(b + 1, n_resamples)
+        if bar is not None:
+            bar.update(1)
+        elif b == 0:  # the shared convention: a bar when the re-runs will take a while
+            bar = progress_bar(
+                total=n_resamples,
+                initial=1,
+                desc="resampling",
+                unit="re-run",
+                progress=progress,
+                expected_seconds=(time.perf_counter() - t0) * n_resamples,
+            )
+    if bar is not None:
+        bar.close()
     return out
 
 

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .data import check_choice, check_float, check_int
+from .progress import progress_bar
 from .validation import resolve_device
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "TrainSettings",
     "check_device",
     "ema_decay",
+    "optimizer",
     "run_epochs",
     "set_threads",
     "train",
@@ -224,7 +226,7 @@ def train(
     settings: TrainSettings,
     *,
     desc: str = "training",
-    progress: bool = False,
+    progress: bool | None = None,
     on_eval: Callable[[int], None] | None = None,
     log: TrainLog | None = None,
     val_at_start: bool = False,
@@ -266,11 +268,7 @@ def train(
     sched = torch.optim.lr_scheduler.LambdaLR(opt, s.lr_factor)
     clock = _clock(s.clock)
     t0, c0, b0 = time.perf_counter(), time.process_time(), clock()
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=s.steps, desc=desc, unit="step")
+    bar = progress_bar(total=s.steps, desc=desc, unit="step", progress=progress, leave=True)
     best_state = None
     bad = 0
     smooth = None
@@ -345,6 +343,39 @@ def train(
     return log
 
 
+def optimizer(
+    params: Any,
+    *,
+    lr: float,
+    weight_decay: float = 0.0,
+    cosine_steps: int | None = None,
+    decoupled: bool = False,
+    min_lr: float = 0.0,
+) -> tuple[Any, Any]:
+    """The optimiser of every model trained with :func:`run_epochs` (and of the sender of
+    :mod:`infometer.decision.multiturn`): Adam at ``lr`` with L2 ``weight_decay`` (AdamW's
+    decoupled decay with ``decoupled``), and, with ``cosine_steps``, a cosine-annealed
+    learning rate from ``lr`` to ``min_lr`` over that many steps (else no scheduler).
+    Returns ``(opt, scheduler)``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> opt, sched = optimizer([torch.zeros(2, requires_grad=True)], lr=1e-2)
+    >>> type(opt).__name__, sched is None
+    ('Adam', True)
+    """
+    import torch
+
+    lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
+    kind = torch.optim.AdamW if decoupled else torch.optim.Adam
+    opt = kind(params, lr=lr, weight_decay=weight_decay)
+    sched = None
+    if cosine_steps is not None:
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cosine_steps, eta_min=min_lr)
+    return opt, sched
+
+
 def run_epochs(
     opt: Any,
     epochs: int,
@@ -357,7 +388,7 @@ def run_epochs(
     keys: Sequence[str] = (),
     reduce: str = "mean",
     desc: str = "training",
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> list[dict[str, float]]:
     """Minibatch epochs for the models that are fitted rather than estimated (DJIP and
     distillation, the Koopman autoencoder, the alignment adapter, CLIB, learned planners).
@@ -378,11 +409,7 @@ def run_epochs(
     import torch
 
     params = [p for g in opt.param_groups for p in g["params"]]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=epochs, desc=desc, unit="epoch", leave=False)
+    bar = progress_bar(total=epochs, desc=desc, unit="epoch", progress=progress)
     history = []
     for epoch in range(epochs):
         record = dict(before_epoch(epoch)) if before_epoch is not None else {}

@@ -27,7 +27,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .estimate import Estimate, resolve_unit
+from ._estimate import Estimate, resolve_unit
 
 __all__ = [
     "normal_quantile",

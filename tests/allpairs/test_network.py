@@ -77,6 +77,17 @@ def test_aracne_recovers_a_tree_shaped_gaussian_graphical_model():
     assert {frozenset((r.x, r.y)) for r in net.edges.itertuples()} == tree
 
 
+def _clr_by_hand(w):
+    """CLR written out (Faith et al. 2007): z-scores against each row's other entries."""
+    z = np.zeros_like(w)
+    for i in range(w.shape[0]):
+        others = np.delete(w[i], i)
+        z[i] = np.maximum((w[i] - others.mean()) / others.std(), 0)
+    want = np.sqrt(z**2 + z.T**2)
+    np.fill_diagonal(want, 0)
+    return want
+
+
 def test_clr_scores_by_hand():
     m = np.array(
         [
@@ -87,13 +98,7 @@ def test_clr_scores_by_hand():
         ]
     )
     net = clr(pd.DataFrame(m, index=list("abcd"), columns=list("abcd")))
-    w = np.nan_to_num(m)
-    z = np.zeros_like(w)
-    for i in range(4):
-        others = np.delete(w[i], i)
-        z[i] = np.maximum((w[i] - others.mean()) / others.std(), 0)
-    want = np.sqrt(z**2 + z.T**2)
-    np.fill_diagonal(want, 0)
+    want = _clr_by_hand(np.nan_to_num(m))
     assert np.allclose(net.matrix.to_numpy(), want)
     assert (net.edges.x.iloc[0], net.edges.y.iloc[0]) == ("a", "b")
     assert net.matrix.to_numpy().T.tolist() == net.matrix.to_numpy().tolist()
@@ -133,3 +138,28 @@ def test_plots(tmp_path):
     big = pd.DataFrame(np.ones((100, 100)) - np.eye(100))
     with pytest.raises(ValueError, match="at most 80"):
         clr(big + np.arange(100)[:, None] + np.arange(100)[None, :]).plot(tmp_path / "x.png")
+
+
+def test_negative_estimates_are_kept_and_counted():
+    # docs/pairwise.md: negative MI estimates are kept, not clipped (issue 29). CLR's
+    # background statistics are those of the estimates as they are; ARACNE's result equals
+    # that of the clipped matrix (a negative edge is never kept nor removes another).
+    m = np.array(
+        [
+            [0.0, 0.9, -0.05, 0.2, 0.0],
+            [0.9, 0.0, 0.3, -0.02, 0.1],
+            [-0.05, 0.3, 0.0, 0.1, 0.4],
+            [0.2, -0.02, 0.1, 0.0, -0.01],
+            [0.0, 0.1, 0.4, -0.01, 0.0],
+        ]
+    )
+    frame = pd.DataFrame(m, index=list("abcde"), columns=list("abcde"))
+    net = clr(frame)
+    want = _clr_by_hand(m)
+    assert np.allclose(net.matrix.to_numpy(), want, rtol=1e-12, atol=0)
+    assert net.diagnostics["negative_pairs"] == 3
+    clipped = pd.DataFrame(np.maximum(m, 0), index=frame.index, columns=frame.columns)
+    assert not np.allclose(clr(clipped).matrix.to_numpy(), want)  # the choice matters
+    a = aracne(frame)
+    assert a.diagnostics["negative_pairs"] == 3
+    assert a.matrix.to_numpy().tolist() == aracne(clipped).matrix.to_numpy().tolist()

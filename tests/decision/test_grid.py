@@ -85,7 +85,7 @@ def test_render(tmp_path):
         ({"goals": [(1, 1), (1, 1)]}, "goals must be distinct"),
         ({"goals": []}, "at least one"),
         ({"landmarks": [(9, 9)]}, "outside"),
-        ({"goal_prior": [0.9, 0.2]}, "goal_prior is not a distribution"),
+        ({"goal_prior": [0.9, 0.2]}, "goal_prior sums to"),
         ({"slip": 0.9}, "slip must be <= 0.75"),
         ({"walls": np.zeros(5)}, "walls must be a non-empty 2-D"),
         ({"start": "a"}, "start must be a"),

@@ -65,7 +65,7 @@ def test_learned_sender_reaches_95_percent_of_the_lp_value():
     [
         ([], "non-empty list"),
         ([np.full((2, 1, 2), 0.5), np.full((2, 1, 2), 0.5)], r"policies\[1\] must have shape"),
-        ([np.full((2, 1, 2), 0.7)], "not distributions"),
+        ([np.full((2, 1, 2), 0.7)], r"policies\[0\] slice \[0, 0\] along axis 2 sums to 1.4"),
         ([np.full((2, 2), 0.5)], r"policies\[0\] must have shape"),
     ],
 )

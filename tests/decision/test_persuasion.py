@@ -135,7 +135,7 @@ def test_evidence_constraints_and_an_infeasible_lp():
     [
         ((PRIOR, [[1, 0, 0], [0, 1, 0]], PROSECUTOR), r"receiver_utility must have shape"),
         ((PRIOR, JUDGE, [[0, 0], [1, 1], [1, 1]]), r"sender_utility must have shape \(2, 2\)"),
-        (([0.7, 0.4], JUDGE, PROSECUTOR), "prior is not a distribution"),
+        (([0.7, 0.4], JUDGE, PROSECUTOR), "prior sums to"),
         ((PRIOR, [[1, np.inf], [0, 1]], PROSECUTOR), "receiver_utility contains NaN or inf"),
     ],
 )

@@ -193,14 +193,18 @@ def test_episodes_are_reproducible_and_monte_carlo_has_an_error_bar():
 @pytest.mark.parametrize(
     ("field", "value", "match"),
     [
-        ("transitions", np.full((2, 3, 3), 0.5), r"transitions\[0, 0\] is not a distribution"),
+        (
+            "transitions",
+            np.full((2, 3, 3), 0.5),
+            r"transitions slice \[0, 0\] along axis -1 sums to",
+        ),
         ("transitions", np.ones((2, 3)), "transitions must have shape"),
         ("rewards", np.zeros((2, 3)), r"rewards must have shape \(3, 2\)"),
-        ("observations", np.full((3, 2), 0.7), r"observations\[0\] is not a distribution"),
+        ("observations", np.full((3, 2), 0.7), r"observations slice \[0\] along axis -1 sums to"),
         ("observations", np.eye(4), r"observations must have shape \(3, \?\)"),
         ("discount", 1.5, "discount must be <= 1"),
         ("discount", 0.0, "discount must be > 0"),
-        ("initial_belief", [0.5, 0.5, 0.5], "initial_belief is not a distribution"),
+        ("initial_belief", [0.5, 0.5, 0.5], "initial_belief sums to"),
         ("initial_belief", [1.0, 0.0], "initial_belief must have 3 entries"),
     ],
 )

@@ -8,7 +8,7 @@ from scipy.fft import dctn, idctn
 
 torch = pytest.importorskip("torch")
 
-from infometer.models import classifier_cmi, predict_proba  # noqa: E402
+from infometer.models import classifier_cond_mutual_info, predict_proba  # noqa: E402
 from infometer.models.djip import (  # noqa: E402
     CHROMA_Q50,
     LUMA_Q50,
@@ -137,11 +137,13 @@ def test_fit_djip_raises_cmi_and_leaves_the_teacher_alone(tiny_task):
     ctrl = fit_djip(teacher, x, y, jpeg=DiffJPEG(quality=50), lam=0.0, **kw)
     for p, b in zip(teacher.parameters(), before, strict=True):
         assert torch.equal(p, b) and p.requires_grad
-    plain = classifier_cmi(predict_proba(teacher, x), y)
+    plain = classifier_cond_mutual_info(predict_proba(teacher, x), y)
     assert res.cmi_before.value == pytest.approx(plain.value, abs=1e-6)
     assert len(res.history) == 4
     assert res.history[0]["cmi"] == pytest.approx(
-        classifier_cmi(predict_proba(teacher, x, transform=DiffJPEG(quality=50)), y).value,
+        classifier_cond_mutual_info(
+            predict_proba(teacher, x, transform=DiffJPEG(quality=50)), y
+        ).value,
         abs=1e-6,
     )
     # measured: λ = 20 took the CMI from 0.149 to 0.529 nats (accuracy 0.875 -> 0.58), while

@@ -169,7 +169,7 @@ def test_core_space_facts():
             np.testing.assert_allclose(a @ a.T, core.core_matrix(p, b), atol=1e-12)
         assert np.linalg.eigvalsh(full - core.core_matrix(p, "lower")).min() > -1e-12
         assert np.linalg.eigvalsh(core.core_matrix(p, "upper") - full).min() > -1e-12
-    with pytest.raises(ValueError, match="sum to 1"):
+    with pytest.raises(ValueError, match="p sums to 1.1, not 1"):
         core.core_matrix([0.5, 0.6])
 
 
@@ -219,6 +219,9 @@ def test_bad_input():
 def test_device_mismatch_is_an_error():
     model = torch.nn.Linear(3, 2)
     with pytest.raises(ValueError, match="model is on cpu but device='meta'"):
+        fisher_information(model, np.zeros((2, 3)), device=torch.device("meta"))
+    # a device name goes through infometer.validation.resolve_device (issue 29)
+    with pytest.raises(ValueError, match="device 'meta': only cpu, cuda and mps"):
         fisher_information(model, np.zeros((2, 3)), device="meta")
     meta = torch.nn.Linear(3, 2, device="meta")
     with pytest.raises(ValueError, match="x is on cpu but the model is on meta"):

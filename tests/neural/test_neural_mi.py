@@ -235,3 +235,19 @@ def test_family_loads_without_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_seed_spread_interval_is_student_t():
+    # k = 3 seeds give a stderr estimated from 3 replicates: the interval must use the t
+    # quantile on 2 degrees of freedom (4.303 at 95%), not the normal 1.96 (issue 29).
+    from scipy.stats import t
+
+    x, y = gaussian(1500, seed=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = im.mutual_info(x, y, method="dv", ci=0.95, seed=0, n_seeds=3, **{**TINY, "steps": 60})
+    se = np.std(est.diagnostics["seed_values"], ddof=1) / math.sqrt(3)
+    assert est.stderr == pytest.approx(se) and se > 0
+    half = (est.ci[1] - est.ci[0]) / 2
+    assert half == pytest.approx(t.ppf(0.975, 2) * se, rel=1e-9)
+    assert "2 dof" in est.diagnostics["ci_method"]

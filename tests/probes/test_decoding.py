@@ -168,7 +168,7 @@ def test_cross_entropy_bound_bootstrap_covers_the_population_bound():
 
 def test_cross_entropy_input_errors():
     y = np.array([0, 1, 1])
-    with pytest.raises(ValueError, match="sum to 1"):
+    with pytest.raises(ValueError, match="proba slice \\[0\\] along axis -1 sums to 1.8"):
         dec.cross_entropy_bound([[0.9, 0.9], [0.5, 0.5], [0.5, 0.5]], y)
     with pytest.raises(ValueError, match="labels has 2 entries"):
         dec.cross_entropy_bound([[0.5, 0.5]] * 3, [0, 1])
@@ -205,3 +205,23 @@ def test_registered_and_reproducible():
     a = dec.cross_entropy_bound(p, y, ci=0.95, seed=7)
     b = dec.cross_entropy_bound(p, y, ci=0.95, seed=7)
     assert a.ci == b.ci
+
+
+def test_every_interval_comes_with_its_stderr():
+    # issue 29: cross_entropy_bound(ci=...) returned an interval with stderr=None
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 400)
+    p1 = np.where(y == 1, 0.8, 0.2)
+    e = dec.cross_entropy_bound(p1, y, ci=0.9, seed=1, n_resamples=100)
+    assert e.ci is not None and e.stderr is not None and e.stderr > 0
+    nats = dec.cross_entropy_bound(p1, y, ci=0.9, seed=1, n_resamples=100, unit="nats")
+    assert e.stderr == pytest.approx(nats.stderr / math.log(2), rel=1e-12)
+    # Fano: the delta-method stderr, |dF/da| * sqrt(a (1 - a) / n), F' by finite differences
+    acc, k, n = 0.7, 3, 200
+    f = dec.fano_bound(acc, k, n_trials=n, ci=0.95, unit="nats")
+    h = 1e-6
+    slope = (_fano_by_hand(acc + h, k) - _fano_by_hand(acc - h, k)) / (2 * h) * math.log(2)
+    assert f.ci is not None
+    assert f.stderr == pytest.approx(slope * math.sqrt(acc * (1 - acc) / n), rel=1e-6)
+    perfect = dec.fano_bound(1.0, k, n_trials=n, ci=0.95)
+    assert perfect.ci is not None and math.isfinite(perfect.stderr) and perfect.stderr > 0

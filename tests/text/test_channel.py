@@ -12,7 +12,7 @@ import pytest
 
 import infometer as im
 from infometer import InfometerWarning, exact
-from infometer.text import channel_mi, channel_mi_from_scores, fit_rate_distortion
+from infometer.text import channel_mutual_info, channel_mutual_info_from_scores, fit_rate_distortion
 from infometer.text.channel import channel_terms, loo_terms
 
 
@@ -31,7 +31,7 @@ def gaussian_scores(n: int, sigma: float, seed: int) -> np.ndarray:
 def test_gaussian_channel_matches_half_log_one_plus_snr(sigma):
     n = 2000
     truth = 0.5 * math.log(1 + 1 / sigma**2)
-    est = channel_mi_from_scores(gaussian_scores(n, sigma, seed=1), ci=0.95)
+    est = channel_mutual_info_from_scores(gaussian_scores(n, sigma, seed=1), ci=0.95)
     # With the true likelihood as critic, I - log(1 + (E r - 1)/N) <= E[I_hat] <= I, where
     # r = p(z|x)/p(z) and E r = 1/(1 - rho^2) = (1 + sigma^2)/sigma^2 for this channel
     # (Jensen on the log of the mean over candidates).  Around that the Monte Carlo error is
@@ -55,7 +55,7 @@ def test_more_noise_gives_less_information():
     for sigma in (0.1, 0.3, 0.6, 1.2, 2.5):
         z = x + sigma * eps
         s = -0.5 * ((z[:, None] - x[None, :]) / sigma) ** 2 - math.log(sigma)
-        values.append(channel_mi_from_scores(s, ci=None).value)
+        values.append(channel_mutual_info_from_scores(s, ci=None).value)
     assert all(a > b for a, b in zip(values, values[1:], strict=False)), values
 
 
@@ -74,7 +74,7 @@ def test_gaussian_channel_through_the_text_api():
         z = np.array([float(t) for t in texts])
         return -0.5 * ((z - x) / sigma) ** 2 - math.log(sigma)
 
-    est = channel_mi(contexts, compressor, scorer, seed=3)
+    est = channel_mutual_info(contexts, compressor, scorer, seed=3)
     truth = 0.5 * math.log(1 + 1 / sigma**2)
     bias = math.log(1 + 1 / (sigma**2 * n))  # as above
     assert truth - bias - 4 * est.stderr <= est.value <= truth + 4 * est.stderr
@@ -121,7 +121,7 @@ def test_discrete_token_channel_matches_exact_enumeration():
             )
         return np.array(out)
 
-    est = channel_mi(contexts, compressor, scorer, n_samples=300, seed=1)
+    est = channel_mutual_info(contexts, compressor, scorer, n_samples=300, seed=1)
     # The candidates are the whole support of X with its exact (uniform) law, so
     # (1/N) sum_l p(z|x_l) = p(z) exactly and the estimator is unbiased: only Monte Carlo
     # error of the 16 x 300 summaries remains (se ~ 0.015 nats).  4 se bounds it.
@@ -142,7 +142,7 @@ def test_injective_compressor_gives_exactly_log_n():
         )
 
     with pytest.warns(InfometerWarning, match="ceiling"):
-        est = channel_mi(contexts, lambda c: c, scorer)
+        est = channel_mutual_info(contexts, lambda c: c, scorer)
     assert est.value == pytest.approx(math.log(12), abs=1e-12)
     assert est.diagnostics["saturated_fraction"] == 1.0
     assert est.diagnostics["upper_bound_nats"] == math.inf
@@ -155,7 +155,9 @@ def test_context_independent_channel_gives_zero():
     def scorer(prompts, texts):  # p(z | x) = p(z): the channel ignores x
         return np.array([-0.1 * len(z) for z in texts])
 
-    est = channel_mi(contexts, lambda c, q, rng: "x" * int(rng.integers(1, 9)), scorer, n_samples=5)
+    est = channel_mutual_info(
+        contexts, lambda c, q, rng: "x" * int(rng.integers(1, 9)), scorer, n_samples=5
+    )
     assert est.value == pytest.approx(0.0, abs=1e-12)
 
 
@@ -164,7 +166,7 @@ def test_equal_scores_give_exactly_zero_and_no_negative_flag():
     # a rounding error of -1e-17 would raise the dispatcher's "negative" warning)
     s = np.full((6, 6), -7.3)
     assert np.all(channel_terms(s, np.arange(6)) == 0.0)
-    est = channel_mi_from_scores(s)
+    est = channel_mutual_info_from_scores(s)
     assert est.value == 0.0 and "negative" not in est.diagnostics
 
 
@@ -177,7 +179,7 @@ def test_context_independent_summary_with_the_builtin_scorer_is_near_zero():
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InfometerWarning)
-        est = channel_mi(contexts, lambda c: "Meals are served at noon.", "builtin")
+        est = channel_mutual_info(contexts, lambda c: "Meals are served at noon.", "builtin")
     assert -0.05 < est.value <= 1e-12
     assert abs(est.value) < 0.02 * math.log(20)
 
@@ -187,7 +189,7 @@ def test_negative_estimate_is_flagged_by_the_dispatcher_not_clipped():
     s = np.array([[-1.0, -3.0, -5.0], [-2.0, -1.0, -6.0], [-4.0, -2.0, -1.0]])
     s = s[:, [2, 0, 1]]  # each row's own context is not its most likely one
     with pytest.warns(InfometerWarning, match="negative"):
-        est = channel_mi_from_scores(s)
+        est = channel_mutual_info_from_scores(s)
     assert est.value < 0 and est.diagnostics["negative"] is True
     terms = channel_terms(s, np.arange(3))
     assert est.value == pytest.approx(terms.mean(), abs=1e-12)
@@ -200,17 +202,21 @@ def test_interval_is_over_contexts_and_stderr_is_the_sd_of_context_means():
     s = np.log(rng.dirichlet(np.ones(n), size=n * m))  # (N*M, N), rows sum to 1 in p
     src = np.repeat(np.arange(n), m)
     with pytest.warns(InfometerWarning, match="negative"):  # random scores: no information
-        est = channel_mi_from_scores(s, src, ci=0.9)
+        est = channel_mutual_info_from_scores(s, src, ci=0.9)
     terms = channel_terms(s, src).reshape(n, m).mean(axis=1)
     se = terms.std(ddof=1) / math.sqrt(n)
     assert est.stderr == pytest.approx(se, rel=1e-12)
-    z = 1.6448536269514722  # normal 95% quantile: the 90% two-sided interval
-    assert est.ci == pytest.approx((est.value - z * se, est.value + z * se), rel=1e-9)
+    # the stderr comes from n = 30 context means: Student t on 29 dof (issue 29), 1.699
+    # where the normal quantile would give 1.645
+    from scipy.stats import t
+
+    q = t.ppf(0.95, n - 1)
+    assert est.ci == pytest.approx((est.value - q * se, est.value + q * se), rel=1e-9)
     assert est.ci_level == 0.9
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InfometerWarning)
-        same = channel_mi_from_scores(s.reshape(n, m, n))  # the (N, M, N) layout
-        assert channel_mi_from_scores(s, src, ci=None).ci is None
+        same = channel_mutual_info_from_scores(s.reshape(n, m, n))  # the (N, M, N) layout
+        assert channel_mutual_info_from_scores(s, src, ci=None).ci is None
     assert same.value == pytest.approx(est.value, abs=1e-12)
 
 
@@ -218,13 +224,13 @@ def test_rate_in_bits_per_token():
     s = gaussian_scores(200, 0.5, seed=2)
     lengths = np.full(200, 5)
     lengths[:100] = 15  # mean 10 tokens
-    est = channel_mi_from_scores(s, lengths=lengths, unit="bits")
+    est = channel_mutual_info_from_scores(s, lengths=lengths, unit="bits")
     assert est.unit == "bits"
     assert est.diagnostics["mean_tokens"] == 10
     assert est.diagnostics["bits_per_token"] == pytest.approx(est.value / 10, rel=1e-12)
     lo, hi = est.diagnostics["bits_per_token_ci"]
     assert lo == pytest.approx(est.ci[0] / 10) and hi == pytest.approx(est.ci[1] / 10)
-    nats = channel_mi_from_scores(s)
+    nats = channel_mutual_info_from_scores(s)
     assert est.value == pytest.approx(nats.value / math.log(2), rel=1e-12)
 
 
@@ -246,7 +252,7 @@ def test_registry_and_generic_estimate_path():
     assert im.methods("channel_mi") == ["mc_loglik"]
     s = gaussian_scores(100, 1.0, seed=0)
     a = im.estimate("channel_mi", {"scores": s, "source": np.arange(100)}, method="mc_loglik")
-    b = channel_mi_from_scores(s, ci=None)
+    b = channel_mutual_info_from_scores(s, ci=None)
     assert a.value == pytest.approx(b.value, abs=1e-12)
     # the generic path recodes integers and strings as symbols: refused, not misread
     with pytest.raises(TypeError, match="floating-point"):
@@ -271,24 +277,24 @@ def test_registry_and_generic_estimate_path():
 )
 def test_bad_scores_are_refused_with_the_argument_named(scores, source, match):
     with pytest.raises(ValueError, match=match):
-        channel_mi_from_scores(scores, source)
+        channel_mutual_info_from_scores(scores, source)
 
 
 def test_bad_inputs_of_the_text_api():
     with pytest.raises(ValueError, match="at least 2"):
-        channel_mi(["only one"], lambda c: c, "builtin")
+        channel_mutual_info(["only one"], lambda c: c, "builtin")
     with pytest.raises(TypeError, match="list of strings"):
-        channel_mi("a string", lambda c: c, "builtin")
+        channel_mutual_info("a string", lambda c: c, "builtin")
     with pytest.raises(ValueError, match="queries has 1"):
-        channel_mi(["a b", "c d"], lambda c: c, "builtin", queries=["q"])
+        channel_mutual_info(["a b", "c d"], lambda c: c, "builtin", queries=["q"])
     with pytest.raises(TypeError, match="must return a string"):
-        channel_mi(["a b", "c d"], lambda c: 3, "builtin")
+        channel_mutual_info(["a b", "c d"], lambda c: 3, "builtin")
     with pytest.raises(ValueError, match="n_samples must be >= 1"):
-        channel_mi(["a b", "c d"], lambda c: c, "builtin", n_samples=0)
+        channel_mutual_info(["a b", "c d"], lambda c: c, "builtin", n_samples=0)
     with pytest.raises(ValueError, match="returned 1 values"):
-        channel_mi(["a b", "c d"], lambda c: c, lambda p, t: [0.0])
+        channel_mutual_info(["a b", "c d"], lambda c: c, lambda p, t: [0.0])
     with pytest.raises(TypeError, match="scorer must be"):
-        channel_mi(["a b", "c d"], lambda c: c, 3.5)
+        channel_mutual_info(["a b", "c d"], lambda c: c, 3.5)
 
 
 # ---------------------------------------------------------------- rate-distortion

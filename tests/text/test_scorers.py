@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from infometer import InfometerWarning
-from infometer.text import CopyBigramScorer, HFScorer, as_scorer, channel_mi, score_matrix
+from infometer.text import CopyBigramScorer, HFScorer, as_scorer, channel_mutual_info, score_matrix
 from infometer.text.scorers import make_prompt, word_tokens
 
 from .conftest import build_tiny_gpt2
@@ -153,13 +153,13 @@ def test_channel_mi_with_a_local_model_directory(uniform_lm, tiny_lm):
     d, _ = uniform_lm
     contexts = ["the cat sat on the mat", "a dog ran", "the dog sat on a mat"]
     # a scorer that ignores the context sees no information: exactly 0 up to float error
-    est = channel_mi(contexts, lambda c: c.split()[-1], str(d))
+    est = channel_mutual_info(contexts, lambda c: c.split()[-1], str(d))
     assert est.value == pytest.approx(0.0, abs=1e-5)
     assert est.diagnostics["token_unit"] == "scorer tokens"
     assert est.diagnostics["scorer"] == str(d)
     d2, _ = tiny_lm
     with pytest.warns(InfometerWarning, match="kept only their end"):
-        est2 = channel_mi(
+        est2 = channel_mutual_info(
             contexts,
             lambda c: c,
             str(d2),

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._estimate import resolve_unit, unit_factor
 from ..data import (
     InfometerWarning,
     Variable,
@@ -25,7 +26,7 @@ from ..data import (
     check_float,
     check_int,
 )
-from ..estimate import resolve_unit, unit_factor
+from ..progress import progress_bar
 from . import compute
 from .compute import Config, Group, canonical_method, prepare_group, signature
 from .table import as_table
@@ -363,27 +364,10 @@ class _Payloads(dict):
         return self._make(key)
 
 
-class _MemorySink:
-    def __init__(self) -> None:
-        self.results: dict[tuple[int, int], compute.BlockResult] = {}
-
-    def done_keys(self):
-        return self.results.keys()
-
-    def add(self, key, result) -> None:
-        self.results[key] = result
-
-
 def _bar(total: int, enabled: bool | None):
-    import sys
-
-    if enabled is None:
-        enabled = total >= 20_000 and sys.stderr.isatty()
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="pair", desc="pairwise", leave=False)
+    if enabled is None and total < 20_000:
+        enabled = False  # a small matrix takes no time worth a bar
+    return progress_bar(total=total, unit="pair", desc="pairwise", progress=enabled)
 
 
 # ------------------------------------------------------------------------------ API
@@ -636,7 +620,9 @@ def _run(func, jobs, sink, workers, client, on_progress):
 def _open_store(store, backend, cfg, variables, labels, table, block_size):
     """The sink: in memory, or a :class:`BlockStore` folder (temporary for Dask if none)."""
     if store is None and backend == "threads":
-        return _MemorySink(), None
+        from ..parallel import MemorySink
+
+        return MemorySink(), None
     from .store import BlockStore, fingerprint_data
 
     tmp = None

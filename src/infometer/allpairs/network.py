@@ -12,12 +12,18 @@
 
 Both take a :class:`~.matrix.PairwiseResult` (then, by default, only the pairs that passed
 its permutation test enter) or a square labelled matrix.
+
+Negative MI estimates (estimation error near independence) are kept, as in the matrix, and
+counted in ``Network.diagnostics["negative_pairs"]``: ARACNE never keeps a negative edge
+(and a negative side of a triangle removes nothing), so its result is that of the clipped
+matrix; CLR's background mean and sd of each variable are those of its estimates as they
+are, negative ones included, since they describe the estimator's spread around the null.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +52,15 @@ class Network:
         ``"aracne"`` or ``"clr"``.
     params
         The method's settings.
+    diagnostics
+        ``negative_pairs``: how many pairs had a negative MI estimate (kept, see above).
     """
 
     edges: Any
     matrix: Any
     method: str
     params: dict
+    diagnostics: dict = field(default_factory=dict)
 
     def plot(self, path: str | os.PathLike, *, title: str | None = None, seed: int = 0) -> Path:
         """Save a PNG drawing of the network (small graphs); see :func:`plot_network`."""
@@ -64,14 +73,18 @@ class Network:
         )
 
 
+def _is_result(obj: Any) -> bool:
+    """Whether ``obj`` is a :class:`~.matrix.PairwiseResult`, told by its fields, so that
+    this module need not import the one that imports it (no import loop, issue 29)."""
+    return all(hasattr(obj, a) for a in ("matrix", "edges", "q_values", "fdr", "unit"))
+
+
 def _weights(obj: Any, significant: bool | None) -> tuple[Any, np.ndarray, dict]:
-    """Labelled matrix and a float copy: NaN/negative -> 0, optionally failed tests -> 0."""
+    """Labelled matrix and a float copy: NaN -> 0 (negative kept), optionally failed tests -> 0."""
     import pandas as pd
 
-    from .matrix import PairwiseResult
-
     info: dict = {}
-    if isinstance(obj, PairwiseResult):
+    if _is_result(obj):
         frame = obj.matrix
         if significant is None:
             significant = obj.q_values is not None
@@ -92,8 +105,8 @@ def _weights(obj: Any, significant: bool | None) -> tuple[Any, np.ndarray, dict]
     if not np.allclose(np.nan_to_num(w), np.nan_to_num(w.T), rtol=1e-10, atol=1e-12):
         raise ValueError("the MI matrix must be symmetric")
     w[~np.isfinite(w)] = 0.0
-    w[w < 0] = 0.0
     np.fill_diagonal(w, 0.0)
+    info["negative_pairs"] = int(np.count_nonzero(np.triu(w < 0, 1)))
     if significant:
         q = obj.q_values.to_numpy()
         w[~(np.nan_to_num(q, nan=1.0) <= obj.fdr)] = 0.0
@@ -158,7 +171,8 @@ def aracne(obj: Any, *, tolerance: float = 0.0, significant: bool | None = None)
     keep = keep | keep.T
     m = np.where(keep, w, 0.0)
     mat = pd.DataFrame(m, index=frame.index, columns=frame.columns)
-    return Network(_edges(frame, m), mat, "aracne", {"tolerance": tolerance, **info})
+    diag = {"negative_pairs": info.pop("negative_pairs")}
+    return Network(_edges(frame, m), mat, "aracne", {"tolerance": tolerance, **info}, diag)
 
 
 def clr(obj: Any, *, threshold: float = 0.0, significant: bool | None = None) -> Network:
@@ -196,7 +210,8 @@ def clr(obj: Any, *, threshold: float = 0.0, significant: bool | None = None) ->
     np.fill_diagonal(score, 0.0)
     score[score <= threshold] = 0.0
     mat = pd.DataFrame(score, index=frame.index, columns=frame.columns)
-    return Network(_edges(frame, score), mat, "clr", {"threshold": threshold, **info})
+    diag = {"negative_pairs": info.pop("negative_pairs")}
+    return Network(_edges(frame, score), mat, "clr", {"threshold": threshold, **info}, diag)
 
 
 # ------------------------------------------------------------------------------- plots
@@ -225,10 +240,8 @@ def plot_heatmap(
     obj: Any, path: str | os.PathLike, *, cluster: bool = True, title: str | None = None
 ) -> Path:
     """Save the MI matrix as a heatmap PNG, rows and columns in clustered order."""
-    from .matrix import PairwiseResult
-
-    frame = obj.matrix if isinstance(obj, PairwiseResult) else obj
-    unit = obj.unit if isinstance(obj, PairwiseResult) else "nats"
+    frame = obj.matrix if _is_result(obj) else obj
+    unit = obj.unit if _is_result(obj) else "nats"
     m = frame.to_numpy(dtype=float)
     order = cluster_order(m) if cluster else np.arange(m.shape[0])
     m = m[np.ix_(order, order)]

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .._estimate import resolve_unit, unit_factor
 from ..data import Variable, as_variable, check_choice, check_int
-from ..estimate import resolve_unit, unit_factor
 from . import compute
 from .matrix import make_config
 from .table import as_table

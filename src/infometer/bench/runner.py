@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import __version__, registry, truth
 from ..data import as_variables, check_int
+from ..progress import progress_bar
 from .store import Store
 
 __all__ = ["Job", "SweepResult", "plan", "applicable", "run_job", "run_sweep"]
@@ -97,6 +98,8 @@ def applicable(task: truth.Task, method: str, n: int = 64) -> str | None:
         spec = registry.get(task.quantity, name)
     except Exception as exc:  # any failure to choose/accept means "not applicable"
         return _first_line(exc)
+    if task.methods and spec.name not in task.methods:
+        return f"the truth of {task.name} is that of {', '.join(task.methods)}, not {spec.name}"
     bad = [k for k, v in variables.items() if v.kind not in spec.kinds]
     if bad:
         kinds = "/".join(sorted(spec.kinds))
@@ -209,36 +212,13 @@ def run_job(job: Job) -> dict[str, Any]:
     return row
 
 
-def _progress(total: int, enabled: bool):
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("[bold]bench[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[last]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        disable=not enabled,
-        transient=False,
-    )
-
-
 def run_sweep(
     jobs: Sequence[Job],
     store: Store,
     *,
     workers: int | None = None,
     scheduler: Any = None,
-    progress: bool = True,
+    progress: bool | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     retries: int = 2,
     connect_timeout: float = 5.0,
@@ -263,7 +243,8 @@ def run_sweep(
         Address of a Dask distributed scheduler (``tcp://host:port``) or a
         ``distributed.Client`` to run on instead.
     progress
-        Show a rich progress bar with ETA.
+        Show a progress bar with ETA (:func:`infometer.progress.progress_bar`; ``None``:
+        on a terminal).
     on_row
         Called with each stored row (e.g. for logging).
     retries
@@ -306,8 +287,13 @@ def run_sweep(
             last[0] = f"{row['task'][:28]} {row['method']}"
 
     last = [""]
-    with _progress(len(todo), progress) as bar:
-        tid = bar.add_task("bench", total=len(todo), last="")
+    bar_ = progress_bar(total=len(todo), desc="bench", unit="run", progress=progress, leave=True)
+
+    def step(p: Any) -> None:
+        bar_.update(p.done - bar_.n)
+        bar_.set_postfix(last=last[0], refresh=False)
+
+    with bar_:
         out = run_jobs(
             run_job,
             {j.key: j for j in jobs},
@@ -315,7 +301,7 @@ def run_sweep(
             workers=workers,
             scheduler=scheduler,
             retries=retries,
-            progress=lambda p: bar.update(tid, total=p.total, completed=p.done, last=last[0]),
+            progress=step,
             log=log,
             lock=store.path.with_name(store.path.name + ".lock") if lock else None,
             connect_timeout=connect_timeout,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .. import truth
 
-__all__ = ["Suite", "SUITES", "MAIN_METHODS", "suite_tasks"]
+__all__ = ["Suite", "SUITES", "MAIN_METHODS", "SIGNAL_METHODS", "suite_tasks"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,21 @@ MAIN_METHODS: tuple[str, ...] = (
     "shrinkage",
     "nsb",
     "histogram",
+    "auto",
+)
+
+#: The estimators of the signal, generalised-entropy and channel tasks (each task names the
+#: ones its truth belongs to).
+SIGNAL_METHODS: tuple[str, ...] = (
+    "permutation",
+    "weighted_permutation",
+    "modified_permutation",
+    "dispersion",
+    "sample",
+    "svd",
+    "plugin",
+    "unbiased",
+    "lps",
     "auto",
 )
 
@@ -94,6 +109,14 @@ SUITES: dict[str, Suite] = {
             ns=(2000,),
             seeds=3,
             tags=("consistency",),
+        ),
+        Suite(
+            "signals",
+            "signal complexity, Rényi/Tsallis entropies and channel capacity from samples",
+            ns=(1000, 10000),
+            seeds=3,
+            tags=("signals",),
+            methods=SIGNAL_METHODS,
         ),
         Suite("all", "every registered task", ns=(1000, 5000), seeds=3, tags=()),
     )

@@ -6,13 +6,12 @@ Sub-command groups live in their own modules listed in :data:`SUBCOMMANDS`; each
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib
 import importlib.util
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -29,6 +28,8 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.text",
     "infometer.cli.pairwise",
     "infometer.cli.network",
+    "infometer.cli.complexity",
+    "infometer.cli.extract",
 )
 
 app = typer.Typer(
@@ -103,8 +104,9 @@ def _estimate(
     import warnings
 
     from ..api import estimate
+    from ..progress import quiet as no_bars
 
-    with warnings.catch_warnings(), _resample_bar(ci is not None and not quiet):
+    with warnings.catch_warnings(), no_bars(quiet):
         warnings.simplefilter("ignore")  # warnings are in diagnostics; printed below
         est = estimate(
             quantity,
@@ -119,26 +121,6 @@ def _estimate(
     for w in est.warnings:
         err.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
     return est
-
-
-@contextlib.contextmanager
-def _resample_bar(show: bool) -> Iterator[None]:
-    """A progress bar on stderr for the re-runs behind ``--ci`` (only on a terminal)."""
-    if not show or not err.is_terminal:
-        yield
-        return
-    from rich.progress import Progress
-
-    from ..resample import report_progress
-
-    with Progress(console=err, transient=True) as bar:
-        task = bar.add_task("resampling for --ci", total=None)
-
-        def step(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        with report_progress(step):
-            yield
 
 
 _METHOD = typer.Option("auto", "--method", "-m", help="Estimator name, or 'auto'.")

@@ -45,22 +45,25 @@ def load(name: str) -> tuple[Any, Any, str]:
 
 
 def rank_features(
-    X: Any, y: Any, *, method: str, unit: str, ci: float, seed: int, progress: bool = True
+    X: Any,
+    y: Any,
+    *,
+    method: str,
+    unit: str,
+    ci: float,
+    seed: int,
+    progress: bool | None = None,
 ) -> list[dict[str, Any]]:
     """MI of every column of X with y, sorted from most to least informative."""
-    from rich.progress import Progress
-
     from ..api import mutual_info
+    from ..progress import progress_bar
 
     rows = []
-    with Progress(transient=True, disable=not progress) as bar:
-        task = bar.add_task("estimating", total=X.shape[1])
-        for col in X.columns:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                est = mutual_info(X[col], y, method=method, unit=unit, ci=ci, seed=seed)
-            rows.append({"feature": str(col), "estimate": est})
-            bar.advance(task)
+    for col in progress_bar(X.columns, desc="estimating", unit="column", progress=progress):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = mutual_info(X[col], y, method=method, unit=unit, ci=ci, seed=seed)
+        rows.append({"feature": str(col), "estimate": est})
     rows.sort(key=lambda r: -r["estimate"].value)
     return rows
 

@@ -118,7 +118,7 @@ def register(app: typer.Typer) -> None:
                     forward=fwd,
                     discrete_targets=True,
                     seed=seed,
-                    progress=not quiet,
+                    progress=False if quiet else None,
                     **kw,
                 )
         dest = Path(out_dir)
@@ -184,7 +184,7 @@ def _flownib(
             hidden=128,
             batch_size=128,
             seed=seed,
-            progress=not quiet,
+            progress=False if quiet else None,
             discrete_y=True,
         )
         res.table().to_csv(dest / f"flownib-{label}.csv", index=False)

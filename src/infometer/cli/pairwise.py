@@ -174,7 +174,9 @@ def rank_cmd(
     if X.shape[1] == 0:
         raise ValueError(f"{file} has no column besides the target {target!r}")
     y = df[target]
-    rows = rank_features(X, y, method=method, unit=unit, ci=ci, seed=seed, progress=progress)
+    rows = rank_features(
+        X, y, method=method, unit=unit, ci=ci, seed=seed, progress=None if progress else False
+    )
     e0 = rows[0]["estimate"]
     shown = rows[:top] if top > 0 else rows
     t = Table(title=f"I(column; {target}) in {e0.unit}, {round(100 * ci)}% CI")

@@ -113,9 +113,9 @@ def _validate(
     outputs: dict[str, Path | None] | None = None,
 ) -> None:
     """Every option that training would otherwise only trip over at the end."""
+    from .._estimate import resolve_unit
     from ..data import check_choice, check_int
     from ..diffusion.tokens import SEQUENCE_POLICIES
-    from ..estimate import resolve_unit
 
     check_int(steps, "--steps", min_value=1)
     check_int(hidden, "--hidden", min_value=1)
@@ -146,7 +146,7 @@ def _model(
         arch_kwargs=arch_kwargs,
         seed=seed,
         device=device,
-        progress=not quiet,
+        progress=False if quiet else None,
         **kw,
     )
 

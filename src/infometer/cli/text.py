@@ -87,18 +87,18 @@ def channel_mi_cmd(
 ) -> None:
     """I(X;Z|Q) of each compressor (summary label) and its bits per summary token."""
     from ..text.files import read_channel_files
-    from ..text.measure import channel_mi_of_summaries
+    from ..text.measure import channel_mutual_info_of_summaries
     from ..text.scorers import as_scorer
 
     try:
         files = read_channel_files(contexts, summaries, queries)
-        kw = {"batch_size": batch_size, "device": device, "progress": not quiet}
+        kw = {"batch_size": batch_size, "device": device, "progress": False if quiet else None}
         sc = as_scorer(scorer, files.contexts, **kw)
         results = {}
         for label, (z, src) in files.groups.items():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # recorded in diagnostics, printed below
-                results[label] = channel_mi_of_summaries(
+                results[label] = channel_mutual_info_of_summaries(
                     files.contexts,
                     z,
                     src,
@@ -239,7 +239,9 @@ def needle_cmd(
             raise ValueError("--rates is empty")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            df = needle_eval(n_contexts, rs, scorer=scorer, seed=seed, progress=not quiet)
+            df = needle_eval(
+                n_contexts, rs, scorer=scorer, seed=seed, progress=False if quiet else None
+            )
     except (ValueError, TypeError, OSError, ImportError) as exc:
         _fail(exc)
     if out is not None:

@@ -33,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from ..training import run_epochs
+from ..progress import progress_bar
+from ..training import optimizer, run_epochs
 from ._validate import check_choice, check_float, check_int
 from .grid import EpisodeStats, GridWorld, success_rate
 from .pomdp import greedy_action
@@ -84,7 +85,7 @@ class ImitationData:
 
 
 def imitation_data(
-    worlds: Sequence[GridWorld], canvas: int = 10, *, progress: bool = False
+    worlds: Sequence[GridWorld], canvas: int = 10, *, progress: bool | None = None
 ) -> ImitationData:
     """Label every reachable (cell, belief) of each world with the exact planner's actions."""
     if not worlds:
@@ -93,11 +94,9 @@ def imitation_data(
     if len(goals) != 1:
         raise ValueError(f"all worlds must have the same number of goals, got {sorted(goals)}")
     inputs, mi, cells, beliefs, targets = [], [], [], [], []
-    items = enumerate(worlds)
-    if progress:
-        from tqdm.auto import tqdm
-
-        items = tqdm(items, total=len(worlds), desc="exact planner labels", leave=False)
+    items = progress_bar(
+        enumerate(worlds), total=len(worlds), desc="exact planner labels", progress=progress
+    )
     for m, world in items:
         world = pad_world(world, canvas)
         inputs.append(_inputs(world))
@@ -281,7 +280,7 @@ class LearnedPlanner:
         lr: float = 5e-3,
         seed: int = 0,
         threads: int | None = None,
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> None:
         self.kind = check_choice(kind, "kind", ["vi2n", "qmdp"])
         self.canvas = check_int(canvas, "canvas", min_value=5, max_value=64)
@@ -340,9 +339,10 @@ class LearnedPlanner:
         bel = torch.as_tensor(data.belief)
         tgt = torch.as_tensor(data.target)
         by_map = [torch.nonzero(mi == m).flatten() for m in range(data.n_maps)]
-        opt = torch.optim.Adam(self.net.parameters(), lr=self.lr)
         steps_per_epoch = -(-data.n_maps // self.batch_maps)
-        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, self.epochs * steps_per_epoch)
+        opt, sched = optimizer(
+            self.net.parameters(), lr=self.lr, cosine_steps=self.epochs * steps_per_epoch
+        )
         rng = np.random.default_rng(self.seed + 1)
 
         def epoch_maps(_epoch: int):

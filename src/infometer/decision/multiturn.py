@@ -30,7 +30,10 @@ from typing import Any
 import numpy as np
 
 from .. import exact
-from ..estimate import Estimate
+from .._estimate import Estimate
+from ..progress import progress_bar
+from ..training import optimizer, run_epochs
+from ..validation import check_stochastic_matrix
 from ._validate import check_float, check_int
 from .persuasion import _best, _utilities, persuade
 from .voi import utility_estimate
@@ -54,11 +57,11 @@ def _check_policies(policies: Any, n_states: int) -> tuple[list[np.ndarray], int
         want = (n_states, n_m**t, n_m)
         if a.shape != want:
             raise ValueError(f"policies[{t}] must have shape {want}, got {a.shape}")
-        if not np.all(np.isfinite(a)) or np.any(a < 0):
-            raise ValueError(f"policies[{t}] has negative or non-finite probabilities")
-        if np.any(np.abs(a.sum(axis=2) - 1.0) > 1e-8 * n_m):
-            raise ValueError(f"policies[{t}] rows are not distributions over messages")
-        out.append(a / a.sum(axis=2, keepdims=True))
+        out.append(
+            check_stochastic_matrix(
+                a, f"policies[{t}]", axis=2, ndim=3, what="(states, histories, messages)"
+            )
+        )
     assert n_m is not None
     return out, n_m
 
@@ -174,7 +177,7 @@ def train_sender(
     restarts: int = 1,
     seed: int = 0,
     threads: int | None = 1,
-    progress: bool = False,
+    progress: bool | None = None,
     unit: str | None = "nats",
 ) -> SenderTraining:
     """Train a sender by policy gradient against a Bayesian receiver.
@@ -219,11 +222,7 @@ def train_sender(
     prev_threads = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(check_int(threads, "threads", min_value=1))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=steps * restarts, desc="policy-gradient sender", leave=False)
+    bar = progress_bar(total=steps * restarts, desc="policy-gradient sender", progress=progress)
     start = time.perf_counter()
     runs = []
     try:
@@ -264,13 +263,13 @@ def _train(torch, mu0, u, v, init, steps, batch_size, lr, t0_, t1_, gen, bar):
     """One run of the policy-gradient sender from initial logits ``init``."""
     n_s, n_m = mu0.size, init[0].shape[-1]
     logits = [x.clone().requires_grad_(True) for x in init]
-    opt = torch.optim.Adam(logits, lr=lr)
+    opt, _ = optimizer(logits, lr=lr)
     mu0_t = torch.as_tensor(mu0)
     u_t, v_t = torch.as_tensor(u), torch.as_tensor(v)
     span = float(u.max() - u.min()) or 1.0
-    baseline = 0.0
-    losses: list[float] = []
-    for step in range(steps):
+    state = {"baseline": 0.0}
+
+    def step_loss(step: int):  # one epoch of infometer.training.run_epochs = one step
         tau = span * t0_ * (t1_ / t0_) ** (step / max(1, steps - 1))
         w = torch.multinomial(mu0_t, batch_size, replacement=True, generator=gen)
         h = torch.zeros(batch_size, dtype=torch.long)
@@ -285,13 +284,13 @@ def _train(torch, mu0, u, v, init, steps, batch_size, lr, t0_, t1_, gen, bar):
         post = torch.softmax(loglik_all + torch.log(mu0_t.clamp(min=1e-300)), dim=1)  # (B, w)
         resp = torch.softmax((post @ u_t.T) / tau, dim=1)  # (B, a)
         gain = (resp * v_t[:, w].T).sum(1)  # expected sender utility given (w, h)
-        adv = gain.detach() - baseline
+        adv = gain.detach() - state["baseline"]
         loss = -(adv * logp + gain).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        baseline = 0.9 * baseline + 0.1 * float(gain.detach().mean())
-        losses.append(float(loss.detach()))
+        state["baseline"] = 0.9 * state["baseline"] + 0.1 * float(gain.detach().mean())
         if bar is not None:
             bar.update(1)
+        return loss, {"loss": float(loss.detach())}
+
+    history = run_epochs(opt, steps, lambda step: [step], step_loss, progress=False)
+    losses = [h["loss"] for h in history]
     return [torch.softmax(lg.detach(), dim=-1).numpy() for lg in logits], losses

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import exact
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ._validate import distribution, table
 from .voi import utility_estimate
 

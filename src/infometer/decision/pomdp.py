@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ._validate import check_float, check_int, distribution, stochastic, table
 from .voi import utility_estimate
 

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate import Estimate
+from .._estimate import Estimate
+from ..progress import progress_bar
 from ._validate import check_choice, check_float, check_int
 from .pomdp import POMDP, greedy_action, solve_mdp, value_iteration
 from .voi import utility_estimate
@@ -259,11 +260,7 @@ def _pbvi(
         if new.shape[0] == 0:
             break
         bs = np.vstack([bs, new])
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=max_iter, desc="PBVI backups", leave=False)
+    bar = progress_bar(total=max_iter, desc="PBVI backups", progress=progress)
     prev = None
     total_it = stable = 0
     for total_it in range(1, max_iter + 1):  # noqa: B007 (reported below)
@@ -303,7 +300,7 @@ def solve_pomdp(
     tol: float = 1e-10,
     max_iter: int = 10_000,
     seed: int | None = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> POMDPSolution:
     """Optimal value and policy of a small POMDP at its initial belief.
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ._validate import distribution, stochastic, table
 
 __all__ = ["evpi", "evsi", "utility_estimate"]

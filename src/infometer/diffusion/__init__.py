@@ -142,7 +142,7 @@ def infosedd_entropy(
     passes: int = 5,
     device: str = "cpu",
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> Raw:
     """InfoSEDD-H: entropy of the joint symbol of x's columns (positions), on held-out rows."""
     _require_torch()
@@ -185,7 +185,7 @@ def _mi_estimator(mode: str, name: str, doc: str) -> Any:
         passes: int = 5,
         device: str = "cpu",
         seed: int = 0,
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> Raw:
         return _mi(
             x,
@@ -264,7 +264,7 @@ def infosedd_kl(
     passes: int = 5,
     device: str = "cpu",
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> Raw:
     """KL(p || q) from two entropy-mode models, evaluated on held-out samples of p."""
     _require_torch()
@@ -279,4 +279,4 @@ def infosedd_kl(
     return _raw(est, mp, {"n_train_q": mq.log.n_train})
 
 
-__all__ += ["as_tokens", "infosedd_entropy", "infosedd_j", "infosedd_c", "infosedd_kl"]
+__all__ += ["as_tokens"]  # the infosedd_* functions (Variable -> Raw) are registered only

@@ -27,10 +27,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .._estimate import Estimate
 from ..data import InfometerWarning, check_choice, check_float, check_int
-from ..estimate import Estimate
 from ..training import TrainLog, TrainSettings
 from ..training import train as train_loop
+from ..uncertainty import make_estimate
 from .model import build_denoiser, check_arch_kwargs, check_device
 from .tokens import Tokens, as_tokens, parse_positions
 
@@ -174,7 +175,7 @@ class InfoSEDD:
         joint_fraction: float = 0.8,
         device: str = "cpu",
         seed: int = 0,
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> None:
         self.mode = check_choice(mode, "mode", _MODES)
         self.arch = check_choice(arch, "arch", ("auto", "mlp", "transformer"))
@@ -517,9 +518,8 @@ class InfoSEDD:
         diag["stderr_kind"] = "monte_carlo"
         diag["stderr_note"] = MC_STDERR_NOTE
         diag["train"] = self.log.summary()
-        return Estimate(
-            value=value,
-            unit="nats",
+        return make_estimate(
+            value,
             method=method,
             quantity=quantity,
             params=params,

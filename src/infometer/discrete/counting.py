@@ -102,7 +102,7 @@ def _compiled_table(codes: list[np.ndarray], shape: tuple[int, ...], cells: int)
     the table is small next to the data (each thread fills its own table; sums are exact)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ..knn.engine import n_threads
+    from .._threads import n_threads
     from .compiled import joint_table as fill
 
     n = codes[0].shape[0]

@@ -92,6 +92,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from .._threads import n_threads
 from . import rankbits
 
 __all__ = [
@@ -416,17 +417,6 @@ def _search_layout(data, leaf_of, lo_a, hi_a, child, bmin, bmax) -> tuple:
 
 
 # ------------------------------------------------------------------- wrappers
-def n_threads() -> int:
-    """Threads the kernels use: ``NUMBA_NUM_THREADS`` if set, else the usable CPU cores."""
-    env = os.environ.get("NUMBA_NUM_THREADS", "")
-    if env.strip().isdigit() and int(env) > 0:
-        return int(env)
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def _workers(m: int) -> int:
     """Threads for ``m`` queries: one below ``PARALLEL_MIN``."""
     return n_threads() if m >= PARALLEL_MIN else 1

@@ -5,19 +5,10 @@ and ``cond_mutual_info``; see :mod:`infometer.matrix.estimators` and docs/matrix
 """
 
 from . import kernels
-from .estimators import (
-    effective_rank,
-    matrix_renyi_cmi,
-    matrix_renyi_entropy,
-    matrix_renyi_mi,
-    von_neumann_entropy,
-)
+from .estimators import effective_rank, von_neumann_entropy
 
 __all__ = [
     "kernels",
     "effective_rank",
     "von_neumann_entropy",
-    "matrix_renyi_entropy",
-    "matrix_renyi_mi",
-    "matrix_renyi_cmi",
-]
+]  # the matrix_renyi_* estimator functions (Variable -> Raw) are reached through the registry

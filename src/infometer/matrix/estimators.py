@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from .._estimate import Estimate
 from ..data import Variable, as_variable, check_choice, check_float
-from ..estimate import Estimate
 from ..registry import Raw, register
 from . import kernels as K
 
@@ -249,8 +249,8 @@ def von_neumann_entropy(
     """
     from dataclasses import replace
 
+    from .._estimate import resolve_unit
     from ..api import entropy
-    from ..estimate import resolve_unit
 
     est = entropy(
         z, method="matrix_renyi", kernel="linear", alpha=1.0, discrete=False, ci=ci, seed=seed

@@ -6,11 +6,12 @@ that needs torch (extra ``torch``) lives in submodules imported on first use:
 * :mod:`~infometer.models.fisher`: exact and Hutchinson Fisher information of classifiers,
   the bounds ``F_LR ⪯ F ⪯ F_DG`` (:func:`fisher_information`);
 * :mod:`~infometer.models.core`: the core-space matrix ``diag(p) − ppᵀ`` and its spectrum;
-* :mod:`~infometer.models.cmi`: ``I(X;Ŷ|Y)`` of a classifier (:func:`classifier_cmi`);
+* :mod:`~infometer.models.cmi`: ``I(X;Ŷ|Y)`` of a classifier (:func:`classifier_cond_mutual_info`);
 * :mod:`~infometer.models.djip`: differentiable JPEG input perturbation and distillation;
 * :mod:`~infometer.models.koopman`: entropy-regularised Koopman autoencoders;
 * :mod:`~infometer.models.iecl`: entropy increment of a transformation;
-* :mod:`~infometer.models.synthetic`: generated images and simulated dynamical systems.
+* :mod:`~infometer.models.synthetic`: generated images and simulated dynamical systems;
+* :mod:`~infometer.models.activations`: FleS self-gated activations, swapping, gate information.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ from importlib import import_module
 from typing import Any
 
 from . import cmi, core, iecl, synthetic
-from .cmi import classifier_cmi, classifier_cmi_per_class
+from .cmi import (
+    classifier_cmi,  # noqa: F401  (deprecated alias, not in __all__)
+    classifier_cmi_per_class,  # noqa: F401  (deprecated alias)
+    classifier_cond_mutual_info,
+    classifier_cond_mutual_info_per_class,
+)
 from .iecl import entropy_increment, linear_entropy_increment
 
 _LAZY = {
@@ -31,6 +37,8 @@ _LAZY = {
     "distill": "djip",
     "KoopmanAE": "koopman",
     "fit_koopman": "koopman",
+    "make_activation": "activations",
+    "swap_activations": "activations",
 }
 
 __all__ = [
@@ -38,8 +46,8 @@ __all__ = [
     "core",
     "iecl",
     "synthetic",
-    "classifier_cmi",
-    "classifier_cmi_per_class",
+    "classifier_cond_mutual_info",
+    "classifier_cond_mutual_info_per_class",
     "entropy_increment",
     "linear_entropy_increment",
     *_LAZY,

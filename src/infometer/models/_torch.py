@@ -22,7 +22,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 __all__ = [
     "model_device",
-    "resolve_device",
+    "check_model_device",
     "as_tensor",
     "batches",
     "checked_logits",
@@ -61,18 +61,21 @@ def _same(a: torch.device, b: torch.device) -> bool:
     return True
 
 
-def resolve_device(model: torch.nn.Module, device: Any = None, name: str = "model") -> torch.device:
+def check_model_device(
+    model: torch.nn.Module, device: Any = None, name: str = "model"
+) -> torch.device:
     """The device to compute on: the model's, which ``device=`` (if given) must match.
 
-    The model is never moved silently: a mismatch is an error that says how to fix it.
+    ``device`` is read by :func:`infometer.validation.resolve_device` (it must exist on this
+    machine).  The model is never moved silently: a mismatch is an error that says how to
+    fix it.
     """
+    from ..validation import resolve_device
+
     here = model_device(model, name)
     if device is None:
         return here
-    try:
-        want = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"device={device!r} is not a torch device: {exc}") from None
+    want = device if isinstance(device, torch.device) else resolve_device(device, "device")
     if not _same(here, want):
         raise ValueError(
             f"{name} is on {here} but device={str(want)!r}; move it with "
@@ -178,7 +181,7 @@ def predict_proba(
         Optional module applied to each batch before the model (e.g. a DJIP layer).
     """
     model = check_module(model)
-    dev = resolve_device(model, device)
+    dev = check_model_device(model, device)
     xt = as_tensor(x, dev, param_dtype(model))
     out = []
     with eval_mode(model), torch.no_grad():

@@ -29,13 +29,14 @@ import numpy as np
 from scipy.special import rel_entr, softmax, xlogy
 
 from .. import registry
+from .._deprecation import deprecated_alias
+from .._estimate import Estimate
 from ..data import Variable, as_variable, check_choice, check_labels, check_probabilities
-from ..estimate import Estimate
 from ..registry import AutoRule, Raw, register, register_auto
 
 __all__ = [
-    "classifier_cmi",
-    "classifier_cmi_per_class",
+    "classifier_cond_mutual_info",
+    "classifier_cond_mutual_info_per_class",
     "class_centroids",
     "cmi_terms",
     "FORMS",
@@ -170,7 +171,7 @@ def _probs_input(probs: Any, from_logits: bool) -> Variable:
     return replace(as_variable(probs, "probs", discrete=False), diagnostics={})
 
 
-def classifier_cmi(
+def classifier_cond_mutual_info(
     probs: Any,
     labels: Any,
     *,
@@ -224,7 +225,7 @@ def classifier_cmi(
     )
 
 
-def classifier_cmi_per_class(
+def classifier_cond_mutual_info_per_class(
     probs: Any,
     labels: Any,
     *,
@@ -239,7 +240,7 @@ def classifier_cmi_per_class(
 
     Each ``cmi`` cell is an :class:`~infometer.Estimate` computed from the inputs of that
     class alone (so ``ci=`` resamples within the class).  The overall value is
-    ``Σ weight · cmi``.  Parameters as for :func:`classifier_cmi`.
+    ``Σ weight · cmi``.  Parameters as for :func:`classifier_cond_mutual_info`.
     """
     import pandas as pd
 
@@ -251,8 +252,15 @@ def classifier_cmi_per_class(
     rows = []
     for c in np.unique(lab):
         idx = np.flatnonzero(lab == c)
-        est = classifier_cmi(
+        est = classifier_cond_mutual_info(
             p.values[idx], lab[idx], form=form, unit=unit, base=base, ci=ci, seed=seed
         )
         rows.append({"class": int(c), "n": idx.size, "weight": idx.size / lab.size, "cmi": est})
     return pd.DataFrame(rows, columns=["class", "n", "weight", "cmi"])
+
+
+# deprecated names (issue 29: public names spell quantities in full words), for one release
+classifier_cmi = deprecated_alias(classifier_cond_mutual_info, "classifier_cmi")
+classifier_cmi_per_class = deprecated_alias(
+    classifier_cond_mutual_info_per_class, "classifier_cmi_per_class"
+)

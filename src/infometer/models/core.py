@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ..validation import check_probability_vector
+
 __all__ = [
     "core_matrix",
     "core_factor",
@@ -38,8 +40,8 @@ def _probs(p: Any) -> np.ndarray:
     a = np.asarray(p, dtype=np.float64)
     if a.ndim != 1 or a.size < 2:
         raise ValueError(f"p must be a 1-D probability vector with >= 2 entries, got {a.shape}")
-    if not np.all(np.isfinite(a)) or np.any(a < 0) or abs(a.sum() - 1.0) > 1e-6:
-        raise ValueError("p must be finite, non-negative and sum to 1 (within 1e-6)")
+    # the shared check, at 1e-6 (class priors or a softmax of float32 logits); used as given
+    check_probability_vector(a, "p", atol=1e-6)
     return a
 
 

@@ -38,18 +38,18 @@ from typing import Any
 
 import numpy as np
 
+from .._estimate import Estimate
 from ..data import check_choice, check_float, check_int
-from ..estimate import Estimate
-from ..training import run_epochs
+from ..training import optimizer, run_epochs
 from ._torch import (
     as_tensor,
     batches,
+    check_model_device,
     check_module,
     checked_logits,
     eval_mode,
     param_dtype,
     predict_proba,
-    resolve_device,
     torch,
 )
 
@@ -249,9 +249,9 @@ def _labels(y: Any, n: int, n_classes: int | None, device: torch.device) -> torc
 
 
 def _cmi(logp: torch.Tensor, y: torch.Tensor) -> Estimate:
-    from .cmi import classifier_cmi
+    from .cmi import classifier_cond_mutual_info
 
-    return classifier_cmi(logp.cpu().numpy(), y.cpu().numpy(), from_logits=True)
+    return classifier_cond_mutual_info(logp.cpu().numpy(), y.cpu().numpy(), from_logits=True)
 
 
 def fit_djip(
@@ -266,7 +266,7 @@ def fit_djip(
     batch_size: int = 128,
     device: Any = None,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> DJIPResult:
     """Train the quantisation steps of a JPEG layer to raise a frozen teacher's CMI.
 
@@ -297,14 +297,14 @@ def fit_djip(
     epochs = check_int(epochs, "epochs", min_value=0)
     lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
     seed = check_int(seed, "seed", min_value=0)
-    dev = resolve_device(teacher, device, "teacher")
+    dev = check_model_device(teacher, device, "teacher")
     xt = as_tensor(x, dev, param_dtype(teacher))
     if xt.ndim != 4 or xt.shape[1] != 3:
         raise ValueError(f"x must be RGB images (n, 3, H, W), got shape {tuple(xt.shape)}")
     jpeg = DiffJPEG().to(dev) if jpeg is None else check_module(jpeg, "jpeg")
-    resolve_device(jpeg, dev, "jpeg")
+    check_model_device(jpeg, dev, "jpeg")
     flags = [p.requires_grad for p in teacher.parameters()]
-    opt = torch.optim.Adam(jpeg.parameters(), lr=lr)
+    opt, _ = optimizer(jpeg.parameters(), lr=lr)
     gen = torch.Generator().manual_seed(seed)
     try:
         for p in teacher.parameters():
@@ -383,7 +383,7 @@ def distill(
     schedule: str = "cosine",
     device: Any = None,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> list[dict[str, float]]:
     """Train ``student`` (in place) by knowledge distillation, or on labels alone.
 
@@ -428,21 +428,21 @@ def distill(
     batch_size = check_int(batch_size, "batch_size", min_value=1)
     lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
     seed = check_int(seed, "seed", min_value=0)
-    dev = resolve_device(student, device, "student")
+    dev = check_model_device(student, device, "student")
     xt = as_tensor(x, dev, param_dtype(student))
     soft = None
     if teacher is not None:
         teacher = check_module(teacher, "teacher")
-        resolve_device(teacher, dev, "teacher")
+        check_model_device(teacher, dev, "teacher")
         with eval_mode(teacher):
             soft = _teacher_outputs(teacher, transform, xt, 256).float()
     yt = _labels(y, xt.shape[0], None if soft is None else soft.shape[1], dev)
-    opt = torch.optim.Adam(student.parameters(), lr=lr, weight_decay=weight_decay)
     steps = max(1, epochs * -(-xt.shape[0] // batch_size))
-    sched = (
-        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
-        if schedule == "cosine"
-        else None
+    opt, sched = optimizer(
+        student.parameters(),
+        lr=lr,
+        weight_decay=weight_decay,
+        cosine_steps=steps if schedule == "cosine" else None,
     )
     gen = torch.Generator().manual_seed(seed)
 

@@ -40,16 +40,18 @@ from typing import Any
 
 import numpy as np
 
+from .._estimate import Estimate
 from ..data import check_choice, check_float, check_int
-from ..estimate import Estimate
+from ..progress import progress_bar
+from ..uncertainty import interval_from_stderr, make_estimate
 from ._torch import (
     as_tensor,
     batches,
+    check_model_device,
     check_module,
     checked_logits,
     eval_mode,
     param_dtype,
-    resolve_device,
     torch,
 )
 
@@ -124,17 +126,13 @@ class FisherInformation:
     def _estimate(self, value: float, probe_values: np.ndarray | None, what: str) -> Estimate:
         stderr = ci = None
         if probe_values is not None and probe_values.size > 1:
-            from scipy import stats
-
+            # the spread of r Hutchinson probes: t interval on r - 1 dof around the value
             r = probe_values.size
-            sd = float(np.std(probe_values, ddof=1))
-            stderr = sd / math.sqrt(r)
-            if self.ci_level is not None:
-                t = float(stats.t.ppf(0.5 + self.ci_level / 2, r - 1))
-                ci = (value - t * stderr, value + t * stderr)
-        return Estimate(
-            value=value,
-            unit="nats",
+            stderr = float(np.std(probe_values, ddof=1)) / math.sqrt(r)
+            if self.ci_level is not None and math.isfinite(stderr):
+                ci = interval_from_stderr(value, stderr, self.ci_level, dof=r - 1)
+        return make_estimate(
+            value,
             method=self.method,
             quantity="fisher_information",
             params={**self.params, "bound": self.bound, "reduction": self.reduction},
@@ -287,10 +285,8 @@ def _exact(
     batch_size: int,
     want_matrix: bool,
     engine: str,
-    progress: bool,
+    progress: bool | None,
 ) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
-    from tqdm.auto import tqdm
-
     n_params = sum(p.numel() for _, p in sel)
     diag = torch.zeros(n_params, dtype=torch.float64, device=xt.device)
     mat = (
@@ -300,7 +296,9 @@ def _exact(
     )
     used = engine
     min_classes = 1 if output == "sigmoid" else 2
-    for sl in tqdm(list(batches(xt.shape[0], batch_size)), disable=not progress, desc="Fisher"):
+    for sl in progress_bar(
+        list(batches(xt.shape[0], batch_size)), desc="Fisher", progress=progress
+    ):
         xb = xt[sl]
         with torch.no_grad():
             z = checked_logits(model(xb), sl.start, min_classes)
@@ -374,10 +372,8 @@ def _hutchinson(
     probes: int,
     want_matrix: bool,
     seed: int,
-    progress: bool,
+    progress: bool | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, dict[str, Any]]:
-    from tqdm.auto import tqdm
-
     tensors = [p for _, p in sel]
     sizes = [p.numel() for p in tensors]
     n_params = sum(sizes)
@@ -395,7 +391,7 @@ def _hutchinson(
     batched = True
     min_classes = 1 if output == "sigmoid" else 2
     starts = list(range(0, probes, chunk))
-    bar = tqdm(total=probes, disable=not progress, desc="Fisher probes")
+    bar = progress_bar(total=probes, desc="Fisher probes", progress=progress)
     for r0 in starts:
         rc = min(chunk, probes - r0)
         acc = torch.zeros(rc, n_params, dtype=torch.float64, device=xt.device)
@@ -442,7 +438,7 @@ def fisher_information(
     device: Any = None,
     seed: int = 0,
     ci: float | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     engine: str = "vmap",
 ) -> FisherInformation:
     """Fisher information of a classifier (any ``torch.nn.Module`` returning logits).
@@ -508,7 +504,7 @@ def fisher_information(
     seed = check_int(seed, "seed", min_value=0)
     if ci is not None:
         ci = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
-    dev = resolve_device(model, device)
+    dev = check_model_device(model, device)
     sel = _select(model, params)
     n_params = sum(p.numel() for _, p in sel)
     want_matrix = n_params <= MATRIX_AUTO_MAX if matrix is None else bool(matrix)

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from .._estimate import Estimate
 from ..data import as_variable
-from ..estimate import Estimate, resolve_unit
+from ..uncertainty import make_estimate
 
 __all__ = ["entropy_increment", "linear_entropy_increment"]
 
@@ -49,15 +50,14 @@ def linear_entropy_increment(
     sign, logdet = np.linalg.slogdet(a)
     if sign == 0 or not np.isfinite(logdet):
         raise ValueError("A is singular: A x has no density, so ΔH = −∞")
-    est = Estimate(
-        value=float(logdet),
-        unit="nats",
+    return make_estimate(
+        float(logdet),
         method="exact",
         quantity="entropy_increment",
+        unit=unit,
+        base=base,
         diagnostics={"dim": int(a.shape[0])},
     )
-    u = resolve_unit(unit, base)
-    return est if u == "nats" else est.to(u)
 
 
 def entropy_increment(
@@ -106,14 +106,13 @@ def entropy_increment(
     diag: dict[str, Any] = {"h_x": hx.value, "h_x_new": hn.value, "entropy_method": hx.method}
     if warns:
         diag["warnings"] = warns
-    est = Estimate(
-        value=hn.value - hx.value,
-        unit="nats",
+    return make_estimate(
+        hn.value - hx.value,
         method=hx.method,
         quantity="entropy_increment",
+        unit=unit,
+        base=base,
         params=dict(hx.params),
         n=vx.n,
         diagnostics=diag,
     )
-    u = resolve_unit(unit, base)
-    return est if u == "nats" else est.to(u)

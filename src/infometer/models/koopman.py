@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
+from .._estimate import Estimate
 from ..data import check_float, check_int
-from ..estimate import Estimate
-from ..training import run_epochs
+from ..training import optimizer, run_epochs
 from ._torch import torch
 
 __all__ = [
@@ -237,7 +237,7 @@ def fit_koopman(
     k: int = 3,
     tau: float = 0.1,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> KoopmanModel:
     """Train a Koopman autoencoder on trajectories (CPU).
 
@@ -316,7 +316,7 @@ def fit_koopman(
     net.mean.copy_(data.reshape(-1, d).mean(0))
     net.std.copy_(data.reshape(-1, d).std(0).clamp_min(1e-8))
     data = (data - net.mean) / net.std
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    opt, _ = optimizer(net.parameters(), lr=lr)
     parts = ("loss", "pred", "recon", "infonce", "entropy")
 
     def windows(_epoch: int):

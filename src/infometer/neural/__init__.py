@@ -100,7 +100,9 @@ def fit_estimate(bound: str, variables: dict[str, Variable], **params: Any) -> R
     """Fit ``n_seeds`` critics (seeds ``seed, seed+1, ...``) and estimate on held-out rows.
 
     The value is the mean over seeds; with ``n_seeds > 1`` its stderr is the seed
-    spread ``sd / sqrt(n_seeds)`` (each seed also draws its own split).
+    spread ``sd / sqrt(n_seeds)`` (each seed also draws its own split), estimated from
+    ``n_seeds`` replicates: ``stderr_dof = n_seeds - 1``, so ``ci=`` gives the Student t
+    interval on ``n_seeds - 1`` degrees of freedom.
     """
     _require_torch()
     from .estimator import NeuralMI
@@ -123,13 +125,14 @@ def fit_estimate(bound: str, variables: dict[str, Variable], **params: Any) -> R
             diag["convergence"]["diverged"] = True
         warns.extend(x for x in w if x not in warns)
     value = float(np.mean(values))
-    stderr = None
+    stderr = dof = None
     if n_seeds > 1:
         diag["seed_values"] = values
         sd = float(np.std(values, ddof=1))
         stderr = sd / math.sqrt(n_seeds) if math.isfinite(sd) else None
+        dof = n_seeds - 1 if stderr is not None else None
         diag["seed_sd"] = sd
-    return Raw(value=value, stderr=stderr, diagnostics=diag, warnings=warns)
+    return Raw(value=value, stderr=stderr, stderr_dof=dof, diagnostics=diag, warnings=warns)
 
 
 def _bound_function(bound: str, roles: tuple[str, ...]) -> Any:

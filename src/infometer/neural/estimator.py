@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .._estimate import Estimate
 from ..data import (
     InfometerWarning,
     Variable,
@@ -25,8 +26,8 @@ from ..data import (
     check_int,
     scaled_moments,
 )
-from ..estimate import Estimate
 from ..training import TrainLog, TrainSettings, check_device, train
+from ..uncertainty import make_estimate
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows
 from .bounds import training_loss as bound_loss
 from .critics import CRITICS, FrontEnd, build_critic
@@ -170,7 +171,7 @@ class NeuralMI:
         val_fraction: float = 0.1,
         device: str = "cpu",
         seed: int = 0,
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> None:
         self.bound = check_choice(bound, "bound", BOUNDS)
         self.critic_kind = check_choice(critic, "critic", CRITICS)
@@ -515,9 +516,8 @@ class NeuralMI:
             diag["warnings"] = warns
             for w in warns:
                 warnings.warn(w, InfometerWarning, stacklevel=3)
-        return Estimate(
-            value=value,
-            unit="nats",
+        return make_estimate(
+            value,
             method=self.bound,
             quantity=quantity,
             params=self.params(),

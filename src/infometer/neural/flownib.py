@@ -165,7 +165,7 @@ def flownib(
     discrete_y: bool | None = None,
     device: str = "cpu",
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> FlowNIBResult:
     """FlowNIB trajectories of I(X;T) and I(T;Y) for each layer ``T``.
 

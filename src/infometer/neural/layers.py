@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ..progress import progress_bar
+
 __all__ = ["collect_activations", "layer_info", "plot_information_plane", "plot_layers"]
 
 _QUANTITIES = ("I(X;T)", "I(T;Y)")
@@ -212,7 +214,7 @@ def layer_info(
     discrete_targets: bool | None = None,
     batch_size: int = 64,
     forward: Callable[[Any, Any], Any] | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     **params: Any,
 ) -> Any:
     """I(X;T_l) and I(T_l;Y) for each layer ``l``, as a tidy pandas DataFrame.
@@ -279,11 +281,9 @@ def layer_info(
     acts = collect_activations(
         model, inputs, layers, pooling=pooling, batch_size=batch_size, forward=forward
     )
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(acts) * len(quantities), desc="layer_info", unit="estimate")
+    bar = progress_bar(
+        total=len(acts) * len(quantities), desc="layer_info", unit="estimate", progress=progress
+    )
     rows, ests = [], []
     for name, t in acts.items():
         for q in quantities:

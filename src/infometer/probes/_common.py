@@ -8,13 +8,13 @@ from typing import Any
 
 import numpy as np
 
+from .._estimate import Estimate
 from ..data import check_float
-from ..estimate import Estimate, resolve_unit
+from ..uncertainty import make_estimate, replicate_summary
 
 __all__ = [
     "entropy_rows",
     "mean_estimate",
-    "nats_estimate",
     "estimates_frame",
     "as_float_matrix",
 ]
@@ -56,26 +56,26 @@ def mean_estimate(
 ) -> Estimate:
     """The mean of per-item values given in nats, as an :class:`Estimate` in ``unit``.
 
-    ``stderr`` is sd/sqrt(n); the interval is mean ± t_{n-1}·stderr (none for n = 1).
+    ``stderr`` is sd/sqrt(n); the interval is mean ± t_{n-1}·stderr (none for n = 1), from
+    :func:`infometer.uncertainty.replicate_summary`.
     """
     v = np.asarray(values, dtype=np.float64).ravel()
     n = v.size
     if n == 0:
         raise ValueError("no values to average")
-    mean = float(v.mean())
-    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else None
-    interval = None
     if ci is not None:
         ci = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
-        if se is not None:
-            from scipy.stats import t
-
-            h = float(t.ppf(0.5 + ci / 2, n - 1)) * se
-            interval = (mean - h, mean + h)
+    mean, se, interval = float(v.mean()), None, None
+    if n > 1 and np.all(np.isfinite(v)):
+        mean, se, interval = replicate_summary(v, 0.95 if ci is None else ci)
+    elif n > 1:  # a NaN or inf item: no interval around it
+        se = float(v.std(ddof=1) / math.sqrt(n))
+    if ci is None:
+        interval = None
     diag = dict(diagnostics or {})
     if interval is not None:
         diag.setdefault("ci_method", f"mean ± t·sd/sqrt(n) over {n} items")
-    return nats_estimate(
+    return make_estimate(
         mean,
         unit=unit,
         method=method,
@@ -87,13 +87,6 @@ def mean_estimate(
         ci_level=ci if interval is not None else None,
         diagnostics=diag,
     )
-
-
-def nats_estimate(value: float, *, unit: str, **fields: Any) -> Estimate:
-    """An :class:`Estimate` of ``value`` (and stderr / ci) given in nats, converted to ``unit``."""
-    est = Estimate(value=value, unit="nats", **fields)
-    u = resolve_unit(unit)
-    return est if u == "nats" else est.to(u)
 
 
 def estimates_frame(estimates: Mapping[str, Estimate], key: str = "name") -> Any:

@@ -35,9 +35,10 @@ from typing import Any
 import numpy as np
 
 from .. import exact
+from .._estimate import Estimate
 from ..data import InfometerWarning, check_float, check_int
-from ..estimate import Estimate, resolve_unit
-from ..training import run_epochs
+from ..training import optimizer, run_epochs
+from ..uncertainty import make_estimate
 from ._common import as_float_matrix, entropy_rows, mean_estimate
 
 __all__ = [
@@ -82,8 +83,7 @@ def js_divergence_pmf(p: Any, q: Any, *, unit: str = "bits") -> Estimate:
         raise ValueError(f"p has shape {a.shape} but q has shape {b.shape}")
     hp, hq = exact.entropy(a).value, exact.entropy(b).value
     hm = exact.entropy(0.5 * (a / a.sum() + b / b.sum())).value
-    e = Estimate(hm - 0.5 * (hp + hq), "nats", "exact", "js_divergence")
-    return e.to(resolve_unit(unit))
+    return make_estimate(hm - 0.5 * (hp + hq), quantity="js_divergence", method="exact", unit=unit)
 
 
 def pca_basis(
@@ -456,7 +456,7 @@ def fit_adapter(
     nce_temperature: float = 0.05,
     weight_decay: float = 1e-3,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> Adapter:
     """Train per-side linear adapters with the paper's loss sqrt(JSD) + InfoNCE.
 
@@ -503,7 +503,7 @@ def fit_adapter(
     w_a = torch.nn.Parameter(torch.eye(d))
     w_b = torch.nn.Parameter(torch.eye(d))
     eye = torch.eye(d)
-    opt = torch.optim.Adam([w_a, w_b], lr=lr)
+    opt, _ = optimizer([w_a, w_b], lr=lr)
 
     def epoch_batches(_epoch: int):
         perm = torch.randperm(len(ta), generator=gen)

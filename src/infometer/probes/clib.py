@@ -7,10 +7,10 @@ Pieces usable on their own (numpy):
 * :func:`select_pseudo_labels`: keep the K = ⌊Σ_i S(P_i)⌋ most confident samples
   (K ≥ N/2 always) with pseudo-labels argmax P_i -- the selection grows as predictions
   sharpen (a curriculum);
-* :func:`cluster_accuracy` (Hungarian matching), :func:`nmi` (through infometer's own
-  plug-in MI and entropies), :func:`expected_calibration_error` (equal-width bins, 15 by
-  default), :func:`make_multiview` (Gaussian mixtures seen through several views, some of
-  them pure noise).
+* :func:`cluster_accuracy` (Hungarian matching), :func:`normalized_mutual_info` (through
+  infometer's own plug-in MI and entropies), :func:`expected_calibration_error`
+  (equal-width bins, 15 by default), :func:`make_multiview` (Gaussian mixtures seen through
+  several views, some of them pure noise).
 
 The model (:class:`CLIB`, extra ``torch``):
 
@@ -46,8 +46,10 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import deprecated_alias
 from ..data import InfometerWarning, check_choice, check_float, check_int
-from ..training import run_epochs
+from ..training import optimizer, run_epochs
+from ..validation import check_stochastic_matrix
 from ._common import as_float_matrix, entropy_rows
 
 __all__ = [
@@ -55,7 +57,7 @@ __all__ = [
     "select_pseudo_labels",
     "cluster_accuracy",
     "hungarian_map",
-    "nmi",
+    "normalized_mutual_info",
     "expected_calibration_error",
     "make_multiview",
     "CLIB",
@@ -71,8 +73,9 @@ def _proba(p: Any, name: str = "proba") -> np.ndarray:
     a = as_float_matrix(p, name)
     if a.shape[1] < 2:
         raise ValueError(f"{name} needs at least 2 columns (clusters), got {a.shape[1]}")
-    if np.any(a < 0) or np.any(np.abs(a.sum(axis=1) - 1.0) > 1e-6):
-        raise ValueError(f"rows of {name} must be probabilities summing to 1")
+    # the shared check, at 1e-6: cluster pmfs often come from a float32 softmax; the rows
+    # are used as given (not renormalised)
+    check_stochastic_matrix(a, name, atol=1e-6, what="(samples, clusters)")
     return a
 
 
@@ -128,7 +131,7 @@ def cluster_accuracy(y_true: Any, y_pred: Any) -> float:
     return float(np.mean(mapped == a))
 
 
-def nmi(y_true: Any, y_pred: Any) -> float:
+def normalized_mutual_info(y_true: Any, y_pred: Any) -> float:
     """Normalised MI I(Y; C) / ((H(Y) + H(C))/2), plug-in, via :func:`infometer.mutual_info`.
 
     Matches scikit-learn's ``normalized_mutual_info_score`` (arithmetic mean); 1.0 when both
@@ -299,7 +302,7 @@ class CLIB:
         batch_size: int = 128,
         lr: float = 3e-3,
         seed: int = 0,
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> None:
         self.n_clusters = check_int(n_clusters, "n_clusters", min_value=2)
         self.ablation = check_choice(ablation, "ablation", ABLATIONS)
@@ -355,7 +358,7 @@ class CLIB:
         xs = [torch.as_tensor(x, dtype=torch.float32) for x in xs_np]
         net = _build(torch, [x.shape[1] for x in xs], self.latent, self.hidden, self.n_clusters)
         self.net = net
-        opt = torch.optim.Adam(net.parameters(), lr=self.lr)
+        opt, _ = optimizer(net.parameters(), lr=self.lr)
         f = torch.nn.functional
         c = self.n_clusters
         lad = ABLATIONS.index(self.ablation)
@@ -521,6 +524,10 @@ class CLIB:
             pp[:, cmap[cl] if cl in cmap else next(free)] = p[:, cl]
         return {
             "acc": cluster_accuracy(ycodes, pred),
-            "nmi": nmi(ycodes, pred),
+            "nmi": normalized_mutual_info(ycodes, pred),
             "ece": expected_calibration_error(pp, ycodes, n_bins),
         }
+
+
+# deprecated name (issue 29: public names spell quantities in full words), for one release
+nmi = deprecated_alias(normalized_mutual_info, "nmi")

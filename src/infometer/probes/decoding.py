@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from .. import exact, registry
+from .._estimate import Estimate, resolve_unit
 from ..data import (
     InfometerWarning,
     Variable,
@@ -52,9 +53,10 @@ from ..data import (
     check_int,
 )
 from ..discrete import kernels
-from ..estimate import Estimate, resolve_unit
 from ..registry import Raw, register
-from ._common import as_float_matrix, nats_estimate
+from ..uncertainty import make_estimate
+from ..validation import check_stochastic_matrix
+from ._common import as_float_matrix
 
 __all__ = [
     "fano_bound",
@@ -142,6 +144,7 @@ def _finish(
     method: str,
     unit: str,
     n: int | None,
+    stderr: float | None,
     interval: tuple[float, float] | None,
     level: float | None,
     params: dict[str, Any],
@@ -155,17 +158,26 @@ def _finish(
         diagnostics["vacuous"] = True
         diagnostics.setdefault("warnings", []).append(msg)
         warnings.warn(msg, InfometerWarning, stacklevel=3)
-    return nats_estimate(
+    return make_estimate(
         value_nats,
         unit=unit,
         method=method,
         quantity=QUANTITY,
         params=params,
         n=n,
+        stderr=stderr,
         ci=interval,
         ci_level=level if interval is not None else None,
         diagnostics=diagnostics,
     )
+
+
+def _fano_stderr(acc: float, n: int, k: int) -> float:
+    """Delta-method stderr of the Fano bound: |F'(a)| · sqrt(a (1 − a) / n), with
+    F'(a) = log(a (k − 1) / (1 − a)); at a = 0 or 1 (binomial variance estimate 0, F'
+    infinite) the accuracy is moved half a trial inside, a = 1/(2n) or 1 − 1/(2n)."""
+    a = min(max(acc, 0.5 / n), 1.0 - 0.5 / n)
+    return abs(math.log(a * (k - 1) / (1.0 - a))) * math.sqrt(a * (1.0 - a) / n)
 
 
 # ----------------------------------------------------------------------- Fano
@@ -220,9 +232,11 @@ def fano_bound(
         "chance_accuracy": 1.0 / k if priors is None else float(np.max(priors)),
         "h_y_source": "uniform" if priors is None else "given priors",
     }
-    interval = level = None
+    interval = level = stderr = None
     if n_trials is not None:
         n_trials = check_int(n_trials, "n_trials", min_value=1)
+        stderr = _fano_stderr(acc, n_trials, k)
+        diag["stderr_method"] = "delta method: |dF/d accuracy| x binomial stderr of the accuracy"
         if ci is not None:
             level = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
             lo, hi = _clopper_pearson(acc * n_trials, n_trials, level)
@@ -234,6 +248,7 @@ def fano_bound(
         method="fano",
         unit=unit,
         n=n_trials,
+        stderr=stderr,
         interval=interval,
         level=level,
         params={"k": k, "priors": None if priors is None else np.asarray(priors).tolist()},
@@ -320,16 +335,15 @@ def _proba_and_codes(
         p = np.column_stack([1.0 - p, p])
     if p.ndim != 2 or p.shape[1] < 2:
         raise ValueError(f"proba must be (n_trials, k >= 2) probabilities, got shape {p.shape}")
-    if np.any(p < -1e-12) or np.any(p > 1 + 1e-12):
-        raise ValueError("proba has entries outside [0, 1]; pass probabilities, not scores")
-    s = p.sum(axis=1)
-    bad = np.flatnonzero(np.abs(s - 1.0) > 1e-3)
-    if bad.size:
-        raise ValueError(
-            f"rows of proba must sum to 1 (row {bad[0]} sums to {s[bad[0]]:.6g}); pass "
-            "probabilities (e.g. predict_proba or a softmax), not scores"
-        )
-    p = np.clip(p, 0.0, 1.0) / s[:, None]
+    # the shared check (infometer.validation), with a looser tolerance on purpose: printed
+    # or rounded probabilities (3 decimals) are accepted and renormalised, and the bound
+    # holds for any pmf q, so renormalising keeps it valid
+    p = check_stochastic_matrix(
+        p,
+        "proba",
+        atol=1e-3,
+        what="(n_trials, k): pass probabilities (e.g. predict_proba or a softmax), not scores",
+    )
     y = np.asarray(labels)
     if y.ndim != 1:
         raise ValueError(f"labels must be 1-D, got shape {y.shape}")
@@ -456,6 +470,7 @@ def cross_entropy_bound(
         method="cross_entropy",
         unit=unit,
         n=est.n,
+        stderr=est.stderr,
         interval=est.ci,
         level=est.ci_level,
         params={
@@ -508,7 +523,7 @@ def permutation_test(
     infometer.stats.IndependenceTest
         ``p_value = (1 + #{null ≥ statistic}) / (1 + B)``.
     """
-    from ..estimate import unit_factor
+    from .._estimate import unit_factor
     from ..stats.independence import IndependenceTest
 
     if (proba is None) == (predictions is None):

@@ -34,8 +34,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from .._estimate import Estimate
 from ..data import check_int
-from ..estimate import Estimate
+from ..progress import progress_bar
 from ._common import mean_estimate
 
 __all__ = [
@@ -644,11 +645,11 @@ def attention_knockout(
     base = _logprobs(ad, x, None, position, b)
     tgt, truth = _targets(target, base)
     jobs = [(name, label, ls) for name in cuts for label, ls in sets]
-    bar = None
-    if progress or (progress is None and len(jobs) > 20):
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(jobs), desc="knockouts", leave=False)
+    bar = progress_bar(
+        total=len(jobs),
+        desc="knockouts",
+        progress=False if progress is None and len(jobs) <= 20 else progress,
+    )
     rows = []
     for name, label, ls in jobs:
         knock = _logprobs(ad, x, _knock_masks(cuts[name], ls, t, ad.dtype), position, b)
@@ -697,7 +698,7 @@ def logit_lens(
     """
     import pandas as pd
 
-    from ..estimate import unit_factor
+    from .._estimate import unit_factor
 
     ad = as_adapter(model)
     x = _tokens(inputs)

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .._estimate import unit_factor
 from ..data import check_choice, check_float, check_int
-from ..estimate import unit_factor
 from ._common import as_float_matrix
 
 __all__ = [

@@ -23,7 +23,6 @@ References
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 from collections.abc import Sequence
@@ -33,8 +32,9 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._estimate import Estimate, _fmt, unit_factor
 from ..data import Variable, as_variables, check_choice, check_float, check_int
-from ..estimate import Estimate, _fmt, unit_factor
+from ..progress import progress_bar
 
 __all__ = [
     "IndependenceTest",
@@ -321,11 +321,13 @@ def independence_test(
                 run_params["seed"] = None if seed is None else int(seed) + 1 + b
             null[b] = spec.func(xv.select(draw()), *rest, **run_params).value
             if b == 0 and progress is not False:
-                expected = (time.perf_counter() - t0) * n_permutations
-                if progress or (expected > 5.0 and sys.stderr.isatty()):
-                    from tqdm.auto import tqdm
-
-                    bar = tqdm(total=n_permutations, initial=1, desc="permutations", leave=False)
+                bar = progress_bar(
+                    total=n_permutations,
+                    initial=1,
+                    desc="permutations",
+                    progress=progress,
+                    expected_seconds=(time.perf_counter() - t0) * n_permutations,
+                )
             elif bar is not None:
                 bar.update(1)
     if bar is not None:

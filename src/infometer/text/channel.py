@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._deprecation import deprecated_alias
+from .._estimate import Estimate
 from ..data import Variable
-from ..estimate import Estimate
 from ..registry import AutoRule, Raw, register, register_auto
 
 __all__ = [
@@ -49,7 +50,7 @@ __all__ = [
     "loo_terms",
     "per_context_means",
     "mc_loglik",
-    "channel_mi_from_scores",
+    "channel_mutual_info_from_scores",
     "SATURATION_SHARE",
 ]
 
@@ -255,7 +256,9 @@ def mc_loglik(scores: Variable, source: Variable) -> Raw:
         )
     if stderr is None:
         warns.append("summaries of only one context: no error bars over contexts")
-    return Raw(value=value, stderr=stderr, diagnostics=diag, warnings=warns)
+    # the stderr is estimated from n_src context means: intervals use t on n_src - 1 dof
+    dof = n_src - 1 if stderr is not None else None
+    return Raw(value=value, stderr=stderr, stderr_dof=dof, diagnostics=diag, warnings=warns)
 
 
 register_auto(
@@ -279,7 +282,7 @@ def _variables(s: np.ndarray, src: np.ndarray) -> dict[str, Variable]:
     return {"scores": scores, "source": Variable.from_codes(src, "source", s.shape[1])}
 
 
-def channel_mi_from_scores(
+def channel_mutual_info_from_scores(
     scores: Any,
     source: Any = None,
     *,
@@ -367,3 +370,7 @@ def with_rate(est: Estimate, lengths: Any, s: np.ndarray, src: np.ndarray) -> Es
     pos = ln > 0
     diag["bits_per_token_mean_of_ratios"] = float(np.mean(terms[pos] / ln[pos]))
     return replace(est, diagnostics=diag)
+
+
+# deprecated name (issue 29: public names spell quantities in full words), for one release
+channel_mi_from_scores = deprecated_alias(channel_mutual_info_from_scores, "channel_mi_from_scores")

@@ -1,9 +1,9 @@
 """Channel MI of compressors on texts: summaries, scoring, comparison, rate–distortion.
 
-* :func:`channel_mi` -- run a compressor M times on each of N contexts, score every summary
+* :func:`channel_mutual_info` -- run a compressor M times on each of N contexts, score every summary
   under every context with a scorer, and estimate I(X;Z|Q) (an :class:`~infometer.Estimate`
   with the log N ceiling and the rate in bits per summary token);
-* :func:`channel_mi_of_summaries` -- the same from summaries you already have (the CLI);
+* :func:`channel_mutual_info_of_summaries` -- the same from summaries you already have (the CLI);
 * :func:`score_matrix` -- the (summaries × contexts) log-likelihood matrix;
 * :func:`compare_compressors` -- several compressors in one call, a tidy DataFrame;
 * :func:`fit_rate_distortion` -- D(R) = C·exp(−b·R) + D0 through (rate, distortion) points;
@@ -21,15 +21,17 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import deprecated_alias
+from .._estimate import Estimate
 from ..data import InfometerWarning, check_choice, check_int
-from ..estimate import Estimate
-from .channel import _check_scores, channel_mi_from_scores
+from ..progress import progress_bar
+from .channel import _check_scores, channel_mutual_info_from_scores
 from .compressors import call_compressor
 from .scorers import as_scorer, check_logprobs, make_prompt
 
 __all__ = [
-    "channel_mi",
-    "channel_mi_of_summaries",
+    "channel_mutual_info",
+    "channel_mutual_info_of_summaries",
     "score_matrix",
     "compare_compressors",
     "fit_rate_distortion",
@@ -110,7 +112,7 @@ def _lengths(scorer: Any, summaries: Sequence[str]) -> tuple[np.ndarray, str]:
     )
 
 
-def channel_mi_of_summaries(
+def channel_mutual_info_of_summaries(
     contexts: Sequence[str],
     summaries: Sequence[str],
     source: Sequence[int],
@@ -121,7 +123,7 @@ def channel_mi_of_summaries(
     unit: str = "nats",
     ci: float | None = 0.95,
     scorer_kwargs: Mapping[str, Any] | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> Estimate:
     """Channel MI from given summaries: ``summaries[r]`` was made from ``contexts[source[r]]``.
 
@@ -151,7 +153,7 @@ def channel_mi_of_summaries(
     Returns
     -------
     Estimate
-        See :func:`~infometer.text.channel.channel_mi_from_scores`; diagnostics add
+        See :func:`~infometer.text.channel.channel_mutual_info_from_scores`; diagnostics add
         ``scorer`` and ``token_unit``.
     """
     ctx, q = _check_inputs(contexts, queries)
@@ -170,7 +172,7 @@ def _estimate(
     scorer_kwargs: Mapping[str, Any] | None,
     progress: bool,
 ) -> Estimate:
-    """:func:`channel_mi_of_summaries` on contexts and queries already checked."""
+    """:func:`channel_mutual_info_of_summaries` on contexts and queries already checked."""
     z = _check_texts(summaries, "summaries", allow_empty=True)
     src = np.asarray(source)
     _check_scores(np.zeros((len(z), len(ctx))), src)  # shapes and index range
@@ -185,7 +187,7 @@ def _estimate(
         if shown is not None:
             sc.progress = shown
     ln, token_unit = _lengths(sc, z)
-    est = channel_mi_from_scores(s, src, lengths=ln, unit=unit, ci=ci)
+    est = channel_mutual_info_from_scores(s, src, lengths=ln, unit=unit, ci=ci)
     diag = dict(est.diagnostics)
     diag["scorer"] = getattr(sc, "name", type(sc).__name__)
     diag["token_unit"] = token_unit
@@ -206,17 +208,19 @@ def make_summaries(
     n_samples: int = 1,
     seed: int | None = 0,
     name: str = "compressor",
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> tuple[list[str], np.ndarray]:
     """``n_samples`` summaries of each context; returns ``(summaries, source)``."""
     m = check_int(n_samples, "n_samples", min_value=1)
     rng = np.random.default_rng(seed)
     out, src = [], []
-    it: Any = enumerate(contexts)
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(it, total=len(contexts), desc=f"compressing ({name})", unit="context")
+    it: Any = progress_bar(
+        enumerate(contexts),
+        total=len(contexts),
+        desc=f"compressing ({name})",
+        unit="context",
+        progress=progress,
+    )
     for i, x in it:
         q = None if queries is None else queries[i]
         for _ in range(m):
@@ -225,7 +229,7 @@ def make_summaries(
     return out, np.array(src, dtype=np.int64)
 
 
-def channel_mi(
+def channel_mutual_info(
     contexts: Sequence[str],
     compressor: Any,
     scorer: Any = "builtin",
@@ -237,7 +241,7 @@ def channel_mi(
     ci: float | None = 0.95,
     seed: int | None = 0,
     scorer_kwargs: Mapping[str, Any] | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> Estimate:
     """I(X;Z|Q) of a compressor channel, in ``unit`` and in bits per summary token.
 
@@ -255,7 +259,7 @@ def channel_mi(
     n_samples
         M summaries per context (more than 1 only helps stochastic compressors).
     template, unit, ci, scorer_kwargs, progress
-        As in :func:`channel_mi_of_summaries` (``progress`` also covers the compressions).
+        As in :func:`channel_mutual_info_of_summaries` (``progress`` also covers the compressions).
     seed
         Seed of the compressor's random generator.
 
@@ -268,8 +272,8 @@ def channel_mi(
 
     Examples
     --------
-    >>> from infometer.text import channel_mi, LeadK            # doctest: +SKIP
-    >>> est = channel_mi(records, LeadK(2), queries=questions)  # doctest: +SKIP
+    >>> from infometer.text import channel_mutual_info, LeadK            # doctest: +SKIP
+    >>> est = channel_mutual_info(records, LeadK(2), queries=questions)  # doctest: +SKIP
     >>> est.to("bits"), est.diagnostics["bits_per_token"]      # doctest: +SKIP
     """
     ctx, q = _check_inputs(contexts, queries)
@@ -383,7 +387,7 @@ def compare_compressors(
     template: str | None = None,
     ci: float | None = 0.95,
     seed: int | None = 0,
-    progress: bool = False,
+    progress: bool | None = None,
     scorer_kwargs: Mapping[str, Any] | None = None,
 ) -> Any:
     """Channel MI of several compressors on the same contexts and scorer: a tidy DataFrame.
@@ -400,7 +404,7 @@ def compare_compressors(
     rd_rate
         Rate axis of the fit: ``"bits_per_token"`` (the paper's rate) or ``"bits"`` (the MI).
     Other parameters
-        As in :func:`channel_mi`; the scorer is resolved once and shared.
+        As in :func:`channel_mutual_info`; the scorer is resolved once and shared.
 
     Returns
     -------
@@ -427,11 +431,7 @@ def compare_compressors(
     if len(set(names)) < len(names):
         raise ValueError(f"compressor names must be distinct, got {names}")
     sc = as_scorer(scorer, ctx, **dict(scorer_kwargs or {}))
-    it: Any = items
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(items, desc="compressors", unit="compressor")
+    it: Any = progress_bar(items, desc="compressors", unit="compressor", progress=progress)
     rows, ests = [], {}
     for name, comp in it:
         z, src = make_summaries(ctx, comp, queries=q, n_samples=n_samples, seed=seed, name=name)
@@ -532,3 +532,10 @@ def plot_compressors(df: Any, path: str | Path, *, title: str | None = None) -> 
     fig.savefig(p)
     plt.close(fig)
     return p
+
+
+# deprecated names (issue 29: public names spell quantities in full words), for one release
+channel_mi = deprecated_alias(channel_mutual_info, "channel_mi")
+channel_mi_of_summaries = deprecated_alias(
+    channel_mutual_info_of_summaries, "channel_mi_of_summaries"
+)

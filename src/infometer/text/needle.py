@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..data import check_int
+from ..progress import progress_bar
 from .compressors import TokenMerge, sentence_similarity
 
 __all__ = ["NeedleItem", "needle_haystack", "retention", "needle_eval", "plot_needle", "METHODS"]
@@ -174,7 +175,7 @@ def needle_eval(
     n_near: int = 8,
     ci: float | None = 0.95,
     seed: int | None = 0,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> Any:
     """Retention and channel MI of MIG merging against its baselines at several rates.
 
@@ -208,7 +209,7 @@ def needle_eval(
     import pandas as pd
 
     from .embed import minilm_token_embedder
-    from .measure import channel_mi_of_summaries
+    from .measure import channel_mutual_info_of_summaries
     from .scorers import as_scorer
 
     methods = dict(METHODS if methods is None else methods)
@@ -219,11 +220,7 @@ def needle_eval(
     emb = embedder if embedder is not None else minilm_token_embedder()
     sc = as_scorer(scorer, contexts)
     jobs = [(name, ab, r) for name, ab in methods.items() for r in rates]
-    it: Any = jobs
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(jobs, desc="needle", unit="setting")
+    it: Any = progress_bar(jobs, desc="needle", unit="setting", progress=progress)
     rows = []
     for name, (a, b), r in it:
         comp = TokenMerge(r, alpha=a, beta=b, embedder=emb, name=name)
@@ -237,7 +234,7 @@ def needle_eval(
             recall.append(item.answer_index in out["readout_sentences"])
             mem.append(c.memory.shape[0])
             readouts.append(out["readout"])
-        est = channel_mi_of_summaries(
+        est = channel_mutual_info_of_summaries(
             contexts, readouts, np.arange(len(items)), sc, queries=queries, ci=ci
         )
         bits = est.to("bits")

@@ -29,6 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..data import check_float, check_int
+from ..progress import progress_bar
 
 __all__ = [
     "Scorer",
@@ -312,7 +313,7 @@ class HFScorer:
         dtype: str | None = None,
         max_length: int | None = None,
         text_prefix: str = " ",
-        progress: bool = False,
+        progress: bool | None = None,
     ) -> None:
         from ..encoders import load_hf, local_model_dir
 
@@ -395,11 +396,9 @@ class HFScorer:
         order = sorted(range(len(seqs)), key=lambda i: -(len(seqs[i][0]) + len(seqs[i][1])))
         order = [i for i in order if seqs[i][1]]  # empty texts score 0
         batches = [order[k : k + self.batch_size] for k in range(0, len(order), self.batch_size)]
-        it: Iterable[list[int]] = batches
-        if self.progress:
-            from tqdm.auto import tqdm
-
-            it = tqdm(batches, desc="scoring", unit="batch")
+        it: Iterable[list[int]] = progress_bar(
+            batches, desc="scoring", unit="batch", progress=self.progress
+        )
         with torch.inference_mode():
             for b in it:
                 out[b] = self._batch([seqs[i] for i in b])

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from .. import registry
+from .._estimate import Estimate
 from ..data import Variable, check_int
-from ..estimate import Estimate
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
 
 __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]

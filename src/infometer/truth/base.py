@@ -53,6 +53,10 @@ class Task:
         One line on the construction and the ground-truth route.
     extra
         Parameters of the construction (for records and reports).
+    methods
+        The estimators whose value ``truth`` is (empty: any estimator of ``quantity``).
+        The measures of one quantity may have different values on the same data (the
+        signal-complexity measures), and a benchmark never scores one against another's.
     """
 
     name: str
@@ -66,6 +70,7 @@ class Task:
     discrete: bool | None = False
     description: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    methods: tuple[str, ...] = ()
 
     def sample(self, n: int, seed: int | None = 0) -> dict[str, np.ndarray]:
         """Draw ``n`` i.i.d. samples (rows) with a seeded generator.
@@ -107,7 +112,14 @@ def _load() -> None:
 
 
 #: Modules of this package that register tasks when imported.
-_TASK_MODULES = ("beyond_normal", "discrete", "continuous", "consistency", "quantised")
+_TASK_MODULES = (
+    "beyond_normal",
+    "discrete",
+    "continuous",
+    "consistency",
+    "quantised",
+    "signals",
+)
 
 
 def get_task(name: str) -> Task:

@@ -23,6 +23,7 @@ from scipy.special import xlogy
 
 from .. import exact as _exact
 from ..data import check_float, check_int
+from ..validation import check_stochastic_matrix
 from . import ising
 from .base import Task, register_task
 
@@ -162,10 +163,7 @@ def _check_transition(p: np.ndarray) -> np.ndarray:
     p = np.asarray(p, dtype=np.float64)
     if p.ndim != 2 or p.shape[0] != p.shape[1]:
         raise ValueError(f"transition must be a square matrix, got shape {p.shape}")
-    if np.any(p < 0) or not np.all(np.isfinite(p)):
-        raise ValueError("transition has negative or non-finite entries")
-    if not np.allclose(p.sum(1), 1.0, atol=1e-9):
-        raise ValueError("transition rows must sum to 1")
+    check_stochastic_matrix(p, "transition", what="(from, to)")  # the shared check
     return p
 
 

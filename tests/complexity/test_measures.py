@@ -1,0 +1,298 @@
+"""Signal complexity measures against known answers (issue 26 §2)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import ndtr
+
+import infometer as im
+from infometer.complexity import measures
+from infometer.complexity.api import plane_limits
+
+EULER = 0.5772156649015329
+
+
+def white(n: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=n)
+
+
+@pytest.mark.parametrize("m", [3, 4, 5])
+def test_permutation_entropy_of_white_noise_is_log_m_factorial(m):
+    n = 50_000
+    e = im.complexity(white(n), "permutation", order=m)
+    # plug-in bias is -(m! - 1) / (2 N) <= 1.2e-3 nats; the sd is ~sqrt(m!/N)/N-ish, far
+    # below: 3e-3 nats covers both
+    assert e.value == pytest.approx(math.log(math.factorial(m)), abs=3e-3)
+    en = im.complexity(white(n), "permutation", order=m, normalize=True)
+    assert en.value == pytest.approx(1.0, abs=3e-3 / math.log(math.factorial(m)))
+    assert en.diagnostics["normalized"]
+
+
+@pytest.mark.parametrize("measure", ["permutation", "weighted_permutation", "modified_permutation"])
+@pytest.mark.parametrize("m", [2, 3, 5])
+def test_monotone_and_constant_series_have_zero_ordinal_entropy(measure, m):
+    assert im.complexity(np.arange(200.0), measure, order=m).value == 0.0
+    assert im.complexity(-np.exp(np.linspace(0, 3, 200)), measure, order=m).value == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a float signal with one distinct value
+        assert im.complexity(np.full(200, 3.0), measure, order=m).value == 0.0
+
+
+def test_modified_equals_plain_pe_without_ties_and_differs_with_them():
+    x = white(3000, 1)
+    assert im.complexity(x, "modified_permutation", order=4).value == pytest.approx(
+        im.complexity(x, "permutation", order=4).value, abs=1e-15
+    )
+    t = np.round(x)  # many ties
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mod = im.complexity(t, "modified_permutation", order=3).value
+        pe = im.complexity(t, "permutation", order=3).value
+    assert mod > pe  # ties split into their own patterns
+    assert measures.fubini(3) == 13 and measures.fubini(4) == 75
+
+
+def test_weighted_permutation_on_white_noise():
+    e = im.complexity(white(50_000, 2), "weighted_permutation", order=3, normalize=True)
+    assert e.value == pytest.approx(1.0, abs=5e-3)
+
+
+def test_dispersion_entropy_of_white_noise():
+    # the normal-CDF map makes the classes equiprobable for Gaussian noise, so the
+    # patterns are uniform over c^m: log(c^m) minus the plug-in bias (c^m - 1) / 2N
+    n, c, m = 50_000, 6, 2
+    e = im.complexity(white(n, 3), "dispersion", order=m, classes=c)
+    assert e.value == pytest.approx(m * math.log(c), abs=3e-3)
+
+
+def sampen_white(r: float) -> float:
+    """SampEn of iid Gaussian noise at tolerance r·sd: -log P(|X - Y| <= r sd)."""
+    return -math.log(2 * ndtr(r / math.sqrt(2)) - 1)
+
+
+@pytest.mark.parametrize("r", [0.15, 0.2, 0.3])
+def test_sample_entropy_of_white_noise(r):
+    # at N = 8000 the block-subsampling sd is ~0.015 here; 0.06 is 4 sd
+    assert im.complexity(white(8000, 4), "sample", r=r).value == pytest.approx(
+        sampen_white(r), abs=0.06
+    )
+
+
+def test_sample_and_approximate_entropy_of_constant_and_periodic_series():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # r = 0.2 sd = 0 and every template matches every other: -log(B/B) = 0
+        assert im.complexity(np.full(300, 2.0), "sample").value == 0.0
+        assert im.complexity(np.full(300, 2.0), "approximate").value == pytest.approx(0, abs=1e-12)
+    s = np.sin(2 * np.pi * np.arange(2000) / 25)
+    assert im.complexity(s, "sample").value < 0.5  # white noise: 2.2 (predictable: small)
+    assert im.complexity(s, "approximate").value < 0.5
+    assert im.complexity(white(2000, 5), "approximate").value > 1.5
+
+
+def test_sample_entropy_matches_brute_force():
+    x = white(300, 6)
+    m, tol = 2, 0.2 * np.std(x)
+    T = len(x) - m
+    emb = lambda k: np.array([x[i : i + k] for i in range(T)])  # noqa: E731
+
+    def pairs(k):
+        e = emb(k)
+        d = np.abs(e[:, None, :] - e[None, :, :]).max(-1)
+        return (d <= tol).sum() - T
+
+    want = -math.log(pairs(m + 1) / pairs(m))
+    assert im.complexity(x, "sample").value == pytest.approx(want, rel=1e-12)
+
+
+def test_fuzzy_entropy_matches_brute_force_and_orders():
+    x = white(200, 7)
+    m, tol = 2, 0.2 * np.std(x)
+    T = len(x) - m
+
+    def phi(k):
+        e = np.array([x[i : i + k] - x[i : i + k].mean() for i in range(T)])
+        d = np.abs(e[:, None, :] - e[None, :, :]).max(-1)
+        s = np.exp(-(d**2) / tol)
+        return (s.sum() - T) / (T * (T - 1))
+
+    want = math.log(phi(m)) - math.log(phi(m + 1))
+    assert im.complexity(x, "fuzzy").value == pytest.approx(want, rel=1e-10)
+
+
+@pytest.mark.slow
+def test_spectral_entropy_white_noise_and_sine():
+    n = 8192
+    e = im.complexity(white(n, 8), "spectral", normalize=True).value
+    # periodogram ordinates of white noise are iid exponential: E H = log K - (1 - gamma)
+    # to O(1/K), K = n/2 + 1 frequencies; sd ~ 1/sqrt(K) / log K ~ 2e-3
+    k = n // 2 + 1
+    assert e == pytest.approx(1 - (1 - EULER) / math.log(k), abs=0.01)
+    s = np.sin(2 * np.pi * 64 * np.arange(n) / n)  # an exact Fourier frequency
+    assert im.complexity(s, "spectral", normalize=True).value < 0.01
+    w = im.complexity(white(n, 8), "spectral", psd="welch", normalize=True).value
+    assert 0.9 < w <= 1.0
+
+
+def test_svd_entropy():
+    x = white(20_000, 9)
+    assert im.complexity(x, "svd", order=3, normalize=True).value == pytest.approx(1, abs=1e-3)
+    s = np.sin(np.arange(5000) * 0.3)  # rank 2 embedding: two singular values
+    assert im.complexity(s, "svd", order=5).value <= math.log(2) + 1e-9
+
+
+def test_statistical_complexity_and_plane():
+    x = white(50_000, 10)
+    assert im.complexity(x, "statistical_complexity", order=4).value < 0.01
+    assert im.complexity(np.arange(500.0), "statistical_complexity").value == 0.0
+    # every pmf lies between the plane's limit curves
+    n = math.factorial(3)
+    (lh, lc), (hh, hc) = plane_limits(n, points=400)
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        p = rng.dirichlet(np.full(n, 0.3))
+        h, c = measures.complexity_of_pmf(p)
+        assert np.interp(h, lh, lc) - 2e-3 <= c <= np.interp(h, hh, hc) + 2e-3
+    logistic = np.empty(5000)
+    logistic[0] = 0.4
+    for t in range(1, 5000):
+        logistic[t] = 4 * logistic[t - 1] * (1 - logistic[t - 1])
+    plane = im.complexity_entropy_plane({"noise": x, "logistic": logistic}, order=4)
+    df = plane.to_frame()
+    # chaos sits at lower entropy and higher complexity than noise (Rosso et al. 2007)
+    assert df.entropy[1] < df.entropy[0] and df.complexity[1] > df.complexity[0] + 0.2
+
+
+def test_two_dimensional_permutation_entropy():
+    rng = np.random.default_rng(12)
+    e = im.complexity(rng.normal(size=(200, 200)), "permutation_2d", normalize=True)
+    assert e.value == pytest.approx(1.0, abs=3e-3)
+    ramp = np.add.outer(np.arange(50.0), 2 * np.arange(60.0))
+    assert im.complexity(ramp, "permutation_2d", order=(2, 2)).value == 0.0
+
+
+def test_units_and_error_bars():
+    x = white(5000, 13)
+    nat = im.complexity(x, "sample")
+    bit = im.complexity(x, "sample", unit="bits")
+    assert bit.value == pytest.approx(nat.value / math.log(2))
+    assert nat.stderr is None  # no error bar unless asked
+    e = im.complexity(x, "permutation", ci=0.9)
+    assert e.stderr > 0 and e.ci[0] < e.value < e.ci[1]
+
+
+def test_block_stderr_tracks_the_spread_over_replicates():
+    # AR(1) signals: the sd of PE over 40 independent replicates vs the mean block stderr
+    # of one replicate; the block estimate has 9 dof, so agreement within a factor 1.8
+    phi, n = 0.5, 4000
+    vals, ses = [], []
+    for s in range(40):
+        e = np.random.default_rng(100 + s).normal(size=n)
+        x = np.empty(n)
+        x[0] = e[0]
+        for t in range(1, n):
+            x[t] = phi * x[t - 1] + e[t]
+        est = im.complexity(x, "permutation", order=3, ci=0.9)
+        vals.append(est.value)
+        ses.append(est.stderr)
+    ratio = np.mean(ses) / np.std(vals, ddof=1)
+    assert 1 / 1.8 < ratio < 1.8
+
+
+@pytest.mark.parametrize(
+    "measure, x, kw, match",
+    [
+        ("permutation", np.arange(100.0), {"order": 5}, "order"),  # 5! = 120 > 100
+        ("permutation", np.arange(100.0), {"order": 3, "delay": 50}, "delay"),
+        ("permutation", np.arange(100.0), {"order": 0}, "order"),
+        ("permutation", np.arange(100.0), {"order": 11}, "order"),
+        ("permutation", np.arange(100.0), {"delay": 0}, "delay"),
+        ("dispersion", np.arange(100.0), {"classes": 1}, "classes"),
+        ("dispersion", np.arange(100.0), {"classes": 6, "order": 3}, "order"),  # 216 > 100
+        ("sample", np.arange(100.0), {"r": 0}, "r"),
+        ("sample", np.arange(100.0), {"delay": 60}, "delay"),
+        ("fuzzy", np.arange(100.0), {"max_pairs": 10}, "max_pairs"),
+        ("spectral", np.arange(100.0), {"psd": "burg"}, "psd"),
+        ("permutation", np.arange(100.0), {"normalize": True, "unit": "bits"}, "unit"),
+        ("permutation", np.arange(100.0), {"stderr_blocks": 1}, "stderr_blocks"),
+        ("permutation", np.ones((100, 2)), {}, "x"),
+        ("permutation", np.r_[np.arange(10.0), np.nan], {}, "x"),
+        ("permutation", "abc", {}, "x"),
+        ("lempel_ziv", np.arange(100.0), {}, "lempel_ziv"),
+        ("permutation_2d", np.ones((5, 5)), {"order": (3, 3)}, "order"),
+        ("permutation_2d", np.arange(10.0), {}, "x"),
+    ],
+)
+def test_bad_input(measure, x, kw, match):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises((ValueError, TypeError), match=match):
+            im.complexity(x, measure, **kw)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 9])
+@pytest.mark.parametrize("tau", [1, 3])
+def test_fast_ordinal_histograms_match_the_reference_codes(m, tau):
+    # the digit-update kernels (generic and unrolled) against plain per-window Lehmer codes,
+    # on data with many ties (broken by time in both)
+    from infometer.complexity import _kernels as K
+    from infometer.complexity._ordinal_unrolled import HIST
+
+    x = np.round(np.random.default_rng(14).normal(size=2000), 1)
+    want = np.bincount(K.ordinal_codes(x, m, tau), minlength=math.factorial(m))
+    if m in HIST:
+        np.testing.assert_array_equal(HIST[m](x, tau), want)
+    np.testing.assert_array_equal(K.ordinal_histogram(x, m, tau, math.factorial(m)), want)
+
+
+@pytest.mark.parametrize("signal", ["noise", "walk", "sine"])
+def test_gram_singular_values_match_the_svd(signal):
+    rng = np.random.default_rng(15)
+    x = {
+        "noise": rng.normal(size=4000),
+        "walk": rng.normal(size=4000).cumsum(),
+        "sine": np.sin(np.arange(4000) * 0.3),  # rank 2: falls back to the SVD
+    }[signal]
+    for m in (3, 6):
+        rows = x.size - (m - 1)
+        emb = np.column_stack([x[i : i + rows] for i in range(m)])
+        s = np.linalg.svd(emb, compute_uv=False)
+        np.testing.assert_allclose(
+            measures._singular_values(x, m, 1, rows), s, rtol=0, atol=1e-12 * s[0]
+        )
+
+
+@pytest.mark.parametrize("n", [1000, 1001])
+def test_fast_periodogram_is_scipys_up_to_a_constant(n):
+    from scipy.signal import periodogram
+
+    x = np.random.default_rng(16).normal(size=n) + 3.0
+    a = periodogram(x)[1]
+    b = measures._periodogram(x)
+    np.testing.assert_allclose(b / b.sum(), a / a.sum(), rtol=1e-10, atol=1e-18)
+
+
+def test_im_complexity_is_callable_whatever_was_imported_first():
+    # the package infometer.complexity and the function share the name: importing the
+    # families first (any registry lookup) binds the package, which must still be callable
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, infometer as im; im.methods('entropy');"
+        "import infometer.complexity.measures;"
+        "print(im.complexity(np.arange(50.0), 'permutation').value)"
+    )
+    import os
+    from pathlib import Path
+
+    src = str(Path(im.__file__).resolve().parents[1])  # this checkout's code
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip() == "0.0"

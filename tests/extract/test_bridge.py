@@ -1,0 +1,60 @@
+"""The bridge to information: layout entropy (log2 K for K equiprobable templates), channel
+MI of extractors (copying = log2 N, constant = 0), rank agreement."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+from infometer.extract.bridge import extraction_mi, layout_entropy, rank_agreement, triples_text
+from infometer.extract.scribes import Choice, resolve, run_choice
+from infometer.extract.sites import make_group, make_sites
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 5])
+def test_layout_entropy_of_k_equiprobable_templates(k):
+    pages = [p for g in make_sites(k, 3, seed=2) for p in g.pages]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # plug-in on few samples warns; the value is exact
+        h = float(layout_entropy(pages))
+    assert h == pytest.approx(math.log2(k), abs=1e-12)
+
+
+def test_copying_carries_log2_n_and_constant_zero():
+    g = make_group("book", "div_grid", 10, seed=3)
+    htmls = [p.html for p in g.pages]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the copy saturates its ceiling and says so
+        copy = extraction_mi(htmls, lambda h: h, ci=None)
+        const = extraction_mi(htmls, lambda h: [("x", "y", "z")], ci=None)
+    # the copy-bigram scorer gives a copied page ~0 probability under any other page, so
+    # the InfoNCE estimate sits at its ceiling log2 N (within float rounding)
+    assert float(copy) == pytest.approx(math.log2(10), abs=1e-6)
+    assert copy.diagnostics["ceiling_bits"] == pytest.approx(math.log2(10))
+    assert abs(float(const)) < 1e-12  # every page scores the constant output alike
+
+
+def test_a_robust_script_carries_more_than_a_brittle_one():
+    g = make_group("book", "div_grid", 10, seed=3)
+    htmls = [p.html for p in g.pages]
+    rest = ("repeat_richest", "first_child", "item_first_child", "next_sibling")
+    good = resolve(Choice("class", *rest), htmls[0])
+    brittle = resolve(Choice("index", *rest), htmls[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = extraction_mi(htmls, lambda h: run_choice(good, h), ci=None)
+        b = extraction_mi(htmls, lambda h: run_choice(brittle, h), ci=None)
+    assert float(a) > float(b) >= 0.0
+
+
+def test_helpers_and_bad_input():
+    assert triples_text([("a", "b", "c"), ("d", "e", "f")]) == "a | b | c\nd | e | f"
+    assert rank_agreement([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    with pytest.raises(ValueError, match="at least 3"):
+        rank_agreement([1, 2], [1, 2])
+    with pytest.raises(TypeError, match="extractor"):
+        extraction_mi(["a", "b"], "not callable")
+    with pytest.raises(ValueError, match="pages"):
+        layout_entropy([])

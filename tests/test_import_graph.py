@@ -1,0 +1,175 @@
+"""No import loops (issue 29 §4): the package's imports, read with :mod:`ast` (top-level and
+inside functions), form no cycle between subpackages and none between modules.
+
+Nodes of the coarse graph are the subpackages (``infometer.allpairs``) and the ground-floor
+modules (``infometer.api``, ``infometer.data``...); an import from one into another is an
+edge.  The fine graph has one node per module; an import of a package's ``__init__`` by
+one of its own modules is ignored there (``from . import kernels`` reads a sibling, and a
+package's ``__init__`` exists to gather its modules).  The lazy root package
+(``infometer/__init__.py``, which imports through ``importlib`` on first use) is no node.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PKG = SRC / "infometer"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in PKG.rglob("*.py")}
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _resolve(base: str, level: int, module: str | None) -> str:
+    parts = base.split(".")
+    if level:
+        parts = parts[: len(parts) - level + 1]
+    return ".".join(parts + ([module] if module else []))
+
+
+def _imports(name: str) -> set[str]:
+    """The infometer modules ``name`` imports, anywhere in its file."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    pkg = name if _is_package(name) else name.rsplit(".", 1)[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            mod = _resolve(pkg, node.level, node.module) if node.level else node.module or ""
+            # ``from pkg import sub`` imports the submodule when there is one
+            targets = [
+                f"{mod}.{a.name}" if f"{mod}.{a.name}" in MODULES else mod for a in node.names
+            ]
+        else:
+            continue
+        for t in targets:
+            while t and t not in MODULES:  # ``import infometer.data.x`` -> the module part
+                t = t.rsplit(".", 1)[0] if "." in t else ""
+            if t.startswith("infometer") and t != "infometer":
+                out.add(t)
+    return out
+
+
+EDGES = {name: _imports(name) for name in MODULES if name != "infometer"}
+
+
+def _unit(name: str) -> str:
+    """``infometer.allpairs.matrix`` -> ``infometer.allpairs``; ground modules stay."""
+    parts = name.split(".")
+    return ".".join(parts[:2])
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_parser_sees_the_known_edges():
+    # a check that the graph is read at all: api.run calls the ground-floor resampling
+    assert "infometer.resample" in EDGES["infometer.api"]
+    assert "infometer.api" in EDGES["infometer.stats.independence"]
+    assert len(EDGES) > 100
+
+
+def test_no_cycle_between_subpackages_or_ground_modules():
+    coarse: dict[str, set[str]] = {}
+    for a, targets in EDGES.items():
+        for b in targets:
+            if _unit(a) != _unit(b):
+                coarse.setdefault(_unit(a), set()).add(_unit(b))
+    assert _cycles(coarse) == []
+
+
+def test_no_cycle_between_modules():
+    fine = {
+        a: {b for b in targets if not (_is_package(b) and a.startswith(b + "."))}
+        for a, targets in EDGES.items()
+    }
+    assert _cycles(fine) == []
+
+
+def test_a_loop_would_be_found():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+#: docs/architecture.md's layers: the ground floor, and the measurements below the methods.
+GROUND = {
+    f"infometer.{m}"
+    for m in (
+        "_estimate _threads _deprecation _cachedir jit validation uncertainty progress plot "
+        "data registry resample training parallel exact"
+    ).split()
+}
+MEASUREMENTS = {
+    f"infometer.{m}"
+    for m in "api discrete knn parametric binned matrix neural diffusion timeseries text "
+    "models probes stats".split()
+}
+METHODS = {f"infometer.{m}" for m in ("allpairs", "decision", "bench", "cli", "sklearn")}
+
+
+@pytest.mark.parametrize("name", sorted(GROUND))
+def test_ground_floor_imports_nothing_above_it(name):
+    assert {t for t in EDGES[name] if _unit(t) not in GROUND} == set()
+
+
+def test_measurements_do_not_import_the_methods_built_on_them():
+    bad = {
+        (a, t)
+        for a, targets in EDGES.items()
+        if _unit(a) in MEASUREMENTS
+        for t in targets
+        if _unit(t) in METHODS
+    }
+    assert bad == set()
+
+
+def test_discrete_counting_does_not_reach_into_knn():
+    # the thread count is a ground-floor helper (infometer._threads), not knn's
+    assert not any(t.startswith("infometer.knn") for t in EDGES["infometer.discrete.counting"])
+    assert "infometer._threads" in EDGES["infometer.discrete.counting"]
