@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..data import Variable, as_variables
-from ..estimate import Estimate
+from .._estimate import Estimate
 
 __all__ = [
     "LocalValues",

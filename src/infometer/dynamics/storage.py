@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import registry
 from ..data import Variable
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
 from ..validation import check_choice, check_float, check_int
 from ._embed import check_lags, lagged, present_rows, uniform_lags
