@@ -170,6 +170,8 @@ def test_same_seed_same_network_and_result_api(tmp_path):
     r1 = im.infer_network(x, max_lag=2, n_perm=50, seed=3)
     r2 = im.infer_network(x, max_lag=2, n_perm=50, seed=3)
     pd.testing.assert_frame_equal(r1.edges, r2.edges)
+    bits = im.infer_network(x, max_lag=2, n_perm=50, seed=3, unit="bits")
+    np.testing.assert_allclose(bits.edges.estimate * np.log(2), r1.edges.estimate, rtol=1e-12)
     assert r1.nodes == ("a", "b", "c")
     adj = r1.adjacency
     assert adj.shape == (3, 3) and adj[0, 1] > 0 and adj[1, 2] > 0 and adj[1, 0] == 0

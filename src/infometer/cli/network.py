@@ -42,6 +42,7 @@ def network_cmd(
         None, "--discrete/--continuous", help="Force columns to symbols / numbers."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Infer a lagged network (multivariate TE, bivariate TE or PCMCI) from time series."""
@@ -72,6 +73,7 @@ def network_cmd(
             n_jobs=jobs,
             scheduler=scheduler,
             store=store,
+            unit=unit,
             seed=seed,
             discrete=discrete,
             progress=progress and not json_out,
@@ -99,6 +101,7 @@ def network_cmd(
             "cmi": net.cmi,
             "max_lag": net.max_lag,
             "alpha": net.alpha,
+            "unit": net.diagnostics["unit"],
             "nodes": list(net.nodes),
             "edges": json.loads(net.edges.to_json(orient="records")),
             "files": files,
@@ -115,7 +118,14 @@ def network_cmd(
     t = Table(
         title=f"{net.method} ({net.cmi}): {len(net.edges)} edges among {len(net.nodes)} series"
     )
-    for c in ("source", "target", "lag", "estimate (nats)", "p", "p corrected"):
+    for c in (
+        "source",
+        "target",
+        "lag",
+        f"estimate ({net.diagnostics['unit']})",
+        "p",
+        "p corrected",
+    ):
         t.add_column(c)
     for r in net.edges.itertuples(index=False):
         t.add_row(

@@ -55,7 +55,7 @@ def plot_network(result: Any, ax=None, path=None):
     unit = "CMI" if result.method == "pcmci" else "TE"
     ax.set_title(
         f"{result.method} ({result.cmi}), alpha={result.alpha}: edge width = {unit} "
-        "(nats), labels = lags",
+        f"({result.diagnostics.get('unit', 'nats')}), labels = lags",
         fontsize=9,
     )
     return finish(ax, path)

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import Variable, as_variables
 from .._estimate import Estimate
+from ..data import Variable, as_variables
 
 __all__ = [
     "LocalValues",

@@ -60,8 +60,8 @@ class NetworkResult:
     ----------
     edges
         Tidy DataFrame, one row per significant (source, target, lag): ``estimate``
-        (nats: conditional TE of that source lag for mTE / bivariate TE, MCI CMI for
-        PCMCI), ``p_value`` (sequential max statistic, or the MCI test) and
+        (in ``diagnostics["unit"]``, nats by default: the conditional TE of that source
+        lag for mTE / bivariate TE, the MCI CMI for PCMCI), ``p_value`` (sequential max statistic, or the MCI test) and
         ``p_corrected`` (the FDR-adjusted p-value that decided the edge).
     nodes
         Process names, in column order.
@@ -223,6 +223,7 @@ def infer_network(
     progress: bool | None = None,
     max_candidates: int = MAX_CANDIDATES,
     store: str | None = None,
+    unit: str | None = "nats",
     **cmi_params: Any,
 ) -> NetworkResult:
     """Infer a directed, lagged network from multivariate time series.
@@ -273,6 +274,8 @@ def infer_network(
         Progress bar over targets (None: the shared default).
     max_candidates
         Refuse more source-lag candidates per target than this (checked first).
+    unit
+        Unit of the ``estimate`` and ``omnibus_te`` columns (``"nats"``, ``"bits"``...).
     store
         A folder for per-target results: an interrupted run re-run with the same data and
         settings computes only the missing targets (a different analysis is refused).
@@ -317,6 +320,10 @@ def infer_network(
             check_int(v, nm, min_value=0)
     if seed is not None:
         seed = check_int(seed, "seed", min_value=0)
+    from .._estimate import resolve_unit, unit_factor
+
+    unit_name = resolve_unit(unit)
+    factor = unit_factor("nats", unit_name)
     panel, warns = as_panel(data, discrete=discrete)
     span = 2 * max_lag if method == "pcmci" else max(max_lag, max_lag_target)
     per_trial = panel.t // trials
@@ -390,6 +397,11 @@ def infer_network(
         "cmi_params": dict(cmi_params),
     }
     frame = pd.DataFrame(edges, columns=_EDGE_COLUMNS)
+    frame["estimate"] = frame["estimate"].astype(float) * factor
+    tdf = pd.DataFrame(tframe)
+    if "omnibus_te" in tdf:
+        tdf["omnibus_te"] = tdf["omnibus_te"] * factor
+    diag["unit"] = unit_name
     frame = frame.sort_values(["target", "source", "lag"], key=_name_key(panel.names)).reset_index(
         drop=True
     )
@@ -400,7 +412,7 @@ def infer_network(
         cmi=cmi_name,
         max_lag=max_lag,
         alpha=alpha,
-        targets=pd.DataFrame(tframe),
+        targets=tdf,
         diagnostics=diag,
     )
 

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from ..data import Variable
 from .._estimate import Estimate
+from ..data import Variable
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
 from ..validation import check_choice, check_float, check_int
 from ._embed import check_lags, lagged, present_rows, uniform_lags
