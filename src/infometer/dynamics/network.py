@@ -61,7 +61,8 @@ class NetworkResult:
     edges
         Tidy DataFrame, one row per significant (source, target, lag): ``estimate``
         (in ``diagnostics["unit"]``, nats by default: the conditional TE of that source
-        lag for mTE / bivariate TE, the MCI CMI for PCMCI), ``p_value`` (sequential max statistic, or the MCI test) and
+        lag for mTE / bivariate TE, the MCI CMI for PCMCI), ``p_value`` (sequential max
+        statistic, or the MCI test) and
         ``p_corrected`` (the FDR-adjusted p-value that decided the edge).
     nodes
         Process names, in column order.
