@@ -12,7 +12,7 @@ from typing import Any
 
 from . import registry
 from ._estimate import Estimate, resolve_unit
-from .data import InfometerWarning, Variable, as_variables, check_float, check_int
+from .data import InfometerWarning, Variable, as_variables, check_choice, check_float, check_int
 
 __all__ = ["estimate", "entropy", "mutual_info", "cond_mutual_info", "kl_divergence"]
 
@@ -155,6 +155,22 @@ def _check_roles(quantity: Any, data: Any) -> dict[str, Any]:
     return {r: data[r] for r in roles if r in data and not (r in optional and data[r] is None)}
 
 
+def _route_entropy(order: Any, kind: Any, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``(quantity, params)`` for ``entropy(x, order=..., kind=...)``: the Rényi and Tsallis
+    entropies are quantities of their own (registered by the ``generalized`` family, which
+    this module never imports: the registry finds them by name)."""
+    if kind is None:
+        kind = "renyi"
+    kind = check_choice(kind, "kind", ("shannon", "renyi", "tsallis"))
+    if kind == "shannon":
+        if order not in (None, 1, 1.0):
+            raise ValueError(f"kind='shannon' takes no order (or order=1), got order={order!r}")
+        return "entropy", dict(params)
+    if order is None:
+        raise ValueError(f"kind={kind!r} needs order= (the {kind.capitalize()} order)")
+    return f"{kind}_entropy", {**params, "order": order}
+
+
 def estimate(
     quantity: str,
     data: dict[str, Any],
@@ -224,9 +240,7 @@ def entropy(
         (the default) this is the Shannon entropy.
     """
     if order is not None or kind is not None:  # issue 26: generalised entropies
-        from .generalized.estimators import route_entropy
-
-        quantity, params = route_entropy(order, kind, params)
+        quantity, params = _route_entropy(order, kind, params)
         return estimate(
             quantity,
             {"x": x},

@@ -100,8 +100,9 @@ def cross_entropy(
     return _wrap(v, "cross_entropy", unit, base)
 
 
-# Channels and generalised entropies (issue 26), loaded on first use (their packages
-# register estimators and import scipy): name -> module.
+# Exact values that other families compute (channels, generalised entropies, multivariate
+# information), loaded on first use: this ground-floor module imports none of them, and
+# their packages register estimators and import scipy. name -> module.
 _ELSEWHERE = {
     "channel_capacity": ".channels",
     "rate_distortion": ".channels",
@@ -113,6 +114,13 @@ _ELSEWHERE = {
     "renyi_divergence": ".generalized.exact",
     "jensen_shannon_divergence": ".generalized.exact",
     "jensen_renyi_divergence": ".generalized.exact",
+    "total_correlation": ".multivariate.exact",
+    "dual_total_correlation": ".multivariate.exact",
+    "o_information": ".multivariate.exact",
+    "s_information": ".multivariate.exact",
+    "co_information": ".multivariate.exact",
+    "gradient_o_information": ".multivariate.exact",
+    "pid": ".multivariate.exact",
 }
 
 

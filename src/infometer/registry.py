@@ -53,6 +53,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.models",
     "infometer.text",
     "infometer.probes.decoding",
+    "infometer.multivariate",
     "infometer.channels",
     "infometer.generalized",
     "infometer.complexity",

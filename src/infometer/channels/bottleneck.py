@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate import resolve_unit, unit_factor
+from .._estimate import resolve_unit, unit_factor
 from ..validation import check_choice, check_float, check_int
 from ._ib import IBRun, ib_terms, iterate
 from ._inputs import tol_iter

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate import Estimate, resolve_unit, unit_factor
+from .._estimate import Estimate, resolve_unit, unit_factor
 from ..uncertainty import make_estimate
 from ._blahut import capacity as _capacity
 from ._inputs import channel_matrix, tol_iter

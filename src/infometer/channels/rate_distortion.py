@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate import Estimate, resolve_unit, unit_factor
+from .._estimate import Estimate, resolve_unit, unit_factor
 from ..uncertainty import make_estimate
 from ..validation import check_float, check_int
 from ._blahut import rd_point

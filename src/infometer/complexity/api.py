@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from ..estimate import Estimate
+from .._estimate import Estimate
 from ..validation import check_choice, check_int, check_real_array
-from . import _kernels as K
 from . import measures
+from ._lazy import K
 from .estimators import IMAGE_QUANTITY, QUANTITY
 
 __all__ = ["complexity", "multiscale", "MultiscaleResult", "complexity_entropy_plane"]

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import check_bool, check_choice, check_float, check_int
-from . import _kernels as K
+from ._lazy import K
 
 __all__ = [
     "MEASURES",

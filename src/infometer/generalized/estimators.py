@@ -74,20 +74,6 @@ def check_order(order: Any, kind: str = "renyi") -> float:
     return a
 
 
-def route_entropy(order: Any, kind: Any, params: dict) -> tuple[str, dict]:
-    """``(quantity, params)`` for ``im.entropy(x, order=..., kind=...)``."""
-    if kind is None:
-        kind = "renyi"
-    kind = check_choice(kind, "kind", ("shannon", "renyi", "tsallis"))
-    if kind == "shannon":
-        if order not in (None, 1, 1.0):
-            raise ValueError(f"kind='shannon' takes no order (or order=1), got order={order!r}")
-        return "entropy", dict(params)
-    if order is None:
-        raise ValueError(f"kind={kind!r} needs order= (the {kind.capitalize()} order)")
-    return f"{kind}_entropy", {**params, "order": order}
-
-
 def _pmf_of(v: Variable) -> tuple[np.ndarray, np.ndarray]:
     c = counts(v.codes)
     return c, c / c.sum()

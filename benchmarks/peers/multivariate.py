@@ -1,0 +1,290 @@
+"""infometer's multivariate family against dit (PID measures, TC/DTC/O/S/co-information on
+pmfs) and hoi (Gaussian-copula O-information over every multiplet, JAX on CPU).
+
+The peers live in their own virtual environment (never a runtime dependency); run this
+script with that interpreter and infometer from the source tree:
+
+    PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-24/bin/python \
+        benchmarks/peers/multivariate.py [--quick] [--json out.json]
+
+Values: the largest absolute difference over random pmfs (Dirichlet(1)) of every atom /
+quantity, in bits.  Times: interleaved runs (benchmarks/_timing.py), wall and CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _timing import Candidate, Run, interleave  # noqa: E402
+
+import infometer as im  # noqa: E402
+from infometer import exact  # noqa: E402
+from infometer.multivariate import _pid  # noqa: E402
+
+LN2 = np.log(2.0)
+DIT_PID = {
+    "imin": "PID_WB",
+    "mmi": "PID_MMI",
+    "broja": "PID_BROJA",
+    "ccs": "PID_CCS",
+    "dep": "PID_dep",
+    "isx": "PID_SX",
+}
+
+
+def _dit_dist(p):
+    import dit
+
+    return dit.Distribution.from_ndarray(p)
+
+
+def _dit_pid(p, measure):
+    import dit.pid
+
+    m = p.ndim - 1
+    d = _dit_dist(p)
+    r = getattr(dit.pid, DIT_PID[measure])(d, [[i] for i in range(m)], [m])
+    return {frozenset(frozenset(s) for s in node): float(r.get_pi(node)) for node in r._lattice}
+
+
+def _dit_broja_cone(p):
+    """dit's BROJA unique informations by its exact conic solver (ECOS), in bits."""
+    from dit.pid.measures.ibroja import PID_BROJA
+
+    u = PID_BROJA._measure(_dit_dist(p), ((0,), (1,)), (2,), method="cone")
+    return [float(u[(0,)]), float(u[(1,)])]
+
+
+def _ours_pid(p, measure):
+    r = exact.pid(p, measure=measure, unit="bits")
+    nodes = {_pid.label(a): frozenset(a) for a in _pid.lattice(p.ndim - 1)}
+    return {nodes[lab]: e.value for lab, e in zip(r.labels, r.atoms, strict=True)}
+
+
+def pid_vs_dit(n_pmfs: int, seed: int) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    shapes = [(2, 2, 2), (3, 3, 2), (2, 2, 2, 2)]
+    for shape in shapes:
+        pmfs = [rng.dirichlet(np.ones(int(np.prod(shape)))).reshape(shape) for _ in range(n_pmfs)]
+        for measure in DIT_PID:
+            if len(shape) > 3 and measure in _pid.TWO_SOURCE_MEASURES:
+                continue
+            worst, err, lower = 0.0, None, 0
+            cone_worst, cone_err = 0.0, None
+            u0 = frozenset({frozenset({0})})
+            for p in pmfs:
+                try:
+                    a, b = _ours_pid(p, measure), _dit_pid(p, measure)
+                except Exception as e:  # noqa: BLE001 - a peer failure is reported
+                    err = f"{type(e).__name__}: {e}"[:80]
+                    continue
+                worst = max(worst, max(abs(a[k] - b[k]) for k in a))
+                # BROJA's unique information is a minimum: the lower one is the better solve
+                lower += a[u0] <= b[u0] + 1e-9
+                if measure == "broja":
+                    try:
+                        cone = _dit_broja_cone(p)
+                    except Exception as e:  # noqa: BLE001 - ECOS missing
+                        cone_err = f"{type(e).__name__}"
+                    else:
+                        ours_u = [a[u0], a[frozenset({frozenset({1})})]]
+                        cone_worst = max(
+                            cone_worst, *(abs(x - y) for x, y in zip(ours_u, cone, strict=True))
+                        )
+            t = interleave(
+                [
+                    Candidate("infometer", lambda p=pmfs[0], m=measure: _ours_pid(p, m)),
+                    Candidate("dit", lambda p=pmfs[0], m=measure: _dit_pid(p, m)),
+                ],
+                repeats=3,
+                log=lambda s: None,
+            )
+            rows.append(
+                {
+                    "shape": "x".join(map(str, shape)),
+                    "measure": measure,
+                    "max_abs_diff_bits": worst,
+                    "ours_s": t["infometer"].stat("wall", "min"),
+                    "dit_s": t["dit"].stat("wall", "min"),
+                    "ours_cpu": t["infometer"].stat("cpu", "min"),
+                    "dit_cpu": t["dit"].stat("cpu", "min"),
+                    "error": err,
+                    "ours_unique_le_dit": f"{lower}/{len(pmfs)}",
+                    "max_abs_diff_vs_dit_cone_bits": cone_err or cone_worst,
+                }
+            )
+            print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
+def multi_vs_dit(n_pmfs: int, seed: int) -> list[dict]:
+    import dit.multivariate as dm
+
+    rng = np.random.default_rng(seed)
+    peer = {
+        "total_correlation": dm.total_correlation,
+        "dual_total_correlation": dm.dual_total_correlation,
+        "o_information": dm.o_information,
+        "s_information": dm.s_information,
+        "co_information": dm.coinformation,
+    }
+    rows = []
+    for shape in [(2, 3, 2), (2, 2, 3, 2)]:
+        pmfs = [rng.dirichlet(np.ones(int(np.prod(shape)))).reshape(shape) for _ in range(n_pmfs)]
+        for q, f in peer.items():
+            worst = max(
+                abs(getattr(exact, q)(p, unit="bits").value - f(_dit_dist(p))) for p in pmfs
+            )
+            rows.append(
+                {"shape": "x".join(map(str, shape)), "quantity": q, "max_abs_diff_bits": worst}
+            )
+    return rows
+
+
+def multiplets_vs_hoi(cases, repeats: int, seed: int) -> list[dict]:
+    from hoi.metrics import Oinfo
+
+    rows = []
+    for n, d, size in cases:
+        x = np.random.default_rng(seed).normal(size=(n, d))
+        x[:, 1] += x[:, 0]  # some structure so that values are not all ~0
+        x[:, 2] = x[:, 3] + x[:, 4] + 0.5 * x[:, 2]
+
+        def ours(x=x, size=size):
+            return im.multiplets(x, sizes=size, progress=False, unit="bits")
+
+        def theirs(x=x, size=size):
+            model = Oinfo(x, verbose=False)
+            out = model.fit(minsize=size, maxsize=size, method="gc")
+            return model, out
+
+        r = ours()
+        model, h = theirs()
+        ref = {
+            tuple(int(c[1:]) for c in m): v
+            for m, v in zip(r.frame["multiplet"], r.frame["value"], strict=True)
+        }
+        mult = [tuple(int(i) for i in row if i >= 0) for row in model.multiplets]
+        diffs = np.array([abs(ref[m] - float(v)) for m, v in zip(mult, h[:, 0], strict=True)])
+        scale = max(abs(v) for v in ref.values())
+        t = interleave(
+            [
+                Candidate("infometer", lambda: len(ours().frame)),
+                Candidate("hoi", lambda: len(theirs()[1])),
+            ],
+            repeats=repeats,
+            log=lambda s: print(s, file=sys.stderr, flush=True),
+        )
+        rows.append(
+            {
+                "n": n,
+                "d": d,
+                "size": size,
+                "multiplets": len(ref),
+                "max_abs_diff_bits": float(diffs.max()),
+                "max_abs_value_bits": float(scale),
+                "ours_wall": t["infometer"].stat("wall", "min"),
+                "hoi_wall": t["hoi"].stat("wall", "min"),
+                "ours_cpu": t["infometer"].stat("cpu", "min"),
+                "hoi_cpu": t["hoi"].stat("cpu", "min"),
+                "loads": t["infometer"].loads + t["hoi"].loads,
+            }
+        )
+        print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
+def hoi_in_float64(case, seed: int) -> float:
+    """Max |ours - hoi| (bits) on the first case with JAX in float64 (hoi's default is
+    float32, whose rounding over 10^4 rows is the ~1e-5 of the timed runs)."""
+    import jax
+    from hoi.metrics import Oinfo
+
+    jax.config.update("jax_enable_x64", True)
+    n, d, size = case
+    x = np.random.default_rng(seed).normal(size=(n, d))
+    x[:, 1] += x[:, 0]
+    x[:, 2] = x[:, 3] + x[:, 4] + 0.5 * x[:, 2]
+    r = im.multiplets(x, sizes=size, progress=False, unit="bits")
+    ref = {
+        tuple(int(c[1:]) for c in m): v
+        for m, v in zip(r.frame["multiplet"], r.frame["value"], strict=True)
+    }
+    model = Oinfo(x, verbose=False)
+    h = np.asarray(model.fit(minsize=size, maxsize=size, method="gc"), dtype=np.float64)
+    mult = [tuple(int(i) for i in row if i >= 0) for row in model.multiplets]
+    return float(max(abs(ref[m] - v) for m, v in zip(mult, h[:, 0], strict=True)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer pmfs and smaller searches")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    run = Run(packages=("dit", "hoi", "jax"))
+    n_pmfs = 5 if args.quick else 20
+    pid_rows = pid_vs_dit(n_pmfs, args.seed)
+    multi_rows = multi_vs_dit(n_pmfs, args.seed)
+    cases = [(1000, 12, 3)] if args.quick else [(10_000, 50, 3), (10_000, 20, 4), (10_000, 20, 5)]
+    hoi_rows = multiplets_vs_hoi(cases, repeats=3, seed=args.seed)
+    x64 = hoi_in_float64(cases[0], args.seed)
+    run.finish()
+    print(run.header())
+    print("\n### PID vs dit (exact pmfs; atoms in bits; time per call, min of 3 interleaved)\n")
+    print(
+        "| pmf | measure | max abs diff (bits) | infometer s | dit s "
+        "| dit / infometer (wall, CPU) |"
+    )
+    print("|---|---|---|---|---|---|")
+    for r in pid_rows:
+        ratio = f"{r['dit_s'] / r['ours_s']:.1f}x, {r['dit_cpu'] / max(r['ours_cpu'], 1e-9):.1f}x"
+        diff = f"{r['max_abs_diff_bits']:.1e}" + (f" ({r['error']})" if r["error"] else "")
+        if r["measure"] == "broja":
+            diff += (
+                f"; our U(S1) <= dit's in {r['ours_unique_le_dit']}; vs dit's ECOS "
+                f"cone solver: {r['max_abs_diff_vs_dit_cone_bits']:.1e}"
+            )
+        print(
+            f"| {r['shape']} | {r['measure']} | {diff} | {r['ours_s']:.4f} | "
+            f"{r['dit_s']:.4f} | {ratio} |"
+        )
+    print("\n### TC / DTC / O / S / co-information vs dit (exact pmfs)\n")
+    print("| pmf | quantity | max abs diff (bits) |")
+    print("|---|---|---|")
+    for r in multi_rows:
+        print(f"| {r['shape']} | {r['quantity']} | {r['max_abs_diff_bits']:.1e} |")
+    print("\n### Gaussian-copula O-information of every multiplet vs hoi (JAX CPU)\n")
+    print(
+        "| n | variables | size | multiplets | max abs diff (bits) | max abs value "
+        "| infometer s | hoi s | hoi / infometer (wall, CPU) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in hoi_rows:
+        print(
+            f"| {r['n']} | {r['d']} | {r['size']} | {r['multiplets']} | "
+            f"{r['max_abs_diff_bits']:.1e} | "
+            f"{r['max_abs_value_bits']:.3f} | {r['ours_wall']:.3f} | {r['hoi_wall']:.3f} | "
+            f"{r['hoi_wall'] / r['ours_wall']:.1f}x, {r['hoi_cpu'] / r['ours_cpu']:.1f}x |"
+        )
+    print(
+        f"\nWith JAX in float64 (first case): max abs diff {x64:.1e} bits (hoi keeps its "
+        "output in float32, ~1e-7 relative)."
+    )
+    loads = [x for r in hoi_rows for x in r["loads"]]
+    print(
+        f"\n1-min load during the timed runs: {min(loads):.1f}-{max(loads):.1f}; "
+        f"os.getloadavg() at the end {os.getloadavg()}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""``infometer multi QUANTITY FILE`` (TC, DTC, O-, S-, co-information, gradient
+O-information of table columns), ``infometer pid FILE --sources a,b --target y`` and
+``infometer multiplets FILE --size 3`` (every multiplet ranked, CSV and PNG)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import typer
+
+__all__ = ["register", "multi_cmd", "pid_cmd", "multiplets_cmd"]
+
+QUANTITIES = {
+    "o-information": "o_information",
+    "total-correlation": "total_correlation",
+    "dual-total-correlation": "dual_total_correlation",
+    "s-information": "s_information",
+    "co-information": "co_information",
+    "gradient-o-information": "gradient_o_information",
+}
+_JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+
+
+def _warn(caught) -> None:
+    from .app import err
+
+    seen = set()
+    for w in caught:
+        msg = str(w.message)
+        if issubclass(w.category, UserWarning) and msg not in seen:
+            seen.add(msg)
+            err.print(f"[yellow]warning:[/] {msg}", highlight=False, soft_wrap=True)
+
+
+def _names(spec: str | None, what: str) -> list[str] | None:
+    if spec is None:
+        return None
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise ValueError(f"{what} is empty; give comma-separated column names")
+    return names
+
+
+def multi_cmd(
+    quantity: str = typer.Argument(..., help=", ".join(QUANTITIES)),
+    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
+    columns: str = typer.Option(
+        None, "--columns", "-c", help="Variables (comma-sep.; default all)."
+    ),
+    method: str = typer.Option(
+        "auto",
+        "--method",
+        "-m",
+        help="auto, plugin, miller_madow, nsb, ..., gaussian, gaussian_copula, ksg.",
+    ),
+    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
+    ci: float = typer.Option(None, "--ci", help="Confidence level of an interval (e.g. 0.95)."),
+    seed: int = typer.Option(0, "--seed"),
+    discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
+    plot: str = typer.Option(None, "--plot", help="PNG of the gradient O-information."),
+    json_out: bool = _JSON,
+    quiet: bool = _QUIET,
+) -> None:
+    """A multivariate information quantity of the columns of a table."""
+    import infometer as im
+
+    from ..data import check_choice
+    from ..io import read_table, select_columns
+    from ..progress import quiet as quiet_bars
+    from .app import emit, out
+
+    q = QUANTITIES[check_choice(quantity, "QUANTITY", tuple(QUANTITIES))]
+    df = select_columns(read_table(file), columns, "--columns", file)
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = getattr(im, q)(df, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete)
+    _warn(caught)
+    if q != "gradient_o_information":
+        emit(res, json_out, {"file": file, "columns": list(df.columns)})
+        return
+    frame = res.to_frame()
+    if json_out:
+        sys.stdout.write(
+            json.dumps({"file": file, "quantity": q, "rows": frame.to_dict(orient="records")})
+            + "\n"
+        )
+    else:
+        out.print(frame.to_string(index=False), highlight=False, markup=False)
+    if plot:
+        res.plot(path=plot)
+        if not json_out:
+            out.print(f"written: {plot}", highlight=False)
+
+
+def pid_cmd(
+    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
+    sources: str = typer.Option(..., "--sources", "-s", help="Source columns (comma-sep.)."),
+    target: str = typer.Option(..., "--target", "-t", help="The target column."),
+    measure: str = typer.Option(None, "--measure", help="imin, mmi, broja, ccs, dep, isx."),
+    method: str = typer.Option("auto", "--method", "-m", help="auto, plugin or gaussian."),
+    unit: str = typer.Option("bits", "--unit", "-u", help="nats, bits or hartleys."),
+    ci: float = typer.Option(None, "--ci", help="Confidence level of each atom's interval."),
+    seed: int = typer.Option(0, "--seed"),
+    discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
+    plot: str = typer.Option(None, "--plot", help="PNG of the atoms."),
+    json_out: bool = _JSON,
+    quiet: bool = _QUIET,
+) -> None:
+    """Partial information decomposition of I(sources; target)."""
+    import infometer as im
+
+    from ..io import read_table, select_columns
+    from ..progress import quiet as quiet_bars
+    from .app import out
+
+    df = read_table(file)
+    names = _names(sources, "--sources")
+    if target not in df.columns:
+        raise ValueError(f"--target: {file} has no column {target!r}")
+    if target in names:
+        raise ValueError(f"--target {target!r} is among the --sources")
+    src = select_columns(df, ",".join(names), "--sources", file)
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = im.pid(
+            src,
+            df[target],
+            measure=measure,
+            method=method,
+            unit=unit,
+            ci=ci,
+            seed=seed,
+            discrete=discrete,
+        )
+    _warn(caught)
+    frame = res.to_frame()
+    if json_out:
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "file": file,
+                    "measure": res.measure,
+                    "method": res.method,
+                    "sources": list(res.sources),
+                    "target": target,
+                    "mutual_info": res.mutual_info.value,
+                    "unit": res.mutual_info.unit,
+                    "atoms": frame.to_dict(orient="records"),
+                }
+            )
+            + "\n"
+        )
+    else:
+        out.print(
+            f"PID ({res.measure}, {res.method}) of I({', '.join(res.sources)}; {target}) = "
+            f"{res.mutual_info.value:.4g} {res.mutual_info.unit}",
+            highlight=False,
+        )
+        cols = ["atom_names", "kind", "value"] + (["ci_low", "ci_high"] if ci else [])
+        out.print(frame[cols].to_string(index=False), highlight=False, markup=False)
+    if plot:
+        res.plot(path=plot)
+        if not json_out:
+            out.print(f"written: {plot}", highlight=False)
+
+
+def multiplets_cmd(
+    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
+    size: int = typer.Option(3, "--size", help="Smallest multiplet size (>= 3)."),
+    max_size: int = typer.Option(None, "--max-size", help="Largest size (default --size)."),
+    measure: str = typer.Option(
+        "o_information",
+        "--measure",
+        help="o_information, total_correlation, dual_total_correlation, s_information, "
+        "co_information.",
+    ),
+    method: str = typer.Option(
+        "gaussian_copula", "--method", "-m", help="gaussian_copula or gaussian."
+    ),
+    columns: str = typer.Option(
+        None, "--columns", "-c", help="Variables (comma-sep.; default all)."
+    ),
+    surrogates: int = typer.Option(
+        0, "--surrogates", "-B", help="Surrogate data sets for p-values."
+    ),
+    top: int = typer.Option(20, "--top", help="Rows shown (and plotted)."),
+    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
+    out_dir: str = typer.Option("multiplets-out", "--out", "-o", help="Folder for CSV and PNG."),
+    seed: int = typer.Option(0, "--seed"),
+    json_out: bool = _JSON,
+    quiet: bool = _QUIET,
+) -> None:
+    """Every multiplet of the columns ranked by O-information (or TC, DTC, ...)."""
+    import infometer as im
+
+    from ..io import read_table, select_columns
+    from ..progress import quiet as quiet_bars
+    from .app import out
+
+    df = select_columns(read_table(file), columns, "--columns", file)
+    sizes = (size, size if max_size is None else max_size)
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = im.multiplets(
+            df,
+            measure=measure,
+            sizes=sizes,
+            method=method,
+            n_surrogates=surrogates,
+            unit=unit,
+            seed=seed,
+            progress=None if not quiet else False,
+        )
+    _warn(caught)
+    od = Path(out_dir)
+    od.mkdir(parents=True, exist_ok=True)
+    frame = res.to_frame()
+    frame.assign(multiplet=[",".join(m) for m in frame["multiplet"]]).to_csv(
+        od / "multiplets.csv", index=False
+    )
+    res.plot(path=od / "multiplets.png", top=top)
+    res.plot(path=od / "pairs.png", kind="pairs")
+    shown = frame.head(top)
+    if json_out:
+        rows = shown.assign(multiplet=[list(m) for m in shown["multiplet"]])
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "file": file,
+                    "measure": res.measure,
+                    "method": res.method,
+                    "n": res.n,
+                    "multiplets": len(frame),
+                    "top": rows.to_dict(orient="records"),
+                }
+            )
+            + "\n"
+        )
+        return
+    out.print(
+        f"{len(frame)} multiplets of {len(res.names)} variables, n={res.n} "
+        f"({res.measure}, {res.method})",
+        highlight=False,
+    )
+    out.print(
+        shown.assign(multiplet=[",".join(m) for m in shown["multiplet"]]).to_string(index=False),
+        highlight=False,
+        markup=False,
+    )
+    out.print(
+        f"written: {od / 'multiplets.csv'}, {od / 'multiplets.png'}, {od / 'pairs.png'}",
+        highlight=False,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``multi``, ``pid`` and ``multiplets`` (user errors: one line, exit code 2)."""
+    from .app import user_errors
+
+    app.command("multi")(user_errors(multi_cmd))
+    app.command("pid")(user_errors(pid_cmd))
+    app.command("multiplets")(user_errors(multiplets_cmd))
