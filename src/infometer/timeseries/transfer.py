@@ -299,7 +299,6 @@ def transfer_entropy(
     ci: float | None = None,
     seed: int | None = 0,
     discrete: bool | None = None,
-    local: bool = False,
     **params: Any,
 ) -> Estimate:
     """Transfer entropy from ``source`` to ``target`` (conditional on ``cond`` if given).
@@ -332,10 +331,6 @@ def transfer_entropy(
     **params
         The CMI estimator's own parameters; ``theiler=`` (Theiler window, in rows) for
         nearest-neighbour estimators that support one.
-    local
-        Return the local TE of every embedded row instead (a
-        :class:`infometer.dynamics.LocalValues` whose mean is the estimate; methods
-        ``plugin``, ``gaussian``, ``ksg1``/``frenzel_pompe``; see docs/networks.md).
 
     Returns
     -------
@@ -343,27 +338,6 @@ def transfer_entropy(
         With ``quantity="transfer_entropy"`` and ``diagnostics["embedded_rows"]``.
     """
     from ..api import estimate
-
-    if local:  # the pointwise values live in infometer.dynamics.local
-        from ..dynamics.local import local_transfer_entropy
-
-        if ci is not None or base is not None or trials != 1:
-            raise ValueError("local=True takes no ci=, base= or trials=")
-        return local_transfer_entropy(
-            source,
-            target,
-            cond,
-            k=k,
-            l=l,
-            m=m,
-            tau=tau,
-            delay=delay,
-            method=method,
-            unit=unit,
-            seed=seed,
-            discrete=discrete,
-            **params,
-        )  # type: ignore[return-value]
 
     data = {"source": source, "target": target}
     if cond is not None:
