@@ -483,7 +483,7 @@ def local_active_info_storage(
     0.693
     """
     from ._embed import present_rows
-    from .storage import _history, _rows
+    from ._history import _history, _rows
 
     v = as_variables({"x": x}, discrete=discrete)["x"]
     own = {
