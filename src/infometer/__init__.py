@@ -29,6 +29,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "independence_test": (".stats", "independence_test"),
     "multipletests": (".stats", "multipletests"),
     "transfer_entropy": (".timeseries", "transfer_entropy"),
+    "active_info_storage": (".dynamics", "active_info_storage"),
+    "entropy_rate": (".dynamics", "entropy_rate"),
+    "infer_network": (".dynamics", "infer_network"),
     "InfoSEDD": (".diffusion", "InfoSEDD"),  # needs torch (an extra)
     "NeuralMI": (".neural", "NeuralMI"),  # needs torch
     "layer_info": (".neural", "layer_info"),
@@ -110,6 +113,9 @@ __all__ = [
     "registry",
     "__version__",
     "transfer_entropy",
+    "active_info_storage",
+    "entropy_rate",
+    "infer_network",
     "independence_test",
     "multipletests",
     "InfoSEDD",

@@ -46,6 +46,7 @@ FAMILIES: tuple[str, ...] = (
     "infometer.parametric",
     "infometer.binned",
     "infometer.timeseries",
+    "infometer.dynamics",
     "infometer.diffusion",
     "infometer.neural",
     "infometer.matrix",

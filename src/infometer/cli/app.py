@@ -28,6 +28,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.layers",
     "infometer.cli.text",
     "infometer.cli.pairwise",
+    "infometer.cli.network",
     "infometer.cli.multi",
     "infometer.cli.complexity",
     "infometer.cli.extract",

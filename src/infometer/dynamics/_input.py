@@ -1,0 +1,113 @@
+"""Validation of multivariate time-series input for network inference.
+
+Accepts a pandas DataFrame (columns = processes), a dict ``name -> 1-D series``, a list
+of 1-D series, or a 2-D array (rows = time).  Errors name the column at fault.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Panel", "as_panel"]
+
+
+class Panel:
+    """Validated series: ``values`` (T, n) float64 or int64 codes, ``names``, ``discrete``."""
+
+    def __init__(
+        self, values: np.ndarray, names: list[str], discrete: bool, constant: list[str]
+    ) -> None:
+        self.values = values
+        self.names = names
+        self.discrete = discrete
+        self.constant = constant
+
+    @property
+    def t(self) -> int:
+        return int(self.values.shape[0])
+
+    @property
+    def n(self) -> int:
+        return int(self.values.shape[1])
+
+
+def _columns(data: Any, name: str) -> tuple[list[str], list[np.ndarray]]:
+    if data is None or isinstance(data, str | bytes):
+        raise TypeError(
+            f"{name} must be a DataFrame, a dict of series or a 2-D array, got {data!r}"
+        )
+    if hasattr(data, "columns") and hasattr(data, "__getitem__") and not isinstance(data, dict):
+        names = [str(c) for c in data.columns]
+        cols = [np.asarray(data[c].to_numpy()) for c in data.columns]
+        return names, cols
+    if isinstance(data, dict):
+        return [str(k) for k in data], [np.asarray(v) for v in data.values()]
+    if isinstance(data, list | tuple) and data and all(np.ndim(v) == 1 for v in data):
+        return [f"x{i}" for i in range(len(data))], [np.asarray(v) for v in data]
+    arr = np.asarray(data)
+    if arr.dtype == object:
+        raise TypeError(f"{name} holds objects (mixed types or ragged rows), not numbers")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D (rows = time steps, columns = processes), got {arr.ndim}-D"
+        )
+    return [f"x{i}" for i in range(arr.shape[1])], [arr[:, i] for i in range(arr.shape[1])]
+
+
+def as_panel(
+    data: Any, *, discrete: bool | None = None, name: str = "data"
+) -> tuple[Panel, list[str]]:
+    """Validate ``data``; return the panel and warnings (constant series are dropped).
+
+    Raises
+    ------
+    TypeError
+        For non-numeric columns.
+    ValueError
+        For series of unequal length, NaN or infinite values, fewer than 2 processes.
+    """
+    names, cols = _columns(data, name)
+    if len(set(names)) != len(names):
+        raise ValueError(f"{name} has repeated column names")
+    lengths = {nm: c.shape[0] if c.ndim else 0 for nm, c in zip(names, cols, strict=True)}
+    if len(set(lengths.values())) > 1:
+        desc = ", ".join(f"{k}: {v}" for k, v in lengths.items())
+        raise ValueError(f"the series of {name} have unequal lengths ({desc}); all must be equal")
+    for nm, c in zip(names, cols, strict=True):
+        if c.ndim != 1:
+            raise ValueError(f"series {nm!r} of {name} must be 1-D, got shape {c.shape}")
+        if not (np.issubdtype(c.dtype, np.number) or c.dtype == bool):
+            raise TypeError(
+                f"series {nm!r} of {name} is not numeric (dtype {c.dtype}); encode it as numbers "
+                "or drop it"
+            )
+        if np.issubdtype(c.dtype, np.complexfloating):
+            raise TypeError(f"series {nm!r} of {name} is complex; pass real values")
+        if np.issubdtype(c.dtype, np.floating):
+            bad = ~np.isfinite(c)
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                raise ValueError(
+                    f"series {nm!r} of {name} has {int(bad.sum())} NaN or infinite values (the "
+                    f"first at row {first}); fill or cut the gaps before inferring a network"
+                )
+    if discrete is None:
+        discrete = all(np.issubdtype(c.dtype, np.integer) or c.dtype == bool for c in cols)
+    warns: list[str] = []
+    constant = [nm for nm, c in zip(names, cols, strict=True) if c.size and np.all(c == c[0])]
+    if constant:
+        warns.append(
+            f"series {', '.join(map(repr, constant))} of {name} are constant: they carry no "
+            "information and are left out (no edges to or from them)"
+        )
+    keep = [i for i, nm in enumerate(names) if nm not in constant]
+    if len(keep) < 2:
+        raise ValueError(f"{name} needs at least 2 non-constant series, got {len(keep)}")
+    if discrete:
+        vals = np.column_stack([np.unique(cols[i], return_inverse=True)[1] for i in keep])
+        vals = vals.astype(np.int64)
+    else:
+        vals = np.column_stack([cols[i].astype(np.float64) for i in keep])
+    return Panel(vals, [names[i] for i in keep], bool(discrete), constant), warns

@@ -1,0 +1,559 @@
+"""Network inference from multivariate time series: ``im.infer_network``.
+
+Methods
+-------
+``"mte"``
+    IDTxl's multivariate transfer entropy (Novelli et al. 2019).  Per target: the
+    target's own past is selected greedily (max statistic), then source pasts
+    (every process at lags ``min_lag..max_lag``) greedily, each conditioned on the
+    target's past and the sources already selected; the selection is pruned by the
+    minimum statistic; the selected sources together are tested by the omnibus test and
+    each by the sequential max statistic; the targets' omnibus p-values are
+    FDR-corrected (Benjamini–Hochberg) across targets.
+``"bivariate_te"``
+    The same with each source process considered on its own (conditioned on the
+    target's past only): IDTxl's bivariate TE.
+``"pcmci"``
+    PCMCI (Runge et al. 2019): PC1 condition selection of each target's lagged parents
+    at ``pc_alpha``, then the momentary conditional independence (MCI) test of every
+    lagged link X_i(t−τ) → X_j(t) conditioned on the parents of both ends.  Gaussian:
+    partial correlation with a Student t test (Tigramite's ParCorr); other CMI methods:
+    permutation tests.
+
+References
+----------
+* Novelli, Wollstadt, Mediano, Wibral & Lizier (2019), Netw. Neurosci. 3:827.
+* Wollstadt et al. (2019), J. Open Source Softw. 4:1081 (IDTxl).
+* Runge, Nowack, Kretschmer, Flaxman & Sejdinovic (2019), Sci. Adv. 5:eaau4996 (PCMCI).
+* Benjamini & Hochberg (1995), J. R. Stat. Soc. B 57:289.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..data import InfometerWarning
+from ..validation import check_budget, check_choice, check_float, check_int
+from ._input import as_panel
+
+__all__ = ["infer_network", "NetworkResult", "MAX_CANDIDATES", "MAX_LAG_MATRIX"]
+
+#: Source-past candidates per target above which inference is refused (each greedy step
+#: evaluates all of them with every permutation).
+MAX_CANDIDATES = 2000
+#: Entries (rows × columns) of one target's lag matrix above which inference is refused.
+MAX_LAG_MATRIX = 200_000_000
+
+_EDGE_COLUMNS = ["source", "target", "lag", "estimate", "p_value", "p_corrected"]
+
+
+@dataclass(frozen=True)
+class NetworkResult:
+    """Inferred directed, lagged network.
+
+    Attributes
+    ----------
+    edges
+        Tidy DataFrame, one row per significant (source, target, lag): ``estimate``
+        (in ``diagnostics["unit"]``, nats by default: the conditional TE of that source
+        lag for mTE / bivariate TE, the MCI CMI for PCMCI), ``p_value`` (sequential max
+        statistic, or the MCI test) and
+        ``p_corrected`` (the FDR-adjusted p-value that decided the edge).
+    nodes
+        Process names, in column order.
+    method, cmi, max_lag, alpha
+        The settings.
+    targets
+        DataFrame per target: the target's selected own lags, omnibus TE and p-values
+        (mTE / bivariate TE), or PCMCI's selected parents.
+    diagnostics
+        Warnings, constant series dropped, rows used, timings.
+    """
+
+    edges: Any
+    nodes: tuple[str, ...]
+    method: str
+    cmi: str
+    max_lag: int
+    alpha: float
+    targets: Any = None
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def adjacency(self) -> np.ndarray:
+        """(n, n) float array: [i, j] = largest edge estimate from i to j (0: no edge)."""
+        n = len(self.nodes)
+        a = np.zeros((n, n))
+        idx = {nm: i for i, nm in enumerate(self.nodes)}
+        for s, t, v in zip(
+            self.edges["source"], self.edges["target"], self.edges["estimate"], strict=True
+        ):
+            a[idx[s], idx[t]] = max(a[idx[s], idx[t]], float(v), 1e-300)
+        return a
+
+    @property
+    def lag_adjacency(self) -> np.ndarray:
+        """(n, n, max_lag + 1) bool array: [i, j, lag] is True for each edge."""
+        n = len(self.nodes)
+        a = np.zeros((n, n, self.max_lag + 1), dtype=bool)
+        idx = {nm: i for i, nm in enumerate(self.nodes)}
+        for s, t, g in zip(
+            self.edges["source"], self.edges["target"], self.edges["lag"], strict=True
+        ):
+            a[idx[s], idx[t], int(g)] = True
+        return a
+
+    def edge_set(self) -> set[tuple[int, int, int]]:
+        """``{(source index, target index, lag)}`` of the edges."""
+        idx = {nm: i for i, nm in enumerate(self.nodes)}
+        return {
+            (idx[s], idx[t], int(g))
+            for s, t, g in zip(
+                self.edges["source"], self.edges["target"], self.edges["lag"], strict=True
+            )
+        }
+
+    def to_frame(self):
+        """The edge list (a copy)."""
+        return self.edges.copy()
+
+    def to_networkx(self):
+        """A ``networkx.MultiDiGraph``: one edge per (source, target, lag) with attributes
+        ``lag``, ``weight`` (the estimate), ``p_value`` and ``p_corrected``."""
+        try:
+            import networkx as nx
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "to_networkx() needs networkx: pip install 'infometer[network]' (or networkx)"
+            ) from exc
+        g = nx.MultiDiGraph()
+        g.add_nodes_from(self.nodes)
+        for row in self.edges.itertuples(index=False):
+            g.add_edge(
+                row.source,
+                row.target,
+                key=int(row.lag),
+                lag=int(row.lag),
+                weight=float(row.estimate),
+                p_value=float(row.p_value),
+                p_corrected=float(row.p_corrected),
+            )
+        return g
+
+    def plot(self, ax=None, path=None):
+        """Nodes on a circle, directed edges with width ∝ estimate, lags as labels."""
+        from ._plot import plot_network
+
+        return plot_network(self, ax=ax, path=path)
+
+    def __repr__(self) -> str:
+        return (
+            f"NetworkResult({self.method}, cmi={self.cmi}: {len(self.nodes)} nodes, "
+            f"{len(self.edges)} lagged edges, alpha={self.alpha})"
+        )
+
+
+def _bh(p: np.ndarray) -> np.ndarray:
+    from ..stats import multipletests
+
+    if p.size == 0:
+        return p
+    return np.asarray(multipletests(p, method="bh", alpha=0.05).p_adjusted, dtype=np.float64)
+
+
+def _run(
+    func, payloads: dict, n_jobs: int, scheduler: Any, progress: Any, desc: str, store=None
+) -> dict:
+    """Run per-target jobs in process (n_jobs=1) or through ``parallel.run_jobs``; with a
+    ``store`` (a :class:`~._store.TargetStore`) finished targets are kept and skipped."""
+    from ..progress import progress_bar as bar
+
+    if n_jobs == 1 and scheduler is None and store is None:
+        out = {}
+        with bar(total=len(payloads), desc=desc, unit="target", progress=progress) as pb:
+            for key, payload in payloads.items():
+                out[key] = func(payload)
+                pb.update(1)
+        return out
+    from ..parallel import MemorySink, run_jobs
+
+    sink = MemorySink() if store is None else store
+    todo = len(set(payloads) - set(sink.done_keys()))
+    with bar(total=todo, desc=desc, unit="target", progress=progress) as pb:
+        outcome = run_jobs(
+            func,
+            payloads,
+            sink,
+            workers=n_jobs,
+            scheduler=scheduler,
+            progress=lambda pr: pb.update(1),
+            lock=None if store is None else str(store.folder / ".lock"),
+        )
+    if outcome.missing:
+        raise RuntimeError(f"target jobs did not finish: {outcome.describe()}")
+    return dict(sink.results) if store is None else store.results(payloads)
+
+
+def infer_network(
+    data: Any,
+    *,
+    method: str = "mte",
+    max_lag: int = 5,
+    min_lag: int = 1,
+    max_lag_target: int | None = None,
+    cmi: str = "auto",
+    alpha: float = 0.05,
+    fdr: bool = True,
+    n_perm: int = 200,
+    n_perm_omnibus: int = 500,
+    null: str = "permutation",
+    pc_alpha: float = 0.2,
+    max_conds_dim: int | None = None,
+    max_conds_px: int | None = None,
+    trials: int = 1,
+    targets: list[Any] | None = None,
+    discrete: bool | None = None,
+    n_jobs: int = 1,
+    scheduler: Any = None,
+    seed: int | None = 0,
+    progress: bool | None = None,
+    max_candidates: int = MAX_CANDIDATES,
+    store: str | None = None,
+    unit: str | None = "nats",
+    **cmi_params: Any,
+) -> NetworkResult:
+    """Infer a directed, lagged network from multivariate time series.
+
+    Parameters
+    ----------
+    data
+        DataFrame (columns = processes, rows = time), dict of equal-length series, or a
+        2-D array.  Integer / boolean columns are symbols (discrete estimators).
+    method
+        ``"mte"`` (multivariate TE, IDTxl), ``"bivariate_te"`` or ``"pcmci"``.
+    max_lag, min_lag
+        Source lags tried: ``min_lag..max_lag`` (PCMCI: ``tau_min..tau_max``).
+    max_lag_target
+        Largest lag of the target's own past (mTE / bivariate TE; default ``max_lag``).
+    cmi
+        CMI estimator: ``"gaussian"`` (closed form, batched: linear Granger causality),
+        any registered CMI method (``"ksg1"``, ``"frenzel_pompe"``, ``"plugin"``…) or
+        ``"auto"`` (``gaussian`` for continuous data, ``plugin`` for symbols).
+    alpha
+        Significance level of every test (and of the FDR correction).
+    fdr
+        Benjamini–Hochberg correction across targets (mTE: the targets' omnibus
+        p-values, as IDTxl's ``correct_by_target``; PCMCI: across all link tests).
+    n_perm, n_perm_omnibus
+        Permutations of the max / min / sequential statistics and of the omnibus test
+        (PCMCI with a non-Gaussian CMI: of each conditional independence test).
+    null
+        Surrogates of the non-Gaussian CMI tests: ``"permutation"`` (the source's rows
+        permuted, as IDTxl) or ``"local"`` (local conditional permutations within
+        5-neighbourhoods of the conditioning set, Runge 2018: the candidate keeps its
+        dependence on the conditions; recommended for kNN CMI, whose bias depends on it).
+        The Gaussian CMI always uses plain permutations (exact in the Gaussian limit).
+    pc_alpha, max_conds_dim, max_conds_px
+        PCMCI's PC1 level and limits on the condition sets (Tigramite's names).
+    trials
+        The rows are this many concatenated trials of equal length.
+    targets
+        Analyse only these targets (names or indices); default all.
+    discrete
+        Treat all columns as symbols (True) or numbers (False); default from the dtypes.
+    n_jobs, scheduler
+        Per-target jobs on ``n_jobs`` local processes or a Dask ``scheduler``
+        (through :func:`infometer.parallel.run_jobs`).
+    seed
+        Seed of the permutations (same seed, same network).
+    progress
+        Progress bar over targets (None: the shared default).
+    max_candidates
+        Refuse more source-lag candidates per target than this (checked first).
+    unit
+        Unit of the ``estimate`` and ``omnibus_te`` columns (``"nats"``, ``"bits"``...).
+    store
+        A folder for per-target results: an interrupted run re-run with the same data and
+        settings computes only the missing targets (a different analysis is refused).
+    **cmi_params
+        The CMI estimator's own parameters (e.g. ``k=4`` for ``ksg1``).
+
+    Returns
+    -------
+    NetworkResult
+
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> rng = np.random.default_rng(1); x = rng.normal(size=(600, 3))
+    >>> for t in range(1, 600): x[t, 1] += 0.8 * x[t - 1, 0]
+    >>> net = im.infer_network(x, method="mte", max_lag=2, cmi="gaussian", n_perm=50)
+    >>> sorted(net.edge_set())
+    [(0, 1, 1)]
+    """
+    import time
+
+    import pandas as pd
+
+    method = check_choice(method, "method", ("mte", "bivariate_te", "pcmci"))
+    max_lag = check_int(max_lag, "max_lag", min_value=1)
+    min_lag = check_int(min_lag, "min_lag", min_value=1, max_value=max_lag)
+    max_lag_target = check_int(
+        max_lag if max_lag_target is None else max_lag_target, "max_lag_target", min_value=1
+    )
+    alpha = check_float(alpha, "alpha", low=0.0, high=1.0, inclusive=(False, False))
+    pc_alpha = check_float(pc_alpha, "pc_alpha", low=0.0, high=1.0, inclusive=(False, True))
+    n_perm = check_int(n_perm, "n_perm", min_value=1)
+    n_perm_omnibus = check_int(n_perm_omnibus, "n_perm_omnibus", min_value=1)
+    n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
+    null = check_choice(null, "null", ("permutation", "local"))
+    trials = check_int(trials, "trials", min_value=1)
+    max_candidates = check_int(max_candidates, "max_candidates", min_value=1)
+    if not isinstance(fdr, bool):
+        raise TypeError(f"fdr must be True or False, got {fdr!r}")
+    for nm, v in (("max_conds_dim", max_conds_dim), ("max_conds_px", max_conds_px)):
+        if v is not None:
+            check_int(v, nm, min_value=0)
+    if seed is not None:
+        seed = check_int(seed, "seed", min_value=0)
+    from .._estimate import resolve_unit, unit_factor
+
+    unit_name = resolve_unit(unit)
+    factor = unit_factor("nats", unit_name)
+    panel, warns = as_panel(data, discrete=discrete)
+    span = 2 * max_lag if method == "pcmci" else max(max_lag, max_lag_target)
+    per_trial = panel.t // trials
+    if span >= per_trial / 2:
+        why = " (PCMCI conditions on parents shifted by the link lag: 2 max_lag)"
+        raise ValueError(
+            f"max_lag={max_lag} needs a largest lag of {span}"
+            f"{why if method == 'pcmci' else ''}, which must be below half the length of "
+            f"each series ({per_trial} rows per trial)"
+        )
+    n_src = (panel.n if method == "pcmci" else panel.n - 1) * (max_lag - min_lag + 1)
+    check_budget(
+        n_src,
+        name=f"{panel.n} series x {max_lag - min_lag + 1} lags",
+        limit=max_candidates,
+        what="source-lag candidates per target",
+        override="raise max_candidates= if you mean it",
+    )
+    n_cols = panel.n * 2 * max_lag if method == "pcmci" else n_src + max_lag_target
+    check_budget(
+        panel.t * n_cols,
+        name=f"{panel.t} rows x {n_cols} lagged columns",
+        limit=MAX_LAG_MATRIX,
+        what="lag-matrix entries per target",
+        override="use fewer series or lags",
+    )
+    cmi_name = _resolve_cmi(cmi, panel.discrete, cmi_params)
+    if targets is None:
+        tix = list(range(panel.n))
+    else:
+        tix = [_target_index(t, panel.names, panel.constant) for t in targets]
+    settings = {
+        "method": method,
+        "max_lag": max_lag,
+        "min_lag": min_lag,
+        "max_lag_target": max_lag_target,
+        "alpha": alpha,
+        "n_perm_max_stat": n_perm,
+        "n_perm_min_stat": n_perm,
+        "n_perm_max_seq": n_perm_omnibus,
+        "n_perm_omnibus": n_perm_omnibus,
+        "n_perm": n_perm,
+        "pc_alpha": pc_alpha,
+        "max_conds_dim": max_conds_dim,
+        "max_conds_px": max_conds_px,
+        "trials": trials,
+        "cmi": cmi_name,
+        "cmi_params": cmi_params,
+        "discrete": panel.discrete,
+        "seed": seed,
+        "null": null,
+    }
+    for w in warns:
+        warnings.warn(w, InfometerWarning, stacklevel=2)
+    if store is not None:
+        from ._store import fingerprint
+
+        settings["_fingerprint"] = fingerprint(panel.values, panel.names, settings)
+        settings["_store"] = str(store)
+    t0, c0 = time.perf_counter(), time.process_time()
+    if method == "pcmci":
+        edges, tframe = _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress)
+    else:
+        edges, tframe = _te(panel, tix, settings, fdr, n_jobs, scheduler, progress)
+    diag = {
+        "warnings": warns,
+        "constant_series": panel.constant,
+        "wall_s": time.perf_counter() - t0,
+        "cpu_s": time.process_time() - c0,
+        "n_jobs": n_jobs,
+        "cmi_params": dict(cmi_params),
+    }
+    frame = pd.DataFrame(edges, columns=_EDGE_COLUMNS)
+    frame["estimate"] = frame["estimate"].astype(float) * factor
+    tdf = pd.DataFrame(tframe)
+    if "omnibus_te" in tdf:
+        tdf["omnibus_te"] = tdf["omnibus_te"] * factor
+    diag["unit"] = unit_name
+    frame = frame.sort_values(["target", "source", "lag"], key=_name_key(panel.names)).reset_index(
+        drop=True
+    )
+    return NetworkResult(
+        edges=frame,
+        nodes=tuple(panel.names),
+        method=method,
+        cmi=cmi_name,
+        max_lag=max_lag,
+        alpha=alpha,
+        targets=tdf,
+        diagnostics=diag,
+    )
+
+
+def _name_key(names: list[str]):
+    order = {nm: i for i, nm in enumerate(names)}
+
+    def key(col):
+        return col.map(order) if col.name in ("source", "target") else col
+
+    return key
+
+
+def _resolve_cmi(cmi: Any, discrete: bool, params: dict[str, Any]) -> str:
+    from .. import registry
+
+    if not isinstance(cmi, str):
+        raise TypeError(f"cmi must be a CMI method name, got {type(cmi).__name__}")
+    if cmi == "auto":
+        return "plugin" if discrete else "gaussian"
+    spec = registry.get("cond_mutual_info", cmi)
+    kind = "discrete" if discrete else "continuous"
+    if kind not in spec.kinds:
+        raise ValueError(
+            f"cmi={cmi!r} takes {'/'.join(sorted(spec.kinds))} data but the series are {kind}; "
+            "pass discrete= or choose another CMI method"
+        )
+    spec.check_params(params)
+    return spec.name
+
+
+def _target_index(t: Any, names: list[str], constant: list[str]) -> int:
+    if isinstance(t, str):
+        if t in constant:
+            raise ValueError(f"target {t!r} is a constant series (left out)")
+        if t not in names:
+            raise ValueError(f"unknown target {t!r}; the series are {names}")
+        return names.index(t)
+    return check_int(t, "targets entry", min_value=0, max_value=len(names) - 1)
+
+
+def _te(panel, tix, settings, fdr, n_jobs, scheduler, progress):
+    from ._algorithms import te_target
+
+    payloads = {int(j): {"data": panel.values, "target": int(j), "settings": settings} for j in tix}
+    desc = f"{settings['method']} targets"
+    res = _run(te_target, payloads, n_jobs, scheduler, progress, desc, _store(settings, "te"))
+    order = [res[j] for j in tix]
+    p_omni = np.array([r["omnibus_p"] for r in order])
+    has = np.array([bool(r["edges"]) for r in order])
+    adj = np.ones(len(order))
+    if fdr and has.any():
+        adj[has] = _bh(p_omni[has])
+    else:
+        adj = p_omni.copy()
+    alpha = settings["alpha"]
+    names = panel.names
+    edges, tframe = [], []
+    for r, q in zip(order, adj, strict=True):
+        j = r["target"]
+        ok = r["edges"] and r["omnibus_p"] <= alpha and q <= alpha
+        tframe.append(
+            {
+                "target": names[j],
+                "target_lags": r["target_lags"],
+                "omnibus_te": r["omnibus_te"],
+                "omnibus_p": r["omnibus_p"],
+                "omnibus_p_corrected": float(q),
+                "significant": bool(ok),
+                "rows": r["rows"],
+            }
+        )
+        if ok:
+            for i, lag, v, p in r["edges"]:
+                if p <= alpha:
+                    edges.append((names[i], names[j], lag, v, p, float(max(q, p))))
+    return edges, tframe
+
+
+def _store(settings: dict[str, Any], phase: str):
+    if "_store" not in settings:
+        return None
+    from ._store import TargetStore
+
+    return TargetStore(settings["_store"], phase, settings["_fingerprint"])
+
+
+def _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress):
+    from ._algorithms import mci_target, pc_target
+
+    all_t = list(range(panel.n))  # MCI needs the parents of every source
+    base = {j: {"data": panel.values, "target": j, "settings": settings} for j in all_t}
+    pc = _run(
+        pc_target,
+        base,
+        n_jobs,
+        scheduler,
+        progress,
+        "PCMCI condition selection",
+        _store(settings, "pc"),
+    )
+    parents = {j: [tuple(p) for p in pc[j]["parents"]] for j in all_t}
+    mci_pay = {j: {**base[j], "parents": parents} for j in tix}
+    mci = _run(
+        mci_target,
+        mci_pay,
+        n_jobs,
+        scheduler,
+        progress,
+        "PCMCI MCI tests",
+        _store(settings, "mci"),
+    )
+    rows = []
+    for j in tix:
+        for i, lag, v, p in mci[j]["tests"]:
+            rows.append((i, j, lag, v, p))
+    p = np.array([r[4] for r in rows])
+    q = _bh(p) if fdr else p
+    names = panel.names
+    alpha = settings["alpha"]
+    edges = [
+        (names[i], names[j], lag, v, pv, float(qv))
+        for (i, j, lag, v, pv), qv in zip(rows, q, strict=True)
+        if qv <= alpha and i != j
+    ]
+    tframe = [
+        {
+            "target": names[j],
+            "parents": [(names[i], lag) for i, lag in parents[j]],
+            "self_lags": sorted(
+                lag
+                for (i, jj, lag, _, _), qv in zip(rows, q, strict=True)
+                if jj == j and i == j and qv <= alpha
+            ),
+            "rows": mci[j]["rows"],
+        }
+        for j in tix
+    ]
+    return edges, tframe
+
+
+def _default_jobs() -> int:  # pragma: no cover - convenience for callers
+    return os.cpu_count() or 1
