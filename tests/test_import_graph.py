@@ -142,6 +142,7 @@ GROUND = {
     f"infometer.{m}"
     for m in (
         "_estimate _threads _deprecation _cachedir jit validation uncertainty progress plot "
+        "saturation _torch "
         "data registry resample training parallel exact"
     ).split()
 }

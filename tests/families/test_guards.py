@@ -194,7 +194,7 @@ def test_matrix_renyi_is_non_increasing_in_alpha_through_the_api():
 # ---------------------------------------------------------------- saturation
 @pytest.mark.parametrize("ceiling", [math.log(16), math.log(256), math.log(4096)])
 def test_saturation_rule_boundary(ceiling):
-    from infometer.neural.saturation import SATURATION_GAP, ceiling_flags
+    from infometer.saturation import SATURATION_GAP, ceiling_flags
 
     eps = 1e-9
     assert ceiling_flags(ceiling - SATURATION_GAP - eps, ceiling)["saturated"] is False
@@ -205,7 +205,7 @@ def test_saturation_rule_boundary(ceiling):
 
 def test_saturation_sensitivity_is_the_slope_of_the_optimal_infonce():
     """d/dI of log B - log(1 + (B-1) e^-I), by finite differences, equals 1 - e^v / B."""
-    from infometer.neural.saturation import ceiling_flags
+    from infometer.saturation import ceiling_flags
 
     b = 256
     for i in (0.5, 3.0, 5.0, 7.83):

@@ -11,7 +11,7 @@ argument (the audit is re-run with other cases of the same classes):
 * counts implied by an accuracy -> ``decoding._check_successes``;
 * flags (``progress``, ``matrix``, ``discrete_features``) -> ``validation.check_bool`` & co.;
 * stored estimates -> ``Estimate.from_dict``;
-* model inputs that do not fit the model -> ``models._torch.check_input`` / ``call_model``;
+* model inputs that do not fit the model -> ``_torch.check_input`` / ``call_model``;
 * unpicklable work for processes -> ``parallel._check_picklable``.
 
 Every error must be a ``TypeError``/``ValueError`` whose message names the argument.

@@ -40,9 +40,12 @@ class _Console(Console):
     @property
     def size(self) -> ConsoleDimensions:
         dims = Console.size.fget(self)  # type: ignore[attr-defined]
-        if self._width is None and not self.is_terminal and not os.environ.get("COLUMNS"):
-            return ConsoleDimensions(PIPE_WIDTH, dims.height)
-        return dims
+        if self.is_terminal:
+            return dims
+        # read COLUMNS now, not when the console was made (rich fixes its width from the
+        # COLUMNS of the moment it is created, which may be another command's)
+        cols = os.environ.get("COLUMNS", "")
+        return ConsoleDimensions(int(cols) if cols.isdigit() else PIPE_WIDTH, dims.height)
 
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:

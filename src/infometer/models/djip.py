@@ -39,9 +39,7 @@ from typing import Any
 import numpy as np
 
 from .._estimate import Estimate
-from ..data import check_choice, check_float, check_int
-from ..training import optimizer, run_epochs
-from ._torch import (
+from .._torch import (
     as_tensor,
     batches,
     check_model_device,
@@ -52,6 +50,8 @@ from ._torch import (
     predict_proba,
     torch,
 )
+from ..data import check_choice, check_float, check_int
+from ..training import optimizer, run_epochs
 
 __all__ = [
     "LUMA_Q50",

@@ -41,11 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._estimate import Estimate
-from ..data import check_choice, check_float, check_int
-from ..progress import progress_bar
-from ..uncertainty import interval_from_stderr, make_estimate
-from ..validation import check_bool
-from ._torch import (
+from .._torch import (
     as_tensor,
     batches,
     check_input,
@@ -56,6 +52,10 @@ from ._torch import (
     param_dtype,
     torch,
 )
+from ..data import check_choice, check_float, check_int
+from ..progress import progress_bar
+from ..uncertainty import interval_from_stderr, make_estimate
+from ..validation import check_bool
 
 __all__ = ["fisher_information", "FisherInformation", "core_factor_torch"]
 

@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 
 from .._estimate import Estimate
+from .._torch import torch
 from ..data import check_float, check_int
 from ..training import optimizer, run_epochs
-from ._torch import torch
 
 __all__ = [
     "ridge_koopman",

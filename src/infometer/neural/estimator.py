@@ -26,12 +26,12 @@ from ..data import (
     check_int,
     scaled_moments,
 )
+from ..saturation import ceiling_flags
 from ..training import TrainLog, TrainSettings, check_device, train
 from ..uncertainty import make_estimate
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows
 from .bounds import training_loss as bound_loss
 from .critics import CRITICS, FrontEnd, build_critic
-from .saturation import ceiling_flags
 
 __all__ = ["NeuralMI"]
 

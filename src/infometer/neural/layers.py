@@ -159,7 +159,7 @@ def collect_activations(
     if device is None:
         p = next(model.parameters(), None)
         device = p.device if p is not None else torch.device("cpu")
-    from ..models._torch import call_model, param_dtype
+    from .._torch import call_model, param_dtype
 
     dtype = param_dtype(model)
     store: dict[str, list[np.ndarray]] = {nm: [] for nm in names}

@@ -37,7 +37,7 @@ import numpy as np
 from .. import exact
 from .._estimate import Estimate
 from ..data import InfometerWarning, check_float, check_int
-from ..neural.saturation import ceiling_flags
+from ..saturation import ceiling_flags
 from ..training import optimizer, run_epochs
 from ..uncertainty import make_estimate
 from ..validation import check_pmf, check_real_array
@@ -270,7 +270,7 @@ def infonce_bound(
     ceiling = math.log(n)
     diag: dict[str, Any] = {"ceiling_nats": ceiling, "critic": critic, "symmetric": symmetric}
     value = float(per_row.mean())
-    flags = ceiling_flags(value, ceiling)  # the rule of infometer.neural.saturation
+    flags = ceiling_flags(value, ceiling)  # the rule of infometer.saturation
     diag["sensitivity"] = flags["sensitivity"]
     if flags["saturated"]:
         msg = (

@@ -137,8 +137,8 @@ def train_classifier(
     import torch
     import torch.nn.functional as F
 
+    from ..._torch import check_module
     from ...training import optimizer, run_epochs
-    from .._torch import check_module
 
     check_module(model)
     epochs = check_int(epochs, "epochs", min_value=1)

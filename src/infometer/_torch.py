@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import check_int
+from .data import check_int
 
 try:
     import torch
@@ -73,7 +73,7 @@ def check_model_device(
     machine).  The model is never moved silently: a mismatch is an error that says how to
     fix it.
     """
-    from ..validation import resolve_device
+    from .validation import resolve_device
 
     here = model_device(model, name)
     if device is None:
