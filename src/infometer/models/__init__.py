@@ -31,7 +31,7 @@ from .iecl import entropy_increment, linear_entropy_increment
 _LAZY = {
     "fisher_information": "fisher",
     "FisherInformation": "fisher",
-    "predict_proba": "_torch",
+    "predict_proba": "._torch",  # infometer._torch (the ground-floor torch helpers)
     "DiffJPEG": "djip",
     "fit_djip": "djip",
     "distill": "djip",
