@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..progress import progress_bar
+from ..progress import check_progress, progress_bar
 from ..training import optimizer, run_epochs
 from ._validate import check_choice, check_float, check_int
 from .grid import EpisodeStats, GridWorld, success_rate
@@ -292,7 +292,7 @@ class LearnedPlanner:
         self.lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
         self.seed = check_int(seed, "seed", min_value=0)
         self.threads = None if threads is None else check_int(threads, "threads", min_value=1)
-        self.progress = bool(progress)
+        self.progress = check_progress(progress)
         self.net: Any = None
         self.log = TrainLog()
 

@@ -29,6 +29,7 @@ import torch.nn.functional as F
 
 from .._estimate import Estimate
 from ..data import InfometerWarning, check_choice, check_float, check_int
+from ..progress import check_progress
 from ..training import TrainLog, TrainSettings
 from ..training import train as train_loop
 from ..uncertainty import make_estimate
@@ -186,7 +187,7 @@ class InfoSEDD:
         self.joint_fraction = check_float(joint_fraction, "joint_fraction", low=0.0, high=1.0)
         self.seed = check_int(seed, "seed", min_value=0)
         self.device = check_device(device)
-        self.progress = bool(progress)
+        self.progress = check_progress(progress)
         self.window = None if window is None else check_int(window, "window", min_value=1)
         self._x_spec, self._y_spec = x, y
         if self.mode == "conditional" and (x is None or y is None):

@@ -26,6 +26,7 @@ from ..data import (
     check_int,
     scaled_moments,
 )
+from ..progress import check_progress
 from ..saturation import ceiling_flags
 from ..training import TrainLog, TrainSettings, check_device, train
 from ..uncertainty import make_estimate
@@ -185,7 +186,7 @@ class NeuralMI:
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)
         self.seed = check_int(seed, "seed", min_value=0)
         self.device = check_device(device)
-        self.progress = bool(progress)
+        self.progress = check_progress(progress)
         self.net: torch.nn.Module | None = None
         self.log = TrainLog()
 

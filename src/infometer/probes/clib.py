@@ -48,6 +48,7 @@ import numpy as np
 
 from .._deprecation import deprecated_alias
 from ..data import InfometerWarning, check_choice, check_float, check_int
+from ..progress import check_progress
 from ..training import optimizer, run_epochs
 from ..validation import check_stochastic_matrix
 from ._common import as_float_matrix, entropy_rows
@@ -317,7 +318,7 @@ class CLIB:
         self.batch_size = check_int(batch_size, "batch_size", min_value=2)
         self.lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
         self.seed = check_int(seed, "seed", min_value=0)
-        self.progress = bool(progress)
+        self.progress = check_progress(progress)
         self.net: Any = None
         self.history: list[dict[str, float]] = []
 

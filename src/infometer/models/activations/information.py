@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ...progress import check_progress
 from ...validation import check_choice, check_float, check_int
 from .modules import _FleSBase, kind_of
 from .swap import find_activations, gate_values
@@ -163,7 +164,7 @@ def layer_curves(
         unit=unit,
         seed=0 if seed is None else seed,
         discrete_targets=True,
-        progress=bool(progress),
+        progress=check_progress(progress),
         **params,
     )
     order = {nm: i for i, nm in enumerate(names)}
