@@ -82,7 +82,7 @@ def test_window_and_bad_blocks():
         flow.knockout_effect(m, x, (2, 0), [1])
     with pytest.raises(ValueError, match="positions outside"):
         flow.knockout_effect(m, x, (2, 7), [0])
-    with pytest.raises(ValueError, match="integer token ids"):
+    with pytest.raises(TypeError, match="integer token ids"):  # floats: a wrong type
         flow.knockout_effect(m, np.ones((1, 3)), (2, 0), [0])
     with pytest.raises(TypeError, match="TinyTransformer"):
         flow.as_adapter(object())

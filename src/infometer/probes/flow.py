@@ -35,7 +35,7 @@ import torch
 from torch import nn
 
 from .._estimate import Estimate
-from ..data import check_int
+from ..data import check_float, check_int
 from ..progress import progress_bar
 from ._common import mean_estimate
 
@@ -219,6 +219,7 @@ def copy_circuit(
     """
     v_, t_ = check_int(vocab, "vocab", min_value=2), check_int(length, "length", min_value=2)
     source = check_int(source, "source", min_value=0, max_value=t_ - 2)
+    logit = check_float(logit, "logit")
     d = v_ + t_ + v_
     m = TinyTransformer(
         v_,
@@ -253,6 +254,9 @@ class _Adapter:
 
     n_layers: int
     dtype: torch.dtype
+    #: Token ids the model accepts (``None``: unknown) and its longest sequence.
+    vocab_size: int | None = None
+    max_len: int | None = None
 
     def logits(self, x: Any, masks: dict[int, torch.Tensor] | None) -> torch.Tensor:
         raise NotImplementedError
@@ -269,6 +273,8 @@ class _TinyAdapter(_Adapter):
         self.model = model
         self.n_layers = model.n_layers
         self.dtype = model.unembed.weight.dtype
+        self.vocab_size = model.embed.num_embeddings
+        self.max_len = model.pos.num_embeddings
 
     def logits(self, x, masks):
         return self.model(x, masks)
@@ -290,6 +296,10 @@ class _HFAdapter(_Adapter):
     def __init__(self, model: nn.Module) -> None:
         self.model = model
         cfg = model.config
+        self.vocab_size = getattr(cfg, "vocab_size", None)
+        self.max_len = getattr(cfg, "max_position_embeddings", None) or getattr(
+            cfg, "n_positions", None
+        )
         impl = getattr(cfg, "_attn_implementation", "eager") or "eager"
         if impl not in ("eager", "sdpa"):
             raise ValueError(
@@ -379,7 +389,13 @@ def as_adapter(model: Any) -> _Adapter:
     )
 
 
-def _tokens(inputs: Any) -> torch.Tensor:
+def _tokens(inputs: Any, adapter: _Adapter) -> torch.Tensor:
+    """(n, T) token ids the model can read: integers, no masked values, ids inside the
+    model's vocabulary, sequences no longer than its position table."""
+    if isinstance(inputs, np.ma.MaskedArray):
+        if np.ma.getmaskarray(inputs).any():
+            raise ValueError("inputs is a masked array with masked token ids; drop or fill them")
+        inputs = np.ma.getdata(inputs)
     if isinstance(inputs, dict) or hasattr(inputs, "keys"):
         am = inputs.get("attention_mask")
         if am is not None and not bool(torch.as_tensor(am).bool().all()):
@@ -388,14 +404,39 @@ def _tokens(inputs: Any) -> torch.Tensor:
                 "sequences without padding"
             )
         inputs = inputs["input_ids"]
-    x = torch.as_tensor(np.asarray(inputs) if not torch.is_tensor(inputs) else inputs)
+    if not torch.is_tensor(inputs):
+        try:
+            inputs = np.asarray(inputs)
+        except ValueError as exc:  # ragged
+            raise ValueError(f"inputs must be (n, T) integer token ids: {exc}") from None
+        if inputs.dtype.kind not in "iu":
+            raise TypeError(f"inputs must be (n, T) integer token ids, got {inputs.dtype} values")
+    x = torch.as_tensor(inputs)
     if x.dim() == 1:
         x = x[None]
     if x.dim() != 2 or x.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8):
         raise ValueError(f"inputs must be (n, T) integer token ids, got {tuple(x.shape)} {x.dtype}")
     if x.numel() == 0:
         raise ValueError("inputs are empty")
-    return x.long()
+    x = x.long()
+    vocab = adapter.vocab_size
+    lo, hi = int(x.min()), int(x.max())
+    if vocab is not None and (lo < 0 or hi >= vocab):
+        bad = lo if lo < 0 else hi
+        raise ValueError(
+            f"inputs holds token id {bad}, outside the model's vocabulary 0..{vocab - 1}"
+        )
+    if adapter.max_len is not None and x.shape[1] > adapter.max_len:
+        raise ValueError(
+            f"inputs has sequences of {x.shape[1]} tokens; the model reads at most "
+            f"{adapter.max_len}"
+        )
+    return x
+
+
+def _position(position: Any, t: int) -> int:
+    """A sequence position ``-t..t-1`` (negative from the end), or an error naming it."""
+    return check_int(position, "position", min_value=-t, max_value=t - 1)
 
 
 # =================================================================== masks
@@ -458,6 +499,9 @@ def _knock_masks(
 
 def layer_window(centre: int, k: int, n_layers: int) -> tuple[int, ...]:
     """Layers centred at ``centre``: ``centre - k//2 .. centre + (k-1)//2`` within the model."""
+    n_layers = check_int(n_layers, "n_layers", min_value=1)
+    centre = check_int(centre, "centre", min_value=0, max_value=n_layers - 1)
+    k = check_int(k, "k", min_value=1)
     lo = max(0, centre - k // 2)
     hi = min(n_layers, centre + (k - 1) // 2 + 1)
     return tuple(range(lo, hi))
@@ -582,7 +626,8 @@ def knockout_effect(
         ``acc_base`` / ``acc_knock``.
     """
     ad = as_adapter(model)
-    x = _tokens(inputs)
+    x = _tokens(inputs, ad)
+    position = _position(position, x.shape[1])
     t = x.shape[1]
     cut = edge_mask(block, t)
     ls = [check_int(i, "layer", min_value=0, max_value=ad.n_layers - 1) for i in layers]
@@ -636,7 +681,8 @@ def attention_knockout(
     if not isinstance(blocks, dict) or not blocks:
         raise TypeError("blocks must be a non-empty dict: name -> (queries, keys)")
     ad = as_adapter(model)
-    x = _tokens(inputs)
+    x = _tokens(inputs, ad)
+    position = _position(position, x.shape[1])
     t = x.shape[1]
     window = check_int(window, "window", min_value=1)
     b = check_int(batch_size, "batch_size", min_value=1)
@@ -701,11 +747,13 @@ def logit_lens(
     from .._estimate import unit_factor
 
     ad = as_adapter(model)
-    x = _tokens(inputs)
+    x = _tokens(inputs, ad)
+    position = _position(position, x.shape[1])
     top_k = check_int(top_k, "top_k", min_value=1)
     f = unit_factor("nats", unit)
     _, hs = ad.hidden(x)
     final = torch.log_softmax(ad.lens(hs[-1])[:, position].double(), -1).numpy()
+    top_k = check_int(top_k, "top_k", min_value=1, max_value=final.shape[1])
     tgt, _ = _targets(target, final)
     rows = np.arange(x.shape[0])
     out = []
@@ -786,7 +834,8 @@ def prune_to_paths(
         only), kept / total edge counts and the random control.
     """
     ad = as_adapter(model)
-    x = _tokens(inputs)
+    x = _tokens(inputs, ad)
+    position = _position(position, x.shape[1])
     t, n = x.shape[1], ad.n_layers
     b = check_int(batch_size, "batch_size", min_value=1)
     causal = np.tril(np.ones((t, t), dtype=bool))
