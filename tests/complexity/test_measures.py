@@ -296,3 +296,20 @@ def test_im_complexity_is_callable_whatever_was_imported_first():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert out.stdout.strip() == "0.0"
+
+
+def test_multiscale_plot_bars_are_t_intervals_of_the_block_stderr():
+    # the bars are the 95% interval of each scale's block-subsampling stderr on
+    # blocks - 1 = 9 degrees of freedom (t = 2.262), read back from the drawn artist
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from scipy import stats
+
+    x = np.random.default_rng(3).normal(size=20_000)
+    r = im.multiscale(x, "sample", scales=3, ci=0.95)
+    ax = r.plot()
+    bars = ax.containers[0]
+    segs = bars.lines[2][0].get_segments()
+    half = np.array([(s[1][1] - s[0][1]) / 2 for s in segs])
+    assert half == pytest.approx(stats.t.ppf(0.975, 9) * r.stderr, rel=1e-9)

@@ -140,12 +140,18 @@ class MultiscaleResult:
         )
 
     def plot(self, ax=None, path=None):
-        """The measure against the scale (with ±1.96 se bars when known); returns the Axes."""
+        """The measure against the scale, with 95% CI bars where a stderr is known (the t
+        quantile on blocks - 1 degrees of freedom, as the estimates' own intervals); returns
+        the Axes."""
         from ..plot import finish, new_axes
+        from ..uncertainty import t_quantile
 
         _, ax = new_axes(ax)
-        se = np.where(np.isfinite(self.stderr), self.stderr, 0.0) * 1.96
+        q = t_quantile(0.95, int(self.params.get("stderr_blocks", 10)) - 1)
+        se = np.where(np.isfinite(self.stderr), self.stderr, 0.0) * q
         ax.errorbar(self.scales, self.values, yerr=se, fmt="o-", ms=3, capsize=2)
+        if np.isfinite(self.stderr).any():
+            ax.text(0.99, 0.01, "bars: 95% CI", transform=ax.transAxes, ha="right", fontsize=7)
         ax.set_xlabel("scale factor")
         ax.set_ylabel(f"{self.measure} entropy [{self.unit}]")
         ax.set_title(f"multiscale {self.measure} ({self.method})", fontsize=10)
