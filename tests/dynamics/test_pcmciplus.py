@@ -273,3 +273,25 @@ def test_oracle_window_is_long_enough():
             continue
         for z in itertools.combinations([nd for nd in nodes if nd not in ((i, tau), (j, 0))], 2):
             assert small(i, tau, j, z) == big(i, tau, j, z)
+
+
+def test_gram_parcorr_equals_the_qr_route():
+    # the correlation-matrix ParCorr of PCMCI+'s tests against the engine's QR route (the
+    # one PCMCI uses): equal to rounding; collinear conditions fall back to the QR route
+    from infometer.dynamics._algorithms import LinkTests, ci_test
+
+    x = runge_data(800, 4)
+    x = np.column_stack([x, x[:, 0] + x[:, 1]])  # a 4th series = x0 + x1: collinear
+    s = {"max_lag": 1, "trials": 1, "cmi": "gaussian", "discrete": False, "cmi_params": {}}
+    s |= {"seed": 0, "null": "permutation", "n_perm": 10}
+    lt = LinkTests(x, s)
+    eng, index, gram = lt.engine(2)
+    rng = np.random.default_rng(0)
+    for cand, cond in [((0, 0), []), ((0, 1), [(1, 0)]), ((1, 1), [(0, 0), (2, 1), (1, 2)])]:
+        fast = lt._gram_test(eng, gram, index[cand], [index[c] for c in cond])
+        slow = ci_test(eng, index[cand], [index[c] for c in cond], 10, rng)
+        assert fast == pytest.approx(slow, rel=1e-9, abs=1e-300)
+    collinear = [index[(0, 0)], index[(1, 0)], index[(3, 0)]]
+    assert lt._gram_test(eng, gram, index[(0, 1)], collinear) is None
+    val, p = lt(0, 1, 2, ((0, 0), (1, 0), (3, 0)))  # answered by the QR route (rank 2)
+    assert (val, p) == ci_test(eng, index[(0, 1)], collinear, 10, rng)

@@ -98,17 +98,22 @@ def ci_test(eng: Any, cand: int, cond: list[int], n_perm: int, rng: np.random.Ge
     """``(cmi, p)`` of cand ⟂ y | cond: Student t on the partial correlation (Gaussian,
     as Tigramite's ParCorr) or a permutation test of the engine's CMI."""
     if eng.analytic:
-        from scipy import stats
-
-        r = eng.partial_corr(cand, cond)
-        q = eng.basis(cond).shape[1]
-        dof = eng.n - 2 - q
-        r2 = min(r * r, 1.0 - 1e-16)
-        tstat = abs(r) * np.sqrt(dof / (1.0 - r2))
-        return float(-0.5 * np.log1p(-r2)), float(2 * stats.t.sf(tstat, dof))
+        return parcorr_test(eng.partial_corr(cand, cond), eng.n, eng.basis(cond).shape[1])
     val = float(eng.single([cand], cond)[0])
     null = eng.single_surrogates([cand], cond, pool_perms(eng, rng, n_perm))[:, 0]
     return val, pvalue(val, null)
+
+
+def parcorr_test(r: float, n: int, q: int) -> tuple[float, float]:
+    """``(cmi, p)`` of a partial correlation ``r`` given ``q`` independent conditions on
+    ``n`` rows: −½ log(1 − r²) and the two-sided Student t test on n − 2 − q degrees of
+    freedom (Tigramite's ParCorr)."""
+    from scipy import stats
+
+    dof = n - 2 - q
+    r2 = min(r * r, 1.0 - 1e-16)
+    tstat = abs(r) * np.sqrt(dof / (1.0 - r2))
+    return float(-0.5 * np.log1p(-r2)), float(2 * stats.t.sf(tstat, dof))
 
 
 def _pcmci_items(n_proc: int, tau_max: int) -> list[tuple[int, int]]:
@@ -214,23 +219,51 @@ class LinkTests:
                 if (i, g) != (j, 0)
             ]
             payload = {"data": self.data, "target": j, "settings": self.s}
-            hit = self._eng[j] = (
-                _engine(payload, items, 2 * self.tau),
-                {it: c for c, it in enumerate(items)},
-            )
+            eng = _engine(payload, items, 2 * self.tau)
+            gram = None
+            if eng.analytic:  # unit-norm centred columns: [y, cols]ᵀ[y, cols] (correlations)
+                yc = np.column_stack([eng.y, eng.cols])
+                gram = yc.T @ yc
+            hit = self._eng[j] = (eng, {it: c for c, it in enumerate(items)}, gram)
         return hit
+
+    def _gram_test(self, eng, gram: np.ndarray, cand: int, cond: list[int]):
+        """ParCorr from the correlation matrix (Cholesky of the conditions' block): equal
+        to the engine's QR route to rounding; None when the conditions are (nearly)
+        collinear, which the QR route handles (rank, dropped columns)."""
+        y, c, z = 0, cand + 1, [k + 1 for k in cond]
+        if z:
+            try:
+                low = np.linalg.cholesky(gram[np.ix_(z, z)])
+            except np.linalg.LinAlgError:
+                return None
+            if np.diag(low).min() < 1e-4:
+                return None
+            w = np.linalg.solve(low, gram[np.ix_(z, [y, c])])  # L⁻¹ S_Z,(y,c)
+            ryy = gram[y, y] - w[:, 0] @ w[:, 0]
+            rcc = gram[c, c] - w[:, 1] @ w[:, 1]
+            ryc = gram[y, c] - w[:, 0] @ w[:, 1]
+        else:
+            ryy, rcc, ryc = gram[y, y], gram[c, c], gram[y, c]
+        den = np.sqrt(max(ryy, 0.0) * max(rcc, 0.0))
+        if den < 1e-6:
+            return None
+        return parcorr_test(float(ryc / den), eng.n, len(z))
 
     def __call__(self, i: int, tau: int, j: int, z: tuple) -> tuple[float, float]:
         key = (i, tau, j, frozenset(z))
         hit = self._cache.get(key)
         if hit is None:
-            eng, index = self.engine(j)
+            eng, index, gram = self.engine(j)
             flat = sorted((int(k), int(g)) for k, g in z)
             seed = self.s["seed"]
             rng = np.random.default_rng(
                 [0 if seed is None else seed, 3, i, tau, j, *(v for nd in flat for v in nd)]
             )
             cond = [index[nd] for nd in flat]
-            hit = self._cache[key] = ci_test(eng, index[(i, tau)], cond, self.s["n_perm"], rng)
+            hit = None if gram is None else self._gram_test(eng, gram, index[(i, tau)], cond)
+            if hit is None:
+                hit = ci_test(eng, index[(i, tau)], cond, self.s["n_perm"], rng)
+            self._cache[key] = hit
             self.n_tests += 1
         return hit
