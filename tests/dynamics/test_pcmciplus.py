@@ -295,3 +295,24 @@ def test_gram_parcorr_equals_the_qr_route():
     assert lt._gram_test(eng, gram, index[(0, 1)], collinear) is None
     val, p = lt(0, 1, 2, ((0, 0), (1, 0), (3, 0)))  # answered by the QR route (rank 2)
     assert (val, p) == ci_test(eng, index[(0, 1)], collinear, 10, rng)
+
+
+@pytest.mark.slow
+def test_ksg_pcmciplus_finds_a_nonlinear_contemporaneous_link():
+    # Y(t) = 0.6 Y(t-1) + X(t)^2 + noise, X iid: X(t)^2 (variance 2) dominates the noise
+    # (variance 0.25), so every one of 30 permutations falls below the KSG CMI (p = 1/31,
+    # the floor, < alpha); X(t) is independent of Y(t-1) (the collider that orients
+    # X(t) -> Y(t)) and of its own past
+    rng = np.random.default_rng(7)
+    n = 300
+    x, e, y = rng.normal(size=n), rng.normal(size=n), np.zeros(n)
+    for t in range(1, n):
+        y[t] = 0.6 * y[t - 1] + x[t] ** 2 + 0.5 * e[t]
+    net = im.infer_network(
+        np.column_stack([x, y]), method="pcmciplus", max_lag=1, cmi="ksg1", k=8, n_perm=30
+    )
+    assert net.edges[["source", "target", "lag", "link"]].values.tolist() == [
+        ["x0", "x1", 0, "-->"]
+    ]
+    assert net.edges["p_value"].iloc[0] == pytest.approx(1 / 31)
+    assert list(net.targets["self_lags"]) == [[], [1]]
