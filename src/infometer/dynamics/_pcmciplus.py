@@ -290,8 +290,18 @@ def pcmciplus_graph(
         Lags of the links tested (tau_min = 0: contemporaneous links too).
     alpha
         Level of every test (Tigramite's ``pc_alpha``): independent when p > alpha.
+    max_conds_dim, max_conds_py, max_conds_px
+        Largest contemporaneous condition set of the skeleton; number of the target's /
+        the source's lagged parents added to every test (None: all).
+    conflict_resolution
+        Mark a link that two orientations contradict as ``"x-x"`` (True, Tigramite's
+        default) or keep the first orientation.
     p_lagged, val_lagged
         (n, n, tau_max + 1) PC1 p-values / values of the lagged links it removed.
+    max_subsets
+        Refuse a collider test with more condition subsets than this (before testing).
+    progress
+        Progress bar over the three phases.
 
     Returns
     -------

@@ -60,8 +60,6 @@ MAX_LAG_MATRIX = 200_000_000
 _EDGE_COLUMNS = ["source", "target", "lag", "estimate", "p_value", "p_corrected"]
 #: Subsets of a triple's neighbours above which PCMCI+'s majority rule is refused.
 MAX_COLLIDER_SUBSETS = 2**14
-#: Link marks of the ``link`` column / :attr:`NetworkResult.graph` (Tigramite's).
-LINK_TYPES = ("-->", "o-o", "x-x")
 
 
 @dataclass(frozen=True)
@@ -212,9 +210,14 @@ class NetworkResult:
         return plot_network(self, ax=ax, path=path)
 
     def __repr__(self) -> str:
+        if "link" in self.edges:
+            n0 = int((self.edges["lag"] == 0).sum())
+            what = f"{len(self.edges)} links ({n0} contemporaneous)"
+        else:
+            what = f"{len(self.edges)} lagged edges"
         return (
             f"NetworkResult({self.method}, cmi={self.cmi}: {len(self.nodes)} nodes, "
-            f"{len(self.edges)} lagged edges, alpha={self.alpha})"
+            f"{what}, alpha={self.alpha})"
         )
 
 
