@@ -252,6 +252,19 @@ def test_bad_lags_and_levels(kw, match):
         im.infer_network(x, max_lag=2, **kw)
 
 
+def test_skeleton_tests_are_budgeted():
+    from infometer.dynamics import _pcmciplus
+
+    g = np.full((6, 6, 2), "", dtype="<U3")
+    g[:, :, 0] = "o-o"
+    g[np.arange(6), np.arange(6), 0] = ""
+    always = listed_model(set())  # everything dependent: the contemporaneous graph stays full
+    tester = _pcmciplus._Tester(always, {j: [] for j in range(6)}, 0.5, None, None)
+    pm, vm = np.ones(g.shape), np.zeros(g.shape)
+    with pytest.raises(ValueError, match="max_conds_dim"):
+        _pcmciplus._skeleton(g, tester, 0, 1, None, pm, vm, max_tests=100)
+
+
 def test_collider_subsets_are_budgeted():
     from infometer.dynamics import _pcmciplus
 

@@ -26,6 +26,7 @@ entry ``graph[j, i, 0]``), ``"o-o"`` (unoriented), ``"x-x"`` (conflicting) or ``
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -74,7 +75,9 @@ class _Tester:
         return val, p, p > self.alpha
 
 
-def _skeleton(graph, tester, tau_min, tau_max, max_conds_dim, p_matrix, val_matrix):
+def _skeleton(
+    graph, tester, tau_min, tau_max, max_conds_dim, p_matrix, val_matrix, max_tests=10**6
+):
     n = graph.shape[0]
     adj = _contemp(graph)
     val_min = {
@@ -97,6 +100,15 @@ def _skeleton(graph, tester, tau_min, tau_max, max_conds_dim, p_matrix, val_matr
 
     dim = 0
     while (max_conds_dim is None or dim <= max_conds_dim) and (pairs := remaining(dim)):
+        from ..validation import check_budget
+
+        check_budget(
+            sum(math.comb(len([a for a in adj[j] if a != (i, g)]), dim) for i, j, g in pairs),
+            name=f"contemporaneous condition sets of size {dim}",
+            limit=max_tests,
+            what="skeleton tests at one size (at most)",
+            override="limit the condition size with max_conds_dim=, or use a smaller alpha",
+        )
         for i, j, g in pairs:
             if graph[i, j, g] == "":
                 continue  # a contemporaneous pair removed from the other side
