@@ -14,6 +14,10 @@ threads_per_worker=1, initializer=None, initargs=(), interruptible=True) -> Outc
     Run ``func(payload)`` for every ``(key, payload)`` in ``jobs`` whose key the sink
     does not hold yet and hand each result to ``sink.add(key, result)`` in the calling
     thread, as it arrives.
+:class:`Execution`
+    Where and how work runs (``n_jobs``, backend, scheduler, store, progress, retries),
+    checked once; ``run_jobs(..., execution=...)``, ``infometer.pairwise`` and
+    ``infometer.bench.run_sweep`` take it.
 :class:`Sink`
     Protocol: ``done_keys() -> Iterable[key]`` and ``add(key, result) -> None``.
     :class:`MemorySink` is a dict-backed one.
@@ -84,6 +88,7 @@ Examples
 from __future__ import annotations
 
 from ._dask import SchedulerUnreachable, connect
+from ._execution import Execution
 from ._local import THREAD_VARS as THREAD_VARS
 from ._local import WorkerStartError
 from ._locks import LockTimeout, dir_lock
@@ -94,6 +99,7 @@ from ._sinks import MemorySink, Sink
 
 __all__ = [
     "run_jobs",
+    "Execution",
     "Sink",
     "MemorySink",
     "Outcome",

@@ -39,6 +39,7 @@ def run_jobs(
     jobs: Mapping[Hashable, Any],
     sink: Sink,
     *,
+    execution: Any = None,
     workers: int | None = None,
     scheduler: Any = None,
     pool: str = "processes",
@@ -64,6 +65,11 @@ def run_jobs(
     sink
         A :class:`Sink`.  Keys it already holds are skipped; at the end the plan is
         checked against it.
+    execution
+        An :class:`~infometer.parallel.Execution` describing where the jobs run (its
+        ``n_jobs``, backend, scheduler, ``retries``, ``connect_timeout`` and progress bar);
+        instead of ``workers``, ``scheduler``, ``pool``, ``retries`` and
+        ``connect_timeout``, which are its shorthands (giving both is a ``TypeError``).
     workers
         Local worker count (default: all cores).  ``1`` runs in the calling process.
         Ignored with ``scheduler``.
@@ -107,6 +113,23 @@ def run_jobs(
     """
     from ..validation import check_choice, check_float, check_int
 
+    if execution is not None:
+        from ._execution import Execution
+
+        ex = Execution.from_keywords(
+            execution,
+            "run_jobs",
+            workers=("n_jobs", workers, None),
+            scheduler=("scheduler", scheduler, None),
+            pool=("backend", pool, "processes"),
+            retries=("retries", retries, 2),
+            connect_timeout=("connect_timeout", connect_timeout, 5.0),
+        )
+        kw = ex.run_jobs_kwargs("processes")
+        workers, scheduler, pool = kw["workers"], kw["scheduler"], kw["pool"]
+        retries, connect_timeout = kw["retries"], kw["connect_timeout"]
+        if progress is None and ex.progress:
+            progress = True
     pool = check_choice(pool, "pool", ("processes", "threads"))
     retries = check_int(retries, "retries", min_value=0)
     threads_per_worker = check_int(threads_per_worker, "threads_per_worker", min_value=1)
