@@ -107,9 +107,10 @@ class PairwiseResult:
         """ARACNE's data-processing-inequality pruning; see :func:`infometer.allpairs.aracne`."""
         return _infer.aracne_network(self.matrix, *self._network_weights(significant), tolerance)
 
-    def clr(self) -> Any:
+    def clr(self, threshold: float = 0.0, significant: bool | None = None) -> Any:
         """CLR's background-corrected scores; see :func:`infometer.allpairs.clr`."""
-        return _infer.clr_network(self.matrix, *self._network_weights(False), 0.0)
+        weights = self._network_weights(bool(significant))
+        return _infer.clr_network(self.matrix, *weights, threshold)
 
     def heatmap(
         self, ax: Any = None, path: Any = None, *, cluster: bool = True, title: str | None = None
