@@ -71,7 +71,7 @@ class Network:
         >>> from infometer.allpairs import clr
         >>> net = clr(np.array([[0, 1.0, 0.1], [1.0, 0, 0.2], [0.1, 0.2, 0]]))
         >>> net.plot().get_title()
-        'clr: 3 edges'
+        'clr: 2 edges'
         """
         ax, path, old = _plots.older_form(ax, path, "Network.plot")
         ax = _plots.draw_network(

@@ -194,7 +194,7 @@ def plot_network(
     --------
     >>> net = clr(np.array([[0, 1.0, 0.1], [1.0, 0, 0.2], [0.1, 0.2, 0]]))
     >>> plot_network(net).get_title()
-    'clr: 3 edges'
+    'clr: 2 edges'
     """
     if not isinstance(net, Network):
         raise TypeError(f"net must be a Network (from aracne or clr), got {type(net).__name__}")
