@@ -168,3 +168,14 @@ def test_network_functions_read_a_pairwise_result_by_its_class(table):
     assert a.matrix.equals(b.matrix) and a.params == b.params == {"tolerance": 0.0, **a.params}
     assert a.params["significant_only"] and a.params["fdr"] == 0.05
     assert network.clr(res).matrix.equals(res.clr().matrix)
+
+
+def test_shorthands_keep_their_old_meaning(table):
+    # pairwise read client= only with backend="dask": with the default threads it is unused
+    res = im.pairwise(table.iloc[:, :4], method="copula", client="tcp://127.0.0.1:1")
+    assert res.diagnostics["backend"] == "threads"
+    # a function whose own default differs from Execution's (one in-process worker)
+    ex = Execution.from_keywords(None, "f", {"n_jobs": 1}, n_jobs=("n_jobs", 1, 1))
+    assert ex.n_jobs == 1 and Execution.from_keywords(None, "f").n_jobs is None
+    with pytest.raises(TypeError, match="execution= and n_jobs="):
+        Execution.from_keywords(Execution(), "f", {"n_jobs": 1}, n_jobs=("n_jobs", 4, 1))

@@ -280,6 +280,8 @@ def pairwise(
 
 def _execution(execution, n_jobs, backend, client, store, progress) -> Execution:
     """The :class:`Execution` of a call: ``execution``, or one from the shorthands."""
+    if execution is None and backend == "threads":
+        client = None  # read only with backend="dask", as before
     ex = Execution.from_keywords(
         execution,
         "pairwise",

@@ -116,22 +116,30 @@ class Execution:
 
     @classmethod
     def from_keywords(
-        cls, execution: Execution | None, func: str, **given: tuple[str, Any, Any]
+        cls,
+        execution: Execution | None,
+        func: str,
+        defaults: dict[str, Any] | None = None,
+        **given: tuple[str, Any, Any],
     ) -> Execution:
         """``execution``, or one built from a function's older keywords.
 
-        ``given`` maps the function's keyword to ``(field, value, default)``.  A keyword
-        that differs from its default beside ``execution=`` is a ``TypeError`` naming both
-        (one source of truth for where work runs).
+        ``given`` maps the function's keyword to ``(field, value, default)``, its default
+        being the value that means "not given".  A keyword that differs from its default
+        beside ``execution=`` is a ``TypeError`` naming both (one source of truth for
+        where work runs).  ``defaults`` are the fields a function uses when neither says
+        otherwise (e.g. ``{"n_jobs": 1}`` for one that runs in process unless asked).
 
         Examples
         --------
         >>> Execution.from_keywords(None, "f", workers=("n_jobs", 3, None)).n_jobs
         3
+        >>> Execution.from_keywords(None, "f", {"n_jobs": 1}, n_jobs=("n_jobs", 1, 1)).n_jobs
+        1
         """
         changed = {k: (f, v) for k, (f, v, d) in given.items() if v is not d and v != d}
         if execution is None:
-            return cls(**dict(changed.values()))
+            return cls(**{**(defaults or {}), **dict(changed.values())})
         if not isinstance(execution, Execution):
             raise TypeError(
                 f"execution must be an infometer.Execution, got {type(execution).__name__}"
