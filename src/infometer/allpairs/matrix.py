@@ -252,6 +252,16 @@ def pairwise(
     Returns
     -------
     PairwiseResult
+
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(300, 3))
+    >>> x[:, 1] += x[:, 0]
+    >>> res = im.pairwise(x, method="copula", execution=im.Execution(n_jobs=1))
+    >>> bool(abs(res.matrix.loc["0", "1"] - 0.5 * np.log(2)) < 0.1)  # exact: 0.5 log 2 nats
+    True
     """
     t_start = time.perf_counter()
     unit_name = resolve_unit(unit, base)

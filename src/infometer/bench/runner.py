@@ -270,6 +270,17 @@ def run_sweep(
     SweepResult
         ``missing`` maps each planned key the store lacks at the end to the reason;
         ``interrupted`` is True when Ctrl-C stopped the sweep (finished runs are kept).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from infometer import Execution
+    >>> from infometer.bench import Store, plan, suite_tasks
+    >>> jobs, _ = plan(suite_tasks("quick")[:1], ["auto"], [100], [0])
+    >>> with tempfile.TemporaryDirectory() as d, Store(d) as store:
+    ...     res = run_sweep(jobs, store, execution=Execution(n_jobs=1, progress=False))
+    >>> res.ran, res.missing
+    (1, {})
     """
     ex = _execution(execution, workers, scheduler, progress, retries, connect_timeout)
     store.add_planned(j.key for j in jobs)

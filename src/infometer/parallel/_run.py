@@ -110,6 +110,13 @@ def run_jobs(
     SchedulerUnreachable, LockTimeout, WorkerStartError
         Before any job runs.  Exceptions raised by ``sink.add`` propagate (after the
         workers are stopped).
+
+    Examples
+    --------
+    >>> from infometer.parallel import Execution, MemorySink
+    >>> sink = MemorySink()
+    >>> run_jobs(abs, {"a": -1}, sink, execution=Execution(n_jobs=1)).complete, sink.results
+    (True, {'a': 1})
     """
     from ..validation import check_choice, check_float, check_int
 
