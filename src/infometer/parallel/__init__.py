@@ -8,9 +8,10 @@ compared with what the sink holds.
 
 Stable API (kept backwards compatible; new arguments are added as keywords only)
 -------------------------------------------------------------------------------
-``run_jobs(func, jobs, sink, *, workers=None, scheduler=None, pool="processes",
-retries=2, progress=None, log=None, lock=None, lock_timeout=None, connect_timeout=5.0,
-threads_per_worker=1, initializer=None, initargs=(), interruptible=True) -> Outcome``
+``run_jobs(func, jobs, sink, *, execution=None, workers=None, scheduler=None,
+pool="processes", retries=2, progress=None, log=None, lock=None, lock_timeout=None,
+connect_timeout=5.0, threads_per_worker=1, initializer=None, initargs=(),
+interruptible=True) -> Outcome``
     Run ``func(payload)`` for every ``(key, payload)`` in ``jobs`` whose key the sink
     does not hold yet and hand each result to ``sink.add(key, result)`` in the calling
     thread, as it arrives.
