@@ -45,7 +45,7 @@ def _ties(v: Variable) -> bool:
     return bool(np.any(s[1:] == s[:-1]))
 
 
-def _shared_columns(cfg: Config, variables: list[Variable], const: np.ndarray) -> np.ndarray:
+def shared_columns(cfg: Config, variables: list[Variable], const: np.ndarray) -> np.ndarray:
     """Columns whose pairs may share one null: rank-invariant statistic, tie-free column."""
     out = np.zeros(len(variables), bool)
     if cfg.n_permutations == 0 or cfg.null != "auto" or cfg.z is not None:
@@ -62,7 +62,7 @@ def _shared_columns(cfg: Config, variables: list[Variable], const: np.ndarray) -
     return out
 
 
-def _shared_null(cfg: Config) -> np.ndarray:
+def shared_null(cfg: Config) -> np.ndarray:
     """The statistic on (u, u[π_t]) for the B permutations: the null of every shared pair."""
     u = np.arange(cfg.n, dtype=np.float64)
     perms = compute.permutations(cfg)

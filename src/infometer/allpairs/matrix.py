@@ -28,7 +28,6 @@ from . import _significance, compute
 from ._blocks import BACKENDS, run_blocks
 from ._blocks import remote_block as remote_block  # the Dask task's former path
 from ._significance import CORRECTIONS, NULLS, Test
-from ._significance import _shared_null as _shared_null  # importable from here, as before
 from .compute import Config, canonical_method, signature
 from .result import PairwiseResult
 from .table import as_table
@@ -269,17 +268,17 @@ def pairwise(
     ex = _execution(execution, n_jobs, backend, client, store, progress)
     plan = _plan(
         data,
-        method,
-        given,
-        columns,
-        ranks,
-        nan,
-        discrete,
-        seed,
-        block_size,
-        max_pairs,
-        test,
-        params,
+        method=method,
+        given=given,
+        columns=columns,
+        ranks=ranks,
+        nan=nan,
+        discrete=discrete,
+        seed=seed,
+        block_size=block_size,
+        max_pairs=max_pairs,
+        test=test,
+        params=params,
     )
     results, outcome, t_compute = run_blocks(
         plan.cfg, plan.variables, plan.groups, plan.n_pairs, plan.block_size, ex
@@ -334,6 +333,7 @@ class _Plan:
 
 def _plan(
     data,
+    *,
     method,
     given,
     columns,
@@ -404,7 +404,7 @@ def _plan(
         permutations=permutations,
         null=test.null,
     )
-    cfg.shared = _significance._shared_columns(cfg, variables, const)
+    cfg.shared = _significance.shared_columns(cfg, variables, const)
     names = {nm for nm, _ in cfg.resolved.values()}
     if block_size is None:
         block_size = BLOCK_SIZE["copula" if names == {"gaussian_copula"} else "other"]
@@ -413,23 +413,23 @@ def _plan(
     keys = compute.blocks(len(groups))
     n_pairs = {(g, h): _n_pairs(len(groups[g]), len(groups[h]), g == h) for g, h in keys}
 
-    null_values = _significance._shared_null(cfg) if cfg.shared.any() else None
+    null_values = _significance.shared_null(cfg) if cfg.shared.any() else None
     return _Plan(
-        table,
-        labels,
-        kept,
-        variables,
-        const,
-        cfg,
-        reasons,
-        method,
-        ranks,
-        given_cols,
-        z,
-        block_size,
-        groups,
-        n_pairs,
-        null_values,
+        table=table,
+        labels=labels,
+        kept=kept,
+        variables=variables,
+        const=const,
+        cfg=cfg,
+        reasons=reasons,
+        method=method,
+        ranks=ranks,
+        given_cols=given_cols,
+        z=z,
+        block_size=block_size,
+        groups=groups,
+        n_pairs=n_pairs,
+        null_values=null_values,
     )
 
 
