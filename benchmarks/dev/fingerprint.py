@@ -3,7 +3,9 @@
 Runs every registered estimator (as ``tests/test_every_estimator.py`` does, on the same
 small data), with and without ``ci=``, plus the composite entry points that a refactor of
 the orchestration touches (``im.pairwise``, ``im.infer_network``, ``im.multiplets``,
-``im.pid``, the ``bench`` runner on the quick suite), and writes every number as a hex float.
+``im.pid``, the ``bench`` runner on the quick suite) and their execution paths (blocks on
+two threads, a resumable store, one and two bench workers), and writes every number as a
+hex float (JSON: nothing is pickled).
 
     python benchmarks/dev/fingerprint.py --out before.json
     ... refactor ...
@@ -147,6 +149,46 @@ def _bench(out: dict[str, str]) -> None:
         out[f"bench/{job.task}/{job.method}"] = _hex(row.get("estimate", float("nan")))
 
 
+def _matrix(out: dict[str, str], prefix: str, a) -> None:
+    out[prefix] = " ".join(_hex(v) for v in np.asarray(a, dtype=float).ravel())
+
+
+def _execution(out: dict[str, str]) -> None:
+    """The execution paths of pairwise and bench: blocks, threads, stores, workers."""
+    import tempfile
+
+    import pandas as pd
+
+    from infometer.bench import Store, plan, run_sweep, suite_tasks
+
+    rng = np.random.default_rng(3)
+    n = 300
+    a = rng.normal(size=n)
+    df = pd.DataFrame({f"c{j}": rng.normal(size=n) for j in range(9)})
+    df["c1"] = a + 0.5 * rng.normal(size=n)
+    df["c0"] = a
+    df["d0"] = rng.integers(0, 3, n)
+    df["d1"] = (df["d0"] + rng.integers(0, 2, n)) % 3
+    _matrix(out, "exec/auto", im.pairwise(df, progress=False).matrix)
+    res = im.pairwise(df, block_size=3, n_jobs=2, progress=False)
+    _matrix(out, "exec/auto_blocks", res.matrix)
+    r = im.pairwise(df.iloc[:, :9], method="copula", permutations=49, progress=False)
+    _matrix(out, "exec/copula_perm", r.matrix)
+    _matrix(out, "exec/copula_perm/p", r.p_values)
+    r = im.pairwise(df.iloc[:, :6], method="ksg", given="c5", permutations=19, seed=4)
+    _matrix(out, "exec/cmi_perm", r.matrix)
+    _matrix(out, "exec/cmi_perm/p", r.p_values)
+    with tempfile.TemporaryDirectory() as d:
+        _matrix(out, "exec/store", im.pairwise(df, store=d, block_size=4, progress=False).matrix)
+    jobs, _ = plan(suite_tasks("quick")[:4], ["auto", "ksg1"], [100], [0, 1])
+    for name, workers in (("bench1", 1), ("bench2", 2)):
+        with tempfile.TemporaryDirectory() as d, Store(d) as st:
+            run_sweep(jobs, st, workers=workers, progress=False)
+            for r in st.rows():
+                key = f"exec/{name}/{r['task']}/{r['method']}/{r['n']}/{r['seed']}"
+                out[key] = _hex(r.get("estimate", float("nan")))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -167,7 +209,7 @@ def main() -> int:
         else:
             torch_ok = False
         _estimators(out, torch_ok)
-        for name, f in (("composites", _composites), ("bench", _bench)):
+        for name, f in (("composites", _composites), ("bench", _bench), ("execution", _execution)):
             try:
                 f(out)
             except Exception as exc:  # noqa: BLE001
