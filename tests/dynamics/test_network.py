@@ -189,6 +189,19 @@ def test_parallel_targets_give_the_same_network():
     r1 = im.infer_network(x, max_lag=2, n_perm=50)
     r2 = im.infer_network(x, max_lag=2, n_perm=50, n_jobs=2)
     pd.testing.assert_frame_equal(r1.edges, r2.edges)
+    # the same through the one execution object shared with pairwise and bench
+    r3 = im.infer_network(x, max_lag=2, n_perm=50, execution=im.Execution(n_jobs=2))
+    pd.testing.assert_frame_equal(r1.edges, r3.edges)
+
+
+def test_execution_beside_its_shorthands_is_refused():
+    x = _chain(100, seed=4)
+    with pytest.raises(TypeError, match=r"execution= and n_jobs="):
+        im.infer_network(x, max_lag=1, n_jobs=2, execution=im.Execution())
+    with pytest.raises(TypeError, match="execution must be an infometer.Execution"):
+        im.infer_network(x, max_lag=1, execution={"n_jobs": 2})
+    with pytest.raises(ValueError, match="n_jobs"):
+        im.infer_network(x, max_lag=1, n_jobs=0)
 
 
 @pytest.mark.slow

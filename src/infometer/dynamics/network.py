@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..data import InfometerWarning
+from ..parallel import Execution
 from ..validation import check_budget, check_choice, check_float, check_int
 from ._input import as_panel
 
@@ -229,14 +230,14 @@ def _bh(p: np.ndarray) -> np.ndarray:
     return np.asarray(multipletests(p, method="bh", alpha=0.05).p_adjusted, dtype=np.float64)
 
 
-def _run(
-    func, payloads: dict, n_jobs: int, scheduler: Any, progress: Any, desc: str, store=None
-) -> dict:
-    """Run per-target jobs in process (n_jobs=1) or through ``parallel.run_jobs``; with a
-    ``store`` (a :class:`~._store.TargetStore`) finished targets are kept and skipped."""
+def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
+    """Run per-target jobs in process (one local job) or through ``parallel.run_jobs`` on
+    ``ex``; with a ``store`` (a :class:`~._store.TargetStore`) finished targets are kept
+    and skipped."""
     from ..progress import progress_bar as bar
 
-    if n_jobs == 1 and scheduler is None and store is None:
+    progress = ex.progress
+    if ex.workers == 1 and ex.resolve_backend("processes") != "dask" and store is None:
         out = {}
         with bar(total=len(payloads), desc=desc, unit="target", progress=progress) as pb:
             for key, payload in payloads.items():
@@ -252,8 +253,7 @@ def _run(
             func,
             payloads,
             sink,
-            workers=n_jobs,
-            scheduler=scheduler,
+            execution=ex,
             progress=lambda pr: pb.update(1),
             lock=None if store is None else str(store.folder / ".lock"),
         )
@@ -289,6 +289,7 @@ def infer_network(
     max_candidates: int = MAX_CANDIDATES,
     store: str | None = None,
     unit: str | None = "nats",
+    execution: Execution | None = None,
     **cmi_params: Any,
 ) -> NetworkResult:
     """Infer a directed, lagged network from multivariate time series.
@@ -341,7 +342,7 @@ def infer_network(
         Treat all columns as symbols (True) or numbers (False); default from the dtypes.
     n_jobs, scheduler
         Per-target jobs on ``n_jobs`` local processes or a Dask ``scheduler``
-        (through :func:`infometer.parallel.run_jobs`).
+        (through :func:`infometer.parallel.run_jobs`); shorthands for ``execution=``.
     seed
         Seed of the permutations (same seed, same network).
     progress
@@ -353,6 +354,11 @@ def infer_network(
     store
         A folder for per-target results: an interrupted run re-run with the same data and
         settings computes only the missing targets (a different analysis is refused).
+    execution
+        Where the per-target jobs run, as for :func:`infometer.pairwise`: an
+        :class:`infometer.Execution` (``n_jobs``, ``backend``, ``scheduler``, ``store``,
+        ``progress``, ``retries``).  Default: in this process.  Giving it beside
+        ``n_jobs=``, ``scheduler=``, ``store=`` or ``progress=`` is a ``TypeError``.
     **cmi_params
         The CMI estimator's own parameters (e.g. ``k=4`` for ``ksg1``).
 
@@ -397,7 +403,16 @@ def infer_network(
     pc_alpha = check_float(pc_alpha, "pc_alpha", low=0.0, high=1.0, inclusive=(False, True))
     n_perm = check_int(n_perm, "n_perm", min_value=1)
     n_perm_omnibus = check_int(n_perm_omnibus, "n_perm_omnibus", min_value=1)
-    n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
+    ex = Execution.from_keywords(
+        execution,
+        "infer_network",
+        {"n_jobs": 1},
+        n_jobs=("n_jobs", n_jobs, 1),
+        scheduler=("scheduler", scheduler, None),
+        store=("store", store, None),
+        progress=("progress", progress, None),
+    )
+    n_jobs, store = ex.workers, ex.store
     null = check_choice(null, "null", ("permutation", "local"))
     trials = check_int(trials, "trials", min_value=1)
     max_candidates = check_int(max_candidates, "max_candidates", min_value=1)
@@ -475,11 +490,11 @@ def infer_network(
     t0, c0 = time.perf_counter(), time.process_time()
     extra: dict[str, Any] = {}
     if method == "pcmci":
-        edges, tframe = _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress)
+        edges, tframe = _pcmci(panel, tix, settings, fdr, ex)
     elif method == "pcmciplus":
-        edges, tframe, extra = _pcmciplus(panel, tix, settings, n_jobs, scheduler, progress)
+        edges, tframe, extra = _pcmciplus(panel, tix, settings, ex)
     else:
-        edges, tframe = _te(panel, tix, settings, fdr, n_jobs, scheduler, progress)
+        edges, tframe = _te(panel, tix, settings, fdr, ex)
     diag = {
         "warnings": warns,
         "constant_series": panel.constant,
@@ -578,12 +593,12 @@ def _target_index(t: Any, names: list[str], constant: list[str]) -> int:
     return check_int(t, "targets entry", min_value=0, max_value=len(names) - 1)
 
 
-def _te(panel, tix, settings, fdr, n_jobs, scheduler, progress):
+def _te(panel, tix, settings, fdr, ex):
     from ._algorithms import te_target
 
     payloads = {int(j): {"data": panel.values, "target": int(j), "settings": settings} for j in tix}
     desc = f"{settings['method']} targets"
-    res = _run(te_target, payloads, n_jobs, scheduler, progress, desc, _store(settings, "te"))
+    res = _run(te_target, payloads, ex, desc, _store(settings, "te"))
     order = [res[j] for j in tix]
     p_omni = np.array([r["omnibus_p"] for r in order])
     has = np.array([bool(r["edges"]) for r in order])
@@ -624,7 +639,7 @@ def _store(settings: dict[str, Any], phase: str):
     return TargetStore(settings["_store"], phase, settings["_fingerprint"])
 
 
-def _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress):
+def _pcmci(panel, tix, settings, fdr, ex):
     from ._algorithms import mci_target, pc_target
 
     all_t = list(range(panel.n))  # MCI needs the parents of every source
@@ -632,9 +647,7 @@ def _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress):
     pc = _run(
         pc_target,
         base,
-        n_jobs,
-        scheduler,
-        progress,
+        ex,
         "PCMCI condition selection",
         _store(settings, "pc"),
     )
@@ -643,9 +656,7 @@ def _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress):
     mci = _run(
         mci_target,
         mci_pay,
-        n_jobs,
-        scheduler,
-        progress,
+        ex,
         "PCMCI MCI tests",
         _store(settings, "mci"),
     )
@@ -682,7 +693,7 @@ def _default_jobs() -> int:  # pragma: no cover - convenience for callers
     return os.cpu_count() or 1
 
 
-def _pcmciplus(panel, tix, settings, n_jobs, scheduler, progress):
+def _pcmciplus(panel, tix, settings, ex):
     """PCMCI+: PC1 per target (jobs), then phases 2-4 on all targets in this process."""
     from ._algorithms import LinkTests, pc_target
     from ._pcmciplus import pcmciplus_graph
@@ -692,9 +703,7 @@ def _pcmciplus(panel, tix, settings, n_jobs, scheduler, progress):
     pc = _run(
         pc_target,
         base,
-        n_jobs,
-        scheduler,
-        progress,
+        ex,
         "PCMCI+ lagged parents (PC1)",
         _store(settings, "pc"),
     )
@@ -717,7 +726,7 @@ def _pcmciplus(panel, tix, settings, n_jobs, scheduler, progress):
         max_subsets=MAX_COLLIDER_SUBSETS,
         p_lagged=p_lag,
         val_lagged=v_lag,
-        progress=progress,
+        progress=ex.progress,
     )
     graph, pm, vm = out["graph"], out["p_matrix"], out["val_matrix"]
     names = panel.names
