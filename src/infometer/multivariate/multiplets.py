@@ -21,6 +21,7 @@ import numpy as np
 
 from ..validation import check_budget, check_choice, check_int
 from . import kernels
+from ._surrogates import independent_orders
 from ._terms import terms
 
 __all__ = ["multiplets", "MultipletResult", "MEASURES", "METHODS", "multiplet_values"]
@@ -278,8 +279,8 @@ def multiplets(
     if n_surrogates:
         ws = np.empty((n_surrogates, d, d))
         for b in range(n_surrogates):
-            perm = np.column_stack([a[rng.permutation(n), j] for j in range(d)])
-            ws[b] = scatter_of(perm)
+            orders = independent_orders(rng, n, d)
+            ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
     rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
     with progress_bar(
         total=count, desc=f"{measure} multiplets", unit="multiplet", progress=progress
