@@ -138,3 +138,14 @@ def test_multi_permutations_prints_p_value(files):
     assert "blocks of 10" in d["scheme"]
     r = runner.invoke(app, ["multi", "o-information", f, "--block", "10"])
     assert r.exit_code == 2 and "--permutations" in r.output
+
+
+def test_multiplets_greedy_search(files, tmp_path):
+    args = ["multiplets", str(files / "cont.csv"), "--size", "3", "--max-size", "4"]
+    r = runner.invoke(app, [*args, "--search", "greedy", "--json", "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    # t = p + q + noise: the greedy synergy search starts from (p, q, t)
+    assert d["top"][0]["multiplet"][:2] == ["p", "q"] and len(d["top"]) == 2
+    r = runner.invoke(app, [*args, "--search", "greedy", "--jobs", "2", "-o", str(tmp_path)])
+    assert r.exit_code == 2 and "n_jobs" in r.output

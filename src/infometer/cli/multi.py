@@ -248,10 +248,22 @@ def multiplets_cmd(
     unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
     out_dir: str = typer.Option("multiplets-out", "--out", "-o", help="Folder for CSV and PNG."),
     seed: int = typer.Option(0, "--seed"),
+    search: str = typer.Option(
+        "exhaustive", "--search", help="exhaustive, greedy or beam (grow the best triplets)."
+    ),
+    beam_width: int = typer.Option(10, "--beam-width", help="Multiplets kept per size (beam)."),
+    objective: str = typer.Option(
+        "synergy", "--objective", help="What greedy/beam seek: synergy or redundancy."
+    ),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Local processes (exhaustive search)."),
+    store: str = typer.Option(
+        None, "--store", help="Folder keeping finished chunks (an exhaustive sweep resumes)."
+    ),
     json_out: bool = _JSON,
     quiet: bool = _QUIET,
 ) -> None:
-    """Every multiplet of the columns ranked by O-information (or TC, DTC, ...)."""
+    """Every multiplet of the columns ranked by O-information (or TC, DTC, ...), or the
+    best ones found by a greedy/beam search."""
     import infometer as im
 
     from ..io import read_table, select_columns
@@ -270,6 +282,11 @@ def multiplets_cmd(
             n_surrogates=surrogates,
             unit=unit,
             seed=seed,
+            search=search,
+            beam_width=beam_width,
+            objective=objective,
+            n_jobs=jobs,
+            store=store,
         )
     _warn(caught)
     od = Path(out_dir)
