@@ -5,7 +5,7 @@ BROJA (Bertschinger et al. 2014) for sources X, Y and target M:
 (M, Y) marginals; then ``syn = I(M; X, Y) - UI``, ``unq_X = UI - I(M; Y)``,
 ``unq_Y = UI - I(M; X)``, ``red = I(M; X) + I(M; Y) - UI``.
 
-Restricted to jointly Gaussian q (the ~G-PID of Venkatesh, Dutt & Grover 2023) the only
+Restricted to jointly Gaussian q (the ~G-PID of Venkatesh et al. 2023, NeurIPS) the only
 free part of q is the covariance of X and Y given M.  Write ``X = H_X M + N_X``,
 ``Y = H_Y M + N_Y`` with the noises whitened (``Cov N_X = I``, ``Cov N_Y = I``, cross
 covariance ``C``, any matrix with ``‖C‖₂ < 1``).  Then, with ``G = [H_X; H_Y]`` after
@@ -18,7 +18,11 @@ second derivative along D is ``tr((P₁ - P₂) D (P₁ + P₂) D) ≥ 0`` with 
 P₂ = (N + A)⁻¹``), and N(C) is affine in C, so damped Newton steps (exact gradient and
 Hessian, backtracking that never leaves ``‖C‖₂ < 1``, where f is finite) from C = 0 find
 the global minimum.  For a scalar target the minimum is
-``max(I(M; X), I(M; Y))``, i.e. the MMI decomposition (Barrett 2015).
+``max(I(M; X), I(M; Y))``, i.e. the MMI decomposition (Barrett 2015).  For a vector target
+it is an upper bound on the unrestricted union information (q ranges over Gaussians
+only), so unique information can only be over-, redundancy and synergy only
+under-stated by it; that Gaussian q attain the unrestricted optimum is not established
+in general.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ From a pmf (:func:`infometer.exact.pid`), from discrete samples (the decompositi
 empirical pmf, ``method="plugin"``), and from continuous samples (``method="gaussian"``:
 MMI from Gaussian mutual informations, the Gaussian PID of Barrett 2015, which equals the
 Gaussian BROJA PID for a univariate target; ``measure="broja"`` with a vector target
-minimises the union information over Gaussian distributions, Venkatesh, Dutt & Grover
-2023, see :mod:`._gaussian_broja`).  Each atom is also the registered quantity
+minimises the union information over Gaussian distributions, the ~G-PID of Venkatesh et
+al. 2023, NeurIPS; see :mod:`._gaussian_broja`).  Each atom is also the registered quantity
 ``pid_atom`` so that ``ci=`` uses the shared resampling.
 """
 
@@ -29,7 +29,7 @@ QUANTITY = "pid_atom"
 registry.QUANTITY_ROLES.setdefault(QUANTITY, ("s1", "s2", "target"))
 #: Measures defined for continuous data here: MMI (Gaussian mutual informations) and BROJA
 #: (scalar target: equal to MMI, Barrett 2015; vector target: the union information
-#: minimised over Gaussian distributions, Venkatesh, Dutt & Grover 2023).
+#: minimised over Gaussian distributions, Venkatesh et al. 2023, NeurIPS).
 CONTINUOUS_MEASURES = ("mmi", "broja")
 #: Largest joint table of the sources and target built from discrete samples.
 MAX_TABLE_CELLS = 1 << 22
