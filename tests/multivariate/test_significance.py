@@ -158,3 +158,22 @@ def test_errors_name_the_argument(kw, exc, word):
 def test_too_few_variables():
     with pytest.raises(ValueError, match="variables|at least"):
         im.multivariate_test(np.random.default_rng(0).normal(size=(50, 2)))
+
+
+def test_frame_and_plot(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    t = im.multivariate_test(_xor(), method="plugin", n_permutations=49)
+    f = t.to_frame()
+    assert f.loc[0, "p_value"] == t.p_value and f.loc[0, "quantity"] == "o_information"
+    ax = t.plot(path=tmp_path / "null.png")
+    assert (tmp_path / "null.png").stat().st_size > 0
+    # the observed Ω (-0.69 nats) is far outside the null (sd ~0.003): drawn as arrows
+    # at the edges of a zoomed axis, not as a line that would squash the histogram
+    texts = [a.get_text() for a in ax.texts]
+    assert any("observed" in s and "null sd away" in s for s in texts)
+    assert ax.get_xlim()[0] > t.statistic.value
+    y = np.random.default_rng(0).normal(size=(100, 3))
+    ax = im.multivariate_test(y, n_permutations=49).plot()  # observed inside the null
+    assert any("observed" in lab for lab in ax.get_legend_handles_labels()[1])

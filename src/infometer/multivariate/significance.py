@@ -63,6 +63,76 @@ class MultivariateTest(IndependenceTest):
         """JSON-safe summary (the null values are summarised, not listed)."""
         return {**super().to_dict(), "alternative": self.alternative}
 
+    def to_frame(self):
+        """One-row tidy DataFrame: quantity, value, unit, method, n, p_value, ..."""
+        import pandas as pd
+
+        s, ns = self.statistic, self.null_summary
+        return pd.DataFrame(
+            [
+                {
+                    "quantity": s.quantity,
+                    "value": s.value,
+                    "unit": s.unit,
+                    "method": s.method,
+                    "n": s.n,
+                    "p_value": self.p_value,
+                    "alternative": self.alternative,
+                    "n_permutations": self.n_permutations,
+                    "scheme": self.scheme,
+                    "null_mean": ns["mean"],
+                    "null_sd": ns["sd"],
+                }
+            ]
+        )
+
+    def plot(self, ax=None, path=None):
+        """Histogram of the permutation null with the observed statistic (and, for a
+        two-sided test, its mirror image: the other edge of "as extreme")."""
+        from ..plot import finish, new_axes
+
+        _, ax = new_axes(ax)
+        s = self.statistic
+        null = self.null
+        ax.hist(null, bins=min(50, max(10, self.n_permutations // 10)), color="0.6")
+        lo, hi = float(null.min()), float(null.max())
+        pad = 0.15 * max(hi - lo, 1e-300)
+        marks = [(s.value, "-", 2.0, f"observed {s.value:.3g} {s.unit}")]
+        if self.alternative == "two-sided" and s.value != 0:
+            marks.append((-s.value, "--", 1.0, "mirror image (two-sided)"))
+        far = [v for v, *_ in marks if not lo - 3 * pad <= v <= hi + 3 * pad]
+        if far:  # the null would be a sliver: zoom on it, point at what lies outside
+            ax.set_xlim(lo - 3 * pad, hi + 3 * pad)
+        sd = float(np.std(null, ddof=1)) if null.size > 1 else 0.0
+        for k, (v, ls, lw, label) in enumerate(marks):
+            if v in far:
+                edge = hi + 3 * pad if v > hi else lo - 3 * pad
+                far_by = f"{abs(v - null.mean()) / sd:.0f} null sd away" if sd > 0 else "off scale"
+                ax.annotate(
+                    f"{label}: {far_by}",
+                    xy=(edge, 0.8 - 0.15 * k),
+                    xycoords=("data", "axes fraction"),
+                    xytext=(-25 if v > hi else 25, 0),
+                    textcoords="offset points",
+                    ha="right" if v > hi else "left",
+                    va="center",
+                    fontsize=8,
+                    color="tab:red",
+                    arrowprops={"arrowstyle": "->", "color": "tab:red"},
+                )
+            else:
+                ax.axvline(v, color="tab:red", lw=lw, ls=ls, label=label)
+        ax.set_xlabel(f"{s.quantity} ({s.unit}) under mutual independence")
+        ax.set_ylabel("permuted data sets")
+        ax.set_title(
+            f"{s.quantity} [{s.method}, n={s.n}]: p = {self.p_value:.3g} ({self.alternative}, "
+            f"B = {self.n_permutations})",
+            fontsize=10,
+        )
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+        return finish(ax, path)
+
     def __repr__(self) -> str:
         s = self.statistic
         ns = self.null_summary
