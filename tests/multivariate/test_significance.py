@@ -214,3 +214,19 @@ def test_block_permutation_on_serial_data():
         rates[block] = rej / k
     assert rates[None] > 0.5
     assert rates[25] < 0.3
+
+
+def test_maxstat_orients_two_sided_and_less_tests():
+    # three tests on the same permutations (same seed, same rows): XOR's Ω is negative;
+    # a two-sided max-statistic must compare |Ω| with the |null| maxima (the raw maxima
+    # would call a hugely negative Ω "not extreme": adjusted p = 1)
+    x = _xor()
+    tests = [
+        im.multivariate_test(x, method="plugin", n_permutations=49, seed=1),
+        im.multivariate_test(x, method="plugin", n_permutations=49, seed=1, alternative="less"),
+        im.multivariate_test(
+            x, measure="total_correlation", method="plugin", n_permutations=49, seed=1
+        ),
+    ]
+    mt = im.multipletests(tests, method="maxstat")
+    np.testing.assert_allclose(mt.p_adjusted, [0.02, 0.02, 0.02])
