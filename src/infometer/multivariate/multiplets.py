@@ -328,22 +328,20 @@ def multiplets(
     else:
         rows_idx, rows_val, rows_p, rows_fwer = _searched(cfg, width, OBJECTIVES[objective])
     factor = Estimate(value=1.0, unit="nats").to(u).value
-    return _result(
-        rows_idx,
-        rows_val,
-        rows_p,
-        rows_fwer,
-        names,
-        factor,
-        u,
-        measure,
-        method,
-        n,
-        n_surrogates,
-        count,
-        search,
-        width,
-        objective,
+    frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
+    diag.update(multiplets=int(count), search=search)
+    if search != "exhaustive":
+        diag.update(beam_width=width, objective=objective, evaluated=int(count))
+    frame = _ranked(frame, None if search == "exhaustive" else OBJECTIVES[objective])
+    return MultipletResult(
+        frame=frame,
+        measure=measure,
+        method=method,
+        unit=u,
+        n=n,
+        n_surrogates=n_surrogates,
+        names=names,
+        diagnostics=diag,
     )
 
 
@@ -472,23 +470,8 @@ def _searched(cfg: dict, width: int, sign: float):
     return rows_idx, rows_val, rows_p, rows_fwer
 
 
-def _result(
-    rows_idx,
-    rows_val,
-    rows_p,
-    rows_fwer,
-    names,
-    factor,
-    u,
-    measure,
-    method,
-    n,
-    n_surrogates,
-    count,
-    search,
-    width,
-    objective,
-) -> MultipletResult:
+def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
+    """The tidy frame (in the order computed) and diagnostics about the values."""
     import pandas as pd
 
     vals = np.concatenate(rows_val)
@@ -500,32 +483,26 @@ def _result(
             "unit": u,
         }
     )
-    diag: dict = {"multiplets": int(count), "search": search}
-    if search != "exhaustive":
-        diag.update(beam_width=width, objective=objective, evaluated=int(count))
+    diag: dict = {}
     if np.isnan(vals).any():
         diag["singular_multiplets"] = int(np.isnan(vals).sum())
-    if n_surrogates:
+    if rows_p:
         from ..stats import multipletests
 
         p = np.concatenate(rows_p)
         frame["p_value"] = p
         frame["p_fwer"] = np.concatenate(rows_fwer)
         frame["q_value"] = multipletests(p, method="bh").p_adjusted
-    if search == "exhaustive":
+    return frame, diag
+
+
+def _ranked(frame, sign: float | None):
+    """Exhaustive (``sign=None``): by |value|; a search: best in its direction first."""
+    vals = frame["value"].to_numpy()
+    if sign is None:
         key = -np.abs(np.nan_to_num(vals, nan=0.0))
-    else:  # the best in the search's direction first
-        key = -OBJECTIVES[objective] * np.nan_to_num(vals, nan=-OBJECTIVES[objective] * np.inf)
-    order = np.argsort(key, kind="stable")
-    frame = frame.iloc[order].reset_index(drop=True)
+    else:
+        key = -sign * np.nan_to_num(vals, nan=-sign * np.inf)
+    frame = frame.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
     frame.insert(0, "rank", np.arange(1, len(frame) + 1))
-    return MultipletResult(
-        frame=frame,
-        measure=measure,
-        method=method,
-        unit=u,
-        n=n,
-        n_surrogates=n_surrogates,
-        names=names,
-        diagnostics=diag,
-    )
+    return frame
