@@ -42,6 +42,9 @@ def test_search_finds_planted_synergistic_five(search, width):
     assert want < -1.0
     assert r.diagnostics["search"] == search and r.diagnostics["beam_width"] == width
     assert (r.frame["size"].value_counts().sort_index() == width).all()
+    if search == "greedy":  # all C(30, 3) triplets, then 27 and 26 one-variable growths
+        assert r.diagnostics["evaluated"] == 4060 + 27 + 26
+    assert r.diagnostics["evaluated"] <= r.diagnostics["multiplets"]  # the budgeted bound
 
 
 def test_greedy_redundancy_objective():

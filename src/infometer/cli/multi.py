@@ -308,14 +308,21 @@ def multiplets_cmd(
                     "method": res.method,
                     "n": res.n,
                     "multiplets": len(frame),
+                    "search": search,
+                    "evaluated": res.diagnostics.get("evaluated", len(frame)),
                     "top": rows.to_dict(orient="records"),
                 }
             )
             + "\n"
         )
         return
+    found = (
+        ""
+        if search == "exhaustive"
+        else f" kept by a {search} search ({res.diagnostics['evaluated']} evaluated)"
+    )
     out.print(
-        f"{len(frame)} multiplets of {len(res.names)} variables, n={res.n} "
+        f"{len(frame)} multiplets of {len(res.names)} variables{found}, n={res.n} "
         f"({res.measure}, {res.method})",
         highlight=False,
     )

@@ -326,12 +326,15 @@ def multiplets(
             cfg, progress, n_jobs=n_jobs, client=client, store=store, method=method, seed=seed
         )
     else:
-        rows_idx, rows_val, rows_p, rows_fwer = _searched(cfg, width, OBJECTIVES[objective])
+        rows_idx, rows_val, rows_p, rows_fwer, evaluated = _searched(
+            cfg, width, OBJECTIVES[objective]
+        )
     factor = Estimate(value=1.0, unit="nats").to(u).value
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
     diag.update(multiplets=int(count), search=search)
     if search != "exhaustive":
-        diag.update(beam_width=width, objective=objective, evaluated=int(count))
+        # "multiplets": the budgeted bound; "evaluated": what the search on X computed
+        diag.update(beam_width=width, objective=objective, evaluated=int(evaluated))
     frame = _ranked(frame, None if search == "exhaustive" else OBJECTIVES[objective])
     return MultipletResult(
         frame=frame,
@@ -451,7 +454,7 @@ def _exhaustive_parallel(cfg: dict, progress, *, n_jobs, client, store, method, 
 def _searched(cfg: dict, width: int, sign: float):
     w, ws = cfg["w"], cfg["ws"]
     args = (cfg["n"], cfg["lo"], cfg["hi"], width, cfg["measure"], sign, cfg["bias_correct"])
-    kept, _ = beam_search(w, *args)
+    kept, evaluated = beam_search(w, *args)
     rows_idx = [k[0] for k in kept]
     rows_val = [k[1] for k in kept]
     rows_p, rows_fwer = [], []
@@ -467,7 +470,7 @@ def _searched(cfg: dict, width: int, sign: float):
             rows_fwer.append(
                 (1.0 + (best[:, j][None, :] >= sign * v[:, None]).sum(1)) / (b_count + 1.0)
             )
-    return rows_idx, rows_val, rows_p, rows_fwer
+    return rows_idx, rows_val, rows_p, rows_fwer, evaluated
 
 
 def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
