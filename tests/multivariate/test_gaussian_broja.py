@@ -155,3 +155,13 @@ def test_undefined_continuous_measures_are_refused(call, word):
     s, t = rng.normal(size=(200, 3)), rng.normal(size=(200, 2))
     with pytest.raises(ValueError, match=word):
         call(s, t)
+
+
+def test_pid_broja_vector_target_ci():
+    # ci= bootstraps every atom through the shared resampling (each resample re-solves
+    # the union information); the intervals bracket the point estimates
+    rng = np.random.default_rng(6)
+    z = rng.multivariate_normal(np.zeros(5), _random_cov(rng, 5), size=600)
+    r = im.pid({"x": z[:, :2], "y": z[:, 2:3]}, z[:, 3:], measure="broja", ci=0.9)
+    for e in r.atoms:
+        assert e.ci is not None and e.ci[0] <= e.value <= e.ci[1]
