@@ -9,7 +9,7 @@ data sets where the search's best multiplet is the exhaustive optimum, and the m
 (nats) between the two values.  Gaussian-copula O-information, objective synergy.
 
     PYTHONPATH=src OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/accuracy/multivariate.py \\
-        [--datasets 20] [--png docs/multivariate_search.png]
+        [--datasets 20] [--png docs/img/multivariate_search.png]
 """
 
 from __future__ import annotations
