@@ -1,11 +1,14 @@
 """infometer's multivariate family against dit (PID measures, TC/DTC/O/S/co-information on
-pmfs) and hoi (Gaussian-copula O-information over every multiplet, JAX on CPU).
+pmfs), hoi (Gaussian-copula O-information over every multiplet, JAX on CPU) and IDTxl
+(its SxPID estimator, Makkeh, Gutknecht & Wibral's shared-exclusion PID, against our isx).
 
-The peers live in their own virtual environment (never a runtime dependency); run this
-script with that interpreter and infometer from the source tree:
+The peers live in their own virtual environments (never a runtime dependency); run this
+script with their interpreter and infometer from the source tree:
 
     PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-24/bin/python \
-        benchmarks/peers/multivariate.py [--quick] [--json out.json]
+        benchmarks/peers/multivariate.py [--quick]              # dit and hoi
+    PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-25/bin/python \
+        benchmarks/peers/multivariate.py --part idtxl [--quick]  # IDTxl's SxPID
 
 Values: the largest absolute difference over random pmfs (Dirichlet(1)) of every atom /
 quantity, in bits.  Times: interleaved runs (benchmarks/_timing.py), wall and CPU.
@@ -224,12 +227,138 @@ def hoi_in_float64(case, seed: int) -> float:
     return float(max(abs(ref[m] - v) for m, v in zip(mult, h[:, 0], strict=True)))
 
 
+def _idtxl_avg_to_ours(avg: dict) -> dict:
+    """IDTxl's averaged SxPID ``{((1,), (2,)): (informative, misinformative, net)}``
+    (1-based sources, bits) -> ``{antichain of 0-based frozensets: net}``."""
+    return {
+        frozenset(frozenset(i - 1 for i in a) for a in alpha): float(v[2])
+        for alpha, v in avg.items()
+    }
+
+
+def _idtxl_pmf(p: np.ndarray) -> dict:
+    from idtxl import lattices as lt
+    from idtxl import pid_goettingen
+
+    m = p.ndim - 1
+    pdf = {idx: float(p[idx]) for idx in np.ndindex(p.shape) if p[idx] > 0}
+    _, avg = pid_goettingen.pid(
+        m, pdf_orig=pdf, chld=lt.lattices[m][0], achain=lt.lattices[m][1], printing=False
+    )
+    return _idtxl_avg_to_ours(avg)
+
+
+def _idtxl_samples(s: np.ndarray, t: np.ndarray) -> dict:
+    from idtxl.estimators_multivariate_pid import SxPID
+
+    res = SxPID({}).estimate([s[:, j].copy() for j in range(s.shape[1])], t.copy())
+    return _idtxl_avg_to_ours(res["avg"])
+
+
+def _ours_isx_samples(s: np.ndarray, t: np.ndarray) -> dict:
+    r = im.pid(s, t, measure="isx", method="plugin", unit="bits", discrete=True)
+    nodes = {_pid.label(a): frozenset(a) for a in _pid.lattice(s.shape[1])}
+    return {nodes[lab]: e.value for lab, e in zip(r.labels, r.atoms, strict=True)}
+
+
+def _max_diff(a: dict, b: dict) -> float:
+    if set(a) != set(b):
+        raise AssertionError("the two lattices differ")
+    return max(abs(a[k] - b[k]) for k in a)
+
+
+def sxpid_vs_idtxl(n_pmfs: int, seed: int, repeats: int) -> list[dict]:
+    """isx (ours) vs IDTxl's SxPID on random pmfs and on discrete samples."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    for shape in [(2, 2, 2), (3, 3, 3), (4, 4, 4), (2, 2, 2, 2), (3, 3, 3, 2)]:
+        pmfs = [rng.dirichlet(np.ones(int(np.prod(shape)))).reshape(shape) for _ in range(n_pmfs)]
+        diff = max(_max_diff(_ours_pid(p, "isx"), _idtxl_pmf(p)) for p in pmfs)
+        t = interleave(
+            [
+                Candidate("infometer", lambda pmfs=pmfs: len([_ours_pid(p, "isx") for p in pmfs])),
+                Candidate("idtxl", lambda pmfs=pmfs: len([_idtxl_pmf(p) for p in pmfs])),
+            ],
+            repeats=repeats,
+            log=log,
+        )
+        rows.append(_sx_row("pmf " + "x".join(map(str, shape)), len(shape) - 1, diff, t, n_pmfs))
+    for m, k, n in [(2, 3, 1000), (2, 4, 10_000), (3, 3, 1000), (3, 3, 10_000)]:
+        data = []
+        for _ in range(max(2, n_pmfs // 4)):
+            s = rng.integers(0, k, size=(n, m))
+            t_ = (s.sum(1) + (rng.random(n) < 0.2)) % k  # a noisy sum: synergy + redundancy
+            data.append((s, t_))
+        diff = max(_max_diff(_ours_isx_samples(s, t_), _idtxl_samples(s, t_)) for s, t_ in data)
+        t = interleave(
+            [
+                Candidate(
+                    "infometer", lambda data=data: len([_ours_isx_samples(*d) for d in data])
+                ),
+                Candidate("idtxl", lambda data=data: len([_idtxl_samples(*d) for d in data])),
+            ],
+            repeats=repeats,
+            log=log,
+        )
+        rows.append(_sx_row(f"samples n={n}, k={k}", m, diff, t, len(data)))
+    return rows
+
+
+def _sx_row(case: str, m: int, diff: float, t: dict, calls: int) -> dict:
+    row = {
+        "case": case,
+        "sources": m,
+        "max_abs_diff_bits": float(diff),
+        "ours_s": t["infometer"].stat("wall", "min") / calls,
+        "idtxl_s": t["idtxl"].stat("wall", "min") / calls,
+        "ours_cpu": t["infometer"].stat("cpu", "min") / calls,
+        "idtxl_cpu": t["idtxl"].stat("cpu", "min") / calls,
+        "loads": t["infometer"].loads + t["idtxl"].loads,
+    }
+    print(row, file=sys.stderr, flush=True)
+    return row
+
+
+def main_idtxl(args) -> None:
+    run = Run(packages=("idtxl-uv",))
+    rows = sxpid_vs_idtxl(5 if args.quick else 20, args.seed, repeats=3)
+    run.finish()
+    print(run.header())
+    print("\n### isx vs IDTxl SxPID (atoms in bits; time per call, min of 3 interleaved)\n")
+    print(
+        "| case | sources | max abs diff (bits) | infometer s | IDTxl s "
+        "| IDTxl / infometer (wall, CPU) |"
+    )
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['case']} | {r['sources']} | {r['max_abs_diff_bits']:.1e} | "
+            f"{r['ours_s']:.2g} | {r['idtxl_s']:.2g} | {r['idtxl_s'] / r['ours_s']:.1f}x, "
+            f"{r['idtxl_cpu'] / max(r['ours_cpu'], 1e-9):.1f}x |"
+        )
+    loads = [x for r in rows for x in r["loads"]]
+    print(
+        f"\n1-min load during the timed runs: {min(loads):.1f}-{max(loads):.1f}; "
+        f"os.getloadavg() at the end {os.getloadavg()}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer pmfs and smaller searches")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--part",
+        choices=("dit-hoi", "idtxl"),
+        default="dit-hoi",
+        help="which peers (each lives in its own venv)",
+    )
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.part == "idtxl":
+        main_idtxl(args)
+        return
     run = Run(packages=("dit", "hoi", "jax"))
     n_pmfs = 5 if args.quick else 20
     pid_rows = pid_vs_dit(n_pmfs, args.seed)

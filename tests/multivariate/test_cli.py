@@ -122,3 +122,30 @@ def test_errors_are_one_line(files, args, word):
     r = runner.invoke(app, args)
     assert r.exit_code == 2
     assert word in r.output and "Traceback" not in r.output
+
+
+def test_multi_permutations_prints_p_value(files):
+    f = str(files / "xor.csv")
+    r = runner.invoke(app, ["multi", "o-information", f, "-m", "plugin", "--permutations", "49"])
+    assert r.exit_code == 0, r.output
+    assert "p = 0.02" in r.output and "mutual independence" in r.output
+    r = runner.invoke(
+        app, ["multi", "total-correlation", f, "--permutations", "19", "--block", "10", "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["p_value"] == pytest.approx(0.05) and d["alternative"] == "greater"
+    assert "blocks of 10" in d["scheme"]
+    r = runner.invoke(app, ["multi", "o-information", f, "--block", "10"])
+    assert r.exit_code == 2 and "--permutations" in r.output
+
+
+def test_multiplets_greedy_search(files, tmp_path):
+    args = ["multiplets", str(files / "cont.csv"), "--size", "3", "--max-size", "4"]
+    r = runner.invoke(app, [*args, "--search", "greedy", "--json", "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    # t = p + q + noise: the greedy synergy search starts from (p, q, t)
+    assert d["top"][0]["multiplet"][:2] == ["p", "q"] and len(d["top"]) == 2
+    r = runner.invoke(app, [*args, "--search", "greedy", "--jobs", "2", "-o", str(tmp_path)])
+    assert r.exit_code == 2 and "n_jobs" in r.output

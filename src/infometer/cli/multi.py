@@ -62,6 +62,13 @@ def multi_cmd(
     seed: int = typer.Option(0, "--seed"),
     discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
     plot: str = typer.Option(None, "--plot", help="PNG of the gradient O-information."),
+    permutations: int = typer.Option(
+        None,
+        "--permutations",
+        "-B",
+        help="Permutation test against mutual independence with B permuted data sets.",
+    ),
+    block: int = typer.Option(None, "--block", help="With --permutations: block length."),
     json_out: bool = _JSON,
     quiet: bool = _QUIET,
 ) -> None:
@@ -75,6 +82,18 @@ def multi_cmd(
 
     q = QUANTITIES[check_choice(quantity, "QUANTITY", tuple(QUANTITIES))]
     df = select_columns(read_table(file), columns, "--columns", file)
+    if permutations is not None:
+        if q == "gradient_o_information":
+            raise ValueError(
+                "--permutations tests one number; for gradient-o-information use the "
+                "Python im.multivariate_test(X, measure='gradient_o_information', index=i)"
+            )
+        if ci is not None:
+            raise ValueError("--permutations and --ci are separate runs; pass one of them")
+        _test(q, df, method, unit, seed, discrete, permutations, block, file, json_out, quiet)
+        return
+    if block is not None:
+        raise ValueError("--block is for the permutation test; pass --permutations B too")
     with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
         warnings.simplefilter("always")
         res = getattr(im, q)(df, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete)
@@ -94,6 +113,44 @@ def multi_cmd(
         res.plot(path=plot)
         if not json_out:
             out.print(f"written: {plot}", highlight=False)
+
+
+def _test(q, df, method, unit, seed, discrete, permutations, block, file, json_out, quiet):
+    import infometer as im
+
+    from ..progress import quiet as quiet_bars
+    from .app import emit, out
+
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = im.multivariate_test(
+            df,
+            measure=q,
+            method=method,
+            unit=unit,
+            seed=seed,
+            discrete=discrete,
+            n_permutations=permutations,
+            block=block,
+        )
+    _warn(caught)
+    extra = {
+        "file": file,
+        "columns": list(df.columns),
+        "p_value": res.p_value,
+        "n_permutations": res.n_permutations,
+        "alternative": res.alternative,
+        "scheme": res.scheme,
+        "null_summary": res.null_summary,
+    }
+    emit(res.statistic, json_out, extra)
+    if not json_out:
+        out.print(
+            f"p = {res.p_value:.4g} ({res.alternative}; {res.n_permutations} permutations, "
+            f"{res.scheme}; null: mutual independence)",
+            highlight=False,
+            markup=False,
+        )
 
 
 def pid_cmd(
@@ -191,10 +248,22 @@ def multiplets_cmd(
     unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
     out_dir: str = typer.Option("multiplets-out", "--out", "-o", help="Folder for CSV and PNG."),
     seed: int = typer.Option(0, "--seed"),
+    search: str = typer.Option(
+        "exhaustive", "--search", help="exhaustive, greedy or beam (grow the best triplets)."
+    ),
+    beam_width: int = typer.Option(10, "--beam-width", help="Multiplets kept per size (beam)."),
+    objective: str = typer.Option(
+        "synergy", "--objective", help="What greedy/beam seek: synergy or redundancy."
+    ),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Local processes (exhaustive search)."),
+    store: str = typer.Option(
+        None, "--store", help="Folder keeping finished chunks (an exhaustive sweep resumes)."
+    ),
     json_out: bool = _JSON,
     quiet: bool = _QUIET,
 ) -> None:
-    """Every multiplet of the columns ranked by O-information (or TC, DTC, ...)."""
+    """Every multiplet of the columns ranked by O-information (or TC, DTC, ...), or the
+    best ones found by a greedy/beam search."""
     import infometer as im
 
     from ..io import read_table, select_columns
@@ -213,7 +282,11 @@ def multiplets_cmd(
             n_surrogates=surrogates,
             unit=unit,
             seed=seed,
-            progress=None if not quiet else False,
+            search=search,
+            beam_width=beam_width,
+            objective=objective,
+            n_jobs=jobs,
+            store=store,
         )
     _warn(caught)
     od = Path(out_dir)
@@ -235,14 +308,21 @@ def multiplets_cmd(
                     "method": res.method,
                     "n": res.n,
                     "multiplets": len(frame),
+                    "search": search,
+                    "evaluated": res.diagnostics.get("evaluated", len(frame)),
                     "top": rows.to_dict(orient="records"),
                 }
             )
             + "\n"
         )
         return
+    found = (
+        ""
+        if search == "exhaustive"
+        else f" kept by a {search} search ({res.diagnostics['evaluated']} evaluated)"
+    )
     out.print(
-        f"{len(frame)} multiplets of {len(res.names)} variables, n={res.n} "
+        f"{len(frame)} multiplets of {len(res.names)} variables{found}, n={res.n} "
         f"({res.measure}, {res.method})",
         highlight=False,
     )

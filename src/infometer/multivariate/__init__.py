@@ -36,3 +36,7 @@ __all__ += ["pid", "PIDResult", "pid_of_pmf"]
 from .multiplets import MultipletResult, multiplets  # noqa: E402
 
 __all__ += ["multiplets", "MultipletResult"]
+
+from .significance import MultivariateTest, multivariate_test  # noqa: E402
+
+__all__ += ["multivariate_test", "MultivariateTest"]

@@ -3,7 +3,9 @@
 From a pmf (:func:`infometer.exact.pid`), from discrete samples (the decomposition of the
 empirical pmf, ``method="plugin"``), and from continuous samples (``method="gaussian"``:
 MMI from Gaussian mutual informations, the Gaussian PID of Barrett 2015, which equals the
-Gaussian BROJA PID for a univariate target).  Each atom is also the registered quantity
+Gaussian BROJA PID for a univariate target; ``measure="broja"`` with a vector target
+minimises the union information over Gaussian distributions, the ~G-PID of Venkatesh et
+al. 2023, NeurIPS; see :mod:`._gaussian_broja`).  Each atom is also the registered quantity
 ``pid_atom`` so that ``ci=`` uses the shared resampling.
 """
 
@@ -25,8 +27,10 @@ __all__ = ["pid", "PIDResult", "pid_of_pmf", "CONTINUOUS_MEASURES"]
 
 QUANTITY = "pid_atom"
 registry.QUANTITY_ROLES.setdefault(QUANTITY, ("s1", "s2", "target"))
-#: Measures defined for continuous data here (Gaussian closed forms).
-CONTINUOUS_MEASURES = ("mmi",)
+#: Measures defined for continuous data here: MMI (Gaussian mutual informations) and BROJA
+#: (scalar target: equal to MMI, Barrett 2015; vector target: the union information
+#: minimised over Gaussian distributions, Venkatesh et al. 2023, NeurIPS).
+CONTINUOUS_MEASURES = ("mmi", "broja")
 #: Largest joint table of the sources and target built from discrete samples.
 MAX_TABLE_CELLS = 1 << 22
 
@@ -165,22 +169,39 @@ def table_of(vs: Sequence[Variable]) -> np.ndarray:
     return t / t.sum()
 
 
-def _gaussian_atoms(vs: Sequence[Variable], measure: str, bias_correct: bool) -> tuple[dict, dict]:
+def _gaussian_atoms(
+    vs: Sequence[Variable], measure: str, bias_correct: bool | None
+) -> tuple[dict, dict]:
     from . import kernels
     from .estimators import _columns, gaussian_scores, scatter_of
 
     if measure not in CONTINUOUS_MEASURES:
         raise ValueError(
             f"measure {measure!r} is not defined for continuous data here; for continuous "
-            f"sources and target use measure='mmi' (Gaussian), or discretise the data for "
-            f"{measure}"
+            f"sources and target use measure='mmi' or 'broja' (Gaussian), or discretise the "
+            f"data for {measure}"
+        )
+    m = len(vs) - 1
+    if measure == "broja" and m != 2:
+        raise ValueError(
+            f"measure 'broja' is defined for exactly 2 sources, got {m}; for more use 'mmi'"
         )
     cols, groups, notes = _columns(vs)
     n = vs[0].n
     if n < len(cols) + 2:
         raise ValueError(f"method 'gaussian' needs at least {len(cols) + 2} rows, got {n}")
+    if not groups[m]:
+        raise ValueError("the target is constant: there is no information to decompose")
+    vector_broja = measure == "broja" and len(groups[m]) > 1
+    if vector_broja and bias_correct:
+        raise ValueError(
+            "bias_correct=True: the union information of a vector target's Gaussian BROJA "
+            "PID is optimised on the sample covariance, and no bias correction of the "
+            "optimum is implemented; pass bias_correct=False (or None)"
+        )
+    if bias_correct is None:
+        bias_correct = not vector_broja
     w = scatter_of(gaussian_scores(cols, False)[0])
-    m = len(vs) - 1
 
     def mi(a: frozenset) -> float:
         t = {frozenset({0}): 1.0, frozenset({1}): 1.0, frozenset({0, 1}): -1.0}
@@ -190,11 +211,35 @@ def _gaussian_atoms(vs: Sequence[Variable], measure: str, bias_correct: bool) ->
             raise ValueError("the covariance of the sources and target is singular")
         return val
 
-    atoms, red = _pid.mmi_from_mutual_info(m, mi)
-    return atoms, {"notes": notes, "redundancy": {_pid.label(a): v for a, v in red.items()}}
+    diag: dict = {"notes": notes, "bias_correct": bias_correct}
+    if not vector_broja:  # MMI; for a scalar target also the Gaussian BROJA PID
+        atoms, red = _pid.mmi_from_mutual_info(m, mi)
+        if measure == "broja":
+            diag["broja"] = "scalar target: the Gaussian BROJA PID is the MMI PID (Barrett 2015)"
+    else:
+        from ._gaussian_broja import union_information
+
+        nodes = _pid.lattice(2)
+        i0, i1, i01 = mi(frozenset({0})), mi(frozenset({1})), mi(frozenset({0, 1}))
+        if not groups[0] or not groups[1]:
+            ui, info = max(i0, i1), {"iterations": 0, "converged": True}
+        else:
+            ui, info = union_information(w / n, groups[0], groups[1], groups[m])
+        # rounding: the optimum lies in [max(I0, I1), I01] exactly
+        ui = min(max(ui, i0, i1), i01)
+        red = {nodes[0]: i0 + i1 - ui, nodes[1]: i0, nodes[2]: i1, nodes[3]: i01}
+        atoms = _pid.mobius(nodes, red)
+        diag.update(union_information=ui, broja_optimiser=info)
+        if not info["converged"]:
+            notes.append(
+                "the Gaussian BROJA optimisation did not converge "
+                f"({info['iterations']} steps); the atoms may be off"
+            )
+    diag["redundancy"] = {_pid.label(a): v for a, v in red.items()}
+    return atoms, diag
 
 
-def _atoms(vs: Sequence[Variable], measure: str, method: str, bias_correct: bool = True):
+def _atoms(vs: Sequence[Variable], measure: str, method: str, bias_correct: bool | None = None):
     measure = check_choice(measure, "measure", _pid.MEASURES)
     m = len(vs) - 1
     if m < 2:
@@ -241,14 +286,16 @@ def pid_atom_plugin(*vs: Variable, measure: str = "mmi", atom: str = "{0}{1}") -
     QUANTITY,
     kinds=("continuous",),
     family="multivariate",
-    summary="one MMI PID atom from Gaussian (log-det, bias-corrected) mutual informations",
+    summary="one MMI or BROJA PID atom from Gaussian (log-det) mutual informations",
 )
 def pid_atom_gaussian(
-    *vs: Variable, measure: str = "mmi", atom: str = "{0}{1}", bias_correct: bool = True
+    *vs: Variable, measure: str = "mmi", atom: str = "{0}{1}", bias_correct: bool | None = None
 ) -> Raw:
-    """One atom of the Gaussian MMI PID (Barrett 2015) of continuous sources and target."""
-    if not isinstance(bias_correct, bool):
-        raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
+    """One atom of the Gaussian MMI or BROJA PID of continuous sources and target
+    (``bias_correct=None``: Wishart-corrected mutual informations, except for the
+    optimised BROJA PID of a vector target, which is plug-in)."""
+    if bias_correct is not None and not isinstance(bias_correct, bool):
+        raise TypeError(f"bias_correct must be True, False or None, got {bias_correct!r}")
     return _raw(vs, measure, atom, "gaussian", bias_correct=bias_correct)
 
 
@@ -395,13 +442,15 @@ def pid(
     measure
         ``imin`` (Williams-Beer), ``mmi``, ``broja``, ``ccs``, ``dep`` (2 sources),
         ``isx`` (SxPID); default ``broja`` for two discrete sources, ``isx`` for more,
-        ``mmi`` for continuous data (the only measure defined there).
+        ``mmi`` for continuous data (``mmi`` and ``broja`` are the measures defined
+        there: see the table in docs/multivariate.md).
     method
         ``auto``, ``plugin`` (discrete: the PID of the empirical pmf) or ``gaussian``.
     unit, base, ci, seed, discrete
         As in :func:`infometer.mutual_info`; ``ci=`` bootstraps each atom.
     **params
-        ``bias_correct`` for ``gaussian``.
+        ``bias_correct`` for ``gaussian`` (``None``: Wishart-corrected mutual
+        informations, plug-in for the optimised BROJA PID of a vector target).
 
     Returns
     -------

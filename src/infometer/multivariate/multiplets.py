@@ -11,6 +11,7 @@ every multiplet, which also gives a family-wise (max-statistic) p-value.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import combinations, islice
@@ -20,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from ..validation import check_budget, check_choice, check_int
-from . import kernels
-from ._terms import terms
+from . import _search
+from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
+from ._surrogates import independent_orders
 
 __all__ = ["multiplets", "MultipletResult", "MEASURES", "METHODS", "multiplet_values"]
 
@@ -37,6 +39,8 @@ METHODS = ("gaussian_copula", "gaussian")
 MAX_MULTIPLETS = 20_000_000
 #: Bytes of block matrices built at once (multiplets x surrogates x size²).
 CHUNK_BYTES = 32 * 2**20
+#: The search strategies.
+SEARCHES = ("exhaustive", "greedy", "beam")
 
 
 def _chunks(d: int, s: int, size: int) -> Iterator[np.ndarray]:
@@ -46,27 +50,6 @@ def _chunks(d: int, s: int, size: int) -> Iterator[np.ndarray]:
         if not block:
             return
         yield np.array(block, dtype=np.intp).reshape(len(block), s)
-
-
-def multiplet_values(
-    scatter: np.ndarray, n: int, idx: np.ndarray, measure: str, bias_correct: bool = True
-) -> np.ndarray:
-    """``measure`` of each multiplet (rows of ``idx``, (m, s)) from the scatter matrix
-    (d, d) or a stack (b, d, d); returns (m,) or (b, m) values in nats.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> w = np.eye(3) * 100.0  # independent columns, 101 rows
-    >>> multiplet_values(w, 101, np.array([[0, 1, 2]]), "total_correlation", False).round(12)
-    array([0.])
-    """
-    s = idx.shape[1]
-    out = 0.0
-    for sub, c in terms(measure, s).items():
-        cols = idx[:, sorted(sub)]
-        out = out + c * kernels.gaussian_block_entropies(scatter, n, cols, bias_correct)
-    return np.asarray(out)
 
 
 @dataclass(frozen=True)
@@ -186,8 +169,15 @@ def multiplets(
     progress: bool | None = None,
     bias_correct: bool = True,
     max_multiplets: int = MAX_MULTIPLETS,
+    search: str = "exhaustive",
+    beam_width: int = 10,
+    objective: str = "synergy",
+    n_jobs: int = 1,
+    client: Any = None,
+    store: str | os.PathLike | None = None,
 ) -> MultipletResult:
-    """``measure`` of every multiplet of ``sizes`` variables of ``X``, ranked.
+    """``measure`` of every multiplet of ``sizes`` variables of ``X`` (or of the best ones
+    a greedy/beam search finds), ranked.
 
     Parameters
     ----------
@@ -209,6 +199,22 @@ def multiplets(
         Wishart-unbiased log-determinants.
     max_multiplets
         Refuse a search with more multiplets (checked before anything is allocated).
+    search
+        ``"exhaustive"`` (every multiplet), ``"greedy"`` (the best triplet, grown one
+        variable at a time by the variable that most improves ``objective``) or
+        ``"beam"`` (the ``beam_width`` best multiplets of each size are all grown).
+    beam_width
+        Multiplets kept per size by ``"beam"`` (``"greedy"`` is width 1).
+    objective
+        What the greedy/beam search seeks: ``"synergy"`` (the lowest values: the most
+        negative O-information) or ``"redundancy"`` (the highest); ``"min"``/``"max"``
+        say the same for any measure.
+    n_jobs, client, store
+        Exhaustive search only: run the chunks of the sweep on ``n_jobs`` local
+        processes, or on a Dask ``client`` (a ``distributed.Client`` or an address),
+        through :func:`infometer.parallel.run_jobs`; ``store``: a folder keeping every
+        finished chunk, so an interrupted sweep resumes where it stopped.  The values
+        are bit for bit those of the in-process run.
 
     Returns
     -------
@@ -220,7 +226,12 @@ def multiplets(
     independent (what permuting each column preserves: the marginals), not that the
     measure is 0: a multiplet with pairwise dependence only can be "significant" with
     Ω ≈ 0.  For an interval on one multiplet's value use e.g.
-    ``im.o_information(X[:, cols], method="gaussian_copula", ci=0.95)``.
+    ``im.o_information(X[:, cols], method="gaussian_copula", ci=0.95)``; for one
+    multiplet's test :func:`infometer.multivariate_test`.
+
+    After a greedy/beam search, ``p_value`` is one-sided in the direction of
+    ``objective`` and ``p_fwer`` is adjusted for the search itself: the same search is
+    run on every surrogate, and its best value of each size is the null of the best.
 
     Examples
     --------
@@ -230,20 +241,32 @@ def multiplets(
     >>> r = im.multiplets(x, sizes=3)
     >>> r.frame.iloc[0]["multiplet"]  # the redundant triplet on top
     ('x0', 'x1', 'x2')
+    >>> g = im.multiplets(x, sizes=(3, 4), search="greedy", objective="redundancy")
+    >>> g.frame["multiplet"].tolist()  # the best of each size, best first
+    [('x0', 'x1', 'x2', 'x3'), ('x0', 'x1', 'x2')]
     """
-    import pandas as pd
-
     from .._estimate import Estimate, resolve_unit
-    from ..progress import progress_bar
+    from ..progress import check_progress
     from .estimators import gaussian_scores, scatter_of
     from .measures import split_variables
 
     measure = check_choice(measure, "measure", MEASURES)
     method = check_choice(method, "method", METHODS)
+    search = check_choice(search, "search", SEARCHES)
+    objective = check_choice(objective, "objective", tuple(OBJECTIVES))
+    beam_width = check_int(beam_width, "beam_width", min_value=1)
+    n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
     n_surrogates = check_int(n_surrogates, "n_surrogates", min_value=0)
     max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
+    progress = check_progress(progress)
     if not isinstance(bias_correct, bool):
         raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
+    parallel = n_jobs > 1 or client is not None or store is not None
+    if search != "exhaustive" and parallel:
+        raise ValueError(
+            f"n_jobs, client and store are for search='exhaustive'; a {search} search "
+            "runs in process (it is small by design)"
+        )
     u = resolve_unit(unit, base)
     vs = split_variables(X, discrete=False)
     if any(v.d != 1 for v in vs.values()):
@@ -251,14 +274,29 @@ def multiplets(
     names = tuple(vs)
     d = len(names)
     lo, hi = _sizes(sizes, d)
-    count = sum(comb(d, s) for s in range(lo, hi + 1))
-    check_budget(
-        count,
-        name="sizes",
-        limit=max_multiplets,
-        what=f"multiplets of {d} variables",
-        override="pass max_multiplets=... to allow more",
-    )
+    width = 1 if search == "greedy" else beam_width
+    if search == "exhaustive":
+        count = sum(comb(d, s) for s in range(lo, hi + 1))
+        check_budget(
+            count,
+            name="sizes",
+            limit=max_multiplets,
+            what=f"multiplets of {d} variables",
+            override=(
+                "pass max_multiplets=... to allow more, search='greedy' or "
+                "search='beam' (beam_width=...) to grow the best triplets instead, or "
+                "n_jobs=/client= with store= to spread the sweep"
+            ),
+        )
+    else:
+        count = search_cost(d, lo, hi, width)
+        check_budget(
+            count,
+            name="beam_width",
+            limit=max_multiplets,
+            what=f"multiplet evaluations of a {search} search of {d} variables",
+            override="pass max_multiplets=... to allow more, or a smaller beam_width",
+        )
     check_budget(
         float(count) * (n_surrogates + 1),
         name="n_surrogates",
@@ -275,59 +313,29 @@ def multiplets(
         raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
     w = scatter_of(a)
     rng = np.random.default_rng(seed)
+    ws = None
     if n_surrogates:
         ws = np.empty((n_surrogates, d, d))
         for b in range(n_surrogates):
-            perm = np.column_stack([a[rng.permutation(n), j] for j in range(d)])
-            ws[b] = scatter_of(perm)
-    rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
-    with progress_bar(
-        total=count, desc=f"{measure} multiplets", unit="multiplet", progress=progress
-    ) as bar:
-        for s in range(lo, hi + 1):
-            per = max(1, CHUNK_BYTES // (8 * s * s * (n_surrogates + 1)))
-            vals_s, null_max = [], np.zeros(n_surrogates)
-            nulls_s = []
-            for idx in _chunks(d, s, per):
-                v = multiplet_values(w, n, idx, measure, bias_correct)
-                rows_idx.append(idx)
-                vals_s.append(v)
-                if n_surrogates:
-                    nv = np.abs(multiplet_values(ws, n, idx, measure, bias_correct))
-                    null_max = np.maximum(null_max, np.nanmax(nv, axis=1))
-                    nulls_s.append((nv >= np.abs(v)[None, :]).sum(0))
-                bar.update(idx.shape[0])
-            vals_s = np.concatenate(vals_s)
-            rows_val.append(vals_s)
-            if n_surrogates:
-                rows_p.append((1.0 + np.concatenate(nulls_s)) / (n_surrogates + 1.0))
-                rows_fwer.append(
-                    (1.0 + (null_max[None, :] >= np.abs(vals_s)[:, None]).sum(1))
-                    / (n_surrogates + 1.0)
-                )
-    vals = np.concatenate(rows_val)
+            orders = independent_orders(rng, n, d)
+            ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
+    cfg = dict(w=w, ws=ws, n=n, d=d, lo=lo, hi=hi, measure=measure, bias_correct=bias_correct)
+    if search == "exhaustive":
+        sweep = _exhaustive_parallel if parallel else _exhaustive
+        rows_idx, rows_val, rows_p, rows_fwer = sweep(
+            cfg, progress, n_jobs=n_jobs, client=client, store=store, method=method, seed=seed
+        )
+    else:
+        rows_idx, rows_val, rows_p, rows_fwer, evaluated = _searched(
+            cfg, width, OBJECTIVES[objective]
+        )
     factor = Estimate(value=1.0, unit="nats").to(u).value
-    frame = pd.DataFrame(
-        {
-            "multiplet": [tuple(names[i] for i in r) for idx in rows_idx for r in idx],
-            "size": np.concatenate([np.full(len(i), i.shape[1]) for i in rows_idx]),
-            "value": vals * factor,
-            "unit": u,
-        }
-    )
-    diag: dict = {"multiplets": int(count)}
-    if np.isnan(vals).any():
-        diag["singular_multiplets"] = int(np.isnan(vals).sum())
-    if n_surrogates:
-        from ..stats import multipletests
-
-        p = np.concatenate(rows_p)
-        frame["p_value"] = p
-        frame["p_fwer"] = np.concatenate(rows_fwer)
-        frame["q_value"] = multipletests(p, method="bh").p_adjusted
-    order = np.argsort(-np.abs(np.nan_to_num(vals, nan=0.0)), kind="stable")
-    frame = frame.iloc[order].reset_index(drop=True)
-    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
+    frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
+    diag.update(multiplets=int(count), search=search)
+    if search != "exhaustive":
+        # "multiplets": the budgeted bound; "evaluated": what the search on X computed
+        diag.update(beam_width=width, objective=objective, evaluated=int(evaluated))
+    frame = _ranked(frame, None if search == "exhaustive" else OBJECTIVES[objective])
     return MultipletResult(
         frame=frame,
         measure=measure,
@@ -338,3 +346,166 @@ def multiplets(
         names=names,
         diagnostics=diag,
     )
+
+
+def _exhaustive(cfg: dict, progress, **_: Any):
+    from ..progress import progress_bar
+
+    w, ws, n, d = cfg["w"], cfg["ws"], cfg["n"], cfg["d"]
+    b_count = 0 if ws is None else ws.shape[0]
+    total = sum(comb(d, s) for s in range(cfg["lo"], cfg["hi"] + 1))
+    rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
+    with progress_bar(
+        total=total, desc=f"{cfg['measure']} multiplets", unit="multiplet", progress=progress
+    ) as bar:
+        for s in range(cfg["lo"], cfg["hi"] + 1):
+            parts = []
+            for idx in _chunks(d, s, _per_chunk(s, b_count)):
+                parts.append(chunk_stats(w, ws, n, idx, cfg["measure"], cfg["bias_correct"]))
+                rows_idx.append(idx)
+                bar.update(idx.shape[0])
+            _collect(parts, b_count, rows_val, rows_p, rows_fwer)
+    return rows_idx, rows_val, rows_p, rows_fwer
+
+
+def _per_chunk(s: int, b_count: int) -> int:
+    return max(1, CHUNK_BYTES // (8 * s * s * (b_count + 1)))
+
+
+def _collect(parts: list[dict], b_count: int, rows_val, rows_p, rows_fwer) -> None:
+    """One size's chunk results -> values, per-multiplet and max-statistic p-values."""
+    vals = np.concatenate([p["value"] for p in parts])
+    rows_val.append(vals)
+    if b_count:
+        hits = np.concatenate([p["hits"] for p in parts])
+        null_max = np.max(np.vstack([p["null_max"] for p in parts]), axis=0)
+        rows_p.append((1.0 + hits) / (b_count + 1.0))
+        rows_fwer.append(
+            (1.0 + (null_max[None, :] >= np.abs(vals)[:, None]).sum(1)) / (b_count + 1.0)
+        )
+
+
+def _exhaustive_parallel(cfg: dict, progress, *, n_jobs, client, store, method, seed):
+    import hashlib
+
+    from ..parallel import MemorySink, run_jobs
+    from ._chunkstore import ChunkStore
+
+    w, ws, d = cfg["w"], cfg["ws"], cfg["d"]
+    b_count = 0 if ws is None else ws.shape[0]
+    jobs, plan = {}, {}
+    for s in range(cfg["lo"], cfg["hi"] + 1):
+        per, total = _per_chunk(s, b_count), comb(d, s)
+        plan[s] = [
+            (i, start, min(per, total - start)) for i, start in enumerate(range(0, total, per))
+        ]
+        for i, start, cnt in plan[s]:
+            jobs[(s, i)] = {
+                "w": w,
+                "ws": ws,
+                "n": cfg["n"],
+                "d": d,
+                "size": s,
+                "start": start,
+                "count": cnt,
+                "measure": cfg["measure"],
+                "bias_correct": cfg["bias_correct"],
+            }
+    if store is None:
+        sink = MemorySink()
+        get = sink.results.__getitem__
+    else:
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.ascontiguousarray(w).tobytes())
+        if ws is not None:
+            h.update(np.ascontiguousarray(ws).tobytes())
+        sink = ChunkStore(
+            store,
+            {
+                "format": 1,
+                "data": h.hexdigest(),
+                "measure": cfg["measure"],
+                "method": method,
+                "sizes": [cfg["lo"], cfg["hi"]],
+                "n_surrogates": b_count,
+                "seed": seed,
+                "bias_correct": cfg["bias_correct"],
+                "chunk_bytes": CHUNK_BYTES,
+            },
+        )
+        get = sink.get
+    outcome = run_jobs(
+        _search.chunk_job,
+        jobs,
+        sink,
+        workers=n_jobs if client is None else None,
+        scheduler=client,
+        progress=True if progress else None,
+        interruptible=False,
+    )
+    outcome.raise_if_incomplete()
+    rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
+    for s in range(cfg["lo"], cfg["hi"] + 1):
+        rows_idx.append(np.array(list(combinations(range(d), s)), dtype=np.intp).reshape(-1, s))
+        _collect([get((s, i)) for i, _, _ in plan[s]], b_count, rows_val, rows_p, rows_fwer)
+    return rows_idx, rows_val, rows_p, rows_fwer
+
+
+def _searched(cfg: dict, width: int, sign: float):
+    w, ws = cfg["w"], cfg["ws"]
+    args = (cfg["n"], cfg["lo"], cfg["hi"], width, cfg["measure"], sign, cfg["bias_correct"])
+    kept, evaluated = beam_search(w, *args)
+    rows_idx = [k[0] for k in kept]
+    rows_val = [k[1] for k in kept]
+    rows_p, rows_fwer = [], []
+    if ws is not None:
+        b_count = ws.shape[0]
+        best = np.empty((b_count, len(kept)))  # each surrogate's best of each size
+        for b in range(b_count):
+            kb, _ = beam_search(ws[b], *args)
+            best[b] = [sign * k[1][0] if k[1].size else -np.inf for k in kb]
+        for j, (idx, v) in enumerate(kept):
+            nv = sign * multiplet_values(ws, cfg["n"], idx, cfg["measure"], cfg["bias_correct"])
+            rows_p.append((1.0 + (nv >= sign * v[None, :]).sum(0)) / (b_count + 1.0))
+            rows_fwer.append(
+                (1.0 + (best[:, j][None, :] >= sign * v[:, None]).sum(1)) / (b_count + 1.0)
+            )
+    return rows_idx, rows_val, rows_p, rows_fwer, evaluated
+
+
+def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
+    """The tidy frame (in the order computed) and diagnostics about the values."""
+    import pandas as pd
+
+    vals = np.concatenate(rows_val)
+    frame = pd.DataFrame(
+        {
+            "multiplet": [tuple(names[i] for i in r) for idx in rows_idx for r in idx],
+            "size": np.concatenate([np.full(len(i), i.shape[1]) for i in rows_idx]),
+            "value": vals * factor,
+            "unit": u,
+        }
+    )
+    diag: dict = {}
+    if np.isnan(vals).any():
+        diag["singular_multiplets"] = int(np.isnan(vals).sum())
+    if rows_p:
+        from ..stats import multipletests
+
+        p = np.concatenate(rows_p)
+        frame["p_value"] = p
+        frame["p_fwer"] = np.concatenate(rows_fwer)
+        frame["q_value"] = multipletests(p, method="bh").p_adjusted
+    return frame, diag
+
+
+def _ranked(frame, sign: float | None):
+    """Exhaustive (``sign=None``): by |value|; a search: best in its direction first."""
+    vals = frame["value"].to_numpy()
+    if sign is None:
+        key = -np.abs(np.nan_to_num(vals, nan=0.0))
+    else:
+        key = -sign * np.nan_to_num(vals, nan=-sign * np.inf)
+    frame = frame.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
+    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
+    return frame

@@ -385,6 +385,9 @@ def _holm(p: np.ndarray) -> np.ndarray:
     return out
 
 
+_ORIENT = {"greater": lambda v: v, "less": np.negative, "two-sided": np.abs}
+
+
 def multipletests(
     pvals: Sequence[float] | Sequence[IndependenceTest] | np.ndarray,
     method: str = "bh",
@@ -435,8 +438,11 @@ def multipletests(
                 "method='maxstat' needs tests with the same n_permutations and "
                 f"unit; got n_permutations {sorted(sizes)}, units {sorted(units)}"
             )
-        mx = np.max(np.vstack([t.null for t in items]), axis=0)
-        stats_ = np.array([t.statistic.value for t in items])
+        # a test with ``alternative`` (multivariate_test) is oriented so that larger is
+        # more extreme: |.| for two-sided, - for "less"
+        orient = [_ORIENT[getattr(t, "alternative", "greater")] for t in items]
+        mx = np.max(np.vstack([f(t.null) for f, t in zip(orient, items, strict=True)]), axis=0)
+        stats_ = np.array([f(t.statistic.value) for f, t in zip(orient, items, strict=True)])
         adj = (1.0 + (mx[None, :] >= stats_[:, None]).sum(axis=1)) / (1.0 + mx.size)
     else:
         try:
