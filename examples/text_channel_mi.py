@@ -74,6 +74,7 @@ def main() -> None:
             n_samples=2,
             accuracy=accuracy,
             seed=args.seed,
+            ci=0.95,
         )
     cols = [
         "compressor",
@@ -101,7 +102,7 @@ def main() -> None:
     if not args.skip_needle:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InfometerWarning)
-            nd = needle_eval(args.needle_contexts, scorer=args.scorer, seed=args.seed)
+            nd = needle_eval(args.needle_contexts, scorer=args.scorer, seed=args.seed, ci=0.95)
         print(f"\nPart 2: needle in a haystack, {args.needle_contexts} contexts")
         show = [
             "method",

@@ -248,7 +248,12 @@ def needle_cmd(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             df = needle_eval(
-                n_contexts, rs, scorer=scorer, seed=seed, progress=False if quiet else None
+                n_contexts,
+                rs,
+                scorer=scorer,
+                ci=0.95,
+                seed=seed,
+                progress=False if quiet else None,
             )
     except (ValueError, TypeError, OSError, ImportError) as exc:
         _fail(exc)

@@ -591,8 +591,8 @@ def knockout_effect(
     *,
     target: Any = None,
     position: int = -1,
-    unit: str = "bits",
-    ci: float | None = 0.95,
+    unit: str = "nats",
+    ci: float | None = None,
     batch_size: int = 256,
 ) -> dict[str, Any]:
     """Effect of cutting one block of edges in the given layers.
@@ -647,8 +647,8 @@ def attention_knockout(
     window: int = 1,
     target: Any = None,
     position: int = -1,
-    unit: str = "bits",
-    ci: float | None = 0.95,
+    unit: str = "nats",
+    ci: float | None = None,
     batch_size: int = 256,
     progress: bool | None = None,
 ) -> Any:
@@ -731,7 +731,7 @@ def logit_lens(
     position: int = -1,
     target: Any = None,
     top_k: int = 1,
-    unit: str = "bits",
+    unit: str = "nats",
 ) -> Any:
     """Logit lens: each layer's residual stream through the final norm and unembedding.
 
@@ -807,7 +807,7 @@ def prune_to_paths(
     *,
     target: Any = None,
     position: int = -1,
-    unit: str = "bits",
+    unit: str = "nats",
     random_control: int = 0,
     seed: int = 0,
     batch_size: int = 256,

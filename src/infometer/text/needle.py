@@ -173,7 +173,7 @@ def needle_eval(
     scorer: Any = "builtin",
     n_sentences: int = 24,
     n_near: int = 8,
-    ci: float | None = 0.95,
+    ci: float | None = None,
     seed: int | None = 0,
     progress: bool | None = None,
 ) -> Any:
@@ -194,7 +194,8 @@ def needle_eval(
     n_sentences, n_near, seed
         Of :func:`needle_haystack`.
     ci
-        Level of the channel-MI intervals.
+        Level of the channel-MI intervals (``None``, the default: none; ``ci_low_bits`` and
+        ``ci_high_bits`` are then empty).
     progress
         Progress bar over (method, rate).
 
