@@ -96,7 +96,9 @@ def main(out: Path, model: flow.TinyTransformer | None = None) -> None:
     table = flow.attention_knockout(model, x, blocks, target=y, unit="bits", ci=0.95)
     print(table[["block", "layer", "delta_bits", "kl", "acc_base", "acc_knock"]].round(3))
     flow.plot_knockout(
-        table, out / "flow_knockout.png", title="Δbits of the true answer, block cut in one layer"
+        table,
+        path=out / "flow_knockout.png",
+        title="Δbits of the true answer, block cut in one layer",
     )
     for name, layers in (("early", (0, 1)), ("late", (2, 3))):
         e = flow.knockout_effect(

@@ -95,7 +95,8 @@ def main() -> None:
             f"(R in {fit.rate}, rmse {fit.rmse:.3f}, {fit.n_points} compressors)"
         )
     df[cols].to_csv(out / "text_compressors.csv", index=False)
-    p1 = plot_compressors(df, out / "text_compressors.png", title="Compressors of patient records")
+    p1 = out / "text_compressors.png"
+    plot_compressors(df, path=p1, title="Compressors of patient records")
     print(f"wrote {p1}")
 
     # ---------------------------------------------------------------- part 2
@@ -116,7 +117,8 @@ def main() -> None:
         ]
         print(nd[show].round(3).to_string(index=False))
         nd.to_csv(out / "text_needle.csv", index=False)
-        p2 = plot_needle(nd, out / "text_needle.png")
+        p2 = out / "text_needle.png"
+        plot_needle(nd, path=p2)
         print(f"wrote {p2}")
     print(f"\n{time.time() - t0:.0f} s, load {os.getloadavg()[0]:.1f}")
 

@@ -97,8 +97,9 @@ def test_knockout_table_and_heatmap(tmp_path):
     assert len(df) == 6 and set(df["layers"]) == {"0,1", "0,1,2", "1,2"}
     assert {"acc_base", "acc_knock", "delta_bits_se", "kl"} <= set(df.columns)
     assert np.all(df["kl"] >= -1e-12)
-    p = flow.plot_knockout(df, tmp_path / "k.png")
-    assert p.stat().st_size > 1000
+    p = tmp_path / "k.png"
+    ax = flow.plot_knockout(df, path=p)
+    assert p.stat().st_size > 1000 and ax.get_title() == "attention knockout: delta_bits"
     # the same effect through knockout_effect
     e = flow.knockout_effect(m, x, (4, [0, 1]), (0, 1), target=y)
     row = df[(df.block == "a") & (df.layer == "0")].iloc[0]

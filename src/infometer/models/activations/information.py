@@ -541,7 +541,7 @@ def batch_dependence(
 
 
 def plot_layer_curves(
-    frame: Any, quantity: str = "I(T;Y)", *, ax: Any = None, path: Any = None
+    frame: Any, quantity: str = "I(T;Y)", ax: Any = None, path: Any = None
 ) -> Any:
     """``quantity`` per layer, one line per ``model`` (mean ± stderr over ``seed``).
 
