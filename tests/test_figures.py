@@ -28,10 +28,10 @@ def test_a_capped_heatmap_says_so(tmp_path, monkeypatch):
         return real(self, mappable, **kw)
 
     monkeypatch.setattr(matplotlib.figure.Figure, "colorbar", spy)
-    res.heatmap(tmp_path / "h.png")
+    res.heatmap(path=tmp_path / "h.png")
     assert "capped at the 99th percentile" in labels[-1][0] and labels[-1][1] == "max"
     small = im.pairwise(df[["c2", "c3", "c4"]], method="copula", progress=False)
-    small.heatmap(tmp_path / "s.png")  # 3 pairs: the 99th percentile is nearly the max
+    small.heatmap(path=tmp_path / "s.png")  # 3 pairs: the 99th percentile is nearly the max
     assert labels[-1][1] in ("max", "neither")
 
 

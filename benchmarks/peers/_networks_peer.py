@@ -2,8 +2,10 @@
 
 Runs under the peers' interpreter (/work/peers-25/bin/python), never imports infometer.
 Usage: python _networks_peer.py LIB DATA.npy MAX_LAG KIND [N_PERM [fdr|nofdr]]
-  LIB  = idtxl_mte | idtxl_bte | tigramite_pcmci
+  LIB  = idtxl_mte | idtxl_bte | tigramite_pcmci | tigramite_pcmciplus
   KIND = gaussian | discrete | ksg
+tigramite_pcmciplus (ParCorr, tau_min 0, pc_alpha = N_PERM / 1000, e.g. 10 -> 0.01) also
+prints its graph, p_matrix and val_matrix.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     t0, c0 = time.perf_counter(), time.process_time()
     edges = []
+    extra: dict = {}
     notes: set[str] = set()
     if lib.startswith("idtxl"):
         import contextlib
@@ -82,6 +85,20 @@ def main() -> None:
                 single = res.get_single_target(t, fdr=False)
             for s, lag in single.selected_vars_sources or []:
                 edges.append([int(s), int(t), int(lag)])
+    elif lib == "tigramite_pcmciplus":
+        from tigramite import data_processing as pp
+        from tigramite.independence_tests.parcorr import ParCorr
+        from tigramite.pcmci import PCMCI
+
+        pc = PCMCI(dataframe=pp.DataFrame(x), cond_ind_test=ParCorr(), verbosity=0)
+        out = pc.run_pcmciplus(tau_min=0, tau_max=max_lag, pc_alpha=n_perm / 1000)
+        g = out["graph"]
+        edges = [[int(i), int(j), int(k)] for i, j, k in zip(*np.nonzero(g == "-->"), strict=True)]
+        extra = {
+            "graph": g.tolist(),
+            "p_matrix": out["p_matrix"].tolist(),
+            "val_matrix": out["val_matrix"].tolist(),
+        }
     else:
         from tigramite import data_processing as pp
         from tigramite.independence_tests.parcorr import ParCorr
@@ -105,7 +122,8 @@ def main() -> None:
         cpu += ch.children_user + ch.children_system
     except OSError:
         pass
-    print(json.dumps({"edges": edges, "wall": wall, "cpu": cpu, "notes": sorted(notes)}))
+    rec = {"edges": edges, "wall": wall, "cpu": cpu, "notes": sorted(notes), **extra}
+    print(json.dumps(rec))
 
 
 if __name__ == "__main__":

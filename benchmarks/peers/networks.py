@@ -33,7 +33,8 @@ PEER = os.path.join(os.path.dirname(__file__), "_networks_peer.py")
 TMP = tempfile.mkdtemp(prefix="im-networks-")
 OUT = os.path.join(os.path.dirname(__file__), "..", "results")
 REPEATS = int(os.environ.get("REPEATS", "3"))
-#: Comma-separated subset of var5, boolean, logistic, null, speed, ksg (default: all).
+#: Comma-separated subset of var5, boolean, logistic, null, speed, ksg, pcmciplus
+#: (default: all).
 SECTIONS = set(filter(None, os.environ.get("SECTIONS", "").split(","))) or {
     "var5",
     "boolean",
@@ -41,6 +42,7 @@ SECTIONS = set(filter(None, os.environ.get("SECTIONS", "").split(","))) or {
     "null",
     "speed",
     "ksg",
+    "pcmciplus",
 }
 
 
@@ -79,6 +81,98 @@ def ours(x, **kw):
             return im.infer_network(x, progress=False, **kw).edge_set()
 
     return fn
+
+
+class GraphValue(tuple):
+    """(graph, p_matrix), shown in the timing log as its link count."""
+
+    def __str__(self) -> str:
+        return f"{int((self[0] != '').sum())} graph entries"
+
+
+def peer_graph(x: np.ndarray, max_lag: int, alpha: float):
+    """Tigramite's run_pcmciplus (ParCorr, tau_min 0): its graph and p_matrix."""
+    _COUNT[0] += 1
+    path = os.path.join(TMP, f"plus-{_COUNT[0]}.npy")
+    np.save(path, x)
+
+    def fn() -> Measured:
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+        env.pop("PYTHONPATH", None)
+        args = [PEERS_PY, PEER, "tigramite_pcmciplus", path, str(max_lag), "gaussian"]
+        out = subprocess.run(
+            [*args, str(round(alpha * 1000))], capture_output=True, text=True, env=env, check=True
+        )
+        rec = json.loads(out.stdout.strip().splitlines()[-1])
+        value = GraphValue((np.array(rec["graph"]), np.array(rec["p_matrix"])))
+        return Measured(rec["wall"], rec["cpu"], value=value)
+
+    return fn
+
+
+def ours_graph(x, **kw):
+    def fn():
+        net = im.infer_network(x, method="pcmciplus", progress=False, **kw)
+        return GraphValue((net.graph, net.diagnostics["p_matrix"]))
+
+    return fn
+
+
+def contemporaneous_scm(n: int, n_lagged: int, n_contemp: int, t: int, seed: int):
+    """x_t = A0 x_t + A1 x_{t-1} + ... + e: autocorrelation 0.5-0.7 on every node, random
+    cross links (coefficients ±0.3-0.5) at lags 1-2 and a random contemporaneous DAG."""
+    rng = np.random.default_rng(seed)
+    a = np.zeros((3, n, n))  # a[lag][target, source]
+    a[1][np.diag_indices(n)] = rng.uniform(0.5, 0.7, n)
+    truth = {(i, i, 1) for i in range(n)}
+    pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
+    for k in rng.choice(len(pairs), n_lagged, replace=False):
+        i, j = pairs[k]
+        lag = int(rng.integers(1, 3))
+        a[lag][j, i] = rng.choice([-1, 1]) * rng.uniform(0.3, 0.5)
+        truth.add((i, j, lag))
+    order = rng.permutation(n)  # contemporaneous DAG along a random causal order
+    up = [(order[p], order[q]) for p in range(n) for q in range(p + 1, n)]
+    for k in rng.choice(len(up), n_contemp, replace=False):
+        i, j = up[k]
+        a[0][j, i] = rng.choice([-1, 1]) * rng.uniform(0.3, 0.5)
+        truth.add((int(i), int(j), 0))
+    inv = np.linalg.inv(np.eye(n) - a[0])
+    comp = np.zeros((2 * n, 2 * n))
+    comp[:n, :n], comp[:n, n:], comp[n:, :n] = inv @ a[1], inv @ a[2], np.eye(n)
+    radius = float(np.abs(np.linalg.eigvals(comp)).max())
+    if radius >= 0.95:
+        raise ValueError(f"seed={seed} draws a non-stationary system (radius {radius:.2f})")
+    e = rng.normal(size=(t + 200, n))
+    x = np.zeros((t + 200, n))
+    for s in range(2, t + 200):
+        x[s] = inv @ (a[1] @ x[s - 1] + a[2] @ x[s - 2] + e[s])
+    return x[200:], truth
+
+
+def plus_rows(name: str, timing, ref, truth: set, base) -> str:
+    """One table row: links vs the true graph, agreement with Tigramite, time."""
+    if timing.n == 0:
+        return f"| {name} | {timing.error} | | | | | | |"
+    g, p = timing.value
+    found = {(int(i), int(j), int(k)) for i, j, k in zip(*np.nonzero(g != ""), strict=True)}
+    pairs = lambda es: {(i, j, k) if k else (min(i, j), max(i, j), 0) for i, j, k in es}  # noqa: E731
+    tp = len(pairs(found) & pairs(truth))
+    contemp = [(i, j) for i, j, k in truth if k == 0]
+    right = sum(g[i, j, 0] == "-->" for i, j in contemp)
+    unor = sum(g[i, j, 0] == "o-o" for i, j in contemp)
+    tg, tp_m = base.value
+    links = {(i, j, k) for i, j, k in zip(*np.nonzero((g != "") | (tg != "")), strict=True)}
+    agree = sum(g[i, j, k] == tg[i, j, k] for i, j, k in links)
+    dp = float(np.max(np.abs(p - tp_m)))  # every (i, j, tau) entry of the p_matrix
+    ratio = timing.stat("cpu", "min") / ref.stat("cpu", "min")
+    wratio = timing.stat("wall", "min") / ref.stat("wall", "min")
+    return (
+        f"| {name} | {tp}/{len(pairs(truth))} | {len(pairs(found) - pairs(truth))} "
+        f"| {right}/{len(contemp)} right, {unor} o-o | {agree}/{len(links)} | {dp:.1e} "
+        f"| {timing.stat('wall', 'min'):.2f} | {timing.stat('cpu', 'min'):.2f} | {wratio:.1f}× "
+        f"| {ratio:.1f}× |"
+    )
 
 
 def score(found: set, truth: set) -> str:
@@ -257,13 +351,87 @@ def main() -> None:
             ],
             lines,
         )
+    # 7. PCMCI+ with contemporaneous links, against Tigramite's run_pcmciplus (ParCorr)
+    if "pcmciplus" in SECTIONS:
+        rng = np.random.default_rng(0)
+        e = rng.normal(size=(2100, 3))
+        xr = np.zeros_like(e)
+        for t in range(1, 2100):
+            xr[t, 0] = 0.8 * xr[t - 1, 0] + e[t, 0]
+            xr[t, 1] = 0.8 * xr[t - 1, 1] + 0.5 * xr[t, 0] + e[t, 1]
+            xr[t, 2] = 0.8 * xr[t - 1, 2] - 0.5 * xr[t - 1, 1] + 0.4 * xr[t, 0] + e[t, 2]
+        runge = {(0, 0, 1), (1, 1, 1), (2, 2, 1), (0, 1, 0), (0, 2, 0), (1, 2, 1)}
+        systems = [
+            ("Runge (2020) example, N = 2000, tau_max 2", xr[100:], runge, 2),
+            (
+                "8 nodes, 8 lagged + 6 contemporaneous links, N = 5000, tau_max 3",
+                *contemporaneous_scm(8, 8, 6, 5000, seed=0),
+                3,
+            ),
+            (
+                "10 nodes, 12 lagged + 10 contemporaneous links, N = 1000, tau_max 2",
+                *contemporaneous_scm(10, 12, 10, 1000, seed=9),
+                2,
+            ),
+        ]
+        lines.append(
+            "\n### PCMCI+ (tau_min 0, alpha = pc_alpha 0.01, ParCorr / gaussian)\n\n"
+            "| system / contender | true links found | false links | contemporaneous "
+            "orientation | same mark as Tigramite | max abs p difference (all entries) "
+            "| min wall s "
+            "| min CPU s | wall ratio | CPU ratio |\n|---|---|---|---|---|---|---|---|---|---|"
+        )
+        for title, xs, truth, tau in systems:
+            print(f"## {title}", file=sys.stderr, flush=True)
+            cands = [
+                Candidate(
+                    "infometer pcmciplus (gaussian)", ours_graph(xs, max_lag=tau, alpha=0.01)
+                ),
+                Candidate(
+                    "Tigramite run_pcmciplus (ParCorr)", peer_graph(xs, tau, 0.01), warmup=False
+                ),
+            ]
+            res = interleave(cands, REPEATS, slow_s=300)
+            lines.append(f"| **{title}** | | | | | | | | | |")
+            ref = res["infometer pcmciplus (gaussian)"]
+            base = res["Tigramite run_pcmciplus (ParCorr)"]
+            for name, t in res.items():
+                lines.append(plus_rows(name, t, ref, truth, base))
+            run.add(title, res, ref="infometer pcmciplus (gaussian)")
+        # null networks: 10 independent AR(1), N = 500, 5 seeds, alpha 0.05
+        print("## PCMCI+ null networks", file=sys.stderr, flush=True)
+        fp = {"infometer pcmciplus": [0, 0, 0], "Tigramite run_pcmciplus": [0, 0, 0]}
+        for seed in range(5):
+            a0 = np.zeros((1, 10, 10))
+            a0[0][np.diag_indices(10)] = 0.5
+            x0 = simulate.var(a0, 500, seed=300 + seed)
+            for name, fn in (
+                ("infometer pcmciplus", ours_graph(x0, max_lag=2, alpha=0.05)),
+                ("Tigramite run_pcmciplus", peer_graph(x0, 2, 0.05)),
+            ):
+                out = fn()
+                g = (out.value if isinstance(out, Measured) else out)[0]
+                off = ~np.eye(10, dtype=bool)
+                fp[name][0] += int((g[:, :, 1:] != "")[off].sum())
+                fp[name][1] += int(np.triu(g[:, :, 0] != "", 1).sum())
+                fp[name][2] += 1
+        lines.append(
+            "\n**PCMCI+ on null networks** (10 independent AR(1), phi 0.5, N = 500, tau_max 2, "
+            "alpha 0.05, 5 seeds):\n\n| contender | false lagged links / 900 | false "
+            "contemporaneous pairs / 225 | binomial 95% interval at 0.05 (lagged; contemp.) |"
+            "\n|---|---|---|---|"
+        )
+        lo1, hi1 = stats.binom.ppf([0.025, 0.975], 900, 0.05)
+        lo0, hi0 = stats.binom.ppf([0.025, 0.975], 225, 0.05)
+        for name, (k1, k0, _) in fp.items():
+            lines.append(f"| {name} | {k1} | {k0} | {int(lo1)}–{int(hi1)}; {int(lo0)}–{int(hi0)} |")
     run.finish()
     if NOTES:
         lines.append("\nNotes: " + "; ".join(sorted(NOTES)) + ".")
     head = run.header()
     text = "## Network inference (issue 25)\n\n" + head + "\n" + "\n".join(lines) + "\n"
     print(text)
-    tag = "" if len(SECTIONS) == 6 else "-" + "-".join(sorted(SECTIONS))
+    tag = "" if len(SECTIONS) == 7 else "-" + "-".join(sorted(SECTIONS))
     with open(os.path.join(OUT, f"networks{tag}.json"), "w") as fh:
         json.dump({"meta": run.meta, "sections": run.sections}, fh, indent=1, default=str)
     with open(os.path.join(OUT, f"networks{tag}.raw.md"), "w") as fh:

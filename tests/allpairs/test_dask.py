@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from infometer.allpairs import pairwise
+from infometer.parallel import Execution
 
 distributed = pytest.importorskip("distributed")
 
@@ -58,6 +59,10 @@ def test_dask_gives_the_local_matrix(client, tmp_path):
         df, block_size=3, permutations=9, seed=5, backend="dask", client=client, store=tmp_path
     )
     same(local, remote)
+    ex = Execution(scheduler=client, store=str(tmp_path / "ex"))  # the one execution object
+    via = pairwise(df, block_size=3, permutations=9, seed=5, execution=ex)
+    same(local, via)
+    assert via.diagnostics["backend"] == "dask"
     assert set(remote.diagnostics["methods"]) == {"ksg1", "gkov", "miller_madow"}
     assert remote.diagnostics["blocks"]["computed"] == 10
     # the blocks really ran as tasks of the cluster's scheduler

@@ -1,5 +1,10 @@
 """ARACNE and CLR: known answers (chain, tree-shaped Gaussian graphical model), plots."""
 
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np
 import pandas as pd
 import pytest
@@ -131,13 +136,15 @@ def test_plots(tmp_path):
     x[:, 1] += x[:, 0]
     x[:, 2] += x[:, 1]
     res = pairwise(x, method="copula", permutations=19)
-    png = res.heatmap(tmp_path / "h.png")
-    assert png.stat().st_size > 5000
-    net = res.aracne()
-    assert net.plot(tmp_path / "n.png").stat().st_size > 5000
+    ax = res.heatmap(path=tmp_path / "h.png")
+    assert (tmp_path / "h.png").stat().st_size > 5000 and ax.images
+    net = res.aracne(significant=False)  # 19 permutations: no pair passes BH among 28
+    ax = net.plot(path=tmp_path / "n.png")
+    assert (tmp_path / "n.png").stat().st_size > 5000 and ax.collections
     big = pd.DataFrame(np.ones((100, 100)) - np.eye(100))
     with pytest.raises(ValueError, match="at most 80"):
-        clr(big + np.arange(100)[:, None] + np.arange(100)[None, :]).plot(tmp_path / "x.png")
+        clr(big + np.arange(100)[:, None] + np.arange(100)[None, :]).plot(path=tmp_path / "x.png")
+    plt.close("all")
 
 
 def test_negative_estimates_are_kept_and_counted():

@@ -244,15 +244,15 @@ def test_matrix_ctrl_c_is_exit_130_and_says_how_to_resume(tmp_path, table, monke
 
 def test_pairwise_raises_keyboard_interrupt_when_its_run_was_interrupted(monkeypatch):
     import infometer as im
-    from infometer.allpairs import matrix
+    from infometer.allpairs import _blocks
 
-    real = matrix._run
+    real = _blocks._run
 
     def stopped(*args, **kwargs):
         out = real(*args, **kwargs)
         out.interrupted = True
         return out
 
-    monkeypatch.setattr(matrix, "_run", stopped)
+    monkeypatch.setattr(_blocks, "_run", stopped)
     with pytest.raises(KeyboardInterrupt):
         im.pairwise(np.random.default_rng(0).normal(size=(30, 3)), method="gaussian_copula")

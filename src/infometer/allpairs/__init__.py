@@ -7,8 +7,9 @@ imported only when one of them is used (``import infometer`` stays light).  It i
 shadowed by a module of the same name.
 """
 
-from .matrix import PairwiseResult, pairwise
+from .matrix import pairwise
 from .network import Network, aracne, clr, plot_heatmap, plot_network
+from .result import PairwiseResult
 from .select import Selection, select_features
 
 __all__ = [

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import os
-import tempfile
-import threading
 import time
 import warnings
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations_with_replacement
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,118 +23,21 @@ from ..data import (
     check_float,
     check_int,
 )
-from ..progress import progress_bar
-from . import compute
-from .compute import Config, Group, canonical_method, prepare_group, signature
+from ..parallel import Execution
+from . import _significance, compute
+from ._blocks import BACKENDS, run_blocks
+from ._blocks import remote_block as remote_block  # the Dask task's former path
+from ._significance import CORRECTIONS, NULLS, Test
+from .compute import Config, canonical_method, signature
+from .result import PairwiseResult
 from .table import as_table
 
 __all__ = ["pairwise", "PairwiseResult", "make_config", "CORRECTIONS", "NULLS", "BACKENDS"]
-
-CORRECTIONS = ("bh", "holm", "bonferroni")
-NULLS = ("auto", "pair")
-BACKENDS = ("threads", "dask")
 #: Default ``max_pairs``: 10,000 columns (minutes per pair estimator, 0.8 GB of matrices).
 MAX_PAIRS = 50_000_000
 #: Columns per group: KSG and per-pair estimators (work per block ~ 64² pairs), copula
 #: (one matrix product per block; 1024 columns make P = 1000 a single product).
 BLOCK_SIZE = {"copula": 1024, "other": 64}
-
-
-@dataclass
-class PairwiseResult:
-    """The all-pairs information of a table.
-
-    Attributes
-    ----------
-    matrix
-        Labelled P x P DataFrame of MI (or CMI) in :attr:`unit`; symmetric, NaN on the
-        diagonal (a column's information with itself is its entropy, infinite for
-        continuous data) and on the rows/columns of dropped columns.
-    edges
-        Tidy table of the upper triangle, one row per pair: ``x``, ``y``, ``value``,
-        ``method`` and, with a permutation test, ``p_value``, ``q_value`` (adjusted by
-        :attr:`correction`) and ``significant`` (``q_value <= fdr``).  Sorted by value.
-    p_values, q_values
-        P x P DataFrames (None without a test).
-    diagnostics
-        Methods used per kind of pair and why, dropped and constant columns, warnings,
-        null schemes, blocks planned/computed/stored, timings, backend.
-    """
-
-    matrix: Any
-    edges: Any
-    unit: str
-    quantity: str
-    n: int
-    given: list[str] | None = None
-    n_permutations: int = 0
-    fdr: float | None = None
-    correction: str | None = None
-    p_values: Any = None
-    q_values: Any = None
-    diagnostics: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def labels(self) -> list[str]:
-        return list(self.matrix.columns)
-
-    @property
-    def significant_edges(self) -> Any:
-        """The sparse edge list: pairs whose FDR-adjusted q-value is at most :attr:`fdr`."""
-        if "significant" not in self.edges:
-            raise ValueError(
-                "no permutation test was run; pass permutations=B (e.g. 199) to pairwise()"
-            )
-        return self.edges[self.edges["significant"]].reset_index(drop=True)
-
-    def to(self, unit: str) -> PairwiseResult:
-        """The same result in another unit (``"bits"``, ``"nats"``, ...)."""
-        target = resolve_unit(unit)
-        f = unit_factor(self.unit, target)
-        edges = self.edges.copy()
-        edges["value"] = edges["value"] * f
-        return PairwiseResult(
-            matrix=self.matrix * f,
-            edges=edges,
-            unit=target,
-            quantity=self.quantity,
-            n=self.n,
-            given=self.given,
-            n_permutations=self.n_permutations,
-            fdr=self.fdr,
-            correction=self.correction,
-            p_values=self.p_values,
-            q_values=self.q_values,
-            diagnostics=self.diagnostics,
-        )
-
-    def aracne(self, tolerance: float = 0.0, significant: bool | None = None) -> Any:
-        """ARACNE's data-processing-inequality pruning; see :func:`infometer.allpairs.aracne`."""
-        from .network import aracne
-
-        return aracne(self, tolerance=tolerance, significant=significant)
-
-    def clr(self) -> Any:
-        """CLR's background-corrected scores; see :func:`infometer.allpairs.clr`."""
-        from .network import clr
-
-        return clr(self)
-
-    def heatmap(self, path: str | os.PathLike, *, cluster: bool = True, title: str | None = None):
-        """Save a heatmap PNG of :attr:`matrix` (rows and columns in clustered order)."""
-        from .network import plot_heatmap
-
-        return plot_heatmap(self, path, cluster=cluster, title=title)
-
-    def __repr__(self) -> str:
-        p = self.matrix.shape[0]
-        q = "CMI" if self.quantity == "cond_mutual_info" else "MI"
-        used = ", ".join(f"{m} ({c})" for m, c in self.diagnostics.get("methods", {}).items())
-        test = ""
-        if self.n_permutations:
-            k = int(self.edges["significant"].sum())
-            test = f"; {k} significant pairs at FDR {self.fdr:g} ({self.n_permutations} perms)"
-        return f"PairwiseResult({q} of {p} columns, n={self.n}, {self.unit}; {used}{test})"
 
 
 # ------------------------------------------------------------------------- planning
@@ -254,124 +154,6 @@ def _check_fast_params(cfg: Config, names: set[str]) -> None:
             raise ValueError(f"method 'gaussian_copula' needs more samples, got n={cfg.n}")
 
 
-def _ties(v: Variable) -> bool:
-    s = np.sort(v.columns[0])
-    return bool(np.any(s[1:] == s[:-1]))
-
-
-def _shared_columns(cfg: Config, variables: list[Variable], const: np.ndarray) -> np.ndarray:
-    """Columns whose pairs may share one null: rank-invariant statistic, tie-free column."""
-    out = np.zeros(len(variables), bool)
-    if cfg.n_permutations == 0 or cfg.null != "auto" or cfg.z is not None:
-        return out
-    smooth = ("continuous", False)
-    if (smooth, smooth) not in cfg.resolved:
-        return out
-    name = cfg.resolved[(smooth, smooth)][0]
-    dummy = variables[0]
-    if not (cfg.ranks or cfg.route(name, dummy, dummy) == "copula"):
-        return out
-    for j, v in enumerate(variables):
-        out[j] = signature(v) == smooth and not const[j] and not _ties(v)
-    return out
-
-
-def _shared_null(cfg: Config) -> np.ndarray:
-    """The statistic on (u, u[π_t]) for the B permutations: the null of every shared pair."""
-    u = np.arange(cfg.n, dtype=np.float64)
-    perms = compute.permutations(cfg)
-    cols = [u] + [u[p] for p in perms]
-    vs = [as_variable(c, f"u{t}") for t, c in enumerate(cols)]
-    vs = [
-        Variable(v.columns, v.kinds, v.cardinalities, name=f"u{t}", diagnostics={})
-        for t, v in enumerate(vs)
-    ]
-    null_cfg = Config(**{**cfg.__dict__, "n_permutations": 0})
-    g = prepare_group(null_cfg, np.arange(len(vs)), vs)
-    ia = np.zeros(len(perms), np.int64)
-    ib = np.arange(1, len(vs), dtype=np.int64)
-    name, _ = cfg.resolved[(("continuous", False), ("continuous", False))]
-    value = np.full(ia.size, np.nan)
-    ge = np.full(ia.size, -1, np.int64)
-    sel = np.arange(ia.size)
-    wants = np.zeros(ia.size, bool)
-    route = cfg.route(name, vs[0], vs[1])
-    if route == "ksg":
-        compute._ksg(null_cfg, g, g, ia, ib, sel, wants, None, value, ge)
-    elif route == "copula":
-        compute._copula(null_cfg, g, g, ia, ib, sel, wants, None, value, ge)
-    else:
-        compute._call(null_cfg, name, g, g, ia, ib, sel, wants, None, value, ge, Counter())
-    return np.sort(value)
-
-
-# ------------------------------------------------------------------------- backends
-class _LocalBlocks:
-    """Thread backend: each group prepared once (on first use), blocks from memory."""
-
-    def __init__(self, cfg: Config, groups: list[np.ndarray], variables: list[Variable]):
-        self.cfg, self.groups, self.variables = cfg, groups, variables
-        self._prepared: dict[int, Group] = {}
-        self._locks = [threading.Lock() for _ in groups]
-
-    def group(self, g: int) -> Group:
-        with self._locks[g]:
-            if g not in self._prepared:
-                cols = self.groups[g]
-                self._prepared[g] = prepare_group(self.cfg, cols, [self.variables[c] for c in cols])
-            return self._prepared[g]
-
-    def __call__(self, key: tuple[int, int]) -> compute.BlockResult:
-        g, h = key
-        return compute.evaluate_block(self.cfg, self.group(g), self.group(h), key)
-
-
-_REMOTE_GROUPS: dict[tuple[str, int], Group] = {}
-_REMOTE_LOCK = threading.Lock()
-
-
-def _remote_group(cfg: Config, path: str, g: int, cols: np.ndarray) -> Group:
-    key = (cfg.token, g)
-    with _REMOTE_LOCK:
-        if key in _REMOTE_GROUPS:
-            return _REMOTE_GROUPS[key]
-    from .store import read_input_columns
-
-    grp = prepare_group(cfg, cols, read_input_columns(path, cols))
-    with _REMOTE_LOCK:
-        if len(_REMOTE_GROUPS) >= 32:
-            _REMOTE_GROUPS.pop(next(iter(_REMOTE_GROUPS)))
-        _REMOTE_GROUPS[key] = grp
-    return grp
-
-
-def remote_block(payload: tuple) -> compute.BlockResult:
-    """A Dask task: read the block's two groups from the store's input file and evaluate."""
-    cfg, path, key, cols_g, cols_h = payload
-    with _REMOTE_LOCK:  # load the registry's families once, not from two threads at a time
-        registry.methods(cfg.quantity)
-    ga = _remote_group(cfg, path, key[0], cols_g)
-    gb = ga if key[0] == key[1] else _remote_group(cfg, path, key[1], cols_h)
-    return compute.evaluate_block(cfg, ga, gb, key)
-
-
-class _Payloads(dict):
-    """key -> payload, built when asked for (so the client never holds them all)."""
-
-    def __init__(self, keys, make):
-        super().__init__((k, None) for k in keys)
-        self._make = make
-
-    def __getitem__(self, key):
-        return self._make(key)
-
-
-def _bar(total: int, enabled: bool | None):
-    if enabled is None and total < 20_000:
-        enabled = False  # a small matrix takes no time worth a bar
-    return progress_bar(total=total, unit="pair", desc="pairwise", progress=enabled)
-
-
 # ------------------------------------------------------------------------------ API
 def pairwise(
     data: Any,
@@ -390,6 +172,7 @@ def pairwise(
     discrete: bool | None = None,
     seed: int | None = 0,
     block_size: int | None = None,
+    execution: Execution | None = None,
     n_jobs: int | None = None,
     backend: str = "threads",
     client: Any = None,
@@ -441,12 +224,17 @@ def pairwise(
         Seed for jitter of tied columns and for the permutations.
     block_size
         Columns per group (a block is a pair of groups); default 64 (1024 for the copula).
+    execution
+        Where the blocks run: an :class:`infometer.Execution` (``n_jobs``, ``backend``
+        ``"threads"`` or ``"dask"``, ``scheduler``, ``store``, ``progress``).  The four
+        keywords below are its shorthands, kept as they were; giving one of them beside
+        ``execution`` is a ``TypeError``.
     n_jobs
-        Threads for the local backend (default: all cores).
+        Threads for the local backend (default: all cores): ``Execution(n_jobs=)``.
     backend, client
         ``"threads"`` (default) or ``"dask"`` with ``client`` a ``distributed.Client`` or a
-        scheduler address.  With Dask, blocks run as tasks, lost workers' blocks are
-        re-run, and finished blocks go to ``store``.
+        scheduler address (``Execution(backend=, scheduler=)``).  With Dask, blocks run as
+        tasks, lost workers' blocks are re-run, and finished blocks go to ``store``.
     store
         Folder of a resumable block store (Parquet): finished blocks are kept, a restarted
         job computes only the missing ones.  Dask needs one every worker can read (a
@@ -463,18 +251,103 @@ def pairwise(
     Returns
     -------
     PairwiseResult
+
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(300, 3))
+    >>> x[:, 1] += x[:, 0]
+    >>> res = im.pairwise(x, method="copula", execution=im.Execution(n_jobs=1))
+    >>> bool(abs(res.matrix.loc["0", "1"] - 0.5 * np.log(2)) < 0.1)  # exact: 0.5 log 2 nats
+    True
     """
     t_start = time.perf_counter()
     unit_name = resolve_unit(unit, base)
-    from ..progress import check_progress
-    from ..stats.independence import MAX_PERMUTATIONS
+    test = _significance.check_test(permutations, fdr, correction, null)
+    ex = _execution(execution, n_jobs, backend, client, store, progress)
+    plan = _plan(
+        data,
+        method=method,
+        given=given,
+        columns=columns,
+        ranks=ranks,
+        nan=nan,
+        discrete=discrete,
+        seed=seed,
+        block_size=block_size,
+        max_pairs=max_pairs,
+        test=test,
+        params=params,
+    )
+    results, outcome, t_compute = run_blocks(
+        plan.cfg, plan.variables, plan.groups, plan.n_pairs, plan.block_size, ex
+    )
+    res = _assemble(results, plan, unit_name, test)
+    return _finish(res, plan, outcome, ex, t_compute, t_start)
 
-    permutations = check_int(permutations, "permutations", min_value=0, max_value=MAX_PERMUTATIONS)
-    progress = check_progress(progress)
-    fdr = check_float(fdr, "fdr", low=0.0, high=1.0, inclusive=(False, True))
-    check_choice(correction, "correction", CORRECTIONS)
-    check_choice(null, "null", NULLS)
-    check_choice(backend, "backend", BACKENDS)
+
+def _execution(execution, n_jobs, backend, client, store, progress) -> Execution:
+    """The :class:`Execution` of a call: ``execution``, or one from the shorthands."""
+    if execution is None and backend == "threads":
+        client = None  # read only with backend="dask", as before
+    ex = Execution.from_keywords(
+        execution,
+        "pairwise",
+        n_jobs=("n_jobs", n_jobs, None),
+        backend=("backend", backend, "threads"),
+        client=("scheduler", client, None),
+        store=("store", store, None),
+        progress=("progress", progress, None),
+    )
+    backend = ex.resolve_backend("threads")
+    if backend not in BACKENDS:
+        raise ValueError(
+            f"backend must be one of {list(BACKENDS)} for pairwise, got {backend!r} (blocks "
+            "share prepared columns in memory: threads, or Dask tasks)"
+        )
+    return ex
+
+
+@dataclass
+class _Plan:
+    """What ``pairwise`` estimates: the table, its usable columns, the resolved methods
+    (``cfg``), the groups of columns and the blocks (pairs of groups) with their pairs."""
+
+    table: Any
+    labels: list[str]
+    kept: list[int]
+    variables: list[Variable]
+    const: np.ndarray
+    cfg: Config
+    reasons: dict[str, str]
+    method: str
+    ranks: bool
+    given_cols: list[str]
+    z: Variable | None
+    block_size: int
+    groups: list[np.ndarray]
+    n_pairs: dict[tuple[int, int], int]
+    null_values: np.ndarray | None
+
+
+def _plan(
+    data,
+    *,
+    method,
+    given,
+    columns,
+    ranks,
+    nan,
+    discrete,
+    seed,
+    block_size,
+    max_pairs,
+    test: Test,
+    params,
+) -> _Plan:
+    """Estimation: read and check the table, resolve an estimator per kind of pair, cut
+    the columns into groups; with a test, the shared null where it is exact."""
     if not isinstance(ranks, bool):
         raise TypeError(f"ranks must be True or False, got {ranks!r}")
     if seed is None:
@@ -482,10 +355,10 @@ def pairwise(
     seed = check_int(seed, "seed", min_value=0)
     if block_size is not None:
         block_size = check_int(block_size, "block_size", min_value=1)
-    n_jobs = check_int(n_jobs if n_jobs is not None else os.cpu_count() or 1, "n_jobs", min_value=1)
     method = canonical_method(method)
     if method != "auto":
         registry.get("mutual_info" if given is None else "cond_mutual_info", method)
+    permutations = test.permutations
 
     given_cols, given_array = ([], None) if given is None else _given_variable(given)
     shape = getattr(data, "shape", None)
@@ -522,9 +395,16 @@ def pairwise(
     _check_size(len(labels), table.n, permutations, max_pairs)
     const = np.array([v.name in table.constant for v in variables])
     cfg, reasons = make_config(
-        variables, method, params, seed=seed, ranks=ranks, z=z, permutations=permutations, null=null
+        variables,
+        method,
+        params,
+        seed=seed,
+        ranks=ranks,
+        z=z,
+        permutations=permutations,
+        null=test.null,
     )
-    cfg.shared = _shared_columns(cfg, variables, const)
+    cfg.shared = _significance.shared_columns(cfg, variables, const)
     names = {nm for nm, _ in cfg.resolved.values()}
     if block_size is None:
         block_size = BLOCK_SIZE["copula" if names == {"gaussian_copula"} else "other"]
@@ -533,70 +413,55 @@ def pairwise(
     keys = compute.blocks(len(groups))
     n_pairs = {(g, h): _n_pairs(len(groups[g]), len(groups[h]), g == h) for g, h in keys}
 
-    null_values = _shared_null(cfg) if cfg.shared.any() else None
-
-    sink, owned_tmp = _open_store(store, backend, cfg, variables, labels, table, block_size)
-    bar = _bar(sum(n_pairs.values()), progress)
-
-    def on_progress(pr) -> None:
-        if bar is not None:
-            bar.update(n_pairs[pr.key])
-
-    t0 = time.perf_counter()
-    try:
-        if backend == "threads":
-            func = _LocalBlocks(cfg, groups, variables)
-            outcome = _run(func, {k: k for k in keys}, sink, n_jobs, None, on_progress)
-        else:
-            client = _client(client)
-            if hasattr(sink, "write_input"):
-                sink.write_input(variables)
-            path = str(sink.input_path)
-            jobs = _Payloads(keys, lambda k: (cfg, path, k, groups[k[0]], groups[k[1]]))
-            outcome = _run(remote_block, jobs, sink, None, client, on_progress)
-    finally:
-        if bar is not None:
-            bar.close()
-    t_compute = time.perf_counter() - t0
-    if outcome.errors:
-        first = next(iter(outcome.errors.values()))
-        raise ValueError(f"{len(outcome.errors)} block(s) failed; the first with {first}")
-    if outcome.interrupted:  # Ctrl-C: the finished blocks are in the store; say so once
-        raise KeyboardInterrupt("pairwise interrupted; run again with the same store to resume")
-    outcome.raise_if_incomplete()
-    results = [sink.results[k] if hasattr(sink, "results") else sink.read(k) for k in keys]
-    if owned_tmp is not None:
-        owned_tmp.cleanup()
-
-    # ---------------------------------------------------------------- assemble
-    res = _assemble(
-        results, table, labels, kept, variables, cfg, null_values, unit_name, fdr, correction
+    null_values = _significance.shared_null(cfg) if cfg.shared.any() else None
+    return _Plan(
+        table=table,
+        labels=labels,
+        kept=kept,
+        variables=variables,
+        const=const,
+        cfg=cfg,
+        reasons=reasons,
+        method=method,
+        ranks=ranks,
+        given_cols=given_cols,
+        z=z,
+        block_size=block_size,
+        groups=groups,
+        n_pairs=n_pairs,
+        null_values=null_values,
     )
+
+
+def _finish(res, plan: _Plan, outcome, ex: Execution, t_compute: float, t_start: float):
+    """The diagnostics of the run, the warnings (once each), ``given``."""
     diag = res.diagnostics
     diag.update(
         {
-            "auto_reasons" if method == "auto" else "method_reason": reasons,
-            "dropped_columns": dict(table.dropped),
-            "constant_columns": [v.name for v, c in zip(variables, const, strict=True) if c],
+            "auto_reasons" if plan.method == "auto" else "method_reason": plan.reasons,
+            "dropped_columns": dict(plan.table.dropped),
+            "constant_columns": [
+                v.name for v, c in zip(plan.variables, plan.const, strict=True) if c
+            ],
             "blocks": {
-                "block_size": block_size,
+                "block_size": plan.block_size,
                 "planned": outcome.planned,
                 "computed": outcome.ran,
                 "already_stored": outcome.already_done,
                 "retried": outcome.retried,
             },
-            "backend": backend,
-            "store": None if store is None else str(store),
+            "backend": ex.resolve_backend("threads"),
+            "store": None if ex.store is None else str(ex.store),
             "seconds": {"compute": t_compute, "total": time.perf_counter() - t_start},
-            "ranks": ranks,
+            "ranks": plan.ranks,
         }
     )
-    msgs = [*table.warnings, *diag.pop("_messages", [])]
+    msgs = [*plan.table.warnings, *diag.pop("_messages", [])]
     if msgs:
         diag["warnings"] = msgs
         for m in msgs:
-            warnings.warn(m, InfometerWarning, stacklevel=2)
-    res.given = given_cols or (None if z is None else ["given"])
+            warnings.warn(m, InfometerWarning, stacklevel=3)
+    res.given = plan.given_cols or (None if plan.z is None else ["given"])
     return res
 
 
@@ -627,65 +492,6 @@ def _check_size(p: int, n: int, permutations: int, max_pairs: Any) -> None:
 
 def _n_pairs(a: int, b: int, same: bool) -> int:
     return a * (a - 1) // 2 if same else a * b
-
-
-def _client(client: Any) -> Any:
-    if client is not None:
-        return client
-    try:
-        from distributed import get_client
-
-        return get_client()
-    except (ImportError, ValueError) as exc:
-        raise ValueError(
-            "backend='dask' needs client= (a distributed.Client or a scheduler address "
-            "such as 'tcp://host:8786')"
-        ) from exc
-
-
-def _run(func, jobs, sink, workers, client, on_progress):
-    from ..parallel import run_jobs
-
-    if client is None:
-        return run_jobs(
-            func,
-            jobs,
-            sink,
-            workers=workers,
-            pool="threads",
-            progress=on_progress,
-            interruptible=False,
-        )
-    return run_jobs(func, jobs, sink, scheduler=client, progress=on_progress, interruptible=False)
-
-
-def _open_store(store, backend, cfg, variables, labels, table, block_size):
-    """The sink: in memory, or a :class:`BlockStore` folder (temporary for Dask if none)."""
-    if store is None and backend == "threads":
-        from ..parallel import MemorySink
-
-        return MemorySink(), None
-    from .store import BlockStore, fingerprint_data
-
-    tmp = None
-    if store is None:
-        tmp = tempfile.TemporaryDirectory(prefix="infometer-pairwise-")
-        store = tmp.name
-    fp = {
-        "format": 1,
-        "data": fingerprint_data(variables, cfg.z),
-        "labels": [v.name for v in variables],
-        "n": cfg.n,
-        "quantity": cfg.quantity,
-        "method": cfg.method,
-        "params": {k: repr(v) for k, v in sorted(cfg.params.items())},
-        "seed": cfg.seed,
-        "ranks": cfg.ranks,
-        "permutations": cfg.n_permutations,
-        "null": cfg.null,
-        "block_size": block_size,
-    }
-    return BlockStore(Path(store), fp), tmp
 
 
 def _ceiling_pairs(
@@ -722,11 +528,12 @@ def _ceiling_pairs(
         ] += 1
 
 
-def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, fdr, correction):
+def _assemble(results, plan: _Plan, unit: str, test: Test) -> PairwiseResult:
+    """The matrix, the edge list and the diagnostics from the blocks' results; the test's
+    p- and q-values through :func:`._significance.add_tests`."""
     import pandas as pd
 
-    from ..stats import multipletests
-
+    labels, variables, cfg = plan.labels, plan.variables, plan.cfg
     p = len(variables)
     f = unit_factor("nats", unit)
     a = np.concatenate([r.a for r in results])
@@ -782,44 +589,21 @@ def _assemble(results, table, labels, kept, variables, cfg, null_values, unit, f
         n_permutations=cfg.n_permutations,
     )
     if cfg.n_permutations:
-        B = cfg.n_permutations
-        pv = np.full(val.size, np.nan)
-        has = ge >= 0
-        pv[has] = (1.0 + ge[has]) / (1.0 + B)
-        shared = ~has & finite
-        if shared.any():
-            n_ge = null_values.size - np.searchsorted(null_values, val[shared], side="left")
-            pv[shared] = (1.0 + n_ge) / (1.0 + B)
-        ok = np.isfinite(pv)
-        qv = np.full(val.size, np.nan)
-        rej = np.zeros(val.size, bool)
-        if ok.any():
-            mt = multipletests(pv[ok], method=correction, alpha=fdr)
-            qv[ok], rej[ok] = mt.p_adjusted, mt.reject
-        edges["p_value"] = pv[order]
-        edges["q_value"] = qv[order]
-        edges["significant"] = rej[order]
-        for name, vec in (("p_values", pv), ("q_values", qv)):
-            m = np.full((p, p), np.nan)
-            m[a, b] = vec
-            m[b, a] = vec
-            fm = np.full((len(labels), len(labels)), np.nan)
-            fm[np.ix_(idx, idx)] = m
-            setattr(res, name, pd.DataFrame(fm, index=labels, columns=labels))
-        res.fdr, res.correction = fdr, correction
-        diag["null"] = {
-            "shared_pairs": int(shared.sum()),
-            "own_null_pairs": int(np.sum(has & (meth != names_all.index(compute.CONSTANT)))),
-            "scheme": (
-                "permutation"
-                if cfg.z is None
-                else "permutation within strata of given"
-                if cfg.z.is_discrete
-                else f"local conditional permutation, k={cfg.n_neighbors}"
-            ),
+        parts = {
+            "a": a,
+            "b": b,
+            "val": val,
+            "ge": ge,
+            "meth": meth,
+            "order": order,
+            "idx": idx,
+            "labels": labels,
+            "p": p,
+            "names_all": names_all,
+            "f": f,
+            "finite": finite,
         }
-        if null_values is not None:
-            diag["null"]["shared_null_q95"] = float(np.quantile(null_values, 0.95) * f)
+        _significance.add_tests(res, edges, parts, cfg, plan.null_values, test, diag)
     res.edges = edges
     diag["_messages"] = [f"{m} ({c} pair(s) or column(s))" for m, c in messages.items()]
     res.diagnostics = diag

@@ -58,35 +58,24 @@ def information_with(
     cfg: compute.Config, variables: list[Variable], target: Variable, n_jobs: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
     """I(X_j; target) in nats for every variable, and the method used for each."""
-    from ..parallel import run_jobs
+    from ..parallel import Execution, MemorySink, run_jobs
 
     p = len(variables)
     size = 64
     groups = [np.arange(s, min(s + size, p)) for s in range(0, p, size)]
     tg = compute.prepare_group(cfg, np.array([p]), [target])
 
-    class Sink:
-        def __init__(self) -> None:
-            self.results: dict = {}
-
-        def done_keys(self):
-            return self.results.keys()
-
-        def add(self, key, result) -> None:
-            self.results[key] = result
-
     def job(g: int) -> compute.BlockResult:
         cols = groups[g]
         grp = compute.prepare_group(cfg, cols, [variables[c] for c in cols])
         return compute.evaluate_block(cfg, grp, tg, (g, len(groups)))
 
-    sink = Sink()
+    sink = MemorySink()
     out = run_jobs(
         job,
         {g: g for g in range(len(groups))},
         sink,
-        workers=n_jobs,
-        pool="threads",
+        execution=Execution(n_jobs=n_jobs, backend="threads"),
         interruptible=False,
     )
     if out.errors:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import os
 import platform
 import time
 import tracemalloc
@@ -25,6 +24,7 @@ import numpy as np
 
 from .. import __version__, registry, truth
 from ..data import as_variables, check_int
+from ..parallel import Execution, run_jobs
 from ..progress import progress_bar
 from .store import Store
 
@@ -216,6 +216,7 @@ def run_sweep(
     jobs: Sequence[Job],
     store: Store,
     *,
+    execution: Any = None,
     workers: int | None = None,
     scheduler: Any = None,
     progress: bool | None = None,
@@ -237,6 +238,13 @@ def run_sweep(
         of a partial store can say what is missing.
     store
         Results store (its finished keys are skipped).
+    execution
+        Where the runs go: an :class:`infometer.Execution` (``n_jobs``, ``backend``
+        ``"processes"`` (default) / ``"threads"`` / ``"dask"``, ``scheduler``,
+        ``progress``, ``retries``, ``connect_timeout``; its ``store`` stays None: the
+        store is the argument above).  ``workers``, ``scheduler``, ``progress``,
+        ``retries`` and ``connect_timeout`` are its shorthands, kept as they were; giving
+        one beside ``execution`` is a ``TypeError``.
     workers
         Local processes (default: all cores); ``1`` runs in this process.
     scheduler
@@ -262,16 +270,23 @@ def run_sweep(
     SweepResult
         ``missing`` maps each planned key the store lacks at the end to the reason;
         ``interrupted`` is True when Ctrl-C stopped the sweep (finished runs are kept).
-    """
-    from ..parallel import run_jobs
 
+    Examples
+    --------
+    >>> import tempfile
+    >>> from infometer import Execution
+    >>> from infometer.bench import Store, plan, suite_tasks
+    >>> jobs, _ = plan(suite_tasks("quick")[:1], ["auto"], [100], [0])
+    >>> with tempfile.TemporaryDirectory() as d, Store(d) as store:
+    ...     res = run_sweep(jobs, store, execution=Execution(n_jobs=1, progress=False))
+    >>> res.ran, res.missing
+    (1, {})
+    """
+    ex = _execution(execution, workers, scheduler, progress, retries, connect_timeout)
     store.add_planned(j.key for j in jobs)
     done = store.done_keys()
     todo = [j for j in jobs if j.key not in done]
-    if workers is None:
-        workers = os.cpu_count() or 1
-    workers = check_int(workers, "workers", min_value=1)
-    if scheduler is None and workers > 1 and todo:
+    if ex.resolve_backend("processes") == "processes" and ex.workers > 1 and todo:
         _warm_up(todo)  # numba kernels compile once, here; workers read the disk cache
     res = SweepResult(planned=len(jobs))
 
@@ -287,7 +302,7 @@ def run_sweep(
             last[0] = f"{row['task'][:28]} {row['method']}"
 
     last = [""]
-    bar_ = progress_bar(total=len(todo), desc="bench", unit="run", progress=progress, leave=True)
+    bar_ = progress_bar(total=len(todo), desc="bench", unit="run", progress=ex.progress, leave=True)
 
     def step(p: Any) -> None:
         bar_.update(p.done - bar_.n)
@@ -298,17 +313,35 @@ def run_sweep(
             run_job,
             {j.key: j for j in jobs},
             _Sink(),
-            workers=workers,
-            scheduler=scheduler,
-            retries=retries,
+            execution=ex,
             progress=step,
             log=log,
             lock=store.path.with_name(store.path.name + ".lock") if lock else None,
-            connect_timeout=connect_timeout,
         )
     res.already_done, res.ran, res.retried = out.already_done, out.ran, out.retried
     res.interrupted, res.missing = out.interrupted, out.missing
     return res
+
+
+def _execution(execution, workers, scheduler, progress, retries, connect_timeout) -> Execution:
+    """The :class:`Execution` of a sweep: ``execution``, or one from the shorthands."""
+    if workers is not None:
+        check_int(workers, "workers", min_value=1)  # the error names the caller's keyword
+    ex = Execution.from_keywords(
+        execution,
+        "run_sweep",
+        workers=("n_jobs", workers, None),
+        scheduler=("scheduler", scheduler, None),
+        progress=("progress", progress, None),
+        retries=("retries", retries, 2),
+        connect_timeout=("connect_timeout", connect_timeout, 5.0),
+    )
+    if ex.store is not None:
+        raise ValueError(
+            f"run_sweep takes its Store as an argument; leave Execution.store None "
+            f"(got {ex.store!r})"
+        )
+    return ex
 
 
 def _warm_up(todo: Sequence[Job]) -> None:

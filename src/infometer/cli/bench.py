@@ -141,7 +141,7 @@ def _bench(
 ):
     from .. import __version__
     from ..bench import Store, plan, run_sweep
-    from ..parallel import LockTimeout, WorkerStartError
+    from ..parallel import Execution, LockTimeout, WorkerStartError
 
     jobs, skipped = plan(ts, methods, ns, range(n_seeds))
     if skipped:
@@ -174,15 +174,10 @@ def _bench(
             }
         )
         try:
-            res = run_sweep(
-                jobs,
-                store,
-                workers=workers,
-                scheduler=client,
-                progress=progress,
-                retries=retries,
-                log=note,
+            execution = Execution(
+                n_jobs=workers, scheduler=client, progress=progress, retries=retries
             )
+            res = run_sweep(jobs, store, execution=execution, log=note)
         except (LockTimeout, WorkerStartError, ValueError) as exc:
             _fail(str(exc))
         rows = store.rows()

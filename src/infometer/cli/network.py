@@ -1,7 +1,8 @@
 """``infometer network FILE --method mte --max-lag 5 --cmi gaussian --out DIR``.
 
 Infers a directed, lagged network from the columns of a table (rows = time steps) and
-writes ``edges.csv`` (source, target, lag, estimate, p_value, p_corrected),
+writes ``edges.csv`` (source, target, lag, estimate, p_value, p_corrected; PCMCI+ adds
+``link``: ``-->``, ``o-o`` unoriented or ``x-x`` conflicting, lag 0 contemporaneous),
 ``adjacency.csv`` (labelled n x n, largest edge estimate), ``targets.csv`` (per target:
 own lags, omnibus TE / PCMCI parents) and ``network.png``; ``--json`` prints the edge
 list and the file paths as one JSON object.
@@ -22,14 +23,23 @@ __all__ = ["register", "network_cmd"]
 def network_cmd(
     file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table (rows = time)."),
     out_dir: str = typer.Option("network-out", "--out", "-o", help="Output folder."),
-    method: str = typer.Option("mte", "--method", "-m", help="mte, bivariate_te or pcmci."),
+    method: str = typer.Option(
+        "mte", "--method", "-m", help="mte, bivariate_te, pcmci or pcmciplus."
+    ),
     max_lag: int = typer.Option(5, "--max-lag", help="Largest source lag."),
-    min_lag: int = typer.Option(1, "--min-lag", help="Smallest source lag."),
+    min_lag: int = typer.Option(
+        None, "--min-lag", help="Smallest source lag (default 1; pcmciplus 0)."
+    ),
+    tau_min: int = typer.Option(
+        None, "--tau-min", help="Tigramite's name for --min-lag (0: contemporaneous links)."
+    ),
     cmi: str = typer.Option("auto", "--cmi", help="gaussian, ksg1, plugin, ... or auto."),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level of every test."),
     fdr: bool = typer.Option(True, "--fdr/--no-fdr", help="FDR correction across targets."),
     n_perm: int = typer.Option(200, "--n-perm", help="Permutations per test."),
-    pc_alpha: float = typer.Option(0.2, "--pc-alpha", help="PCMCI: PC1 significance level."),
+    pc_alpha: float = typer.Option(
+        None, "--pc-alpha", help="PCMCI: PC1 level (default 0.2; pcmciplus uses --alpha)."
+    ),
     null: str = typer.Option("permutation", "--null", help="permutation or local."),
     columns: str = typer.Option(None, "--columns", "-c", help="Only these columns (comma-sep.)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Per-target jobs on this many processes."),
@@ -45,7 +55,8 @@ def network_cmd(
     unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Infer a lagged network (multivariate TE, bivariate TE or PCMCI) from time series."""
+    """Infer a lagged network (multivariate TE, bivariate TE, PCMCI) or, with PCMCI+, a
+    network with contemporaneous links from time series."""
     from ..dynamics import infer_network
     from ..io import read_table
     from .app import out
@@ -64,6 +75,7 @@ def network_cmd(
             method=method,
             max_lag=max_lag,
             min_lag=min_lag,
+            tau_min=tau_min,
             cmi=cmi,
             alpha=alpha,
             fdr=fdr,
@@ -125,6 +137,7 @@ def network_cmd(
         f"estimate ({net.diagnostics['unit']})",
         "p",
         "p corrected",
+        *(("link",) if "link" in net.edges else ()),
     ):
         t.add_column(c)
     for r in net.edges.itertuples(index=False):
@@ -135,6 +148,7 @@ def network_cmd(
             f"{r.estimate:.4f}",
             f"{r.p_value:.3g}",
             f"{r.p_corrected:.3g}",
+            *((str(r.link),) if "link" in net.edges else ()),
         )
     out.print(t)
     out.print(f"wrote {', '.join(files.values())}")

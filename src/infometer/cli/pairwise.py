@@ -48,6 +48,13 @@ def _resumable(store: str | None) -> Iterator[None]:
         raise typer.Exit(code=130) from None
 
 
+def _close(ax) -> None:
+    """Close a saved figure (a command draws each once)."""
+    import matplotlib.pyplot as plt
+
+    plt.close(ax.figure)
+
+
 def matrix_cmd(
     file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table; - for stdin."),
     out_dir: str = typer.Option("matrix-out", "--out", "-o", help="Output folder."),
@@ -89,6 +96,7 @@ def matrix_cmd(
     from ..allpairs.network import MAX_PLOT_NODES, aracne, clr
     from ..data import check_choice
     from ..io import read_table
+    from ..parallel import Execution
     from ..validation import check_int
     from ._paths import check_out_dir
     from .app import out
@@ -124,17 +132,16 @@ def matrix_cmd(
             discrete=discrete,
             seed=seed,
             block_size=block_size,
-            n_jobs=workers,
-            backend="threads" if scheduler is None else "dask",
-            client=scheduler,
-            store=store,
-            progress=progress,
+            execution=Execution(
+                n_jobs=workers, scheduler=scheduler, store=store, progress=progress
+            ),
             **params,
         )
     warn_summary([str(w.message) for w in caught if issubclass(w.category, UserWarning)])
     res.matrix.to_csv(od / "matrix.csv")
     res.edges.to_csv(od / "edges.csv", index=False)
-    png = res.heatmap(od / "heatmap.png", title=f"{Path(file).name}: pairwise MI ({res.unit})")
+    png = od / "heatmap.png"
+    _close(res.heatmap(path=png, title=f"{Path(file).name}: pairwise MI ({res.unit})"))
     done = res.diagnostics["blocks"]
     lines = [
         f"{res.matrix.shape[0]} columns, {len(res.edges)} pairs, n={res.n}; methods: "
@@ -160,7 +167,8 @@ def matrix_cmd(
         net.edges.to_csv(od / "network.csv", index=False)
         files.append(od / "network.csv")
         try:
-            files.append(net.plot(od / "network.png"))
+            _close(net.plot(path=od / "network.png"))
+            files.append(od / "network.png")
         except ValueError:
             note(f"network has over {MAX_PLOT_NODES} nodes: no drawing")
         n_net = len(net.edges)

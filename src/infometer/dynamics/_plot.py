@@ -6,6 +6,13 @@ from typing import Any
 
 import numpy as np
 
+#: arrow style, colour and line style of each link mark
+_STYLE = {
+    "-->": ("-|>", "#3b75af", "-"),
+    "o-o": ("-", "#5a8f3c", "-"),
+    "x-x": ("-", "#c0392b", "--"),
+}
+
 
 def plot_network(result: Any, ax=None, path=None):
     """Draw ``result`` (a :class:`~infometer.dynamics.network.NetworkResult`)."""
@@ -19,25 +26,30 @@ def plot_network(result: Any, ax=None, path=None):
     ang = np.pi / 2 - 2 * np.pi * np.arange(n) / max(n, 1)
     pos = {nm: (np.cos(a), np.sin(a)) for nm, a in zip(names, ang, strict=True)}
     e = result.edges
-    groups: dict[tuple[str, str], list[tuple[int, float]]] = {}
-    for s, t, g, v in zip(e["source"], e["target"], e["lag"], e["estimate"], strict=True):
-        groups.setdefault((s, t), []).append((int(g), float(v)))
+    marks = e["link"] if "link" in e else ["-->"] * len(e)
+    groups: dict[tuple[str, str, str], list[tuple[int, float]]] = {}
+    for s, t, g, v, m in zip(e["source"], e["target"], e["lag"], e["estimate"], marks, strict=True):
+        groups.setdefault((s, t, str(m)), []).append((int(g), float(v)))
     top = max((max(v for _, v in grp) for grp in groups.values()), default=1.0) or 1.0
-    for (s, t), grp in groups.items():
+    for (s, t, m), grp in groups.items():
         w = max(v for _, v in grp)
         (x0, y0), (x1, y1) = pos[s], pos[t]
+        # PCMCI+'s unoriented (o-o) contemporaneous links: no head, straight;
+        # conflicting (x-x): dashed red, no head
         arrow = FancyArrowPatch(
             (x0, y0),
             (x1, y1),
-            arrowstyle="-|>",
+            arrowstyle=_STYLE[m][0],
             mutation_scale=14,
             lw=0.8 + 4.0 * w / top,
-            color="#3b75af",
+            color=_STYLE[m][1],
+            linestyle=_STYLE[m][2],
             alpha=0.85,
             shrinkA=16,
             shrinkB=16,
-            connectionstyle="arc3,rad=0.15",
+            connectionstyle="arc3,rad=0.15" if m == "-->" else "arc3,rad=0",
         )
+        arrow.set_gid(m)
         ax.add_patch(arrow)
         # label near the middle of the (curved) edge, offset to its side
         mx, my = (x0 + x1) / 2, (y0 + y1) / 2
@@ -52,10 +64,13 @@ def plot_network(result: Any, ax=None, path=None):
     ax.set_ylim(-1.35, 1.35)
     ax.set_aspect("equal")
     ax.axis("off")
-    unit = "CMI" if result.method == "pcmci" else "TE"
+    unit = "CMI" if result.method in ("pcmci", "pcmciplus") else "TE"
+    extra = ""
+    if result.method == "pcmciplus":
+        extra = "\nlag 0 = contemporaneous; green: o-o unoriented, red dashed: x-x conflict"
     ax.set_title(
         f"{result.method} ({result.cmi}), alpha={result.alpha}: edge width = {unit} "
-        f"({result.diagnostics.get('unit', 'nats')}), labels = lags",
+        f"({result.diagnostics.get('unit', 'nats')}), labels = lags{extra}",
         fontsize=9,
     )
     return finish(ax, path)

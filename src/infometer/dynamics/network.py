@@ -19,12 +19,20 @@ Methods
     lagged link X_i(t−τ) → X_j(t) conditioned on the parents of both ends.  Gaussian:
     partial correlation with a Student t test (Tigramite's ParCorr); other CMI methods:
     permutation tests.
+``"pcmciplus"``
+    PCMCI+ (Runge 2020) with contemporaneous links (``min_lag``/``tau_min`` = 0, the
+    default): PC1 lagged parents, then the MCI skeleton (lagged and contemporaneous links
+    tested with conditions from the target's contemporaneous adjacencies plus both ends'
+    lagged parents), collider orientation by the majority rule and Meek's rules R1–R3, as
+    Tigramite's ``run_pcmciplus``; links ``-->``, ``o-o`` (unoriented) and ``x-x``
+    (conflicting), every test at ``alpha`` (Tigramite's ``pc_alpha``).
 
 References
 ----------
 * Novelli, Wollstadt, Mediano, Wibral & Lizier (2019), Netw. Neurosci. 3:827.
 * Wollstadt et al. (2019), J. Open Source Softw. 4:1081 (IDTxl).
 * Runge, Nowack, Kretschmer, Flaxman & Sejdinovic (2019), Sci. Adv. 5:eaau4996 (PCMCI).
+* Runge (2020), UAI, PMLR 124:1388 (PCMCI+).
 * Benjamini & Hochberg (1995), J. R. Stat. Soc. B 57:289.
 """
 
@@ -50,6 +58,8 @@ MAX_CANDIDATES = 2000
 MAX_LAG_MATRIX = 200_000_000
 
 _EDGE_COLUMNS = ["source", "target", "lag", "estimate", "p_value", "p_corrected"]
+#: Subsets of a triple's neighbours above which PCMCI+'s majority rule is refused.
+MAX_COLLIDER_SUBSETS = 2**14
 
 
 @dataclass(frozen=True)
@@ -63,7 +73,13 @@ class NetworkResult:
         (in ``diagnostics["unit"]``, nats by default: the conditional TE of that source
         lag for mTE / bivariate TE, the MCI CMI for PCMCI), ``p_value`` (sequential max
         statistic, or the MCI test) and
-        ``p_corrected`` (the FDR-adjusted p-value that decided the edge).
+        ``p_corrected`` (the FDR-adjusted p-value that decided the edge).  PCMCI+ adds
+        ``link``: ``"-->"`` (directed; lag 0: contemporaneous), ``"o-o"`` (a
+        contemporaneous link left unoriented: source and target in column order) or
+        ``"x-x"`` (contemporaneous, conflicting orientations); its ``p_value`` is the
+        largest p-value of the link's skeleton tests (Tigramite's ``p_matrix``), which
+        decided it at ``alpha``, and ``p_corrected`` repeats it (no FDR: the PC tests are
+        sequential).
     nodes
         Process names, in column order.
     method, cmi, max_lag, alpha
@@ -72,7 +88,10 @@ class NetworkResult:
         DataFrame per target: the target's selected own lags, omnibus TE and p-values
         (mTE / bivariate TE), or PCMCI's selected parents.
     diagnostics
-        Warnings, constant series dropped, rows used, timings.
+        Warnings, constant series dropped, rows used, timings (PCMCI+: ``p_matrix``,
+        ``val_matrix``, ``ambiguous_triples``, ``n_tests``).
+    graph_array
+        PCMCI+: the (n, n, max_lag + 1) graph it returned (see :attr:`graph`).
     """
 
     edges: Any
@@ -83,30 +102,61 @@ class NetworkResult:
     alpha: float
     targets: Any = None
     diagnostics: dict[str, Any] = field(default_factory=dict)
+    graph_array: Any = field(default=None, repr=False)
+
+    def _links(self):
+        """(source index, target index, lag, estimate, link) per edge row."""
+        idx = {nm: i for i, nm in enumerate(self.nodes)}
+        e = self.edges
+        marks = e["link"] if "link" in e else ["-->"] * len(e)
+        for s, t, g, v, m in zip(
+            e["source"], e["target"], e["lag"], e["estimate"], marks, strict=True
+        ):
+            yield idx[s], idx[t], int(g), float(v), str(m)
 
     @property
     def adjacency(self) -> np.ndarray:
-        """(n, n) float array: [i, j] = largest edge estimate from i to j (0: no edge)."""
+        """(n, n) float array: [i, j] = largest edge estimate from i to j (0: no edge).
+        An unoriented (``o-o``) or conflicting (``x-x``) contemporaneous link counts in
+        both directions."""
         n = len(self.nodes)
         a = np.zeros((n, n))
-        idx = {nm: i for i, nm in enumerate(self.nodes)}
-        for s, t, v in zip(
-            self.edges["source"], self.edges["target"], self.edges["estimate"], strict=True
-        ):
-            a[idx[s], idx[t]] = max(a[idx[s], idx[t]], float(v), 1e-300)
+        for i, j, _, v, m in self._links():
+            for s, t in ((i, j), (j, i)) if m != "-->" else ((i, j),):
+                a[s, t] = max(a[s, t], v, 1e-300)
         return a
 
     @property
     def lag_adjacency(self) -> np.ndarray:
-        """(n, n, max_lag + 1) bool array: [i, j, lag] is True for each edge."""
+        """(n, n, max_lag + 1) bool array: [i, j, lag] is True for each edge (both
+        [i, j, 0] and [j, i, 0] for an ``o-o`` or ``x-x`` link)."""
         n = len(self.nodes)
         a = np.zeros((n, n, self.max_lag + 1), dtype=bool)
-        idx = {nm: i for i, nm in enumerate(self.nodes)}
-        for s, t, g in zip(
-            self.edges["source"], self.edges["target"], self.edges["lag"], strict=True
-        ):
-            a[idx[s], idx[t], int(g)] = True
+        for i, j, g, _, m in self._links():
+            a[i, j, g] = True
+            if m != "-->":
+                a[j, i, g] = True
         return a
+
+    @property
+    def graph(self) -> np.ndarray:
+        """(n, n, max_lag + 1) string array, Tigramite's graph: [i, j, lag] = ``"-->"``
+        for X_i(t − lag) → X_j(t); at lag 0 a directed link also has the mirror entry
+        [j, i, 0] = ``"<--"``, and ``"o-o"`` / ``"x-x"`` appear in both; ``""``: no
+        link.  PCMCI and PCMCI+ include the autodependence links [i, i, lag]; the
+        target's own past selected by mTE / bivariate TE is an embedding, not a link."""
+        if self.graph_array is not None:
+            return np.array(self.graph_array, dtype="<U3")
+        n = len(self.nodes)
+        g = np.full((n, n, self.max_lag + 1), "", dtype="<U3")
+        for i, j, lag, _, _ in self._links():
+            g[i, j, lag] = "-->"
+        if self.method == "pcmci" and self.targets is not None and "self_lags" in self.targets:
+            idx = {nm: i for i, nm in enumerate(self.nodes)}
+            for t, lags in zip(self.targets["target"], self.targets["self_lags"], strict=True):
+                for lag in lags:
+                    g[idx[t], idx[t], int(lag)] = "-->"
+        return g
 
     def edge_set(self) -> set[tuple[int, int, int]]:
         """``{(source index, target index, lag)}`` of the edges."""
@@ -124,7 +174,9 @@ class NetworkResult:
 
     def to_networkx(self):
         """A ``networkx.MultiDiGraph``: one edge per (source, target, lag) with attributes
-        ``lag``, ``weight`` (the estimate), ``p_value`` and ``p_corrected``."""
+        ``lag``, ``weight`` (the estimate), ``p_value``, ``p_corrected`` and ``link``
+        (``"-->"``; PCMCI+'s ``"o-o"`` and ``"x-x"`` links are added in both directions).
+        """
         try:
             import networkx as nx
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -134,15 +186,21 @@ class NetworkResult:
         g = nx.MultiDiGraph()
         g.add_nodes_from(self.nodes)
         for row in self.edges.itertuples(index=False):
-            g.add_edge(
-                row.source,
-                row.target,
-                key=int(row.lag),
-                lag=int(row.lag),
-                weight=float(row.estimate),
-                p_value=float(row.p_value),
-                p_corrected=float(row.p_corrected),
-            )
+            link = str(getattr(row, "link", "-->"))
+            ends = [(row.source, row.target)]
+            if link != "-->":
+                ends.append((row.target, row.source))
+            for s, t in ends:
+                g.add_edge(
+                    s,
+                    t,
+                    key=int(row.lag),
+                    lag=int(row.lag),
+                    weight=float(row.estimate),
+                    p_value=float(row.p_value),
+                    p_corrected=float(row.p_corrected),
+                    link=link,
+                )
         return g
 
     def plot(self, ax=None, path=None):
@@ -152,9 +210,14 @@ class NetworkResult:
         return plot_network(self, ax=ax, path=path)
 
     def __repr__(self) -> str:
+        if "link" in self.edges:
+            n0 = int((self.edges["lag"] == 0).sum())
+            what = f"{len(self.edges)} links ({n0} contemporaneous)"
+        else:
+            what = f"{len(self.edges)} lagged edges"
         return (
             f"NetworkResult({self.method}, cmi={self.cmi}: {len(self.nodes)} nodes, "
-            f"{len(self.edges)} lagged edges, alpha={self.alpha})"
+            f"{what}, alpha={self.alpha})"
         )
 
 
@@ -204,7 +267,8 @@ def infer_network(
     *,
     method: str = "mte",
     max_lag: int = 5,
-    min_lag: int = 1,
+    min_lag: int | None = None,
+    tau_min: int | None = None,
     max_lag_target: int | None = None,
     cmi: str = "auto",
     alpha: float = 0.05,
@@ -212,7 +276,7 @@ def infer_network(
     n_perm: int = 200,
     n_perm_omnibus: int = 500,
     null: str = "permutation",
-    pc_alpha: float = 0.2,
+    pc_alpha: float | None = None,
     max_conds_dim: int | None = None,
     max_conds_px: int | None = None,
     trials: int = 1,
@@ -235,9 +299,13 @@ def infer_network(
         DataFrame (columns = processes, rows = time), dict of equal-length series, or a
         2-D array.  Integer / boolean columns are symbols (discrete estimators).
     method
-        ``"mte"`` (multivariate TE, IDTxl), ``"bivariate_te"`` or ``"pcmci"``.
+        ``"mte"`` (multivariate TE, IDTxl), ``"bivariate_te"``, ``"pcmci"`` (lagged
+        links) or ``"pcmciplus"`` (PCMCI+: lagged and contemporaneous links).
     max_lag, min_lag
-        Source lags tried: ``min_lag..max_lag`` (PCMCI: ``tau_min..tau_max``).
+        Source lags tried: ``min_lag..max_lag`` (PCMCI: ``tau_min..tau_max``).  Default
+        ``min_lag``: 1, PCMCI+ 0 (contemporaneous links, which only PCMCI+ can have).
+    tau_min
+        Tigramite's name for ``min_lag`` (give one of them), in ``[0, max_lag]``.
     max_lag_target
         Largest lag of the target's own past (mTE / bivariate TE; default ``max_lag``).
     cmi
@@ -245,10 +313,12 @@ def infer_network(
         any registered CMI method (``"ksg1"``, ``"frenzel_pompe"``, ``"plugin"``…) or
         ``"auto"`` (``gaussian`` for continuous data, ``plugin`` for symbols).
     alpha
-        Significance level of every test (and of the FDR correction).
+        Significance level of every test (and of the FDR correction).  PCMCI+ has this
+        one level for all its tests (Tigramite's ``pc_alpha`` of ``run_pcmciplus``).
     fdr
         Benjamini–Hochberg correction across targets (mTE: the targets' omnibus
-        p-values, as IDTxl's ``correct_by_target``; PCMCI: across all link tests).
+        p-values, as IDTxl's ``correct_by_target``; PCMCI: across all link tests).  Not
+        applied by PCMCI+, whose links are decided by its sequential PC tests.
     n_perm, n_perm_omnibus
         Permutations of the max / min / sequential statistics and of the omnibus test
         (PCMCI with a non-Gaussian CMI: of each conditional independence test).
@@ -259,7 +329,10 @@ def infer_network(
         dependence on the conditions; recommended for kNN CMI, whose bias depends on it).
         The Gaussian CMI always uses plain permutations (exact in the Gaussian limit).
     pc_alpha, max_conds_dim, max_conds_px
-        PCMCI's PC1 level and limits on the condition sets (Tigramite's names).
+        PCMCI's PC1 level (default 0.2; PCMCI+ refuses it: its level is ``alpha``) and
+        limits on the condition sets (Tigramite's names; PCMCI+: ``max_conds_dim`` limits
+        the contemporaneous conditions of the skeleton, ``max_conds_px`` the source's
+        lagged parents).
     trials
         The rows are this many concatenated trials of equal length.
     targets
@@ -295,14 +368,28 @@ def infer_network(
     >>> net = im.infer_network(x, method="mte", max_lag=2, cmi="gaussian", n_perm=50)
     >>> sorted(net.edge_set())
     [(0, 1, 1)]
+
+    PCMCI+ finds the contemporaneous link x0(t) → x2(t) and orients it by the collider
+    with x2's own past:
+
+    >>> for t in range(1, 600): x[t, 2] += 0.6 * x[t - 1, 2] + 0.7 * x[t, 0]
+    >>> plus = im.infer_network(x, method="pcmciplus", max_lag=1, alpha=0.01)
+    >>> plus.edges[["source", "target", "lag", "link"]].values.tolist()
+    [['x0', 'x1', 1, '-->'], ['x0', 'x2', 0, '-->']]
     """
     import time
 
     import pandas as pd
 
-    method = check_choice(method, "method", ("mte", "bivariate_te", "pcmci"))
+    method = check_choice(method, "method", ("mte", "bivariate_te", "pcmci", "pcmciplus"))
     max_lag = check_int(max_lag, "max_lag", min_value=1)
-    min_lag = check_int(min_lag, "min_lag", min_value=1, max_value=max_lag)
+    min_lag = _min_lag(method, min_lag, tau_min, max_lag)
+    if pc_alpha is not None and method == "pcmciplus":
+        raise ValueError(
+            "method='pcmciplus' has one significance level for all its tests: pass alpha= "
+            "(Tigramite's pc_alpha of run_pcmciplus); pc_alpha= is PCMCI's PC1 level"
+        )
+    pc_alpha = alpha if method == "pcmciplus" else (0.2 if pc_alpha is None else pc_alpha)
     max_lag_target = check_int(
         max_lag if max_lag_target is None else max_lag_target, "max_lag_target", min_value=1
     )
@@ -326,16 +413,17 @@ def infer_network(
     unit_name = resolve_unit(unit)
     factor = unit_factor("nats", unit_name)
     panel, warns = as_panel(data, discrete=discrete)
-    span = 2 * max_lag if method == "pcmci" else max(max_lag, max_lag_target)
+    pcm = method in ("pcmci", "pcmciplus")
+    span = 2 * max_lag if pcm else max(max_lag, max_lag_target)
     per_trial = panel.t // trials
     if span >= per_trial / 2:
         why = " (PCMCI conditions on parents shifted by the link lag: 2 max_lag)"
         raise ValueError(
             f"max_lag={max_lag} needs a largest lag of {span}"
-            f"{why if method == 'pcmci' else ''}, which must be below half the length of "
+            f"{why if pcm else ''}, which must be below half the length of "
             f"each series ({per_trial} rows per trial)"
         )
-    n_src = (panel.n if method == "pcmci" else panel.n - 1) * (max_lag - min_lag + 1)
+    n_src = (panel.n if pcm else panel.n - 1) * (max_lag - min_lag + 1)
     check_budget(
         n_src,
         name=f"{panel.n} series x {max_lag - min_lag + 1} lags",
@@ -343,7 +431,7 @@ def infer_network(
         what="source-lag candidates per target",
         override="raise max_candidates= if you mean it",
     )
-    n_cols = panel.n * 2 * max_lag if method == "pcmci" else n_src + max_lag_target
+    n_cols = panel.n * (2 * max_lag + 1) if pcm else n_src + max_lag_target
     check_budget(
         panel.t * n_cols,
         name=f"{panel.t} rows x {n_cols} lagged columns",
@@ -385,8 +473,11 @@ def infer_network(
         settings["_fingerprint"] = fingerprint(panel.values, panel.names, settings)
         settings["_store"] = str(store)
     t0, c0 = time.perf_counter(), time.process_time()
+    extra: dict[str, Any] = {}
     if method == "pcmci":
         edges, tframe = _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress)
+    elif method == "pcmciplus":
+        edges, tframe, extra = _pcmciplus(panel, tix, settings, n_jobs, scheduler, progress)
     else:
         edges, tframe = _te(panel, tix, settings, fdr, n_jobs, scheduler, progress)
     diag = {
@@ -397,7 +488,13 @@ def infer_network(
         "n_jobs": n_jobs,
         "cmi_params": dict(cmi_params),
     }
-    frame = pd.DataFrame(edges, columns=_EDGE_COLUMNS)
+    graph_array = extra.pop("graph", None)
+    if graph_array is not None:
+        extra["val_matrix"] = extra["val_matrix"] * factor
+    diag.update(extra)
+    frame = pd.DataFrame(
+        edges, columns=_EDGE_COLUMNS + (["link"] if graph_array is not None else [])
+    )
     frame["estimate"] = frame["estimate"].astype(float) * factor
     tdf = pd.DataFrame(tframe)
     if "omnibus_te" in tdf:
@@ -415,7 +512,33 @@ def infer_network(
         alpha=alpha,
         targets=tdf,
         diagnostics=diag,
+        graph_array=graph_array,
     )
+
+
+def _min_lag(method: str, min_lag: Any, tau_min: Any, max_lag: int) -> int:
+    """The smallest lag: ``min_lag`` or its alias ``tau_min``; 0 only for PCMCI+."""
+    if min_lag is not None and tau_min is not None:
+        a = check_int(min_lag, "min_lag", min_value=0, max_value=max_lag)
+        b = check_int(tau_min, "tau_min", min_value=0, max_value=max_lag)
+        if a != b:
+            raise ValueError(f"min_lag={a} and tau_min={b} name the same lag: give one of them")
+    name = "tau_min" if tau_min is not None else "min_lag"
+    given = tau_min if tau_min is not None else min_lag
+    if given is None:
+        return 0 if method == "pcmciplus" else 1
+    lag = check_int(given, name, min_value=0, max_value=max_lag)
+    if lag == 0 and method != "pcmciplus":
+        why = (
+            "transfer entropy conditions on the past only"
+            if method != "pcmci"
+            else "PCMCI's MCI tests are defined for lagged links only"
+        )
+        raise ValueError(
+            f"{name}=0 asks for contemporaneous links, which method={method!r} cannot have "
+            f"({why}); use method='pcmciplus', or {name} >= 1"
+        )
+    return lag
 
 
 def _name_key(names: list[str]):
@@ -557,3 +680,83 @@ def _pcmci(panel, tix, settings, fdr, n_jobs, scheduler, progress):
 
 def _default_jobs() -> int:  # pragma: no cover - convenience for callers
     return os.cpu_count() or 1
+
+
+def _pcmciplus(panel, tix, settings, n_jobs, scheduler, progress):
+    """PCMCI+: PC1 per target (jobs), then phases 2-4 on all targets in this process."""
+    from ._algorithms import LinkTests, pc_target
+    from ._pcmciplus import pcmciplus_graph
+
+    n, tau = panel.n, settings["max_lag"]
+    base = {j: {"data": panel.values, "target": j, "settings": settings} for j in range(n)}
+    pc = _run(
+        pc_target,
+        base,
+        n_jobs,
+        scheduler,
+        progress,
+        "PCMCI+ lagged parents (PC1)",
+        _store(settings, "pc"),
+    )
+    parents = {j: [(int(i), int(g)) for i, g in pc[j]["parents"]] for j in range(n)}
+    p_lag = np.ones((n, n, tau + 1))
+    v_lag = np.zeros((n, n, tau + 1))
+    for j in range(n):
+        for i, g, v, p in pc[j]["tests"]:
+            p_lag[int(i), j, int(g)], v_lag[int(i), j, int(g)] = p, v
+    tests = LinkTests(panel.values, settings)
+    out = pcmciplus_graph(
+        n,
+        tests,
+        parents,
+        tau_min=settings["min_lag"],
+        tau_max=tau,
+        alpha=settings["alpha"],
+        max_conds_dim=settings["max_conds_dim"],
+        max_conds_px=settings["max_conds_px"],
+        max_subsets=MAX_COLLIDER_SUBSETS,
+        p_lagged=p_lag,
+        val_lagged=v_lag,
+        progress=progress,
+    )
+    graph, pm, vm = out["graph"], out["p_matrix"], out["val_matrix"]
+    names = panel.names
+    keep = set(tix)
+    edges = []
+    for i, j, g in zip(*np.nonzero(graph != ""), strict=True):
+        i, j, g = int(i), int(j), int(g)
+        mark = str(graph[i, j, g])
+        if i == j or mark == "<--" or (mark != "-->" and i > j):
+            continue  # autodependence (in targets) or the mirror of a contemporaneous link
+        if j not in keep and not (mark != "-->" and i in keep):
+            continue
+        edges.append(
+            (
+                names[i],
+                names[j],
+                g,
+                float(vm[i, j, g]),
+                float(pm[i, j, g]),
+                float(pm[i, j, g]),
+                mark,
+            )
+        )
+    tframe = [
+        {
+            "target": names[j],
+            "parents": [(names[i], g) for i, g in parents[j]],
+            "self_lags": [g for g in range(1, tau + 1) if graph[j, j, g] == "-->"],
+            "rows": tests.engine(j)[0].n,
+        }
+        for j in tix
+    ]
+    extra = {
+        "graph": graph,
+        "p_matrix": pm,
+        "val_matrix": vm,
+        "ambiguous_triples": [
+            ((names[i], g), names[k], names[j]) for (i, g), k, j in out["ambiguous_triples"]
+        ],
+        "n_tests": tests.n_tests,
+    }
+    return edges, tframe, extra
