@@ -346,12 +346,14 @@ def deprecated_path_form(ax, path, func: str):
     import os
     import warnings
 
+    from ._deprecation import REMOVED_IN
+
     if isinstance(ax, str | os.PathLike):
         if path is not None:
-            raise TypeError(f"{func}: ax is a path ({ax!r}) and path= is given as well")
+            raise TypeError(f"{func}() got a path for ax and path={path!r}; pass path= only")
         warnings.warn(
-            f"{func}(result, path) is deprecated (one release); use {func}(result, path=path), "
-            "which returns the Axes",
+            f"{func}(result, path) is deprecated and goes in infometer {REMOVED_IN}; use "
+            f"{func}(result, path=path), which returns the matplotlib Axes",
             DeprecationWarning,
             stacklevel=3,
         )
