@@ -120,14 +120,18 @@ def main() -> None:
                 }
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # digits pixels take 17 values: noted once
-                    lc = layer_curves(net, xte, yte, max_rows=400 if args.quick else 500, seed=0)
+                    lc = layer_curves(
+                        net, xte, yte, max_rows=400 if args.quick else 500, seed=0, unit="bits"
+                    )
                 layer_frames.append(lc.assign(task=task, model=kind, seed=seed))
-                ge = gate_entropy(net, xte)
+                ge = gate_entropy(net, xte, unit="bits")
                 entropies.append(ge.assign(task=task, model=kind, seed=seed))
                 if seed == 0:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # kNN tie jitter on exact zeros
-                        bd = batch_dependence(net, xte, yte, n_probe=8 if args.quick else 16)
+                        bd = batch_dependence(
+                            net, xte, yte, n_probe=8 if args.quick else 16, unit="bits"
+                        )
                     deps.append(
                         {
                             "task": task,

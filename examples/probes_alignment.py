@@ -107,9 +107,9 @@ def metrics(q_t, d_en, d_t, label: str) -> dict:
     df = al.retrieval_metrics(
         sim, rel, k=10, target=np.arange(n, 2 * n), distractors=np.arange(2 * n) < n
     )
-    jsd = al.js_divergence(d_en, d_t)
-    jsd_pca = al.js_divergence(d_en, d_t, basis="pca", n_components=32)
-    nce = al.infonce_bound(z_a=d_t, z_b=d_en, temperature=0.05)
+    jsd = al.js_divergence(d_en, d_t, unit="bits", ci=0.95)
+    jsd_pca = al.js_divergence(d_en, d_t, basis="pca", n_components=32, unit="bits", ci=0.95)
+    nce = al.infonce_bound(z_a=d_t, z_b=d_en, temperature=0.05, unit="bits", ci=0.95)
     return {
         "embeddings": label,
         "sqrt_jsd": jsd.diagnostics["sqrt_jsd"],

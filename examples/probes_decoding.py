@@ -58,11 +58,13 @@ def pair_task(goal, feat, a: int, b: int, rng):
 
 
 def bounds(name, proba, y, k, out):
-    ce = decoding.cross_entropy_bound(proba, y, priors=np.full(k, 1 / k), ci=0.95, seed=0)
+    ce = decoding.cross_entropy_bound(
+        proba, y, priors=np.full(k, 1 / k), ci=0.95, seed=0, unit="bits"
+    )
     pred = proba.argmax(axis=1)
-    fano = decoding.fano_from_predictions(y, pred, k=k)
+    fano = decoding.fano_from_predictions(y, pred, k=k, unit="bits", ci=0.95)
     test = decoding.permutation_test(
-        y, proba=proba, priors=np.full(k, 1 / k), n_permutations=999, seed=0
+        y, proba=proba, priors=np.full(k, 1 / k), n_permutations=999, seed=0, unit="bits"
     )
     out.append(
         {
@@ -98,7 +100,7 @@ def main(out_dir: Path) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     paper = [("1-of-3", 0.493, 3), ("different span", 0.709, 2), ("same span", 0.573, 2)]
     table["paper_acc"] = [a for _, a, _ in paper]
-    table["paper_fano_bits"] = [decoding.fano_bound(a, k).value for _, a, k in paper]
+    table["paper_fano_bits"] = [decoding.fano_bound(a, k, unit="bits").value for _, a, k in paper]
     pd.set_option("display.width", 160)
     print(table.round(4).to_string(index=False))
 

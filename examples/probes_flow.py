@@ -93,13 +93,17 @@ def main(out: Path, model: flow.TinyTransformer | None = None) -> None:
         "frame1→last": (LAST, FRAME1),
         "frame2→last": (LAST, FRAME2),
     }
-    table = flow.attention_knockout(model, x, blocks, target=y)
+    table = flow.attention_knockout(model, x, blocks, target=y, unit="bits", ci=0.95)
     print(table[["block", "layer", "delta_bits", "kl", "acc_base", "acc_knock"]].round(3))
     flow.plot_knockout(
-        table, out / "flow_knockout.png", title="Δbits of the true answer, block cut in one layer"
+        table,
+        path=out / "flow_knockout.png",
+        title="Δbits of the true answer, block cut in one layer",
     )
     for name, layers in (("early", (0, 1)), ("late", (2, 3))):
-        e = flow.knockout_effect(model, x, blocks["frame1→frame2"], layers, target=y)
+        e = flow.knockout_effect(
+            model, x, blocks["frame1→frame2"], layers, target=y, unit="bits", ci=0.95
+        )
         print(
             f"cross-frame knocked out in {name} layers {layers}: accuracy "
             f"{e['acc_base']:.3f} -> {e['acc_knock']:.3f}, Δbits {e['delta_bits']}"
@@ -108,7 +112,7 @@ def main(out: Path, model: flow.TinyTransformer | None = None) -> None:
     found = table[table["delta_bits"] > 0.05]
     keep = [(*blocks[r.block], (int(r.layer),)) for r in found.itertuples()]
     print("kept paths:", ", ".join(f"{r.block} @ layer {r.layer}" for r in found.itertuples()))
-    res = flow.prune_to_paths(model, x, keep, target=y, random_control=10, seed=0)
+    res = flow.prune_to_paths(model, x, keep, target=y, random_control=10, seed=0, unit="bits")
     print(
         f"pruned to {res.edges_kept} of {res.edges_total} edges ({100 * res.retention:.0f}%): "
         f"accuracy {res.acc_base:.3f} -> {res.acc_pruned:.3f}, Δbits {res.delta_bits}; "

@@ -91,7 +91,7 @@ def main(out: Path) -> pd.DataFrame:
     fig, axes = plt.subplots(len(show), 4, figsize=(9.0, 1.9 * len(show)), dpi=110)
     for r, i in enumerate(show):
         img = images[i]
-        h = maps.patch_entropy_map(img, PATCH, bins=17, value_range=(0, 16))
+        h = maps.patch_entropy_map(img, PATCH, bins=17, value_range=(0, 16), unit="bits")
         v = maps.patch_mean(maps.local_variance_map(img), PATCH)
         walk = maps.info_ordered_walk(
             maps.info_score(img, PATCH, bins=17, value_range=(0, 16)), 0.9
@@ -128,7 +128,11 @@ def main(out: Path) -> pd.DataFrame:
         [im.mutual_info(flat[:, j], y, method="miller_madow", unit="bits").value for j in range(64)]
     ).reshape(8, 8)
     mean_h = np.mean(
-        [maps.patch_entropy_map(img, PATCH, bins=17, value_range=(0, 16)) for img in images], axis=0
+        [
+            maps.patch_entropy_map(img, PATCH, bins=17, value_range=(0, 16), unit="bits")
+            for img in images
+        ],
+        axis=0,
     )
     fig, axes = plt.subplots(1, 2, figsize=(6.4, 3.0), dpi=110)
     for ax, m, t in (

@@ -74,6 +74,7 @@ def main() -> None:
             n_samples=2,
             accuracy=accuracy,
             seed=args.seed,
+            ci=0.95,
         )
     cols = [
         "compressor",
@@ -94,14 +95,15 @@ def main() -> None:
             f"(R in {fit.rate}, rmse {fit.rmse:.3f}, {fit.n_points} compressors)"
         )
     df[cols].to_csv(out / "text_compressors.csv", index=False)
-    p1 = plot_compressors(df, out / "text_compressors.png", title="Compressors of patient records")
+    p1 = out / "text_compressors.png"
+    plot_compressors(df, path=p1, title="Compressors of patient records")
     print(f"wrote {p1}")
 
     # ---------------------------------------------------------------- part 2
     if not args.skip_needle:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InfometerWarning)
-            nd = needle_eval(args.needle_contexts, scorer=args.scorer, seed=args.seed)
+            nd = needle_eval(args.needle_contexts, scorer=args.scorer, seed=args.seed, ci=0.95)
         print(f"\nPart 2: needle in a haystack, {args.needle_contexts} contexts")
         show = [
             "method",
@@ -115,7 +117,8 @@ def main() -> None:
         ]
         print(nd[show].round(3).to_string(index=False))
         nd.to_csv(out / "text_needle.csv", index=False)
-        p2 = plot_needle(nd, out / "text_needle.png")
+        p2 = out / "text_needle.png"
+        plot_needle(nd, path=p2)
         print(f"wrote {p2}")
     print(f"\n{time.time() - t0:.0f} s, load {os.getloadavg()[0]:.1f}")
 

@@ -37,7 +37,7 @@ def show(world, name: str, out: Path, max_steps: int) -> None:
         world,
         pv.reward_map(world.goal_prior),
         pv.informative_map(world.goal_prior),
-        out / f"{name}_maps.png",
+        path=out / f"{name}_maps.png",
         title=name,
     )
     policies = {
@@ -54,7 +54,9 @@ def show(world, name: str, out: Path, max_steps: int) -> None:
         )
         paths.append((f"{label} ({tag}, {ep.steps} steps)", world.path(ep)))
         print(f"  {name:8s} {label:18s} return {ep.total_reward:6.1f}  {tag}")
-    render_world(world, out / f"{name}_paths.png", trajectories=paths, title=f"{name}: goal G0")
+    render_world(
+        world, path=out / f"{name}_paths.png", trajectories=paths, title=f"{name}: goal G0"
+    )
 
 
 def main() -> None:

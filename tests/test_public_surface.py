@@ -43,12 +43,6 @@ ROOTS = (
     "infometer.parallel",
 )
 
-_PROBES_BITS = (
-    "the probes report bits, as the papers they reproduce do; moving them to nats changes "
-    "~30 tests in files other issues are editing: a follow-up, announced in docs/api.md"
-)
-_CI_DEFAULT = "ci=0.95 by default predates the policy; same follow-up as the probes' bits"
-
 #: (qualified name, rule) -> why the departure is allowed.
 ALLOWED: dict[tuple[str, str], str] = {
     ("infometer.progress.progress_bar", "unit"): "the unit of a progress bar (items), not of "
@@ -58,44 +52,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("infometer.stats.local_permutation", "seed"): "as block_permutation",
     ("infometer.models.cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
     "classifier_cmi quantity), named after its module, not a public quantity",
-    **{
-        (f"infometer.models.activations.{m}", "unit"): "the activations study reports bits "
-        "(merged just before the policy test; its tests read bits): same follow-up"
-        for m in ("batch_dependence", "gate_entropy", "layer_curves")
-    },
-    **{
-        (f"infometer.probes.{m}", "unit"): _PROBES_BITS
-        for m in (
-            "alignment.infonce_bound",
-            "alignment.js_divergence",
-            "alignment.js_divergence_pmf",
-            "decoding.cross_entropy_bound",
-            "decoding.fano_bound",
-            "decoding.fano_from_predictions",
-            "decoding.permutation_test",
-            "flow.attention_knockout",
-            "flow.knockout_effect",
-            "flow.logit_lens",
-            "flow.prune_to_paths",
-            "imagemaps.patch_entropy_map",
-        )
-    },
-    **{
-        (f"infometer.{m}", "ci"): _CI_DEFAULT
-        for m in (
-            "probes.alignment.infonce_bound",
-            "probes.alignment.js_divergence",
-            "probes.decoding.fano_bound",
-            "probes.decoding.fano_from_predictions",
-            "probes.flow.attention_knockout",
-            "probes.flow.knockout_effect",
-            "text.channel_mutual_info",
-            "text.channel_mutual_info_from_scores",
-            "text.channel_mutual_info_of_summaries",
-            "text.compare_compressors",
-            "text.needle_eval",
-        )
-    },
 }
 
 #: Spellings of a seed other than ``seed``.

@@ -9,6 +9,22 @@ Every figure the library draws follows one convention::
 
 ``ax`` draws into the caller's axes; ``path`` also saves the figure as a PNG (its folder
 is created); the axes are returned either way.
+
+A figure of several panels follows the same convention, with one rule for ``ax``::
+
+    def plot_y(result, ax=None, path=None) -> numpy.ndarray:   # of n Axes
+        fig, axes = new_panels(ax, n, figsize=(4.2 * n, 3.6), name="ax")
+        ...draw on axes[0], ..., axes[n - 1]...
+        return finish(axes, path)
+
+``ax`` is ``None`` (a new figure of n panels side by side), a ``Figure`` or ``SubFigure``
+(the n panels are made in it) or a sequence of exactly n ``Axes`` (drawn there, in
+order); one ``Axes`` is refused, since n panels do not fit in it.  The n Axes are returned
+as a numpy array; ``path`` saves the whole (root) figure they are in.
+
+The older form ``plot_x(result, path)``, a path where ``ax`` goes, still works for one
+release with a ``DeprecationWarning`` (:func:`deprecated_path_form`): it saves, closes the
+figure and returns the path, as it used to.
 """
 
 from __future__ import annotations
@@ -16,7 +32,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["bar_with_errors", "bars_beside_map", "new_axes", "finish", "save", "axes_and_path"]
+__all__ = [
+    "bar_with_errors",
+    "bars_beside_map",
+    "new_axes",
+    "new_panels",
+    "finish",
+    "save",
+    "axes_and_path",
+    "deprecated_path_form",
+    "close_and_path",
+]
 
 
 def _pyplot():
@@ -188,18 +214,165 @@ def axes_and_path(ax, path):
     return ax, path
 
 
-def finish(ax, path: str | Path | None = None):
+def _root_figure(ax):
+    """The top-level ``Figure`` of an Axes (not the ``SubFigure`` it may sit in)."""
+    return ax.get_figure(root=True)
+
+
+def finish(ax, path: str | Path | None = None, *, tight_layout: bool = True, **savefig_kw):
     """Return ``ax``; with ``path``, first save its figure as a PNG there (folder created).
 
-    The end of every ``plot_x(result, ax=None, path=None) -> Axes`` function.
+    The end of every ``plot_x(result, ax=None, path=None) -> Axes`` function.  ``ax`` may
+    also be the array (or sequence) of Axes of a figure of several panels: the root figure
+    of the first is saved.  ``tight_layout`` runs first unless it is False, the figure
+    already has a layout engine or it holds sub-figures; ``savefig_kw`` go to ``savefig``
+    (e.g. ``bbox_inches="tight"``).
+
+    Examples
+    --------
+    >>> fig, ax = new_axes()
+    >>> finish(ax) is ax
+    True
     """
     if path is not None:
-        fig = ax.figure
-        fig.tight_layout()
+        fig = _root_figure(_first(ax))
+        if tight_layout and fig.get_layout_engine() is None and not fig.subfigs:
+            fig.tight_layout()
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(p)
+        fig.savefig(p, **savefig_kw)
     return ax
+
+
+def _first(axes):
+    """``axes`` if it is one Axes, else the first of an array or sequence of them."""
+    from matplotlib.axes import Axes
+
+    return axes if isinstance(axes, Axes) else _flat(axes)[0]
+
+
+def _flat(axes):
+    import numpy as np
+
+    return np.asarray(axes, dtype=object).ravel()
+
+
+def new_panels(ax=None, n: int = 1, *, figsize=(6.0, 4.0), name: str = "ax", **subplots_kw):
+    """``(figure or None, array of n Axes)`` for a figure of ``n`` panels side by side.
+
+    Parameters
+    ----------
+    ax
+        ``None``: a new Agg figure of 1 × n panels (returned as the figure);
+        a ``matplotlib.figure.Figure`` or ``SubFigure``: the n panels are made in it;
+        a sequence (list, tuple, numpy array) of exactly ``n`` Axes: drawn there, in order.
+    n
+        Number of panels the caller draws.
+    figsize
+        Size of a new figure (inches).
+    name
+        The caller's name for ``ax`` (in error messages).
+    **subplots_kw
+        Passed to ``subplots`` for a new figure or a given Figure/SubFigure
+        (e.g. ``gridspec_kw``).
+
+    Returns
+    -------
+    tuple
+        The new figure (``None`` when ``ax`` is given) and a numpy array of ``n`` Axes.
+
+    Examples
+    --------
+    >>> fig, axes = new_panels(None, 3, figsize=(9, 3))
+    >>> axes.shape
+    (3,)
+    >>> new_panels(fig, 2)[1].shape   # two more panels in a given figure
+    (2,)
+    """
+    import numpy as np
+    from matplotlib.axes import Axes
+    from matplotlib.figure import FigureBase
+
+    plt = _pyplot()
+    if isinstance(ax, Axes):
+        raise TypeError(
+            f"{name} must be None, a Figure/SubFigure or a sequence of {n} Axes for this "
+            f"figure of {n} panels, got one Axes"
+        )
+    if ax is None:
+        fig, axes = plt.subplots(1, n, figsize=figsize, dpi=110, squeeze=False, **subplots_kw)
+        return fig, axes.ravel()
+    if isinstance(ax, FigureBase):
+        return None, np.asarray(ax.subplots(1, n, squeeze=False, **subplots_kw)).ravel()
+    if isinstance(ax, str | bytes) or not isinstance(ax, Sequence | np.ndarray):
+        raise TypeError(
+            f"{name} must be None, a Figure/SubFigure or a sequence of {n} Axes, "
+            f"got {type(ax).__name__}"
+        )
+    axes = _flat(ax)
+    if len(axes) != n:
+        raise ValueError(f"{name} must hold {n} Axes (one per panel), got {len(axes)}")
+    bad = [type(a).__name__ for a in axes if not isinstance(a, Axes)]
+    if bad:
+        raise TypeError(f"{name} must hold matplotlib Axes only, got {bad[0]}")
+    return None, axes
+
+
+def _panel_title(ax, axes, title: str | None, default: str, fontsize: float = 10) -> None:
+    """The title over a figure of panels: on the new figure (``ax`` None) or the given
+    Figure/SubFigure, with ``default`` when ``title`` is None; over a caller's sequence of
+    Axes (whose figure the caller composes) only an explicit ``title``, on their figure."""
+    from matplotlib.figure import FigureBase
+
+    if ax is None or isinstance(ax, FigureBase):
+        _flat(axes)[0].figure.suptitle(title or default, fontsize=fontsize)
+    elif title:
+        _flat(axes)[0].figure.suptitle(title, fontsize=fontsize)
+
+
+def deprecated_path_form(ax, path, func: str):
+    """``(ax, path, old)``: a path (str or PathLike) passed where ``ax`` goes, the older
+    ``func(result, path)`` form, is taken as the path with a ``DeprecationWarning``
+    (``old`` is then True: the caller returns :func:`close_and_path`, as it used to).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     deprecated_path_form("fig.png", None, "plot_needle")
+    (None, 'fig.png', True)
+    """
+    import os
+    import warnings
+
+    from ._deprecation import REMOVED_IN
+
+    if isinstance(ax, str | os.PathLike):
+        if path is not None:
+            raise TypeError(f"{func}() got a path for ax and path={path!r}; pass path= only")
+        warnings.warn(
+            f"{func}(result, path) is deprecated and goes in infometer {REMOVED_IN}; use "
+            f"{func}(result, path=path), which returns the matplotlib Axes",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return None, ax, True
+    return ax, path, False
+
+
+def close_and_path(axes, path) -> Path:
+    """Close the figure of ``axes`` (one Axes or an array of them) and return ``Path(path)``:
+    the end of the older ``plot_x(result, path) -> Path`` form.
+
+    Examples
+    --------
+    >>> fig, ax = new_axes()
+    >>> close_and_path(ax, "unsaved.png").name
+    'unsaved.png'
+    """
+    _pyplot().close(_root_figure(_first(axes)))
+    return Path(path)
 
 
 def save(fig, path) -> Path | None:

@@ -64,16 +64,16 @@ def test_render(tmp_path):
     w = generate_world(8, seed=1)
     ep = w.run(solve_pomdp(w.pomdp(), method="exact").policy, 0)
     fv = momdp_pair_value_iteration(w.pomdp(), 2)
-    a = render_world(
+    a, b = tmp_path / "world.png", tmp_path / "m.png"
+    ax = render_world(
         w,
-        tmp_path / "world.png",
+        path=a,
         trajectories=[("exact", w.path(ep))],
         values=fv.reward_map(w.goal_prior),
         title="t",
     )
-    b = render_maps(
-        w, fv.reward_map(w.goal_prior), fv.informative_map(w.goal_prior), tmp_path / "m.png"
-    )
+    axes = render_maps(w, fv.reward_map(w.goal_prior), fv.informative_map(w.goal_prior), path=b)
+    assert ax.get_title() == "t" and len(axes) == 2
     for f in (a, b):
         assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 2000
 

@@ -227,7 +227,7 @@ def test_counts_class_fractional_correct_trials(accuracy, n_trials):
 
 @pytest.mark.parametrize("correct,n_trials", [(148, 300), (0, 10), (10, 10), (1, 3), (7, 29)])
 def test_counts_class_whole_counts_accepted(correct, n_trials):
-    e = decoding.fano_bound(correct / n_trials, 3, n_trials=n_trials)
+    e = decoding.fano_bound(correct / n_trials, 3, n_trials=n_trials, unit="bits", ci=0.95)
     assert e.ci is not None and e.n == n_trials
 
 

@@ -58,7 +58,9 @@ def test_default_layers_and_nested_activations():
 
 def test_gate_entropy_matches_numpy_count():
     x = torch.as_tensor(np.random.default_rng(0).normal(0, 2, (500, 4)), dtype=torch.float32)
-    df = gate_entropy(_identity_then(torch.nn.SiLU()), x, top=0.2, bins=8, method="plugin")
+    df = gate_entropy(
+        _identity_then(torch.nn.SiLU()), x, top=0.2, bins=8, method="plugin", unit="bits"
+    )
     pre = x.numpy().ravel().astype(np.float64)
     sel = pre[pre >= np.quantile(pre, 0.8)]
     codes = np.minimum((1 / (1 + np.exp(-sel)) * 8).astype(int), 7)
@@ -78,12 +80,12 @@ def test_convergence_limitation_collapses_fixed_gate_not_small_slope():
     # wide pre-activations: SiLU's gate is ~1 on the whole top decile (Theorem 3.1), a FleS
     # gate with κ_ho = 0.05 still spreads them over several bins
     x = torch.as_tensor(np.random.default_rng(2).normal(0, 20, (400, 8)), dtype=torch.float32)
-    fixed = gate_entropy(_identity_then(torch.nn.SiLU(), 8), x)
+    fixed = gate_entropy(_identity_then(torch.nn.SiLU(), 8), x, unit="bits")
     fl = swap_net = _identity_then(torch.nn.SiLU(), 8)
     swap_activations(swap_net, "fles_dg")
     with torch.no_grad():
         fl[1].gamma_ho.fill_(math.log(math.expm1(0.05)))  # softplus(γ) = 0.05
-    flexible = gate_entropy(fl, x)
+    flexible = gate_entropy(fl, x, unit="bits")
     assert fixed["entropy"][0] < 0.01  # the top decile starts at x̃ ≈ 25.6: σ > 1 − 1e-11
     assert flexible["entropy"][0] > 1.0
     assert flexible["kappa_ho"][0] == pytest.approx(0.05, rel=1e-5)
@@ -92,7 +94,7 @@ def test_convergence_limitation_collapses_fixed_gate_not_small_slope():
 def test_batch_dependence_zero_without_statistics_positive_with():
     x, y = context_task(200, seed=3)
     net = PatchTransformer(4, 16, 2, d_model=8, n_layers=1, seed=0)
-    e0 = batch_dependence(net, x, y, n_probe=6, repeats=4, batch_size=8)
+    e0 = batch_dependence(net, x, y, n_probe=6, repeats=4, batch_size=8, unit="bits")
     assert e0.value == 0.0 and e0.diagnostics["outputs_identical"]
     swap_activations(net, "fles_proto")
     with torch.no_grad():  # a strong cue: κ moves with the batch's mean positive response
@@ -100,8 +102,8 @@ def test_batch_dependence_zero_without_statistics_positive_with():
             if hasattr(m, "alpha_ve"):
                 m.alpha_ve.fill_(3.0)
                 m.alpha_ho.fill_(3.0)
-    tr = batch_dependence(net, x, y, n_probe=6, repeats=4, batch_size=8, mode="train")
-    ev = batch_dependence(net, x, y, n_probe=6, repeats=4, batch_size=8, mode="eval")
+    tr = batch_dependence(net, x, y, n_probe=6, repeats=4, batch_size=8, mode="train", unit="bits")
+    ev = batch_dependence(net, x, y, n_probe=6, repeats=4, batch_size=8, mode="eval", unit="bits")
     assert tr.unit == "bits" and tr.diagnostics["ceiling"] == pytest.approx(1.0)
     assert tr.diagnostics["max_abs_change"] > 1e-4
     assert ev.value == 0.0 and ev.diagnostics["outputs_identical"]
@@ -128,7 +130,7 @@ def test_batch_dependence_detects_class_of_mates():
     with torch.no_grad():
         net[1].alpha_ve.fill_(3.0)
         net[1].alpha_ho.fill_(3.0)
-    e = batch_dependence(net, x, y, n_probe=12, repeats=4, batch_size=8)
+    e = batch_dependence(net, x, y, n_probe=12, repeats=4, batch_size=8, unit="bits")
     assert 0.75 < e.value <= 1.0 + 0.1
     assert e.diagnostics["ceiling"] == pytest.approx(1.0)
 
@@ -166,7 +168,7 @@ def test_gate_bits_paired_by_seed():
 def test_layer_curves_is_layer_info():
     x, y = context_task(80, seed=5)
     net = PatchTransformer(4, 16, 2, d_model=8, n_layers=1, seed=0)
-    df = layer_curves(net, x, y, max_rows=None)
+    df = layer_curves(net, x, y, max_rows=None, unit="bits")
     assert list(df["layer"].unique()) == ["blocks.0.mlp.1", "blocks.0"]
     assert list(df["kind"].unique()) == ["gelu", "block"]
     t = collect_activations(net, torch.as_tensor(x), ["blocks.0.mlp.1"])["blocks.0.mlp.1"]

@@ -15,8 +15,8 @@ from infometer.probes import alignment as al
 
 
 def test_jsd_of_disjoint_and_equal_pmfs():
-    assert al.js_divergence_pmf([1, 0], [0, 1]).value == pytest.approx(1.0, abs=1e-12)
-    assert abs(al.js_divergence_pmf([0.3, 0.7], [0.3, 0.7]).value) < 1e-12
+    assert al.js_divergence_pmf([1, 0], [0, 1], unit="bits").value == pytest.approx(1.0, abs=1e-12)
+    assert abs(al.js_divergence_pmf([0.3, 0.7], [0.3, 0.7], unit="bits").value) < 1e-12
     # rows kernel agrees with the exact-entropy form on random pmfs
     rng = np.random.default_rng(0)
     p, q = rng.dirichlet(np.ones(5), 20), rng.dirichlet(np.ones(5), 20)
@@ -49,16 +49,16 @@ def test_sqrt_jsd_is_a_metric_on_random_triples(a, b, c):
 def test_embedding_jsd_values_and_bounds():
     rng = np.random.default_rng(2)
     z = rng.normal(size=(50, 8))
-    same = al.js_divergence(z, z)
+    same = al.js_divergence(z, z, unit="bits", ci=0.95)
     assert abs(same.value) < 1e-12 and same.diagnostics["sqrt_jsd"] < 1e-6
     # nearly one-hot softmaxes on different coordinates: JSD -> 1 bit
     a = np.tile([60.0, 0, 0, 0], (10, 1))
     b = np.tile([0, 60.0, 0, 0], (10, 1))
-    far = al.js_divergence(a, b)
+    far = al.js_divergence(a, b, unit="bits", ci=0.95)
     assert far.value == pytest.approx(1.0, abs=1e-12) and far.unit == "bits"
     assert far.diagnostics["sqrt_jsd"] == pytest.approx(1.0, abs=1e-12)
     with pytest.raises(ValueError, match="z_b has"):
-        al.js_divergence(z, z[:, :4])
+        al.js_divergence(z, z[:, :4], unit="bits", ci=0.95)
 
 
 def test_raw_jsd_depends_on_the_basis_and_pca_removes_rotation():
@@ -85,14 +85,14 @@ def test_infonce_closed_form_on_given_scores():
     # scores s on the diagonal, 0 elsewhere: L = log(e^s + n - 1) - s
     n, s = 8, 3.0
     scores = np.full((n, n), 0.0) + np.eye(n) * s
-    e = al.infonce_bound(scores, unit="nats")
+    e = al.infonce_bound(scores, unit="nats", ci=0.95)
     assert e.value == pytest.approx(math.log(n) - (math.log(math.exp(s) + n - 1) - s), abs=1e-12)
     # independent scores: the bound is near 0 or below; a huge margin saturates at log n
     with pytest.warns(im.InfometerWarning, match="ceiling"):
-        sat = al.infonce_bound(np.eye(n) * 100.0)
+        sat = al.infonce_bound(np.eye(n) * 100.0, unit="bits", ci=0.95)
     assert sat.value == pytest.approx(math.log2(n), abs=1e-9) and sat.diagnostics["saturated"]
     with pytest.raises(ValueError, match="square"):
-        al.infonce_bound(np.ones((3, 4)))
+        al.infonce_bound(np.ones((3, 4)), unit="bits", ci=0.95)
 
 
 def test_infonce_with_the_optimal_critic_approaches_the_true_mi():

@@ -27,7 +27,7 @@ def _fano_by_hand(acc: float, k: int) -> float:
 )
 def test_paper_accuracies_give_the_briefs_bits(acc, k, bits):
     # the brief's table (Hadar et al. 2026) rounds to 3 decimals
-    e = dec.fano_bound(acc, k)
+    e = dec.fano_bound(acc, k, unit="bits")
     assert e.unit == "bits" and e.method == "fano" and e.quantity == dec.QUANTITY
     assert abs(e.value - bits) < 5e-4
     assert e.value == pytest.approx(_fano_by_hand(acc, k), abs=1e-12)
@@ -35,8 +35,8 @@ def test_paper_accuracies_give_the_briefs_bits(acc, k, bits):
 
 @pytest.mark.parametrize("k", [2, 3, 10])
 def test_chance_gives_zero_and_perfect_gives_log_k(k):
-    assert abs(dec.fano_bound(1 / k, k).value) < 1e-12
-    assert dec.fano_bound(1.0, k).value == pytest.approx(math.log2(k), abs=1e-12)
+    assert abs(dec.fano_bound(1 / k, k, unit="bits").value) < 1e-12
+    assert dec.fano_bound(1.0, k, unit="bits").value == pytest.approx(math.log2(k), abs=1e-12)
     # in nats too
     assert dec.fano_bound(1.0, k, unit="nats").value == pytest.approx(math.log(k), abs=1e-12)
 
@@ -44,26 +44,26 @@ def test_chance_gives_zero_and_perfect_gives_log_k(k):
 @given(acc=st.floats(0, 1), k=st.integers(2, 20))
 @settings(max_examples=60, deadline=None)
 def test_fano_matches_hand_formula_and_is_within_0_log_k(acc, k):
-    v = dec.fano_bound(acc, k).value
+    v = dec.fano_bound(acc, k, unit="bits").value
     assert v == pytest.approx(_fano_by_hand(acc, k), abs=1e-9)
     assert -1e-12 <= v <= math.log2(k) + 1e-12  # uniform labels: Fano is never negative
 
 
 def test_given_priors_use_their_entropy():
     pri = [0.5, 0.25, 0.25]
-    e = dec.fano_bound(0.8, 3, priors=pri)
+    e = dec.fano_bound(0.8, 3, priors=pri, unit="bits")
     h = im.exact.entropy(pri, unit="bits").value  # 1.5 bits
     pe = 0.2
     want = h + pe * math.log2(pe) + 0.8 * math.log2(0.8) - pe * 1.0
     assert e.value == pytest.approx(want, abs=1e-12)
     # two classes: H(p) = h(0.447) = 1 - Fano_uniform(0.553), so the bound with the priors is
     # the uniform bound minus the uniform bound at the chance accuracy 0.553 (the docs' case)
-    e = dec.fano_bound(0.709, 2, priors=[0.553, 0.447])
-    want = dec.fano_bound(0.709, 2).value - dec.fano_bound(0.553, 2).value
+    e = dec.fano_bound(0.709, 2, priors=[0.553, 0.447], unit="bits")
+    want = dec.fano_bound(0.709, 2, unit="bits").value - dec.fano_bound(0.553, 2, unit="bits").value
     assert e.value == pytest.approx(want, abs=1e-12)
     # always guessing the majority class of a skewed prior: the bound is below 0 (vacuous)
     with pytest.warns(im.InfometerWarning, match="negative"):
-        e = dec.fano_bound(0.7, 3, priors=[0.7, 0.2, 0.1])
+        e = dec.fano_bound(0.7, 3, priors=[0.7, 0.2, 0.1], unit="bits")
     assert e.value < -0.02 and e.diagnostics["vacuous"]
 
 
@@ -71,13 +71,13 @@ def test_clopper_pearson_interval_maps_through_the_bound():
     # 700 of 1000 correct, k = 2: the interval of the accuracy is the exact binomial one
     from scipy.stats import binomtest
 
-    e = dec.fano_bound(0.7, 2, n_trials=1000, ci=0.95)
+    e = dec.fano_bound(0.7, 2, n_trials=1000, ci=0.95, unit="bits")
     ci = binomtest(700, 1000).proportion_ci(0.95, method="exact")
     lo, hi = e.diagnostics["accuracy_ci"]
     assert (lo, hi) == pytest.approx((ci.low, ci.high), abs=1e-9)
     assert e.ci == pytest.approx((_fano_by_hand(lo, 2), _fano_by_hand(hi, 2)), abs=1e-9)
     # an interval that contains chance reaches down to 0
-    e = dec.fano_bound(0.52, 2, n_trials=100, ci=0.95)
+    e = dec.fano_bound(0.52, 2, n_trials=100, ci=0.95, unit="bits")
     assert abs(e.ci[0]) < 1e-12 and e.ci[1] > e.value
 
 
@@ -94,12 +94,12 @@ def test_fano_from_predictions_counts_accuracy_and_trials():
     y = np.array(["a", "b", "c", "a"] * 25)
     yhat = y.copy()
     yhat[:10] = "b"  # 10 changed: the 'b' rows stay right -> 7 or 8 errors
-    e = dec.fano_from_predictions(y, yhat)
+    e = dec.fano_from_predictions(y, yhat, unit="bits", ci=0.95)
     acc = np.mean(y == yhat)
     assert e.n == 100 and e.diagnostics["accuracy"] == acc
     assert e.value == pytest.approx(_fano_by_hand(acc, 3), abs=1e-12)
     with pytest.raises(ValueError, match="y_pred has 3 labels"):
-        dec.fano_from_predictions([0, 1, 1, 0], [0, 1, 1])
+        dec.fano_from_predictions([0, 1, 1, 0], [0, 1, 1], unit="bits", ci=0.95)
 
 
 # ------------------------------------------------------------------ cross-entropy
@@ -108,11 +108,11 @@ def test_cross_entropy_bound_closed_form():
     y = np.tile([0, 1, 2], 100)
     p = np.full((300, 3), 0.1)
     p[np.arange(300), y] = 0.8
-    e = dec.cross_entropy_bound(p, y)
+    e = dec.cross_entropy_bound(p, y, unit="bits")
     assert e.value == pytest.approx(math.log2(3) + math.log2(0.8), abs=1e-12)
     assert e.diagnostics["accuracy"] == 1.0 and e.diagnostics["k"] == 3
     # given priors replace the plug-in label entropy
-    e2 = dec.cross_entropy_bound(p, y, priors=[0.5, 0.25, 0.25])
+    e2 = dec.cross_entropy_bound(p, y, priors=[0.5, 0.25, 0.25], unit="bits")
     assert e2.value == pytest.approx(1.5 + math.log2(0.8), abs=1e-12)
 
 
@@ -161,7 +161,9 @@ def test_cross_entropy_bound_bootstrap_covers_the_population_bound():
         p = np.empty((400, 2))
         p[np.arange(400), y] = qt
         p[np.arange(400), 1 - y] = 1 - qt
-        e = dec.cross_entropy_bound(p, y, priors=[0.5, 0.5], ci=0.9, seed=s, n_resamples=100)
+        e = dec.cross_entropy_bound(
+            p, y, priors=[0.5, 0.5], ci=0.9, seed=s, n_resamples=100, unit="bits"
+        )
         hits += e.ci[0] <= truth <= e.ci[1]
     assert hits >= 24
 
@@ -212,7 +214,7 @@ def test_every_interval_comes_with_its_stderr():
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 400)
     p1 = np.where(y == 1, 0.8, 0.2)
-    e = dec.cross_entropy_bound(p1, y, ci=0.9, seed=1, n_resamples=100)
+    e = dec.cross_entropy_bound(p1, y, ci=0.9, seed=1, n_resamples=100, unit="bits")
     assert e.ci is not None and e.stderr is not None and e.stderr > 0
     nats = dec.cross_entropy_bound(p1, y, ci=0.9, seed=1, n_resamples=100, unit="nats")
     assert e.stderr == pytest.approx(nats.stderr / math.log(2), rel=1e-12)
@@ -223,5 +225,5 @@ def test_every_interval_comes_with_its_stderr():
     slope = (_fano_by_hand(acc + h, k) - _fano_by_hand(acc - h, k)) / (2 * h) * math.log(2)
     assert f.ci is not None
     assert f.stderr == pytest.approx(slope * math.sqrt(acc * (1 - acc) / n), rel=1e-6)
-    perfect = dec.fano_bound(1.0, k, n_trials=n, ci=0.95)
+    perfect = dec.fano_bound(1.0, k, n_trials=n, ci=0.95, unit="bits")
     assert perfect.ci is not None and math.isfinite(perfect.stderr) and perfect.stderr > 0

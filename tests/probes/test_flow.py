@@ -35,7 +35,7 @@ def test_cut_edge_gives_closed_form_bits_and_others_zero(copy_model):
     blocks = {f"last<-{k}": (T - 1, k) for k in range(T - 1)}
     blocks["row 3"] = (3, [0, 1, 2])  # an earlier query row: cannot reach the last output
     blocks["within prefix"] = ([2, 3, 4], [0, 1])
-    df = flow.attention_knockout(m, x, blocks).set_index("block")
+    df = flow.attention_knockout(m, x, blocks, unit="bits", ci=0.95).set_index("block")
     want = math.log2(V * math.exp(L) / (math.exp(L) + V - 1))
     assert df.loc[f"last<-{J}", "delta_bits"] == pytest.approx(want, abs=1e-12)
     # p_knock = 1/V exactly, so KL(p_base || uniform) = log2 V - H(p_base)
@@ -63,7 +63,7 @@ def test_pruning_all_but_the_copy_edge_leaves_p_unchanged(copy_model):
 
 def test_logit_lens_on_the_copy_circuit(copy_model):
     m, x = copy_model
-    lens = flow.logit_lens(m, x)
+    lens = flow.logit_lens(m, x, unit="bits")
     final = lens[lens.layer == 1]
     assert np.all(np.abs(final["kl_to_final"]) <= 1e-12)
     emb = lens[lens.layer == 0]  # before attention the copy slot is empty: uniform
@@ -97,8 +97,9 @@ def test_knockout_table_and_heatmap(tmp_path):
     assert len(df) == 6 and set(df["layers"]) == {"0,1", "0,1,2", "1,2"}
     assert {"acc_base", "acc_knock", "delta_bits_se", "kl"} <= set(df.columns)
     assert np.all(df["kl"] >= -1e-12)
-    p = flow.plot_knockout(df, tmp_path / "k.png")
-    assert p.stat().st_size > 1000
+    p = tmp_path / "k.png"
+    ax = flow.plot_knockout(df, path=p)
+    assert p.stat().st_size > 1000 and ax.get_title() == "attention knockout: delta_bits"
     # the same effect through knockout_effect
     e = flow.knockout_effect(m, x, (4, [0, 1]), (0, 1), target=y)
     row = df[(df.block == "a") & (df.layer == "0")].iloc[0]

@@ -14,16 +14,16 @@ from infometer.probes import imagemaps as maps
 
 def test_constant_two_level_and_eight_level_patches_plugin():
     const = np.full((16, 16), 7.0)
-    assert maps.patch_entropy_map(const, 16, bins=16, method="plugin")[0, 0] == 0.0
+    assert maps.patch_entropy_map(const, 16, bins=16, method="plugin", unit="bits")[0, 0] == 0.0
     two = np.zeros((16, 16))
     two[:, 8:] = 1.0  # 128 pixels of each level
-    assert maps.patch_entropy_map(two, 16, bins=2, method="plugin")[0, 0] == pytest.approx(
-        1.0, abs=1e-12
-    )
+    assert maps.patch_entropy_map(two, 16, bins=2, method="plugin", unit="bits")[
+        0, 0
+    ] == pytest.approx(1.0, abs=1e-12)
     eight = np.tile(np.arange(8.0), (16, 2))  # 32 pixels of each of 8 levels
-    assert maps.patch_entropy_map(eight, 16, bins=8, method="plugin")[0, 0] == pytest.approx(
-        3.0, abs=1e-12
-    )
+    assert maps.patch_entropy_map(eight, 16, bins=8, method="plugin", unit="bits")[
+        0, 0
+    ] == pytest.approx(3.0, abs=1e-12)
 
 
 def test_default_is_miller_madow_with_its_closed_form_correction():
@@ -31,11 +31,11 @@ def test_default_is_miller_madow_with_its_closed_form_correction():
     two = np.zeros((16, 16))
     two[:, 8:] = 1.0
     eight = np.tile(np.arange(8.0), (16, 2))
-    mm2 = maps.patch_entropy_map(two, 16, bins=2)[0, 0]
-    mm8 = maps.patch_entropy_map(eight, 16, bins=8)[0, 0]
+    mm2 = maps.patch_entropy_map(two, 16, bins=2, unit="bits")[0, 0]
+    mm8 = maps.patch_entropy_map(eight, 16, bins=8, unit="bits")[0, 0]
     assert mm2 == pytest.approx(1.0 + 1 / (2 * 256) / math.log(2), abs=1e-12)
     assert mm8 == pytest.approx(3.0 + 7 / (2 * 256) / math.log(2), abs=1e-12)
-    assert maps.patch_entropy_map(np.ones((16, 16)), 16)[0, 0] == 0.0
+    assert maps.patch_entropy_map(np.ones((16, 16)), 16, unit="bits")[0, 0] == 0.0
 
 
 @pytest.mark.parametrize(
@@ -44,12 +44,12 @@ def test_default_is_miller_madow_with_its_closed_form_correction():
 def test_every_registered_discrete_estimator_maps_patches(method):
     rng = np.random.default_rng(0)
     img = rng.integers(0, 4, (32, 48)).astype(float)
-    h = maps.patch_entropy_map(img, 16, bins=4, method=method, value_range=(0, 4))
+    h = maps.patch_entropy_map(img, 16, bins=4, method=method, value_range=(0, 4), unit="bits")
     assert h.shape == (2, 3)
     # 256 pixels on 4 equiprobable levels: every estimator is within 0.05 bits of 2
     assert np.all(np.abs(h - 2.0) < 0.05)
     with pytest.raises(ValueError, match="method must be one of"):
-        maps.patch_entropy_map(img, 16, method="ksg1")
+        maps.patch_entropy_map(img, 16, method="ksg1", unit="bits")
 
 
 def test_patch_grid_shapes_and_errors():

@@ -224,13 +224,13 @@ def test_rate_in_bits_per_token():
     s = gaussian_scores(200, 0.5, seed=2)
     lengths = np.full(200, 5)
     lengths[:100] = 15  # mean 10 tokens
-    est = channel_mutual_info_from_scores(s, lengths=lengths, unit="bits")
+    est = channel_mutual_info_from_scores(s, lengths=lengths, unit="bits", ci=0.95)
     assert est.unit == "bits"
     assert est.diagnostics["mean_tokens"] == 10
     assert est.diagnostics["bits_per_token"] == pytest.approx(est.value / 10, rel=1e-12)
     lo, hi = est.diagnostics["bits_per_token_ci"]
     assert lo == pytest.approx(est.ci[0] / 10) and hi == pytest.approx(est.ci[1] / 10)
-    nats = channel_mutual_info_from_scores(s)
+    nats = channel_mutual_info_from_scores(s, ci=0.95)
     assert est.value == pytest.approx(nats.value / math.log(2), rel=1e-12)
 
 

@@ -172,6 +172,7 @@ def channel_mi_cmd(
 def _plot(results: dict[str, Any], path: Path) -> None:
     import pandas as pd
 
+    from ..plot import close_and_path
     from ..text.measure import plot_compressors
 
     rows = []
@@ -189,7 +190,7 @@ def _plot(results: dict[str, Any], path: Path) -> None:
         )
     df = pd.DataFrame(rows)
     df.attrs["token_unit"] = next(iter(results.values())).diagnostics.get("token_unit")
-    plot_compressors(df, path)
+    close_and_path(plot_compressors(df, path=path), path)
 
 
 @app.command("select")
@@ -237,6 +238,7 @@ def needle_cmd(
     quiet: _Quiet = False,
 ) -> None:
     """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
+    from ..plot import close_and_path
     from ..text.needle import needle_eval, plot_needle
     from ._paths import check_out_dir
 
@@ -248,14 +250,20 @@ def needle_cmd(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             df = needle_eval(
-                n_contexts, rs, scorer=scorer, seed=seed, progress=False if quiet else None
+                n_contexts,
+                rs,
+                scorer=scorer,
+                ci=0.95,
+                seed=seed,
+                progress=False if quiet else None,
             )
     except (ValueError, TypeError, OSError, ImportError) as exc:
         _fail(exc)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         df.to_csv(out / "needle.csv", index=False)
-        plot_needle(df, out / "needle.png")
+        png = out / "needle.png"
+        close_and_path(plot_needle(df, path=png), png)
     if as_json:
         for rec in df.to_dict(orient="records"):
             sys.stdout.write(json.dumps(rec) + "\n")

@@ -492,24 +492,49 @@ def _draw_world(ax, world: GridWorld, values: np.ndarray | None, cmap: str, labe
 
 def render_world(
     world: GridWorld,
-    path: str | Path,
+    ax: Any = None,
+    path: str | Path | None = None,
     *,
     trajectories: Sequence[tuple[str, Sequence[Cell]]] = (),
     values: np.ndarray | None = None,
     value_label: str | None = None,
     title: str | None = None,
     cmap: str = "viridis",
-) -> Path:
-    """Render a map (walls, goals ``G0..``, landmark stars, start circle) as a PNG.
+) -> Any:
+    """Draw a map (walls, goals ``G0..``, landmark stars, start circle).
 
-    ``trajectories``: ``(label, cells)`` pairs drawn as lines; ``values``: a per-free-cell
-    vector (or a ``(rows, cols)`` array) shown as a heat map.
+    Parameters
+    ----------
+    world
+        The grid world.
+    ax
+        Axes to draw on (a new figure if ``None``).
+    path
+        Also save the figure as a PNG there.  The older ``render_world(world, path)``
+        still works for one release (``DeprecationWarning``; it returns the path).
+    trajectories
+        ``(label, cells)`` pairs drawn as lines.
+    values, value_label, cmap
+        A per-free-cell vector (or a ``(rows, cols)`` array) shown as a heat map, the label
+        of its colour bar and its colour map.
+    title
+        Title of the axes.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = render_world(tmaze(3), trajectories=[("left", [(0, 1), (0, 0)])])
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['left']
     """
-    from ..plot import _pyplot
+    from ..plot import close_and_path, deprecated_path_form, finish, new_axes
 
-    plt = _pyplot()
+    ax, path, old = deprecated_path_form(ax, path, "render_world")
     h, w = world.shape
-    fig, ax = plt.subplots(figsize=(max(4.5, 1.0 + 0.55 * w), max(3.0, 0.6 + 0.55 * h)), dpi=110)
+    _, ax = new_axes(ax, figsize=(max(4.5, 1.0 + 0.55 * w), max(3.0, 0.6 + 0.55 * h)))
     _draw_world(ax, world, values, cmap, value_label)
     styles = ["-", "--", ":", "-."]
     for j, (label, cells) in enumerate(trajectories):
@@ -520,37 +545,59 @@ def render_world(
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=1, fontsize=8)
     if title:
         ax.set_title(title, fontsize=10)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, bbox_inches="tight")
-    plt.close(fig)
-    return out
+    finish(ax, path, tight_layout=False, bbox_inches="tight")  # the legend is below the axes
+    return close_and_path(ax, path) if old else ax
 
 
 def render_maps(
     world: GridWorld,
     reward_map: np.ndarray,
     informative_map: np.ndarray,
-    path: str | Path,
+    ax: Any = None,
+    path: str | Path | None = None,
     *,
     title: str | None = None,
-) -> Path:
+) -> Any:
     """The two VI²N maps side by side: rewarding cells (MDP value) and informative cells
-    (pair values)."""
-    from ..plot import _pyplot
+    (pair values): 2 panels.
 
-    plt = _pyplot()
+    Parameters
+    ----------
+    world
+        The grid world.
+    reward_map, informative_map
+        Per-free-cell vectors (or ``(rows, cols)`` arrays): the MDP value and the pair value.
+    ax
+        ``None`` (a new figure), a Figure or SubFigure to draw the panels in, or a sequence
+        of 2 Axes: the rule of :mod:`infometer.plot`.
+    path
+        Also save the figure as a PNG there.  The older ``render_maps(world, r, i, path)``
+        still works for one release (``DeprecationWarning``; it returns the path).
+    title
+        Title over the panels (none by default).
+
+    Returns
+    -------
+    numpy.ndarray
+        The 2 Axes, rewarding cells then informative cells.
+
+    Examples
+    --------
+    >>> w = tmaze(3)
+    >>> axes = render_maps(w, np.arange(len(w.cells)), np.ones(len(w.cells)))
+    >>> [a.get_title() for a in axes]
+    ['rewarding cells: MDP value', 'informative cells: pair value']
+    """
+    from ..plot import close_and_path, deprecated_path_form, finish, new_panels
+
+    ax, path, old = deprecated_path_form(ax, path, "render_maps")
     h, w = world.shape
-    fig, axes = plt.subplots(1, 2, figsize=(2.0 + 1.1 * w, 0.9 + 0.55 * h), dpi=110)
+    _, axes = new_panels(ax, 2, figsize=(2.0 + 1.1 * w, 0.9 + 0.55 * h), name="ax")
     _draw_world(axes[0], world, reward_map, "viridis", "V(x)")
     axes[0].set_title("rewarding cells: MDP value", fontsize=9)
     _draw_world(axes[1], world, informative_map, "magma", "pair value")
     axes[1].set_title("informative cells: pair value", fontsize=9)
     if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
-    plt.close(fig)
-    return out
+        axes[0].figure.suptitle(title, fontsize=10)
+    finish(axes, path)
+    return close_and_path(axes, path) if old else axes

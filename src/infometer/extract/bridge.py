@@ -83,7 +83,7 @@ def extraction_mi(
     queries
         One question per source (the Q), or ``None``.
     scorer, unit, ci, seed
-        As in :func:`infometer.text.channel_mi`.
+        As in :func:`infometer.text.channel_mutual_info`.
 
     Returns
     -------
@@ -100,7 +100,7 @@ def extraction_mi(
     """
     import inspect
 
-    from ..text import channel_mi
+    from ..text import channel_mutual_info
 
     if not callable(extractor):
         raise TypeError(f"extractor must be callable, got {type(extractor).__name__}")
@@ -119,7 +119,7 @@ def extraction_mi(
             return out
         return triples_text(out)
 
-    return channel_mi(
+    return channel_mutual_info(
         list(sources), compressor, scorer, queries=queries, unit=unit, ci=ci, seed=seed
     )
 

@@ -1,4 +1,7 @@
-"""Information probes: decoders, embeddings, attention and images measured in bits.
+"""Information probes: decoders, embeddings, attention and images, measured as information.
+
+Like the rest of the library they report nats by default (``unit="bits"`` for the bits of
+the papers they reproduce) and no interval unless ``ci=`` is given.
 
 Five probes, one module each, loaded on first use (``import infometer`` imports none of
 them, and none imports torch, scikit-learn or matplotlib at module level except

@@ -48,8 +48,8 @@ def mean_estimate(
     *,
     quantity: str,
     method: str,
-    unit: str = "bits",
-    ci: float | None = 0.95,
+    unit: str = "nats",
+    ci: float | None = None,
     params: dict[str, Any] | None = None,
     diagnostics: dict[str, Any] | None = None,
 ) -> Estimate:

@@ -77,7 +77,7 @@ def jsd_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return entropy_rows(0.5 * (p + q)) - 0.5 * (entropy_rows(p) + entropy_rows(q))
 
 
-def js_divergence_pmf(p: Any, q: Any, *, unit: str = "bits") -> Estimate:
+def js_divergence_pmf(p: Any, q: Any, *, unit: str = "nats") -> Estimate:
     """Exact JSD of two given pmfs, from :mod:`infometer.exact` entropies (≤ 1 bit)."""
     a, b = check_pmf(p, "p"), check_pmf(q, "q")
     if a.shape != b.shape:
@@ -148,8 +148,8 @@ def js_divergence(
     temperature: float = 1.0,
     basis: Any = None,
     n_components: int | None = None,
-    unit: str = "bits",
-    ci: float | None = 0.95,
+    unit: str = "nats",
+    ci: float | None = None,
 ) -> Estimate:
     """Mean JSD between the dimension-softmax distributions of paired embeddings.
 
@@ -218,8 +218,8 @@ def infonce_bound(
     z_b: Any = None,
     temperature: float = 0.05,
     symmetric: bool = False,
-    unit: str = "bits",
-    ci: float | None = 0.95,
+    unit: str = "nats",
+    ci: float | None = None,
 ) -> Estimate:
     """InfoNCE lower bound I(A; B) ≥ log n − L_NCE of paired samples.
 

@@ -206,8 +206,8 @@ def fano_bound(
     *,
     priors: Any = None,
     n_trials: int | None = None,
-    ci: float | None = 0.95,
-    unit: str = "bits",
+    ci: float | None = None,
+    unit: str = "nats",
 ) -> Estimate:
     """Fano lower bound on I(X; Y) from a decoder's accuracy on k classes.
 
@@ -227,7 +227,7 @@ def fano_bound(
     ci
         Confidence level of that interval (ignored without ``n_trials``).
     unit
-        Unit of the result (default bits).
+        Unit of the result (default nats; ``unit="bits"`` for bits).
 
     Returns
     -------
@@ -237,7 +237,7 @@ def fano_bound(
 
     Examples
     --------
-    >>> round(fano_bound(0.493, 3).value, 3)   # 1-of-3 goal decoding from eye movements
+    >>> round(fano_bound(0.493, 3, unit="bits").value, 3)  # 1-of-3 goal decoding (eye movements)
     0.078
     """
     acc = _check_accuracy(accuracy)
@@ -302,8 +302,8 @@ def fano_from_predictions(
     *,
     k: int | None = None,
     priors: Any = None,
-    ci: float | None = 0.95,
-    unit: str = "bits",
+    ci: float | None = None,
+    unit: str = "nats",
 ) -> Estimate:
     """:func:`fano_bound` from true and predicted labels of held-out trials.
 
@@ -426,7 +426,7 @@ def cross_entropy_bound(
     classes: Any = None,
     priors: Any = None,
     smoothing: float = 0.0,
-    unit: str = "bits",
+    unit: str = "nats",
     ci: float | None = None,
     seed: int | None = 0,
     n_resamples: int = 200,
@@ -450,7 +450,7 @@ def cross_entropy_bound(
         ε in [0, 1): use q_ε = (1 − ε) q + ε / k, itself a decoder, so the bound stays
         valid.  Needed only when ``proba`` puts probability 0 on a true label.
     unit
-        Unit of the result (default bits).
+        Unit of the result (default nats; ``unit="bits"`` for bits).
     ci
         Confidence level of a basic-bootstrap interval over trials (``None``: none).
     seed, n_resamples
@@ -523,7 +523,7 @@ def permutation_test(
     smoothing: float = 0.0,
     n_permutations: int = 999,
     seed: int | None = 0,
-    unit: str = "bits",
+    unit: str = "nats",
 ) -> Any:
     """Permutation test of "the decoder's output carries information about the labels".
 

@@ -591,8 +591,8 @@ def knockout_effect(
     *,
     target: Any = None,
     position: int = -1,
-    unit: str = "bits",
-    ci: float | None = 0.95,
+    unit: str = "nats",
+    ci: float | None = None,
     batch_size: int = 256,
 ) -> dict[str, Any]:
     """Effect of cutting one block of edges in the given layers.
@@ -647,8 +647,8 @@ def attention_knockout(
     window: int = 1,
     target: Any = None,
     position: int = -1,
-    unit: str = "bits",
-    ci: float | None = 0.95,
+    unit: str = "nats",
+    ci: float | None = None,
     batch_size: int = 256,
     progress: bool | None = None,
 ) -> Any:
@@ -731,7 +731,7 @@ def logit_lens(
     position: int = -1,
     target: Any = None,
     top_k: int = 1,
-    unit: str = "bits",
+    unit: str = "nats",
 ) -> Any:
     """Logit lens: each layer's residual stream through the final norm and unembedding.
 
@@ -807,7 +807,7 @@ def prune_to_paths(
     *,
     target: Any = None,
     position: int = -1,
-    unit: str = "bits",
+    unit: str = "nats",
     random_control: int = 0,
     seed: int = 0,
     batch_size: int = 256,
@@ -895,24 +895,50 @@ def prune_to_paths(
 # =================================================================== plot
 def plot_knockout(
     table: Any,
-    path: Any,
+    ax: Any = None,
+    path: Any = None,
     *,
     value: str = "delta_bits",
     title: str | None = None,
     fmt: Callable[[float], str] = lambda v: f"{v:.2f}",
 ) -> Any:
-    """Heatmap of ``value`` by (block, layer window) from :func:`attention_knockout`."""
-    from ..plot import _pyplot, _save
+    """Heatmap of ``value`` by (block, layer window) from :func:`attention_knockout`.
 
+    Parameters
+    ----------
+    table
+        An :func:`attention_knockout` table.
+    ax
+        Axes to draw on (a new figure if ``None``).
+    path
+        Also save the figure as a PNG there.  The older ``plot_knockout(table, path)``
+        still works for one release (``DeprecationWarning``; it returns the path).
+    value
+        The column shown (``delta_bits``, ``kl``, ``delta_p``, ...).
+    title, fmt
+        Title; format of the number written in each cell.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"block": ["a", "a"], "layer": [0, 1], "delta_bits": [0.5, 0.0],
+    ...                   "unit": ["bits", "bits"]})
+    >>> plot_knockout(t).get_xlabel()
+    'layer (window centre)'
+    """
+    from ..plot import close_and_path, deprecated_path_form, finish, new_axes
+
+    ax, path, old = deprecated_path_form(ax, path, "plot_knockout")
     if value not in table.columns:
         raise ValueError(f"table has no column {value!r}")
-    plt = _pyplot()
     piv = table.pivot(index="block", columns="layer", values=value)
     piv = piv.loc[list(dict.fromkeys(table["block"])), list(dict.fromkeys(table["layer"]))]
     vals = piv.to_numpy(dtype=float)
-    fig, ax = plt.subplots(
-        figsize=(max(5.5, 2.5 + 0.7 * piv.shape[1]), 1.2 + 0.45 * piv.shape[0]), dpi=110
-    )
+    _, ax = new_axes(ax, figsize=(max(5.5, 2.5 + 0.7 * piv.shape[1]), 1.2 + 0.45 * piv.shape[0]))
     im = ax.imshow(vals, cmap="magma_r", aspect="auto")
     ax.set_xticks(range(piv.shape[1]), piv.columns)
     ax.set_yticks(range(piv.shape[0]), piv.index)
@@ -924,6 +950,9 @@ def plot_knockout(
             j, i, fmt(v), ha="center", va="center", fontsize=7, color="white" if dark else "black"
         )
     unit = table["unit"].iloc[0] if "unit" in table.columns else ""
-    fig.colorbar(im, ax=ax, label=f"{value} ({unit})" if value in ("delta_bits", "kl") else value)
+    ax.figure.colorbar(
+        im, ax=ax, label=f"{value} ({unit})" if value in ("delta_bits", "kl") else value
+    )
     ax.set_title(title or f"attention knockout: {value}", fontsize=10)
-    return _save(fig, path)
+    finish(ax, path)
+    return close_and_path(ax, path) if old else ax

@@ -128,7 +128,7 @@ def patch_entropy_map(
     bins: int = 16,
     method: str = "miller_madow",
     value_range: tuple[float, float] | None = None,
-    unit: str = "bits",
+    unit: str = "nats",
 ) -> np.ndarray:
     """Entropy of the quantised intensities in each non-overlapping patch.
 
@@ -216,7 +216,9 @@ def info_score(
     of the local variance."""
     w1 = check_float(weights[0], "weights[0]")
     w2 = check_float(weights[1], "weights[1]")
-    h = patch_entropy_map(img, patch, bins=bins, method=method, value_range=value_range)
+    h = patch_entropy_map(
+        img, patch, bins=bins, method=method, value_range=value_range, unit="bits"
+    )
     v = patch_mean(local_variance_map(img, var_size), patch)
     return w1 * zscore(h) + w2 * zscore(v)
 

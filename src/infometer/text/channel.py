@@ -288,7 +288,7 @@ def channel_mutual_info_from_scores(
     *,
     lengths: Any = None,
     unit: str = "nats",
-    ci: float | None = 0.95,
+    ci: float | None = None,
     seed: int | None = 0,
     method: str = "auto",
 ) -> Estimate:

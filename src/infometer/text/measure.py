@@ -121,7 +121,7 @@ def channel_mutual_info_of_summaries(
     queries: Sequence[str] | None = None,
     template: str | None = None,
     unit: str = "nats",
-    ci: float | None = 0.95,
+    ci: float | None = None,
     scorer_kwargs: Mapping[str, Any] | None = None,
     progress: bool | None = None,
 ) -> Estimate:
@@ -238,7 +238,7 @@ def channel_mutual_info(
     n_samples: int = 1,
     template: str | None = None,
     unit: str = "nats",
-    ci: float | None = 0.95,
+    ci: float | None = None,
     seed: int | None = 0,
     scorer_kwargs: Mapping[str, Any] | None = None,
     progress: bool | None = None,
@@ -385,7 +385,7 @@ def compare_compressors(
     accuracy: Mapping[str, float] | Callable[[str, int], float] | None = None,
     rd_rate: str = "bits_per_token",
     template: str | None = None,
-    ci: float | None = 0.95,
+    ci: float | None = None,
     seed: int | None = 0,
     progress: bool | None = None,
     scorer_kwargs: Mapping[str, Any] | None = None,
@@ -508,16 +508,48 @@ def _label_points(ax: Any, names: list[str], xs: np.ndarray, ys: np.ndarray) -> 
         )
 
 
-def plot_compressors(df: Any, path: str | Path, *, title: str | None = None) -> Path:
+def plot_compressors(
+    df: Any, ax: Any = None, path: str | Path | None = None, *, title: str | None = None
+) -> Any:
     """Bits per summary (with CI and the log N ceiling), bits per token, and, when the table
-    has accuracy, distortion against rate with the fitted curve; one PNG.
-    """
-    from ..plot import _pyplot
+    has accuracy, distortion against rate with the fitted curve: 2 or 3 panels.
 
-    plt = _pyplot()
+    Parameters
+    ----------
+    df
+        A :func:`compare_compressors` table (at least ``compressor``, ``mi_bits``,
+        ``ci_low_bits``, ``ci_high_bits``, ``ceiling_bits``, ``bits_per_token``; with
+        ``distortion``, the third panel).
+    ax
+        ``None`` (a new figure), a Figure or SubFigure to draw the panels in, or a sequence
+        of 2 Axes (3 when the table has ``distortion``): the rule of :mod:`infometer.plot`.
+    path
+        Also save the figure as a PNG there.  The older ``plot_compressors(df, path)``
+        still works for one release (``DeprecationWarning``; it returns the path).
+    title
+        Title over the panels (default "Channel MI of compressors").
+
+    Returns
+    -------
+    numpy.ndarray
+        The 2 or 3 Axes, left to right.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"compressor": ["top-1", "lead-2"], "mi_bits": [1.2, 0.4],
+    ...                    "ci_low_bits": [1.0, 0.2], "ci_high_bits": [1.4, 0.6],
+    ...                    "ceiling_bits": [3.0, 3.0], "bits_per_token": [0.1, 0.05]})
+    >>> plot_compressors(df).shape
+    (2,)
+    """
+    from ..plot import _panel_title, close_and_path, deprecated_path_form, finish, new_panels
+
+    ax, path, old = deprecated_path_form(ax, path, "plot_compressors")
     has_rd = "distortion" in df
     ncols = 3 if has_rd else 2
-    fig, axes = plt.subplots(1, ncols, figsize=(4.2 * ncols, 3.6), dpi=110)
+    _, axes = new_panels(ax, ncols, figsize=(4.2 * ncols, 3.6), name="ax")
+    given = ax
     names = list(df["compressor"])
     y = np.arange(len(names))[::-1]
     ax = axes[0]
@@ -556,13 +588,9 @@ def plot_compressors(df: Any, path: str | Path, *, title: str | None = None) -> 
         ax.set_ylabel("distortion 1 − accuracy")
         ax.set_ylim(-0.03, 1.03)
         _label_points(ax, names, r, d)
-    fig.suptitle(title or "Channel MI of compressors", fontsize=10)
-    fig.tight_layout()
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p)
-    plt.close(fig)
-    return p
+    _panel_title(given, axes, title, "Channel MI of compressors")
+    finish(axes, path)
+    return close_and_path(axes, path) if old else axes
 
 
 # deprecated names (issue 29: public names spell quantities in full words), for one release

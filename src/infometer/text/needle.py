@@ -173,7 +173,7 @@ def needle_eval(
     scorer: Any = "builtin",
     n_sentences: int = 24,
     n_near: int = 8,
-    ci: float | None = 0.95,
+    ci: float | None = None,
     seed: int | None = 0,
     progress: bool | None = None,
 ) -> Any:
@@ -194,7 +194,8 @@ def needle_eval(
     n_sentences, n_near, seed
         Of :func:`needle_haystack`.
     ci
-        Level of the channel-MI intervals.
+        Level of the channel-MI intervals (``None``, the default: none; ``ci_low_bits`` and
+        ``ci_high_bits`` are then empty).
     progress
         Progress bar over (method, rate).
 
@@ -262,12 +263,44 @@ def needle_eval(
     return pd.DataFrame(rows)
 
 
-def plot_needle(df: Any, path: str | Path, *, title: str | None = None) -> Path:
-    """Retention, recall and bits per memory vector against the rate, one line per method."""
-    from ..plot import _pyplot
+def plot_needle(
+    df: Any, ax: Any = None, path: str | Path | None = None, *, title: str | None = None
+) -> Any:
+    """Retention, recall and bits per memory vector against the rate, one line per method:
+    3 panels.
 
-    plt = _pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(12.6, 3.6), dpi=110)
+    Parameters
+    ----------
+    df
+        A :func:`needle_eval` table (``method``, ``rate``, ``retention``, ``recall``,
+        ``bits_per_vector``).
+    ax
+        ``None`` (a new figure), a Figure or SubFigure to draw the panels in, or a sequence
+        of 3 Axes: the rule of :mod:`infometer.plot`.
+    path
+        Also save the figure as a PNG there.  The older ``plot_needle(df, path)`` still
+        works for one release (``DeprecationWarning``; it returns the path).
+    title
+        Title over the panels.
+
+    Returns
+    -------
+    numpy.ndarray
+        The 3 Axes, left to right.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"method": ["mig", "mig"], "rate": [4, 8], "retention": [0.9, 0.7],
+    ...                    "recall": [1.0, 0.5], "bits_per_vector": [0.5, 0.8]})
+    >>> [a.get_ylabel() for a in plot_needle(df)][0]
+    'max cos(memory, answer)'
+    """
+    from ..plot import _panel_title, close_and_path, deprecated_path_form, finish, new_panels
+
+    ax, path, old = deprecated_path_form(ax, path, "plot_needle")
+    given = ax
+    _, axes = new_panels(ax, 3, figsize=(12.6, 3.6), name="ax")
     panels = [
         ("retention", "max cos(memory, answer)"),
         ("recall", "answer kept in the readout"),
@@ -284,10 +317,6 @@ def plot_needle(df: Any, path: str | Path, *, title: str | None = None) -> Path:
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7)
-    fig.suptitle(title or "Needle in a haystack: MIG merging vs baselines", fontsize=10)
-    fig.tight_layout()
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(p)
-    plt.close(fig)
-    return p
+    _panel_title(given, axes, title, "Needle in a haystack: MIG merging vs baselines")
+    finish(axes, path)
+    return close_and_path(axes, path) if old else axes

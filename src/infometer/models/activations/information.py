@@ -14,9 +14,9 @@ Nothing here estimates information itself: every number comes from
   ``bins`` equal bins, over the top ``top`` fraction of the pre-activations x̃ of each
   activation module (the convergence limitation predicts a collapse towards 0 for a fixed
   gate: all large responses get g ≈ 1).
-* :func:`batch_dependence`: I(Δ_s; C) in bits, where, for probe samples s, C is the class
-  of the batch-mates (every batch is s plus ``batch_size − 1`` mates drawn from one class
-  c, c uniform over the classes) and Δ_s = o_s − mean(o_s) the change of s's output
+* :func:`batch_dependence`: I(Δ_s; C) (nats by default), where, for probe samples s, C is
+  the class of the batch-mates (every batch is s plus ``batch_size − 1`` mates drawn from
+  one class c, c uniform over the classes) and Δ_s = o_s − mean(o_s) the change of s's output
   logits from its mean over all the batches it was put in.  0 when the output of a
   sample does not depend on its batch-mates; at most H(C) = log K.
 """
@@ -95,7 +95,7 @@ def layer_curves(
     *,
     layers: Sequence[str] | None = None,
     method: str = "matrix_renyi",
-    unit: str = "bits",
+    unit: str = "nats",
     max_rows: int | None = 600,
     seed: int | None = 0,
     progress: bool | None = None,
@@ -116,7 +116,7 @@ def layer_curves(
     method, params
         Any registered MI method and its parameters (default ``matrix_renyi``).
     unit
-        Unit of the values (default bits).
+        Unit of the values (default nats; ``unit="bits"`` for bits).
     max_rows
         Rows drawn (seeded) when ``x`` has more: matrix methods cost n² memory, n³ time.
     seed, progress
@@ -290,7 +290,7 @@ def gate_entropy(
     top: float = 0.1,
     bins: int = 10,
     method: str = "miller_madow",
-    unit: str = "bits",
+    unit: str = "nats",
     batch_size: int = 256,
 ) -> Any:
     """Entropy of the binned gate values over the largest pre-activations of each activation.
@@ -403,11 +403,11 @@ def batch_dependence(
     repeats: int = 2,
     batch_size: int = 32,
     method: str = "gkov",
-    unit: str = "bits",
+    unit: str = "nats",
     seed: int | None = 0,
     rel_tol: float = 1e-6,
 ) -> Any:
-    """I(Δ_s; C): how much a sample's output tells about its batch-mates' class, in bits.
+    """I(Δ_s; C): how much a sample's output tells about its batch-mates' class, in ``unit``.
 
     Each of ``n_probe`` probe samples s is put ``repeats`` times into a batch with
     ``batch_size − 1`` mates drawn from class c, for every class c; its output logits o_s
@@ -541,7 +541,7 @@ def batch_dependence(
 
 
 def plot_layer_curves(
-    frame: Any, quantity: str = "I(T;Y)", *, ax: Any = None, path: Any = None
+    frame: Any, quantity: str = "I(T;Y)", ax: Any = None, path: Any = None
 ) -> Any:
     """``quantity`` per layer, one line per ``model`` (mean ± stderr over ``seed``).
 
