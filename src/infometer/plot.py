@@ -330,10 +330,11 @@ def _panel_title(ax, axes, title: str | None, default: str, fontsize: float = 10
         _flat(axes)[0].figure.suptitle(title, fontsize=fontsize)
 
 
-def deprecated_path_form(ax, path, func: str):
+def deprecated_path_form(ax, path, func: str, *, result: bool = True):
     """``(ax, path, old)``: a path (str or PathLike) passed where ``ax`` goes, the older
     ``func(result, path)`` form, is taken as the path with a ``DeprecationWarning``
     (``old`` is then True: the caller returns :func:`close_and_path`, as it used to).
+    ``result=False`` words it for a method, whose older form was ``func(path)``.
 
     Examples
     --------
@@ -351,9 +352,10 @@ def deprecated_path_form(ax, path, func: str):
     if isinstance(ax, str | os.PathLike):
         if path is not None:
             raise TypeError(f"{func}() got a path for ax and path={path!r}; pass path= only")
+        first = "result, " if result else ""
         warnings.warn(
-            f"{func}(result, path) is deprecated and goes in infometer {REMOVED_IN}; use "
-            f"{func}(result, path=path), which returns the matplotlib Axes",
+            f"{func}({first}path) is deprecated and goes in infometer {REMOVED_IN}; use "
+            f"{func}({first}path=path), which returns the matplotlib Axes",
             DeprecationWarning,
             stacklevel=3,
         )

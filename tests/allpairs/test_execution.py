@@ -145,14 +145,14 @@ def test_the_previous_path_first_forms_still_save_with_a_warning(table, tmp_path
     res = im.pairwise(table.iloc[:, :5], method="copula")
     net = res.clr()
     calls = [
-        (lambda p: res.heatmap(p), "PairwiseResult.heatmap"),
-        (lambda p: plot_heatmap(res, p), "plot_heatmap"),
-        (lambda p: net.plot(p), "Network.plot"),
-        (lambda p: plot_network(net, p), "plot_network"),
+        (lambda p: res.heatmap(p), r"PairwiseResult.heatmap\(path\)"),
+        (lambda p: plot_heatmap(res, p), r"plot_heatmap\(result, path\)"),
+        (lambda p: net.plot(p), r"Network.plot\(path\)"),
+        (lambda p: plot_network(net, p), r"plot_network\(result, path\)"),
     ]
     for i, (call, name) in enumerate(calls):
         path = tmp_path / f"{i}.png"
-        with pytest.warns(DeprecationWarning, match=rf"{name}\(path\) is deprecated"):
+        with pytest.warns(DeprecationWarning, match=rf"{name} is deprecated"):
             out = call(path)
         assert out == path and path.stat().st_size > 3000  # the old return value: the path
     with warnings.catch_warnings():

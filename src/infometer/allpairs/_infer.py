@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..jit import nb
+from ..plot import close_and_path, deprecated_path_form
 from . import _plots
 
 
@@ -73,11 +74,11 @@ class Network:
         >>> net.plot().get_title()
         'clr: 2 edges'
         """
-        ax, path, old = _plots.older_form(ax, path, "Network.plot")
+        ax, path, old = deprecated_path_form(ax, path, "Network.plot", result=False)
         ax = _plots.draw_network(
             self.matrix, self.method, len(self.edges), ax, path, title=title, seed=seed
         )
-        return _plots.close_and_path(ax, path) if old else ax
+        return close_and_path(ax, path) if old else ax
 
     def __repr__(self) -> str:
         return (

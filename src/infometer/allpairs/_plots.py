@@ -2,48 +2,18 @@
 
 Pure drawing on a labelled matrix (no result classes: ``result.py``, ``_infer.py`` and
 ``network.py`` all call these), in the ``plot_x(result, ax=None, path=None) -> Axes``
-convention of :mod:`infometer.plot`.  ``older_form`` serves the calls of the previous
-release, which passed the PNG path where ``ax`` now goes.
+convention of :mod:`infometer.plot` (whose ``deprecated_path_form`` serves the calls of
+the previous release, which passed the PNG path where ``ax`` now goes).
 """
 
 from __future__ import annotations
 
-import os
-import warnings
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._deprecation import REMOVED_IN
-
 #: The network plot is for small graphs; larger ones are read as edge lists or heatmaps.
 MAX_PLOT_NODES = 80
-
-
-def older_form(ax: Any, path: Any, name: str) -> tuple[Any, Any, bool]:
-    """``(ax, path, old)``: a path given where ``ax`` goes is the previous release's
-    ``name(path)`` form; it still saves there, with a ``DeprecationWarning``, and the
-    caller then returns the path (as before) instead of the axes."""
-    if isinstance(ax, str | os.PathLike):
-        if path is not None:
-            raise TypeError(f"{name}() got a path for ax and path={path!r}; pass path= only")
-        warnings.warn(
-            f"{name}(path) is deprecated and goes in infometer {REMOVED_IN}; use "
-            f"{name}(path=path), which returns the matplotlib Axes",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        return None, ax, True
-    return ax, path, False
-
-
-def close_and_path(ax: Any, path: Any) -> Path:
-    """The older form's return value: the saved PNG's path, with its figure closed."""
-    from ..plot import _pyplot
-
-    _pyplot().close(ax.figure)
-    return Path(path)
 
 
 def cluster_order(m: np.ndarray) -> np.ndarray:

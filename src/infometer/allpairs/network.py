@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..plot import close_and_path, deprecated_path_form
 from . import _plots
 from ._infer import Network, aracne_network, clr_network, weights
 from ._plots import MAX_PLOT_NODES
@@ -156,13 +157,13 @@ def plot_heatmap(
     >>> plot_heatmap(m).get_title()
     'pairwise MI (clustered order)'
     """
-    ax, path, old = _plots.older_form(ax, path, "plot_heatmap")
+    ax, path, old = deprecated_path_form(ax, path, "plot_heatmap")
     if isinstance(obj, PairwiseResult):
         frame, unit = obj.matrix, obj.unit
     else:
         frame, unit = _mi_frame(obj), "nats"
     ax = _plots.draw_heatmap(frame, unit, ax, path, cluster=cluster, title=title)
-    return _plots.close_and_path(ax, path) if old else ax
+    return close_and_path(ax, path) if old else ax
 
 
 def plot_network(
@@ -198,8 +199,8 @@ def plot_network(
     """
     if not isinstance(net, Network):
         raise TypeError(f"net must be a Network (from aracne or clr), got {type(net).__name__}")
-    ax, path, old = _plots.older_form(ax, path, "plot_network")
+    ax, path, old = deprecated_path_form(ax, path, "plot_network")
     ax = _plots.draw_network(
         net.matrix, net.method, len(net.edges), ax, path, title=title, seed=seed
     )
-    return _plots.close_and_path(ax, path) if old else ax
+    return close_and_path(ax, path) if old else ax

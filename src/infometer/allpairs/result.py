@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._estimate import resolve_unit, unit_factor
+from ..plot import close_and_path, deprecated_path_form
 from . import _infer, _plots
 
 __all__ = ["PairwiseResult"]
@@ -141,9 +142,9 @@ class PairwiseResult:
         >>> res.heatmap(title="three columns").get_title()
         'three columns'
         """
-        ax, path, old = _plots.older_form(ax, path, "PairwiseResult.heatmap")
+        ax, path, old = deprecated_path_form(ax, path, "PairwiseResult.heatmap", result=False)
         ax = _plots.draw_heatmap(self.matrix, self.unit, ax, path, cluster=cluster, title=title)
-        return _plots.close_and_path(ax, path) if old else ax
+        return close_and_path(ax, path) if old else ax
 
     def __repr__(self) -> str:
         p = self.matrix.shape[0]
