@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import registry
 from .._estimate import Estimate
+from .._local import LocalRaw, LocalValues
 from ..data import Variable, check_int
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
 
@@ -55,6 +56,18 @@ def _lag_rows(n: int, k: int, l: int, m: int | None, tau: int, delay: int) -> np
     if m is not None:
         t0 = max(t0, delay - 1 + (m - 1) * tau)
     return np.arange(t0, n - 1)
+
+
+def _embed_times(
+    n: int, k: int, l: int, m: int | None, tau: int, delay: int, trials: int
+) -> np.ndarray:
+    """Times t of the embedded rows of ``trials`` concatenated trials (:func:`_lag_rows`
+    within each trial)."""
+    if n % trials:
+        raise ValueError(f"trials={trials} does not divide the {n} rows into equal trials")
+    length = n // trials
+    local = _lag_rows(length, k, l, m, tau, delay)
+    return (np.arange(trials)[:, None] * length + local[None, :]).ravel()
 
 
 def _history(v: Variable, t: np.ndarray, first: int, length: int, tau: int, name: str) -> Variable:
@@ -120,11 +133,7 @@ def embed(
     delay = check_int(delay, "delay", min_value=1)
     trials = check_int(trials, "trials", min_value=1)
     n = target.n
-    if n % trials:
-        raise ValueError(f"trials={trials} does not divide the {n} rows into equal trials")
-    length = n // trials
-    local = _lag_rows(length, k, l, None if cond is None else m, tau, delay)
-    t = (np.arange(trials)[:, None] * length + local[None, :]).ravel()
+    t = _embed_times(n, k, l, None if cond is None else m, tau, delay, trials)
     if t.size < 10:
         raise ValueError(
             f"the series have {n} samples, too few for k={k}, l={l}, tau={tau}, delay={delay}"
@@ -230,6 +239,29 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
 
     te.__name__ = f"transfer_entropy_{cmi.name}"
     te.resample_view = view  # type: ignore[attr-defined]  # read by stats.resample
+    cmi_local = getattr(cmi.func, "local_values", None)
+    if cmi_local is not None:
+
+        def local_values(*vs: Variable, **params: Any) -> LocalRaw:
+            """Local TE: the CMI estimator's local values on the embedding (Lizier et al.
+            2008), ``times`` the index of the target sample y_{t+1} each one predicts."""
+            names = dict(zip(ROLES, vs, strict=False))
+            _, e, inner = view(names, params)
+            raw = cmi_local(*e.values(), **cmi.check_params(inner))
+            lags = {p: params.get(p, d) for p, d in _TE_PARAMS.items()}
+            times = _embed_times(
+                vs[1].n,
+                lags["k"],
+                lags["l"],
+                lags["m"] if len(vs) > 2 else None,
+                lags["tau"],
+                lags["delay"],
+                lags["trials"],
+            )
+            diag = {**raw.diagnostics, "embedded_rows": e["y"].n}
+            return LocalRaw(raw.values, times=times + 1, diagnostics=diag)
+
+        te.local_values = local_values  # type: ignore[attr-defined]  # read by api.run_local
     own = {**_TE_PARAMS, "theiler": 0}
     params = {
         **own,
@@ -299,8 +331,9 @@ def transfer_entropy(
     ci: float | None = None,
     seed: int | None = 0,
     discrete: bool | None = None,
+    local: bool = False,
     **params: Any,
-) -> Estimate:
+) -> Estimate | LocalValues:
     """Transfer entropy from ``source`` to ``target`` (conditional on ``cond`` if given).
 
     ``TE = I(Y_{t+1}; X_{t+1-delay}^(l) | Y_t^(k), Z_{t+1-delay}^(m))`` estimated by the
@@ -328,14 +361,30 @@ def transfer_entropy(
     unit, base, ci, seed, discrete
         As for :func:`infometer.mutual_info`.  ``ci`` resamples the embedded rows with
         the CMI estimator's scheme (rows treated as exchangeable: see docs/timeseries.md).
+    local
+        Return the local transfer entropy te(t) (Lizier et al. 2008) instead: a
+        :class:`~infometer.LocalValues` with one value per embedded row, ``times`` the
+        index of the target sample y_{t+1} it predicts, and mean the estimate of the same
+        method and parameters.  Methods whose CMI estimator has local values: ``plugin``,
+        ``gaussian``, ``ksg1`` / ``frenzel_pompe``.
     **params
         The CMI estimator's own parameters; ``theiler=`` (Theiler window, in rows) for
         nearest-neighbour estimators that support one.
 
     Returns
     -------
-    Estimate
+    Estimate or LocalValues
         With ``quantity="transfer_entropy"`` and ``diagnostics["embedded_rows"]``.
+
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> x = np.random.default_rng(0).integers(0, 2, 2000); y = np.roll(x, 1)  # y copies x
+    >>> round(float(im.transfer_entropy(x, y, method="plugin")), 2)  # log 2 = 0.69
+    0.69
+    >>> lv = im.transfer_entropy(x, y, method="plugin", local=True)
+    >>> round(lv.mean, 2), lv.times[0]
+    (0.69, 1)
     """
     from ..api import estimate
 
@@ -357,5 +406,6 @@ def transfer_entropy(
         tau=tau,
         delay=delay,
         trials=trials,
+        local=local,
         **params,
     )
