@@ -35,9 +35,9 @@ from .._estimate import Estimate
 from .._local import LocalRaw, LocalValues
 from ..data import Variable
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
+from ..timeseries._embed import present_rows
+from ..timeseries._history import _history, _rows, choose_lags, ragwitz_k
 from ..validation import check_int
-from ._embed import present_rows
-from ._history import _history, _rows, choose_lags, ragwitz_k
 
 __all__ = ["active_info_storage", "entropy_rate", "choose_lags", "ragwitz_k"]
 

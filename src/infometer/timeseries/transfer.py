@@ -35,7 +35,7 @@ import numpy as np
 from .. import registry
 from .._estimate import Estimate
 from .._local import LocalRaw, LocalValues
-from ..data import Variable, check_int
+from ..data import Variable, check_float, check_int
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
 
 __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
@@ -48,6 +48,16 @@ registry.NONNEGATIVE.add("transfer_entropy")
 #: Names under which CMI estimators may accept a Theiler window.
 THEILER_NAMES = ("theiler", "theiler_window")
 _TE_PARAMS = {"k": 1, "l": 1, "m": 1, "tau": 1, "delay": 1, "trials": 1}
+#: The ``k="auto"`` selection's parameters (``k_alpha``, not ``alpha``: that name is a CMI
+#: estimator's own, the order of ``matrix_renyi``); ``seed`` seeds its permutations and is
+#: passed on to a CMI estimator that takes one.
+_AUTO_PARAMS: dict[str, Any] = {
+    "max_lag": 5,
+    "k_method": "greedy",
+    "k_alpha": 0.05,
+    "n_perm": 200,
+    "seed": 0,
+}
 
 
 def _lag_rows(n: int, k: int, l: int, m: int | None, tau: int, delay: int) -> np.ndarray:
@@ -182,7 +192,42 @@ def embed_arrays(
 def _outer_name(p: str) -> str:
     """TE-level name of a CMI parameter: ``cmi_<name>`` when it collides with TE's own
     (e.g. a kNN estimator's neighbour count ``k`` becomes ``cmi_k``)."""
-    return f"cmi_{p}" if p in _TE_PARAMS or p == "theiler" else p
+    taken = p in _TE_PARAMS or (p in _AUTO_PARAMS and p != "seed") or p == "theiler"
+    return f"cmi_{p}" if taken else p
+
+
+def _auto_k(target: Variable, params: dict[str, Any], method: str) -> tuple[int, dict]:
+    """The target history length for ``k="auto"`` and the selection's diagnostics.
+
+    The target's own past is chosen as for active information storage (IDTxl's greedy
+    non-uniform embedding, or Ragwitz's prediction error) by
+    :func:`~._history.choose_lags`; TE's target history is uniform, so the greedy choice
+    becomes the uniform history that holds every chosen lag (k = the largest one).
+    """
+    from ._history import _history
+
+    k_method = params.get("k_method", "greedy")
+    tau = check_int(params.get("tau", 1), "tau", min_value=1)
+    if k_method == "greedy" and tau != 1:
+        raise ValueError(
+            f"k='auto' with k_method='greedy' selects target lags 1..max_lag one step "
+            f"apart, but tau={tau}; use tau=1, or k_method='ragwitz' (uniform k at delay tau)"
+        )
+    own = {
+        "k": "auto",
+        "tau": tau,
+        "max_lag": params.get("max_lag", 5),
+        "k_method": k_method,
+        "alpha": check_float(params.get("k_alpha", 0.05), "k_alpha", low=0.0, high=1.0),
+        "n_perm": params.get("n_perm", 200),
+        "trials": params.get("trials", 1),
+        "seed": params.get("seed", 0),
+    }
+    lags, diag, _ = _history(target, own, method)
+    k = max(lags) if diag["k_method"] == "greedy" else len(lags)
+    diag = {f"k_{p}" if p in ("selection_steps", "pruned_lags") else p: v for p, v in diag.items()}
+    diag["chosen_k"] = k
+    return k, diag
 
 
 def _split_params(spec: EstimatorSpec, params: dict[str, Any]) -> tuple[dict, dict]:
@@ -218,24 +263,37 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         ``resample_view`` attribute for :mod:`infometer.stats.resample`.
     """
 
-    def view(variables: dict[str, Variable], params: dict[str, Any]):
-        lags, inner = _split_params(cmi, params)
+    def parts(variables: dict[str, Variable], params: dict[str, Any]):
+        """The embedding, the CMI's parameters, the lags, the k="auto" diagnostics and
+        the resolved parameters (the chosen ``k``)."""
         vs = list(variables.values())
+        diag: dict[str, Any] = {}
+        resolved: dict[str, Any] = {}
+        if isinstance(params.get("k"), str) and params["k"] == "auto":
+            k, diag = _auto_k(vs[1], params, cmi.name)
+            params = {**params, "k": k}
+            resolved = {"k": k}
+        lags, inner = _split_params(cmi, params)
         e = embed(vs[0], vs[1], vs[2] if len(vs) > 2 else None, **lags)
+        return e, inner, {**_TE_PARAMS, **lags}, diag, resolved
+
+    def view(variables: dict[str, Variable], params: dict[str, Any]):
+        e, inner, *_ = parts(variables, params)
         return cmi, e, inner
 
     def te(*vs: Variable, **params: Any) -> Raw:
         from ..api import run
 
         names = dict(zip(ROLES, vs, strict=False))
-        _, e, inner = view(names, params)
+        e, inner, _, auto, resolved = parts(names, params)
         seed = inner.pop("seed", 0) if "seed" in cmi.params else 0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = run("cond_mutual_info", e, method=cmi.name, seed=seed, params=inner)
         diag = {k: v for k, v in est.diagnostics.items() if k != "warnings"}
+        diag.update(auto)
         diag["embedded_rows"] = e["y"].n
-        return Raw(value=est.value, diagnostics=diag, warnings=est.warnings)
+        return Raw(value=est.value, diagnostics=diag, warnings=est.warnings, params=resolved)
 
     te.__name__ = f"transfer_entropy_{cmi.name}"
     te.resample_view = view  # type: ignore[attr-defined]  # read by stats.resample
@@ -246,9 +304,8 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
             """Local TE: the CMI estimator's local values on the embedding (Lizier et al.
             2008), ``times`` the index of the target sample y_{t+1} each one predicts."""
             names = dict(zip(ROLES, vs, strict=False))
-            _, e, inner = view(names, params)
+            e, inner, lags, auto, resolved = parts(names, params)
             raw = cmi_local(*e.values(), **cmi.check_params(inner))
-            lags = {p: params.get(p, d) for p, d in _TE_PARAMS.items()}
             times = _embed_times(
                 vs[1].n,
                 lags["k"],
@@ -258,11 +315,11 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
                 lags["delay"],
                 lags["trials"],
             )
-            diag = {**raw.diagnostics, "embedded_rows": e["y"].n}
-            return LocalRaw(raw.values, times=times + 1, diagnostics=diag)
+            diag = {**raw.diagnostics, **auto, "embedded_rows": e["y"].n}
+            return LocalRaw(raw.values, times=times + 1, diagnostics=diag, params=resolved)
 
         te.local_values = local_values  # type: ignore[attr-defined]  # read by api.run_local
-    own = {**_TE_PARAMS, "theiler": 0}
+    own = {**_TE_PARAMS, **_AUTO_PARAMS, "theiler": 0}
     params = {
         **own,
         **{_outer_name(p): d for p, d in cmi.params.items() if p not in THEILER_NAMES},
@@ -320,12 +377,16 @@ def transfer_entropy(
     cond: Any = None,
     *,
     method: str = "auto",
-    k: int = 1,
+    k: int | str = 1,
     l: int = 1,
     m: int = 1,
     tau: int = 1,
     delay: int = 1,
     trials: int = 1,
+    max_lag: int = 5,
+    k_method: str = "greedy",
+    k_alpha: float = 0.05,
+    n_perm: int = 200,
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
@@ -350,6 +411,17 @@ def transfer_entropy(
         causality / 2.
     k, l, m
         History lengths of the target, the source and the conditioning series.
+        ``k="auto"`` chooses the target's history from its own past (see ``k_method``);
+        the chosen ``k`` is in ``params["k"]`` (a re-run uses it) and
+        ``diagnostics["chosen_k"]``.
+    max_lag, k_method, k_alpha, n_perm
+        For ``k="auto"``, as for :func:`infometer.active_info_storage`:
+        ``"greedy"`` (IDTxl's non-uniform embedding: target lags 1..``max_lag`` added
+        while the max-statistic test with ``n_perm`` permutations is significant at
+        ``k_alpha``, then min-statistic pruning; k is the largest lag kept, since TE's
+        target history is uniform; ``diagnostics["chosen_lags"]`` lists the lags) or
+        ``"ragwitz"`` (the uniform k at delay ``tau`` with the smallest
+        nearest-neighbour prediction error).
     tau
         Embedding delay between successive lags of a history.
     delay
@@ -383,7 +455,7 @@ def transfer_entropy(
     >>> round(float(im.transfer_entropy(x, y, method="plugin")), 2)  # log 2 = 0.69
     0.69
     >>> lv = im.transfer_entropy(x, y, method="plugin", local=True)
-    >>> round(lv.mean, 2), lv.times[0]
+    >>> round(lv.mean, 2), int(lv.times[0])
     (0.69, 1)
     """
     from ..api import estimate
@@ -407,5 +479,15 @@ def transfer_entropy(
         delay=delay,
         trials=trials,
         local=local,
+        **_selection(k, max_lag=max_lag, k_method=k_method, k_alpha=k_alpha, n_perm=n_perm),
         **params,
     )
+
+
+def _selection(k: Any, **given: Any) -> dict[str, Any]:
+    """The ``k="auto"`` parameters to pass on: all of them with ``k="auto"``, else those
+    set to something other than their default (a method without a selection, such as
+    ``ordinal``, then names them in its error instead of ignoring them)."""
+    if isinstance(k, str) and k == "auto":
+        return given
+    return {p: v for p, v in given.items() if v != _AUTO_PARAMS[p]}
