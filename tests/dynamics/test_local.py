@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -293,3 +295,34 @@ def test_local_methods_table_matches_the_registry():
     assert set(local_methods("transfer_entropy")) >= {"plugin", "gaussian", "ksg1"}
     assert "ordinal" not in local_methods("transfer_entropy")
     assert im.dynamics.LocalValues is im.LocalValues
+
+
+def _every_local_spec():
+    from infometer import registry
+    from infometer.api import local_methods
+
+    out = []
+    for q in ("entropy", "mutual_info", "cond_mutual_info", "transfer_entropy"):
+        out += [registry.get(q, name) for name in local_methods(q)]
+    out += [registry.get("active_info_storage", m) for m in local_methods("active_info_storage")]
+    return out
+
+
+@pytest.mark.parametrize("spec", _every_local_spec(), ids=lambda s: f"{s.quantity}-{s.name}")
+def test_every_local_values_hook_averages_to_its_estimator(spec):
+    # every estimator that exposes local values, whatever the quantity: the mean of the
+    # hook's values is the estimator's own value (same variables, same parameters)
+    continuous = "continuous" in spec.kinds
+    x, y, z = (_cont if continuous else _disc)(n=300, seed=5)
+    roles = {
+        "entropy": {"x": x},
+        "mutual_info": {"x": x, "y": y},
+        "cond_mutual_info": {"x": x, "y": y, "z": z},
+        "transfer_entropy": {"source": x, "target": y},
+        "active_info_storage": {"x": y},
+    }[spec.quantity]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lv = im.estimate(spec.quantity, roles, method=spec.name, local=True)
+        est = im.estimate(spec.quantity, roles, method=spec.name)
+    assert lv.mean == pytest.approx(est.value, abs=ROUNDING)
