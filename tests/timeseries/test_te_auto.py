@@ -82,6 +82,10 @@ def test_greedy_auto_k_on_a_discrete_second_order_target():
 
     # plug-in bias ~ 4 / (2 n) = 7e-4, sd ~ 0.005 at n = 3000
     assert abs(est.value - (h(0.9) - 0.5 * h(0.8))) < 0.02
+    # the source acts through x_{t-1} only: l = 1
+    both = im.transfer_entropy(x, y, k="auto", l="auto", method="plugin", k_alpha=0.01, seed=3)
+    assert both.diagnostics["source_lags"] == [1] and both.params["l"] == 1
+    assert both.value == est.value
 
 
 def test_ragwitz_auto_k_on_a_henon_target():
@@ -117,3 +121,39 @@ def test_auto_k_errors_name_the_argument():
         im.transfer_entropy(x, y, k="two", method="gaussian")
     # a CMI estimator's own alpha keeps its name (the selection's is k_alpha)
     assert "alpha" in im.registry.get("transfer_entropy", "matrix_renyi").params
+
+
+def test_auto_l_finds_the_source_lags():
+    # y_t = 0.5 y_{t-1} + 0.4 x_{t-1} + 0.4 x_{t-3} + e, x white: the source acts at lags
+    # 1 and 3, so the greedy source set is {1, 3} and l = 3 (x_t, x_{t-1}, x_{t-2})
+    a = np.zeros((3, 2, 2))
+    a[0, 1, 1], a[0, 1, 0], a[2, 1, 0] = 0.5, 0.4, 0.4
+    d = simulate.var(a, 3000, seed=3)
+    x, y = d[:, 0], d[:, 1]
+    est = im.transfer_entropy(x, y, k="auto", l="auto", method="gaussian")
+    assert est.diagnostics["source_lags"] == [1, 3] and est.params["l"] == 3
+    k = est.params["k"]
+    explicit = im.transfer_entropy(x, y, k=k, l=3, method="gaussian")
+    assert est.value == explicit.value
+    items = [(1, 0)] + [(0, 1 + j) for j in range(3)] + [(1, 1 + j) for j in range(k)]
+    c = simulate.var_lagged_cov(a, items)
+    truth = simulate.gaussian_cmi(c, [0], [1, 2, 3], list(range(4, 4 + k)))
+    # sd of a Gaussian CMI of ~0.15 nats at n = 3000 is ~0.01: 3 sd
+    assert abs(est.value - truth) < 0.03
+    lv = im.transfer_entropy(x, y, k="auto", l="auto", method="gaussian", local=True)
+    assert lv.params["l"] == 3 and lv.mean == pytest.approx(est.value, abs=1e-11)
+
+
+def test_auto_l_of_an_independent_source_is_one_and_flagged():
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=1500), rng.normal(size=1500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # TE ~ 0 may come out below 0
+        est = im.transfer_entropy(x, y, l="auto", method="gaussian", n_perm=100)
+    assert est.params["l"] == 1 and est.diagnostics["no_significant_source_lag"] is True
+    with pytest.raises(ValueError, match="tau=2"):
+        im.transfer_entropy(x, y, l="auto", tau=2, method="gaussian")
+    with pytest.raises(ValueError, match="max_lag"):
+        im.transfer_entropy(x, y, l="auto", max_lag=800, method="gaussian")
+    with pytest.raises(ValueError, match="one-column"):
+        im.transfer_entropy(np.c_[x, y], y, l="auto", method="gaussian")

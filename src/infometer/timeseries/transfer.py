@@ -196,6 +196,49 @@ def _outer_name(p: str) -> str:
     return f"cmi_{p}" if taken else p
 
 
+def _is_auto(v: Any) -> bool:
+    return isinstance(v, str) and v == "auto"
+
+
+def _auto_l(vs: list[Variable], params: dict[str, Any], method: str) -> tuple[int, dict]:
+    """The source history length for ``l="auto"`` (after ``k``) and its diagnostics."""
+    from ._history import choose_source_lags
+
+    tau = check_int(params.get("tau", 1), "tau", min_value=1)
+    if tau != 1:
+        raise ValueError(
+            f"l='auto' selects source samples one step apart, but tau={tau}; use tau=1"
+        )
+    k = check_int(params.get("k", 1), "k", min_value=1)
+    m = check_int(params.get("m", 1), "m", min_value=1)
+    delay = check_int(params.get("delay", 1), "delay", min_value=1)
+    max_lag = check_int(params.get("max_lag", 5), "max_lag", min_value=1)
+    n_perm = check_int(params.get("n_perm", 200), "n_perm", min_value=1)
+    alpha = check_float(params.get("k_alpha", 0.05), "k_alpha", low=0.0, high=1.0)
+    trials = check_int(params.get("trials", 1), "trials", min_value=1)
+    if delay + max_lag >= vs[1].n // (2 * trials):
+        raise ValueError(
+            f"max_lag={max_lag} with delay={delay} must stay below half the series length "
+            f"({vs[1].n // trials} per trial)"
+        )
+    l, diag = choose_source_lags(
+        vs[0],
+        vs[1],
+        vs[2] if len(vs) > 2 else None,
+        k=k,
+        m=m,
+        delay=delay,
+        method=method,
+        max_lag=max_lag,
+        alpha=alpha,
+        n_perm=n_perm,
+        trials=trials,
+        seed=params.get("seed", 0),
+    )
+    diag["chosen_l"] = l
+    return l, diag
+
+
 def _auto_k(target: Variable, params: dict[str, Any], method: str) -> tuple[int, dict]:
     """The target history length for ``k="auto"`` and the selection's diagnostics.
 
@@ -269,10 +312,15 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         vs = list(variables.values())
         diag: dict[str, Any] = {}
         resolved: dict[str, Any] = {}
-        if isinstance(params.get("k"), str) and params["k"] == "auto":
+        if _is_auto(params.get("k")):
             k, diag = _auto_k(vs[1], params, cmi.name)
             params = {**params, "k": k}
             resolved = {"k": k}
+        if _is_auto(params.get("l")):
+            l, ldiag = _auto_l(vs, params, cmi.name)
+            params = {**params, "l": l}
+            resolved["l"] = l
+            diag = {**diag, **ldiag}
         lags, inner = _split_params(cmi, params)
         e = embed(vs[0], vs[1], vs[2] if len(vs) > 2 else None, **lags)
         return e, inner, {**_TE_PARAMS, **lags}, diag, resolved
@@ -378,7 +426,7 @@ def transfer_entropy(
     *,
     method: str = "auto",
     k: int | str = 1,
-    l: int = 1,
+    l: int | str = 1,
     m: int = 1,
     tau: int = 1,
     delay: int = 1,
@@ -413,7 +461,11 @@ def transfer_entropy(
         History lengths of the target, the source and the conditioning series.
         ``k="auto"`` chooses the target's history from its own past (see ``k_method``);
         the chosen ``k`` is in ``params["k"]`` (a re-run uses it) and
-        ``diagnostics["chosen_k"]``.
+        ``diagnostics["chosen_k"]``.  ``l="auto"`` chooses the source's history given
+        the target's: the source samples x_{t+1-u}, …, x_{t+1-u-(max_lag-1)} are added
+        greedily while significant at ``k_alpha`` given the target's k past samples,
+        then pruned; l reaches the oldest kept (``diagnostics["source_lags"]``,
+        ``params["l"]``; l = 1 when none is significant).
     max_lag, k_method, k_alpha, n_perm
         For ``k="auto"``, as for :func:`infometer.active_info_storage`:
         ``"greedy"`` (IDTxl's non-uniform embedding: target lags 1..``max_lag`` added
@@ -479,15 +531,15 @@ def transfer_entropy(
         delay=delay,
         trials=trials,
         local=local,
-        **_selection(k, max_lag=max_lag, k_method=k_method, k_alpha=k_alpha, n_perm=n_perm),
+        **_selection(k, l, max_lag=max_lag, k_method=k_method, k_alpha=k_alpha, n_perm=n_perm),
         **params,
     )
 
 
-def _selection(k: Any, **given: Any) -> dict[str, Any]:
-    """The ``k="auto"`` parameters to pass on: all of them with ``k="auto"``, else those
+def _selection(k: Any, l: Any, **given: Any) -> dict[str, Any]:  # noqa: E741
+    """The selection's parameters to pass on: all of them with ``k`` or ``l`` "auto", else those
     set to something other than their default (a method without a selection, such as
     ``ordinal``, then names them in its error instead of ignoring them)."""
-    if isinstance(k, str) and k == "auto":
+    if _is_auto(k) or _is_auto(l):
         return given
     return {p: v for p, v in given.items() if v != _AUTO_PARAMS[p]}
