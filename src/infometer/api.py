@@ -134,7 +134,11 @@ def run_local(
         raise ValueError(
             f"method {spec.name!r} has no local values for {quantity}"
             + (" (method='auto' chose it for these data)" if method.lower() == "auto" else "")
-            + f"; local values are available for methods {have}: pass one as method="
+            + (
+                f"; local values are available for methods {have}: pass one as method="
+                if have
+                else f"; no method of {quantity} has local values"
+            )
         )
     _check_kinds(spec, quantity, variables, have)
     if "seed" in spec.params:

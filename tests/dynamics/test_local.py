@@ -276,6 +276,8 @@ def test_local_true_errors_name_the_argument():
     tied = np.round(x)
     with pytest.raises(ValueError, match=r"'gkov'.*method='auto' chose it"):
         im.mutual_info(tied, tied + y, local=True)
+    with pytest.raises(ValueError, match="no method of kl_divergence has local values"):
+        im.estimate("kl_divergence", {"p": x, "q": y}, method="wkv", local=True, paired=False)
     with pytest.raises(ValueError, match="ci=0.95 with local=True"):
         im.mutual_info(x, y, local=True, ci=0.95)
     with pytest.raises(TypeError, match="local"):
@@ -326,3 +328,20 @@ def test_every_local_values_hook_averages_to_its_estimator(spec):
         lv = im.estimate(spec.quantity, roles, method=spec.name, local=True)
         est = im.estimate(spec.quantity, roles, method=spec.name)
     assert lv.mean == pytest.approx(est.value, abs=ROUNDING)
+
+
+def test_local_ais_with_auto_history_uses_the_chosen_lags():
+    x = simulate_ar2()
+    est = im.active_info_storage(x, k="auto", method="gaussian", n_perm=100)
+    lv = im.active_info_storage(x, k="auto", method="gaussian", n_perm=100, local=True)
+    assert lv.diagnostics["chosen_lags"] == est.diagnostics["chosen_lags"] == [1, 2]
+    assert lv.params["lags"] == [1, 2] and lv.mean == pytest.approx(est.value, abs=ROUNDING)
+    assert lv.times[0] == 2
+
+
+def simulate_ar2(n=2000, seed=6):
+    from infometer.dynamics import simulate
+
+    a = np.zeros((2, 1, 1))
+    a[:, 0, 0] = [0.5, 0.3]
+    return simulate.var(a, n, seed=seed)[:, 0]
