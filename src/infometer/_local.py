@@ -35,12 +35,16 @@ class LocalRaw:
         Facts from the estimator.
     params
         Parameters the hook resolved (e.g. a history chosen by ``k="auto"``).
+    warnings
+        Messages for the user, as in :class:`~infometer.registry.Raw` (the dispatcher
+        emits them once and records them in ``diagnostics["warnings"]``).
     """
 
     values: np.ndarray
     times: np.ndarray | None = None
     diagnostics: dict[str, Any] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,10 @@ def run_local(
     raw = hook(*variables.values(), **full)
     diagnostics.update(raw.diagnostics)
     full.update(raw.params)
+    if raw.warnings:
+        msgs = _in_user_words(list(raw.warnings), variables, unit_name)
+        diagnostics["warnings"] = msgs
+        _emit(msgs)
     return LocalValues(
         values=np.asarray(raw.values, dtype=np.float64) * unit_factor("nats", unit_name),
         quantity=quantity,

@@ -345,3 +345,25 @@ def simulate_ar2(n=2000, seed=6):
     a = np.zeros((2, 1, 1))
     a[:, 0, 0] = [0.5, 0.3]
     return simulate.var(a, n, seed=seed)[:, 0]
+
+
+def test_local_values_of_constant_and_degenerate_inputs():
+    x, y, z = _cont()
+    const = np.ones_like(x)
+    for method in ("gaussian", "ksg1"):
+        with pytest.warns(im.InfometerWarning, match="exactly 0"):
+            lv = im.mutual_info(const, y, method=method, local=True)
+        np.testing.assert_array_equal(lv.values, 0.0)
+        assert lv.diagnostics["warnings"]
+    # a constant z leaves I(X;Y): the local values are those of the MI, as the estimate is
+    with pytest.warns(im.InfometerWarning, match="constant"):
+        lc = im.cond_mutual_info(x, y, const, method="gaussian", local=True)
+    assert lc.mean == pytest.approx(im.mutual_info(x, y, method="gaussian").value, abs=ROUNDING)
+    # y = 2x: the Gaussian MI is infinite, and so is no local value: a clear error
+    with pytest.raises(ValueError, match="singular.*local Gaussian values are undefined"):
+        im.mutual_info(x, 2 * x, method="gaussian", local=True)
+    # tied floats get the kNN family's seeded jitter and its warning, in the user's names
+    with pytest.warns(im.InfometerWarning, match="tied values"):
+        lt = im.mutual_info(np.round(x, 1), y, method="ksg1", local=True)
+    ref = im.mutual_info(np.round(x, 1), y, method="ksg1")
+    assert lt.mean == pytest.approx(ref.value, abs=ROUNDING)

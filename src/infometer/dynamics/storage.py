@@ -132,7 +132,13 @@ def ais_spec(mi: EstimatorSpec) -> Callable[..., Raw]:
             raw = mi_local(e["x"], e["y"], **mi.check_params(inner))
             times = present_rows(vs[0].n, max(lags), params.get("trials", 1))
             diag = {**raw.diagnostics, **diag, "lags": lags, "embedded_rows": e["y"].n}
-            return LocalRaw(raw.values, times=times, diagnostics=diag, params=resolved)
+            return LocalRaw(
+                raw.values,
+                times=times,
+                diagnostics=diag,
+                params=resolved,
+                warnings=list(raw.warnings),
+            )
 
         ais.local_values = local_values  # type: ignore[attr-defined]  # read by api.run_local
     _signature(ais, mi, "mi_")

@@ -168,9 +168,12 @@ def _joint_knn_local(
     bx, by = p.blocks[:2]
     if bx.shape[1] == 0 or by.shape[1] == 0:
         why = f"{'x' if bx.shape[1] == 0 else 'y'} is constant"
-        return LocalRaw(np.zeros(n), diagnostics={**p.diagnostics, "exact_zero": why})
+        diag = {**p.diagnostics, "exact_zero": why}
+        warns = [*p.warnings, f"{why}: every local value is exactly 0"]
+        return LocalRaw(np.zeros(n), diagnostics=diag, warnings=warns)
     vals, diag = kernel(*p.blocks, k, theiler)
-    return LocalRaw(np.asarray(vals, dtype=np.float64), diagnostics={**p.diagnostics, **diag})
+    vals = np.asarray(vals, dtype=np.float64)
+    return LocalRaw(vals, diagnostics={**p.diagnostics, **diag}, warnings=list(p.warnings))
 
 
 def _ksg(

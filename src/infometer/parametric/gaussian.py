@@ -602,12 +602,16 @@ def gaussian_local(*vs: Variable, bias_correct: bool = True) -> LocalRaw:
         raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
     diag: dict = {"bias_correct": bias_correct}
     n = vs[0].n
+    notes: list[str] = []
     if len(vs) == 1:
         blocks = [list(vs[0].columns)]
     else:
-        blocks, _, empty = _drop_constant(vs)
+        blocks, notes, empty = _drop_constant(vs)
         if empty and set(empty) & {vs[0].name, vs[1].name}:
-            return LocalRaw(np.zeros(n), diagnostics={**diag, "constant": empty})
+            why = f"{', '.join(empty)} constant: every local value is exactly 0"
+            return LocalRaw(
+                np.zeros(n), diagnostics={**diag, "constant": empty}, warnings=[*notes, why]
+            )
         if empty:  # z is constant: I(X;Y|Z) = I(X;Y)
             blocks = blocks[:2]
             diag["constant"] = empty
@@ -624,7 +628,7 @@ def gaussian_local(*vs: Variable, bias_correct: bool = True) -> LocalRaw:
         ) from None
     if len(vs) == 1:
         vals = vals + float(np.sum(log_sd))
-    return LocalRaw(vals, diagnostics=diag)
+    return LocalRaw(vals, diagnostics=diag, warnings=notes)
 
 
 gaussian.local_values = gaussian_local  # type: ignore[attr-defined]  # read by api.run_local

@@ -364,7 +364,13 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
                 lags["trials"],
             )
             diag = {**raw.diagnostics, **auto, "embedded_rows": e["y"].n}
-            return LocalRaw(raw.values, times=times + 1, diagnostics=diag, params=resolved)
+            return LocalRaw(
+                raw.values,
+                times=times + 1,
+                diagnostics=diag,
+                params=resolved,
+                warnings=list(raw.warnings),
+            )
 
         te.local_values = local_values  # type: ignore[attr-defined]  # read by api.run_local
     own = {**_TE_PARAMS, **_AUTO_PARAMS, "theiler": 0}
