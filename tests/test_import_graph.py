@@ -142,16 +142,16 @@ GROUND = {
     f"infometer.{m}"
     for m in (
         "_estimate _threads _deprecation _cachedir jit validation uncertainty progress plot "
-        "saturation _torch "
+        "saturation _torch _local "
         "data registry resample training parallel exact"
     ).split()
 }
 MEASUREMENTS = {
     f"infometer.{m}"
     for m in "api discrete knn parametric binned matrix neural diffusion timeseries text "
-    "models probes stats".split()
+    "models probes stats multivariate generalized complexity channels dynamics".split()
 }
-METHODS = {f"infometer.{m}" for m in ("allpairs", "decision", "bench", "cli", "sklearn")}
+METHODS = {f"infometer.{m}" for m in ("allpairs", "decision", "bench", "cli", "sklearn", "extract")}
 
 
 @pytest.mark.parametrize("name", sorted(GROUND))

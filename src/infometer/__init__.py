@@ -26,6 +26,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "InfometerWarning": (".data", "InfometerWarning"),
     "MissingExtraError": ("._extras", "MissingExtraError"),
     "Estimate": ("._estimate", "Estimate"),
+    "LocalValues": ("._local", "LocalValues"),
     "independence_test": (".stats", "independence_test"),
     "multipletests": (".stats", "multipletests"),
     "transfer_entropy": (".timeseries", "transfer_entropy"),
@@ -103,6 +104,7 @@ def methods(quantity: str = "mutual_info") -> list[str]:
 
 __all__ = [
     "Estimate",
+    "LocalValues",
     "InfometerWarning",
     "MissingExtraError",
     "entropy",

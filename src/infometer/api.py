@@ -9,11 +9,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from . import registry
 from ._estimate import Estimate, resolve_unit
+from ._local import LocalValues
 from .data import InfometerWarning, Variable, as_variables, check_choice, check_float, check_int
+from .validation import check_bool
 
-__all__ = ["estimate", "entropy", "mutual_info", "cond_mutual_info", "kl_divergence"]
+__all__ = [
+    "estimate",
+    "entropy",
+    "mutual_info",
+    "cond_mutual_info",
+    "kl_divergence",
+    "local_methods",
+    "run_local",
+]
 
 
 def _emit(messages: list[str]) -> None:
@@ -57,6 +69,99 @@ def _in_user_words(messages: list[str], variables: dict[str, Variable], unit: st
     return list(dict.fromkeys(out))
 
 
+def _check_kinds(
+    spec: registry.EstimatorSpec,
+    quantity: str,
+    variables: dict[str, Variable],
+    candidates: list[str] | None = None,
+) -> None:
+    """Refuse variables whose kind the method does not take, naming those that would."""
+    for role, var in variables.items():
+        if var.kind not in spec.kinds:
+            others = [
+                s.name
+                for s in registry.specs(quantity)
+                if all(v.kind in s.kinds for v in variables.values())
+                and (candidates is None or s.name in candidates)
+            ]
+            hint = f" methods that accept this data: {', '.join(others)}" if others else ""
+            raise ValueError(
+                f"method {spec.name!r} takes {'/'.join(sorted(spec.kinds))} data but {role} is "
+                f"{var.kind}; pass discrete=True to treat numbers as symbols, or choose another "
+                f"method.{hint}"
+            )
+
+
+def local_methods(quantity: str) -> list[str]:
+    """The methods of ``quantity`` whose estimator has local (pointwise) values."""
+    return [s.name for s in registry.specs(quantity) if hasattr(s.func, "local_values")]
+
+
+def run_local(
+    quantity: str,
+    variables: dict[str, Variable],
+    *,
+    method: str = "auto",
+    unit: str | None = "nats",
+    base: float | None = None,
+    seed: int | None = 0,
+    params: dict[str, Any] | None = None,
+) -> LocalValues:
+    """Local values of ``quantity`` from validated variables: the ``local=True`` route.
+
+    The estimator's ``func.local_values`` hook (see :mod:`infometer._local`) receives the
+    same variables and checked parameters as ``func`` would in :func:`run`, so the mean
+    of the values is the estimate of the same method and parameters.
+    """
+    from ._estimate import unit_factor
+
+    unit_name = resolve_unit(unit, base)
+    if seed is not None:
+        seed = check_int(seed, "seed", min_value=0)
+    params = dict(params or {})
+    diagnostics: dict[str, Any] = {}
+    if not isinstance(method, str):
+        raise TypeError(f"method must be a string, got {type(method).__name__}")
+    if method.lower() == "auto":
+        name, reason = registry.choose_auto(registry.AutoContext(quantity, variables))
+        diagnostics["auto_reason"] = reason
+    else:
+        name = method
+    spec = registry.get(quantity, name)
+    have = local_methods(quantity)
+    hook = getattr(spec.func, "local_values", None)
+    if hook is None:
+        raise ValueError(
+            f"method {spec.name!r} has no local values for {quantity}"
+            + (" (method='auto' chose it for these data)" if method.lower() == "auto" else "")
+            + (
+                f"; local values are available for methods {have}: pass one as method="
+                if have
+                else f"; no method of {quantity} has local values"
+            )
+        )
+    _check_kinds(spec, quantity, variables, have)
+    if "seed" in spec.params:
+        params.setdefault("seed", seed)
+    full = spec.check_params(params)
+    raw = hook(*variables.values(), **full)
+    diagnostics.update(raw.diagnostics)
+    full.update(raw.params)
+    if raw.warnings:
+        msgs = _in_user_words(list(raw.warnings), variables, unit_name)
+        diagnostics["warnings"] = msgs
+        _emit(msgs)
+    return LocalValues(
+        values=np.asarray(raw.values, dtype=np.float64) * unit_factor("nats", unit_name),
+        quantity=quantity,
+        method=spec.name,
+        unit=unit_name,
+        times=raw.times,
+        diagnostics=diagnostics,
+        params=full,
+    )
+
+
 def run(
     quantity: str,
     variables: dict[str, Variable],
@@ -86,19 +191,7 @@ def run(
     else:
         name = method
     spec = registry.get(quantity, name)
-    for role, var in variables.items():
-        if var.kind not in spec.kinds:
-            others = [
-                s.name
-                for s in registry.specs(quantity)
-                if all(v.kind in s.kinds for v in variables.values())
-            ]
-            hint = f" methods that accept this data: {', '.join(others)}" if others else ""
-            raise ValueError(
-                f"method {spec.name!r} takes {'/'.join(sorted(spec.kinds))} data but {role} is "
-                f"{var.kind}; pass discrete=True to treat numbers as symbols, or choose another "
-                f"method.{hint}"
-            )
+    _check_kinds(spec, quantity, variables)
     if "seed" in spec.params:
         params.setdefault("seed", seed)
     full = spec.check_params(params)
@@ -224,11 +317,25 @@ def estimate(
     seed: int | None = 0,
     discrete: bool | None = None,
     paired: bool = True,
+    local: bool = False,
     **params: Any,
-) -> Estimate:
-    """Generic entry point: ``data`` maps role names (``x``, ``y``...) to arrays."""
+) -> Estimate | LocalValues:
+    """Generic entry point: ``data`` maps role names (``x``, ``y``...) to arrays.
+
+    ``local=True`` returns the local (pointwise) values instead (:func:`run_local`).
+    """
+    local = check_bool(local, "local")
+    if local and ci is not None:
+        raise ValueError(
+            f"ci={ci!r} with local=True: local values carry no interval; leave ci=None, or "
+            "call without local=True for the estimate with its interval"
+        )
     data = _check_roles(quantity, data)
     variables = as_variables(data, discrete=discrete, paired=paired)
+    if local:
+        return run_local(
+            quantity, variables, method=method, unit=unit, base=base, seed=seed, params=params
+        )
     return run(
         quantity, variables, method=method, unit=unit, base=base, ci=ci, seed=seed, params=params
     )
@@ -362,14 +469,19 @@ def mutual_info(
     seed: int | None = 0,
     discrete: bool | None = None,
     data: Any = None,
+    local: bool = False,
     **params: Any,
-) -> Estimate:
+) -> Estimate | LocalValues:
     """Mutual information I(X;Y) from paired samples.
 
     Parameters
     ----------
     x, y
         Paired samples with the same number of rows.
+    local
+        Return the local (pointwise) values i(x_t; y_t) instead, a :class:`LocalValues`
+        whose mean is the estimate of the same method and parameters (methods
+        ``plugin``, ``gaussian``, ``ksg1``, ``ksg2``; see docs/timeseries.md).
     """
     samples = _from_frame(data, {"x": x, "y": y})
     return estimate(
@@ -381,6 +493,7 @@ def mutual_info(
         ci=ci,
         seed=seed,
         discrete=discrete,
+        local=local,
         **params,
     )
 
@@ -397,14 +510,18 @@ def cond_mutual_info(
     seed: int | None = 0,
     discrete: bool | None = None,
     data: Any = None,
+    local: bool = False,
     **params: Any,
-) -> Estimate:
+) -> Estimate | LocalValues:
     """Conditional mutual information I(X;Y|Z) from paired samples.
 
     Parameters
     ----------
     x, y, z
         Paired samples with the same number of rows.
+    local
+        Return the local values i(x_t; y_t | z_t) instead (methods ``plugin``,
+        ``gaussian``, ``ksg1`` / ``frenzel_pompe``), whose mean is the estimate.
     """
     samples = _from_frame(data, {"x": x, "y": y, "z": z}, "cond_mutual_info")
     return estimate(
@@ -416,6 +533,7 @@ def cond_mutual_info(
         ci=ci,
         seed=seed,
         discrete=discrete,
+        local=local,
         **params,
     )
 

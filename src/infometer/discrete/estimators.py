@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .._local import LocalRaw
 from ..data import Variable, check_float, encode_columns
 from ..registry import AutoContext, AutoRule, Raw, register, register_auto
 from . import kernels
@@ -128,10 +129,40 @@ def _make(method: str, with_alphabet: bool) -> Callable[..., Raw]:
             return _combo(method, vs)
 
     f.__name__ = f"discrete_{method}"
-    if method != "plugin":
+    if method == "plugin":
+        f.local_values = plugin_local  # type: ignore[attr-defined]  # read by api.run_local
+    else:
         # bootstrap intervals centre on T(F^), the plug-in value (see stats.resample)
         f.plugin_method = "plugin"  # type: ignore[attr-defined]
     return f
+
+
+def _row_counts(codes: np.ndarray) -> np.ndarray:
+    """For each row, how many rows share its (joint) symbol."""
+    _, inv, cnt = np.unique(codes, return_inverse=True, return_counts=True)
+    return cnt[inv.reshape(-1)].astype(np.float64)
+
+
+def plugin_local(*vs: Variable) -> LocalRaw:
+    """Local plug-in values (nats), whose mean is the plug-in H, MI or CMI exactly.
+
+    ``h(x) = -log(c(x)/n)``, ``i(x;y) = log[n c(x,y) / (c(x) c(y))]``,
+    ``i(x;y|z) = log[c(x,y,z) c(z) / (c(x,z) c(y,z))]`` from the sample's own counts
+    (Lizier 2014): the plug-in estimate is the average of these terms over the rows.
+    """
+    n = vs[0].n
+    if len(vs) == 1:
+        return LocalRaw(-np.log(_row_counts(vs[0].codes) / n))
+    x, y = vs[0], vs[1]
+    if len(vs) == 2:
+        cxy = _row_counts(joint_codes(x, y))
+        return LocalRaw(np.log(n * cxy / (_row_counts(x.codes) * _row_counts(y.codes))))
+    z = vs[2]
+    cxyz = _row_counts(joint_codes(x, y, z))
+    cz = _row_counts(joint_codes(z))
+    cxz = _row_counts(joint_codes(x, z))
+    cyz = _row_counts(joint_codes(y, z))
+    return LocalRaw(np.log(cxyz * cz / (cxz * cyz)))
 
 
 _SUMMARIES = {

@@ -32,10 +32,12 @@ from typing import Any
 
 from .. import registry
 from .._estimate import Estimate
+from .._local import LocalRaw, LocalValues
 from ..data import Variable
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
+from ..timeseries._embed import present_rows
+from ..timeseries._history import _history, _rows, choose_lags, ragwitz_k
 from ..validation import check_int
-from ._history import _history, _rows, choose_lags, ragwitz_k
 
 __all__ = ["active_info_storage", "entropy_rate", "choose_lags", "ragwitz_k"]
 
@@ -120,6 +122,25 @@ def ais_spec(mi: EstimatorSpec) -> Callable[..., Raw]:
 
     ais.__name__ = f"active_info_storage_{mi.name}"
     ais.resample_view = view  # type: ignore[attr-defined]
+    mi_local = getattr(mi.func, "local_values", None)
+    if mi_local is not None:
+
+        def local_values(*vs: Variable, **params: Any) -> LocalRaw:
+            """Local AIS a(t) = i(x_t; x_{t-1}^(k)) (Lizier et al. 2012): the MI estimator's
+            local values on the embedding; ``times`` the index of each present sample."""
+            e, inner, lags, diag, resolved = parts({"x": vs[0]}, params)
+            raw = mi_local(e["x"], e["y"], **mi.check_params(inner))
+            times = present_rows(vs[0].n, max(lags), params.get("trials", 1))
+            diag = {**raw.diagnostics, **diag, "lags": lags, "embedded_rows": e["y"].n}
+            return LocalRaw(
+                raw.values,
+                times=times,
+                diagnostics=diag,
+                params=resolved,
+                warnings=list(raw.warnings),
+            )
+
+        ais.local_values = local_values  # type: ignore[attr-defined]  # read by api.run_local
     _signature(ais, mi, "mi_")
     return ais
 
@@ -227,7 +248,8 @@ def _public(
     seed: int | None,
     discrete: bool | None,
     params: dict[str, Any],
-) -> Estimate:
+    local: bool = False,
+) -> Estimate | LocalValues:
     from ..api import estimate
 
     return estimate(
@@ -239,6 +261,7 @@ def _public(
         ci=ci,
         seed=seed,
         discrete=discrete,
+        local=local,
         **params,
     )
 
@@ -262,7 +285,7 @@ def active_info_storage(
     discrete: bool | None = None,
     local: bool = False,
     **params: Any,
-) -> Estimate | Any:
+) -> Estimate | LocalValues:
     """Active information storage AIS = I(X_t ; X_{t-1}^(k)) of one time series.
 
     Parameters
@@ -286,8 +309,9 @@ def active_info_storage(
     unit, base, ci, seed, discrete
         As for :func:`infometer.mutual_info`.
     local
-        Return the local (pointwise) values instead (a :class:`LocalValues` whose mean is
-        the estimate); methods ``plugin``, ``gaussian``, ``ksg1``.
+        Return the local (pointwise) values a(t) instead: a :class:`~infometer.LocalValues`
+        whose mean is the estimate of the same method and parameters (``k="auto"`` too);
+        methods ``plugin``, ``gaussian``, ``ksg1``, ``ksg2``.
     **params
         The MI estimator's own parameters (a colliding name takes the prefix ``mi_``,
         e.g. a kNN neighbour count ``mi_k``); ``theiler=`` for kNN methods.
@@ -316,12 +340,6 @@ def active_info_storage(
         "n_perm": n_perm,
         "trials": trials,
     }
-    if local:
-        from .local import local_active_info_storage
-
-        return local_active_info_storage(
-            x, method=method, seed=seed, discrete=discrete, unit=unit, **own, **params
-        )
     return _public(
         "active_info_storage",
         x,
@@ -332,6 +350,7 @@ def active_info_storage(
         seed=seed,
         discrete=discrete,
         params={**own, **params},
+        local=local,
     )
 
 

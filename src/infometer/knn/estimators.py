@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import digamma
 
+from .._local import LocalRaw
 from ..data import Variable, check_choice, check_float, check_int
 from ..registry import AutoContext, AutoRule, Raw, register, register_auto
 from . import kernels
@@ -148,6 +149,33 @@ def _joint_knn(
     return Raw(value=value, diagnostics=diag, warnings=warns)
 
 
+def _joint_knn_local(
+    variables: dict[str, Variable],
+    kernel: Callable[..., tuple[np.ndarray, dict]],
+    k,
+    standardize,
+    jitter,
+    jitter_scale,
+    seed,
+    theiler,
+) -> LocalRaw:
+    """:func:`_joint_knn` with a local kernel: the same checks, preparation (jitter from the
+    same seed) and constant-variable rule, per point."""
+    n = next(iter(variables.values())).n
+    k = _check(n, k, standardize, jitter, jitter_scale)
+    theiler = _check_theiler(theiler, n, k)
+    p = _prep(variables, standardize, jitter, jitter_scale, seed)
+    bx, by = p.blocks[:2]
+    if bx.shape[1] == 0 or by.shape[1] == 0:
+        why = f"{'x' if bx.shape[1] == 0 else 'y'} is constant"
+        diag = {**p.diagnostics, "exact_zero": why}
+        warns = [*p.warnings, f"{why}: every local value is exactly 0"]
+        return LocalRaw(np.zeros(n), diagnostics=diag, warnings=warns)
+    vals, diag = kernel(*p.blocks, k, theiler)
+    vals = np.asarray(vals, dtype=np.float64)
+    return LocalRaw(vals, diagnostics={**p.diagnostics, **diag}, warnings=list(p.warnings))
+
+
 def _ksg(
     x: Variable, y: Variable, variant: int, k, standardize, jitter, jitter_scale, seed, theiler
 ) -> Raw:
@@ -174,7 +202,25 @@ def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
     ) -> Raw:
         return _ksg(x, y, variant, k, standardize, jitter, jitter_scale, seed, theiler)
 
+    def local_values(
+        x: Variable,
+        y: Variable,
+        *,
+        k: int = 3,
+        standardize: bool = True,
+        jitter: str = "auto",
+        jitter_scale: float = 1e-10,
+        seed: int | None = 0,
+        theiler: int = 0,
+    ) -> LocalRaw:
+        def kernel(bx, by, k, theiler):
+            return kernels.ksg_local(bx, by, k, variant, theiler)
+
+        args = (k, standardize, jitter, jitter_scale, seed, theiler)
+        return _joint_knn_local({"x": x, "y": y}, kernel, *args)
+
     f.__name__ = f.__qualname__ = f"ksg{variant}"
+    f.local_values = local_values  # type: ignore[attr-defined]  # read by api.run_local
     f.__doc__ = (
         doc
         + """
@@ -240,6 +286,26 @@ def frenzel_pompe(
     args = (k, standardize, jitter, jitter_scale, seed, theiler)
     data = {"x": x, "y": y, "z": z}
     return _joint_knn(data, kernels.frenzel_pompe, "Frenzel-Pompe CMI", *args)
+
+
+def _frenzel_pompe_local(
+    x: Variable,
+    y: Variable,
+    z: Variable,
+    *,
+    k: int = 3,
+    standardize: bool = True,
+    jitter: str = "auto",
+    jitter_scale: float = 1e-10,
+    seed: int | None = 0,
+    theiler: int = 0,
+) -> LocalRaw:
+    args = (k, standardize, jitter, jitter_scale, seed, theiler)
+    data = {"x": x, "y": y, "z": z}
+    return _joint_knn_local(data, kernels.frenzel_pompe_local, *args)
+
+
+frenzel_pompe.local_values = _frenzel_pompe_local  # type: ignore[attr-defined]
 
 
 # ----------------------------------------------------------------------------- KL

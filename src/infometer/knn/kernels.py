@@ -25,7 +25,9 @@ __all__ = [
     "log_unit_ball",
     "kozachenko_leonenko",
     "ksg",
+    "ksg_local",
     "frenzel_pompe",
+    "frenzel_pompe_local",
     "wkv",
     "gkov",
 ]
@@ -152,6 +154,29 @@ def _counts(*jobs: tuple, theiler: int, strict: bool) -> list[np.ndarray]:
     return [g() for g in getters]
 
 
+def _ksg_counts(
+    x: np.ndarray, y: np.ndarray, k: int, variant: int, theiler: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """KSG's marginal counts ``n_x``, ``n_y`` and, with a Theiler window, each point's
+    count of visible rows (``None`` without one: every point sees N - 1)."""
+    n = x.shape[0]
+    joint = np.hstack([x, y])
+    tree, cx, cy = _structures(joint, x, y, head=True)
+    eps, nbr = neighbours(joint, k, theiler, tree())
+    # free the joint tree before the marginal counts (peak memory), unless the x counts
+    # use its bitset index (then cx holds it: one index instead of two)
+    del tree
+    empty = np.empty((n, 0))
+    visible = _count(empty, eps, theiler, True) if theiler else None
+    if variant == 1:
+        nx, ny = _counts((x, eps, cx), (y, eps, cy), theiler=theiler, strict=True)
+    else:
+        ex = _block_radius(x, nbr)
+        ey = _block_radius(y, nbr)
+        nx, ny = _counts((x, ex, cx), (y, ey, cy), theiler=theiler, strict=False)
+    return nx, ny, visible
+
+
 def ksg(
     x: np.ndarray, y: np.ndarray, k: int, variant: int = 1, theiler: int = 0
 ) -> tuple[float, dict]:
@@ -168,24 +193,34 @@ def ksg(
     rows each point may see (plus one).
     """
     n = x.shape[0]
-    joint = np.hstack([x, y])
-    tree, cx, cy = _structures(joint, x, y, head=True)
-    eps, nbr = neighbours(joint, k, theiler, tree())
-    # free the joint tree before the marginal counts (peak memory), unless the x counts
-    # use its bitset index (then cx holds it: one index instead of two)
-    del tree
-    empty = np.empty((n, 0))
-    psi_n = _psi_mean(_count(empty, eps, theiler, True) + 1) if theiler else float(digamma(n))
+    nx, ny, visible = _ksg_counts(x, y, k, variant, theiler)
+    psi_n = _psi_mean(visible + 1) if theiler else float(digamma(n))
     if variant == 1:
-        nx, ny = _counts((x, eps, cx), (y, eps, cy), theiler=theiler, strict=True)
         val = digamma(k) + psi_n - _psi_mean(nx + 1) - _psi_mean(ny + 1)
     else:
-        ex = _block_radius(x, nbr)
-        ey = _block_radius(y, nbr)
-        nx, ny = _counts((x, ex, cx), (y, ey, cy), theiler=theiler, strict=False)
         val = digamma(k) - 1.0 / k + psi_n - _psi_mean(nx) - _psi_mean(ny)
     diag = {"mean_n_x": float(np.mean(nx)), "mean_n_y": float(np.mean(ny))}
     return float(val), diag
+
+
+def ksg_local(
+    x: np.ndarray, y: np.ndarray, k: int, variant: int = 1, theiler: int = 0
+) -> tuple[np.ndarray, dict]:
+    """Local KSG values, one per point, whose mean is :func:`ksg` (nats).
+
+    KSG-1: ``psi(k) + psi(N) - psi(n_x + 1) - psi(n_y + 1)``; KSG-2:
+    ``psi(k) - 1/k + psi(N) - psi(n_x) - psi(n_y)`` (Kraskov et al. 2004, eqs. 8-9 before
+    averaging; Lizier 2014).  Same searches and counts as :func:`ksg`.
+    """
+    n = x.shape[0]
+    nx, ny, visible = _ksg_counts(x, y, k, variant, theiler)
+    psi_n = digamma(visible + 1) if theiler else digamma(n)
+    if variant == 1:
+        vals = digamma(k) + psi_n - digamma(nx + 1) - digamma(ny + 1)
+    else:
+        vals = digamma(k) - 1.0 / k + psi_n - digamma(nx) - digamma(ny)
+    vals = np.broadcast_to(vals, (n,)).astype(np.float64)
+    return vals, {"mean_n_x": float(np.mean(nx)), "mean_n_y": float(np.mean(ny))}
 
 
 def _block_radius(block: np.ndarray, nbr: np.ndarray) -> np.ndarray:
@@ -194,6 +229,18 @@ def _block_radius(block: np.ndarray, nbr: np.ndarray) -> np.ndarray:
     for j in range(nbr.shape[1]):  # k is small: O(n d) memory per step
         np.maximum(out, np.abs(block[nbr[:, j]] - block).max(axis=1), out=out)
     return out
+
+
+def _fp_counts(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, k: int, theiler: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Frenzel-Pompe's counts ``n_xz``, ``n_yz``, ``n_z`` inside the joint k-th distance."""
+    joint, xz, yz = np.hstack([x, y, z]), np.hstack([x, z]), np.hstack([y, z])
+    tree, cxz, cyz, cz = _structures(joint, xz, yz, z)
+    eps, _ = neighbours(joint, k, theiler, tree())
+    del tree
+    nxz, nyz = _counts((xz, eps, cxz), (yz, eps, cyz), theiler=theiler, strict=True)
+    return nxz, nyz, _count(z, eps, theiler, True, cz())
 
 
 def frenzel_pompe(
@@ -205,14 +252,20 @@ def frenzel_pompe(
     the k-th neighbour distance in the joint (x, y, z) space.  With no columns in ``z``
     it is exactly KSG-1 (``n_z + 1 = N``).  ``theiler`` as in :func:`ksg`.
     """
-    joint, xz, yz = np.hstack([x, y, z]), np.hstack([x, z]), np.hstack([y, z])
-    tree, cxz, cyz, cz = _structures(joint, xz, yz, z)
-    eps, _ = neighbours(joint, k, theiler, tree())
-    del tree
-    nxz, nyz = _counts((xz, eps, cxz), (yz, eps, cyz), theiler=theiler, strict=True)
-    psi_z = _psi_mean(_count(z, eps, theiler, True, cz()) + 1)
+    nxz, nyz, nz = _fp_counts(x, y, z, k, theiler)
+    psi_z = _psi_mean(nz + 1)
     val = digamma(k) - _psi_mean(nxz + 1) - _psi_mean(nyz + 1) + psi_z
     return float(val), {"mean_n_xz": float(np.mean(nxz)), "mean_n_yz": float(np.mean(nyz))}
+
+
+def frenzel_pompe_local(
+    x: np.ndarray, y: np.ndarray, z: np.ndarray, k: int, theiler: int = 0
+) -> tuple[np.ndarray, dict]:
+    """Local Frenzel-Pompe values ``psi(k) - psi(n_xz + 1) - psi(n_yz + 1) + psi(n_z + 1)``,
+    one per point, whose mean is :func:`frenzel_pompe` (nats)."""
+    nxz, nyz, nz = _fp_counts(x, y, z, k, theiler)
+    vals = digamma(k) - digamma(nxz + 1) - digamma(nyz + 1) + digamma(nz + 1)
+    return vals, {"mean_n_xz": float(np.mean(nxz)), "mean_n_yz": float(np.mean(nyz))}
 
 
 def wkv(p: np.ndarray, q: np.ndarray, k: int, metric: str = "euclidean") -> tuple[float, dict]:

@@ -34,7 +34,8 @@ import numpy as np
 
 from .. import registry
 from .._estimate import Estimate
-from ..data import Variable, check_int
+from .._local import LocalRaw, LocalValues
+from ..data import Variable, check_float, check_int
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
 
 __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
@@ -47,6 +48,16 @@ registry.NONNEGATIVE.add("transfer_entropy")
 #: Names under which CMI estimators may accept a Theiler window.
 THEILER_NAMES = ("theiler", "theiler_window")
 _TE_PARAMS = {"k": 1, "l": 1, "m": 1, "tau": 1, "delay": 1, "trials": 1}
+#: The ``k="auto"`` selection's parameters (``k_alpha``, not ``alpha``: that name is a CMI
+#: estimator's own, the order of ``matrix_renyi``); ``seed`` seeds its permutations and is
+#: passed on to a CMI estimator that takes one.
+_AUTO_PARAMS: dict[str, Any] = {
+    "max_lag": 5,
+    "k_method": "greedy",
+    "k_alpha": 0.05,
+    "n_perm": 200,
+    "seed": 0,
+}
 
 
 def _lag_rows(n: int, k: int, l: int, m: int | None, tau: int, delay: int) -> np.ndarray:
@@ -55,6 +66,18 @@ def _lag_rows(n: int, k: int, l: int, m: int | None, tau: int, delay: int) -> np
     if m is not None:
         t0 = max(t0, delay - 1 + (m - 1) * tau)
     return np.arange(t0, n - 1)
+
+
+def _embed_times(
+    n: int, k: int, l: int, m: int | None, tau: int, delay: int, trials: int
+) -> np.ndarray:
+    """Times t of the embedded rows of ``trials`` concatenated trials (:func:`_lag_rows`
+    within each trial)."""
+    if n % trials:
+        raise ValueError(f"trials={trials} does not divide the {n} rows into equal trials")
+    length = n // trials
+    local = _lag_rows(length, k, l, m, tau, delay)
+    return (np.arange(trials)[:, None] * length + local[None, :]).ravel()
 
 
 def _history(v: Variable, t: np.ndarray, first: int, length: int, tau: int, name: str) -> Variable:
@@ -120,11 +143,7 @@ def embed(
     delay = check_int(delay, "delay", min_value=1)
     trials = check_int(trials, "trials", min_value=1)
     n = target.n
-    if n % trials:
-        raise ValueError(f"trials={trials} does not divide the {n} rows into equal trials")
-    length = n // trials
-    local = _lag_rows(length, k, l, None if cond is None else m, tau, delay)
-    t = (np.arange(trials)[:, None] * length + local[None, :]).ravel()
+    t = _embed_times(n, k, l, None if cond is None else m, tau, delay, trials)
     if t.size < 10:
         raise ValueError(
             f"the series have {n} samples, too few for k={k}, l={l}, tau={tau}, delay={delay}"
@@ -173,7 +192,85 @@ def embed_arrays(
 def _outer_name(p: str) -> str:
     """TE-level name of a CMI parameter: ``cmi_<name>`` when it collides with TE's own
     (e.g. a kNN estimator's neighbour count ``k`` becomes ``cmi_k``)."""
-    return f"cmi_{p}" if p in _TE_PARAMS or p == "theiler" else p
+    taken = p in _TE_PARAMS or (p in _AUTO_PARAMS and p != "seed") or p == "theiler"
+    return f"cmi_{p}" if taken else p
+
+
+def _is_auto(v: Any) -> bool:
+    return isinstance(v, str) and v == "auto"
+
+
+def _auto_l(vs: list[Variable], params: dict[str, Any], method: str) -> tuple[int, dict]:
+    """The source history length for ``l="auto"`` (after ``k``) and its diagnostics."""
+    from ._history import choose_source_lags
+
+    tau = check_int(params.get("tau", 1), "tau", min_value=1)
+    if tau != 1:
+        raise ValueError(
+            f"l='auto' selects source samples one step apart, but tau={tau}; use tau=1"
+        )
+    k = check_int(params.get("k", 1), "k", min_value=1)
+    m = check_int(params.get("m", 1), "m", min_value=1)
+    delay = check_int(params.get("delay", 1), "delay", min_value=1)
+    max_lag = check_int(params.get("max_lag", 5), "max_lag", min_value=1)
+    n_perm = check_int(params.get("n_perm", 200), "n_perm", min_value=1)
+    alpha = check_float(params.get("k_alpha", 0.05), "k_alpha", low=0.0, high=1.0)
+    trials = check_int(params.get("trials", 1), "trials", min_value=1)
+    if delay + max_lag >= vs[1].n // (2 * trials):
+        raise ValueError(
+            f"max_lag={max_lag} with delay={delay} must stay below half the series length "
+            f"({vs[1].n // trials} per trial)"
+        )
+    l, diag = choose_source_lags(
+        vs[0],
+        vs[1],
+        vs[2] if len(vs) > 2 else None,
+        k=k,
+        m=m,
+        delay=delay,
+        method=method,
+        max_lag=max_lag,
+        alpha=alpha,
+        n_perm=n_perm,
+        trials=trials,
+        seed=params.get("seed", 0),
+    )
+    diag["chosen_l"] = l
+    return l, diag
+
+
+def _auto_k(target: Variable, params: dict[str, Any], method: str) -> tuple[int, dict]:
+    """The target history length for ``k="auto"`` and the selection's diagnostics.
+
+    The target's own past is chosen as for active information storage (IDTxl's greedy
+    non-uniform embedding, or Ragwitz's prediction error) by
+    :func:`~._history.choose_lags`; TE's target history is uniform, so the greedy choice
+    becomes the uniform history that holds every chosen lag (k = the largest one).
+    """
+    from ._history import _history
+
+    k_method = params.get("k_method", "greedy")
+    tau = check_int(params.get("tau", 1), "tau", min_value=1)
+    if k_method == "greedy" and tau != 1:
+        raise ValueError(
+            f"k='auto' with k_method='greedy' selects target lags 1..max_lag one step "
+            f"apart, but tau={tau}; use tau=1, or k_method='ragwitz' (uniform k at delay tau)"
+        )
+    own = {
+        "k": "auto",
+        "tau": tau,
+        "max_lag": params.get("max_lag", 5),
+        "k_method": k_method,
+        "alpha": check_float(params.get("k_alpha", 0.05), "k_alpha", low=0.0, high=1.0),
+        "n_perm": params.get("n_perm", 200),
+        "trials": params.get("trials", 1),
+        "seed": params.get("seed", 0),
+    }
+    lags, diag, _ = _history(target, own, method)
+    k = max(lags) if diag["k_method"] == "greedy" else len(lags)
+    diag = {f"k_{p}" if p in ("selection_steps", "pruned_lags") else p: v for p, v in diag.items()}
+    diag["chosen_k"] = k
+    return k, diag
 
 
 def _split_params(spec: EstimatorSpec, params: dict[str, Any]) -> tuple[dict, dict]:
@@ -209,28 +306,74 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         ``resample_view`` attribute for :mod:`infometer.stats.resample`.
     """
 
-    def view(variables: dict[str, Variable], params: dict[str, Any]):
-        lags, inner = _split_params(cmi, params)
+    def parts(variables: dict[str, Variable], params: dict[str, Any]):
+        """The embedding, the CMI's parameters, the lags, the k="auto" diagnostics and
+        the resolved parameters (the chosen ``k``)."""
         vs = list(variables.values())
+        diag: dict[str, Any] = {}
+        resolved: dict[str, Any] = {}
+        if _is_auto(params.get("k")):
+            k, diag = _auto_k(vs[1], params, cmi.name)
+            params = {**params, "k": k}
+            resolved = {"k": k}
+        if _is_auto(params.get("l")):
+            l, ldiag = _auto_l(vs, params, cmi.name)
+            params = {**params, "l": l}
+            resolved["l"] = l
+            diag = {**diag, **ldiag}
+        lags, inner = _split_params(cmi, params)
         e = embed(vs[0], vs[1], vs[2] if len(vs) > 2 else None, **lags)
+        return e, inner, {**_TE_PARAMS, **lags}, diag, resolved
+
+    def view(variables: dict[str, Variable], params: dict[str, Any]):
+        e, inner, *_ = parts(variables, params)
         return cmi, e, inner
 
     def te(*vs: Variable, **params: Any) -> Raw:
         from ..api import run
 
         names = dict(zip(ROLES, vs, strict=False))
-        _, e, inner = view(names, params)
+        e, inner, _, auto, resolved = parts(names, params)
         seed = inner.pop("seed", 0) if "seed" in cmi.params else 0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = run("cond_mutual_info", e, method=cmi.name, seed=seed, params=inner)
         diag = {k: v for k, v in est.diagnostics.items() if k != "warnings"}
+        diag.update(auto)
         diag["embedded_rows"] = e["y"].n
-        return Raw(value=est.value, diagnostics=diag, warnings=est.warnings)
+        return Raw(value=est.value, diagnostics=diag, warnings=est.warnings, params=resolved)
 
     te.__name__ = f"transfer_entropy_{cmi.name}"
     te.resample_view = view  # type: ignore[attr-defined]  # read by stats.resample
-    own = {**_TE_PARAMS, "theiler": 0}
+    cmi_local = getattr(cmi.func, "local_values", None)
+    if cmi_local is not None:
+
+        def local_values(*vs: Variable, **params: Any) -> LocalRaw:
+            """Local TE: the CMI estimator's local values on the embedding (Lizier et al.
+            2008), ``times`` the index of the target sample y_{t+1} each one predicts."""
+            names = dict(zip(ROLES, vs, strict=False))
+            e, inner, lags, auto, resolved = parts(names, params)
+            raw = cmi_local(*e.values(), **cmi.check_params(inner))
+            times = _embed_times(
+                vs[1].n,
+                lags["k"],
+                lags["l"],
+                lags["m"] if len(vs) > 2 else None,
+                lags["tau"],
+                lags["delay"],
+                lags["trials"],
+            )
+            diag = {**raw.diagnostics, **auto, "embedded_rows": e["y"].n}
+            return LocalRaw(
+                raw.values,
+                times=times + 1,
+                diagnostics=diag,
+                params=resolved,
+                warnings=list(raw.warnings),
+            )
+
+        te.local_values = local_values  # type: ignore[attr-defined]  # read by api.run_local
+    own = {**_TE_PARAMS, **_AUTO_PARAMS, "theiler": 0}
     params = {
         **own,
         **{_outer_name(p): d for p, d in cmi.params.items() if p not in THEILER_NAMES},
@@ -288,19 +431,24 @@ def transfer_entropy(
     cond: Any = None,
     *,
     method: str = "auto",
-    k: int = 1,
-    l: int = 1,
+    k: int | str = 1,
+    l: int | str = 1,
     m: int = 1,
     tau: int = 1,
     delay: int = 1,
     trials: int = 1,
+    max_lag: int = 5,
+    k_method: str = "greedy",
+    k_alpha: float = 0.05,
+    n_perm: int = 200,
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
     seed: int | None = 0,
     discrete: bool | None = None,
+    local: bool = False,
     **params: Any,
-) -> Estimate:
+) -> Estimate | LocalValues:
     """Transfer entropy from ``source`` to ``target`` (conditional on ``cond`` if given).
 
     ``TE = I(Y_{t+1}; X_{t+1-delay}^(l) | Y_t^(k), Z_{t+1-delay}^(m))`` estimated by the
@@ -317,6 +465,21 @@ def transfer_entropy(
         causality / 2.
     k, l, m
         History lengths of the target, the source and the conditioning series.
+        ``k="auto"`` chooses the target's history from its own past (see ``k_method``);
+        the chosen ``k`` is in ``params["k"]`` (a re-run uses it) and
+        ``diagnostics["chosen_k"]``.  ``l="auto"`` chooses the source's history given
+        the target's: the source samples x_{t+1-u}, …, x_{t+1-u-(max_lag-1)} are added
+        greedily while significant at ``k_alpha`` given the target's k past samples,
+        then pruned; l reaches the oldest kept (``diagnostics["source_lags"]``,
+        ``params["l"]``; l = 1 when none is significant).
+    max_lag, k_method, k_alpha, n_perm
+        For ``k="auto"``, as for :func:`infometer.active_info_storage`:
+        ``"greedy"`` (IDTxl's non-uniform embedding: target lags 1..``max_lag`` added
+        while the max-statistic test with ``n_perm`` permutations is significant at
+        ``k_alpha``, then min-statistic pruning; k is the largest lag kept, since TE's
+        target history is uniform; ``diagnostics["chosen_lags"]`` lists the lags) or
+        ``"ragwitz"`` (the uniform k at delay ``tau`` with the smallest
+        nearest-neighbour prediction error).
     tau
         Embedding delay between successive lags of a history.
     delay
@@ -328,14 +491,30 @@ def transfer_entropy(
     unit, base, ci, seed, discrete
         As for :func:`infometer.mutual_info`.  ``ci`` resamples the embedded rows with
         the CMI estimator's scheme (rows treated as exchangeable: see docs/timeseries.md).
+    local
+        Return the local transfer entropy te(t) (Lizier et al. 2008) instead: a
+        :class:`~infometer.LocalValues` with one value per embedded row, ``times`` the
+        index of the target sample y_{t+1} it predicts, and mean the estimate of the same
+        method and parameters.  Methods whose CMI estimator has local values: ``plugin``,
+        ``gaussian``, ``ksg1`` / ``frenzel_pompe``.
     **params
         The CMI estimator's own parameters; ``theiler=`` (Theiler window, in rows) for
         nearest-neighbour estimators that support one.
 
     Returns
     -------
-    Estimate
+    Estimate or LocalValues
         With ``quantity="transfer_entropy"`` and ``diagnostics["embedded_rows"]``.
+
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> x = np.random.default_rng(0).integers(0, 2, 2000); y = np.roll(x, 1)  # y copies x
+    >>> round(float(im.transfer_entropy(x, y, method="plugin")), 2)  # log 2 = 0.69
+    0.69
+    >>> lv = im.transfer_entropy(x, y, method="plugin", local=True)
+    >>> round(lv.mean, 2), int(lv.times[0])
+    (0.69, 1)
     """
     from ..api import estimate
 
@@ -357,5 +536,16 @@ def transfer_entropy(
         tau=tau,
         delay=delay,
         trials=trials,
+        local=local,
+        **_selection(k, l, max_lag=max_lag, k_method=k_method, k_alpha=k_alpha, n_perm=n_perm),
         **params,
     )
+
+
+def _selection(k: Any, l: Any, **given: Any) -> dict[str, Any]:  # noqa: E741
+    """The selection's parameters to pass on: all of them with ``k`` or ``l`` "auto", else those
+    set to something other than their default (a method without a selection, such as
+    ``ordinal``, then names them in its error instead of ignoring them)."""
+    if _is_auto(k) or _is_auto(l):
+        return given
+    return {p: v for p, v in given.items() if v != _AUTO_PARAMS[p]}

@@ -1,5 +1,6 @@
 """History selection of one series (uniform, given, greedy non-uniform or Ragwitz) and
-its embedding, shared by :mod:`~.storage` and :mod:`~.local`."""
+its embedding, shared by active information storage and entropy rate
+(:mod:`infometer.dynamics.storage`) and transfer entropy's ``k="auto"`` (:mod:`.transfer`)."""
 
 from __future__ import annotations
 
@@ -145,3 +146,73 @@ def _history(x: Variable, own: dict[str, Any], method: str) -> tuple[list[int], 
 def _rows(x: Variable, lags: list[int], trials: int) -> tuple[Variable, Variable]:
     t = present_rows(x.n, max(lags), trials)
     return lagged(x, t, lags, "past"), lagged(x, t, [0], "present")
+
+
+def choose_source_lags(
+    source: Variable,
+    target: Variable,
+    cond: Variable | None,
+    *,
+    k: int,
+    m: int,
+    delay: int,
+    method: str,
+    max_lag: int,
+    alpha: float,
+    n_perm: int,
+    trials: int,
+    seed: int | None,
+) -> tuple[int, dict[str, Any]]:
+    """The source history length l for transfer entropy's ``l="auto"``.
+
+    IDTxl's source selection for one source (Novelli et al. 2019): the source samples
+    x_{t+1-u}, …, x_{t+1-u-(max_lag-1)} are candidates for predicting y_{t+1}; they are
+    added greedily (maximum statistic) conditioned on the target's k past samples (and
+    the conditioning series' m samples), then pruned by the minimum statistic.  TE's source
+    history is uniform, so l is the number of steps back to the oldest sample kept.
+
+    Returns
+    -------
+    (l, diagnostics)
+        ``diagnostics["source_lags"]``: the kept source samples as lags of y_{t+1}
+        (u = the newest); ``l = 1`` when none is significant (``no_significant_source_lag``).
+    """
+    from ._embed import lag_matrix
+    from ._engine import make_engine
+    from ._select import include, prune
+
+    series = [source, target] + ([cond] if cond is not None else [])
+    for v in series:
+        if v.d != 1:
+            raise ValueError(f"l='auto' needs one-column series; {v.name} has {v.d} columns")
+    kinds = {v.is_discrete for v in series}
+    if len(kinds) != 1:
+        raise ValueError("l='auto' needs series of one kind (all discrete or all continuous)")
+    discrete = kinds.pop()
+    data = np.column_stack([v.columns[0] for v in series])
+    titems = [(1, g) for g in range(1, k + 1)]
+    citems = [(2, g) for g in range(delay, delay + m)] if cond is not None else []
+    sitems = [(0, g) for g in range(delay, delay + max_lag)]
+    items = titems + citems + sitems
+    t = present_rows(target.n, max(g for _, g in items), trials)
+    cmi = _selection_cmi(method, discrete)
+    engine = make_engine(data[t, 1], lag_matrix(data, items, t), cmi, discrete, seed=seed)
+    rng = np.random.default_rng([0 if seed is None else seed, 1])
+    fixed = list(range(len(titems) + len(citems)))
+    cands = list(range(len(fixed), len(items)))
+    sel = include(engine, cands, fixed, n_perm=n_perm, alpha=alpha, rng=rng)
+    chosen = [c for c in sel.selected if c not in fixed]
+    kept, removed = prune(engine, chosen, fixed, n_perm=n_perm, alpha=alpha, rng=rng)
+    diag: dict[str, Any] = {
+        "source_selection_steps": [
+            {"lag": items[s.candidate][1], "cmi": s.value, "p_value": s.p_value} for s in sel.steps
+        ],
+        "source_pruned_lags": [items[i][1] for i in removed],
+    }
+    if not kept:
+        diag["no_significant_source_lag"] = True
+        diag["source_lags"] = []
+        return 1, diag
+    lags = sorted(items[i][1] for i in kept)
+    diag["source_lags"] = lags
+    return max(lags) - delay + 1, diag
