@@ -562,8 +562,8 @@ def main_idtxl_broja(args) -> None:
     for r in rows:
         print(
             f"| {r['case']} | {r['max_abs_diff_bits']:.1e} | {r['ours_s']:.2g} | "
-            f"{r['idtxl_s']:.2g} | {r['idtxl_s'] / r['ours_s']:.1f}x, "
-            f"{r['idtxl_cpu'] / max(r['ours_cpu'], 1e-9):.1f}x |"
+            f"{r['idtxl_s']:.2g} | {r['idtxl_s'] / r['ours_s']:.2g}x, "
+            f"{r['idtxl_cpu'] / max(r['ours_cpu'], 1e-9):.2g}x |"
         )
     loads = [x for r in rows for x in r["loads"]]
     print(
