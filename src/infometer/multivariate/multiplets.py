@@ -233,6 +233,9 @@ def multiplets(
     After a greedy/beam search, ``p_value`` is one-sided in the direction of
     ``objective`` and ``p_fwer`` is adjusted for the search itself: the same search is
     run on every surrogate, and its best value of each size is the null of the best.
+    Either way ``p_fwer`` controls the family-wise error within one size (on null data
+    "some multiplet of that size has ``p_fwer`` <= α" has probability <= α; tested for
+    the exhaustive, greedy and beam searches); over several sizes divide α by their count.
 
     Examples
     --------
