@@ -1,6 +1,8 @@
 """infometer's multivariate family against dit (PID measures, TC/DTC/O/S/co-information on
-pmfs), hoi (Gaussian-copula O-information over every multiplet, JAX on CPU) and IDTxl
-(its SxPID estimator, Makkeh, Gutknecht & Wibral's shared-exclusion PID, against our isx).
+pmfs), hoi (Gaussian-copula O-information over every multiplet, JAX on CPU), IDTxl
+(its SxPID estimator, Makkeh, Gutknecht & Wibral's shared-exclusion PID, against our isx;
+its Tartu and Sydney BROJA estimators against our broja) and frites (its Gaussian-copula
+MMI PID and interaction information of every pair of regions).
 
 The peers live in their own virtual environments (never a runtime dependency); run this
 script with their interpreter and infometer from the source tree:
@@ -9,6 +11,10 @@ script with their interpreter and infometer from the source tree:
         benchmarks/peers/multivariate.py [--quick]              # dit and hoi
     PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-25/bin/python \
         benchmarks/peers/multivariate.py --part idtxl [--quick]  # IDTxl's SxPID
+    PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-25/bin/python \
+        benchmarks/peers/multivariate.py --part idtxl-broja  # IDTxl's Tartu/Sydney BROJA
+    PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-24/bin/python \
+        benchmarks/peers/multivariate.py --part frites       # frites' conn_pid / conn_ii
 
 Values: the largest absolute difference over random pmfs (Dirichlet(1)) of every atom /
 quantity, in bits.  Times: interleaved runs (benchmarks/_timing.py), wall and CPU.
@@ -305,6 +311,207 @@ def sxpid_vs_idtxl(n_pmfs: int, seed: int, repeats: int) -> list[dict]:
     return rows
 
 
+BROJA_KEYS = ("{0}{1}", "{0}", "{1}", "{01}")  # shared, unique S1, unique S2, synergy
+
+
+def _ours_broja_pmf(p: np.ndarray) -> list[float]:
+    """Our BROJA atoms of a pmf ``p[s1, s2, t]`` in bits, in BROJA_KEYS order."""
+    r = exact.pid(p, measure="broja", unit="bits")
+    d = {lab: e.value for lab, e in zip(r.labels, r.atoms, strict=True)}
+    return [d[k] for k in BROJA_KEYS]
+
+
+def _tartu_pmf(p: np.ndarray) -> list[float]:
+    """IDTxl's Tartu BROJA (Makkeh et al. 2018, exponential cone via ECOS) of ``p``."""
+    from idtxl import synergy_tartu
+
+    pdf = {(t, a, b): float(p[a, b, t]) for a, b, t in np.ndindex(p.shape) if p[a, b, t] > 0}
+    r = synergy_tartu.pid(pdf_dirty=pdf, cone_solver="ECOS", output=0, keep_solver_object=False)
+    return [float(r["SI"]), float(r["UIY"]), float(r["UIZ"]), float(r["CI"])]
+
+
+def _ours_broja_samples(s: np.ndarray, t: np.ndarray) -> list[float]:
+    r = im.pid(s, t, measure="broja", method="plugin", unit="bits", discrete=True)
+    d = {lab: e.value for lab, e in zip(r.labels, r.atoms, strict=True)}
+    return [d[k] for k in BROJA_KEYS]
+
+
+def _idtxl_broja_samples(s: np.ndarray, t: np.ndarray, which: str) -> list[float]:
+    from idtxl.estimators_pid import SydneyPID, TartuPID
+
+    if which == "tartu":
+        est = TartuPID({})
+    else:  # the settings of IDTxl's own documentation example
+        k = int(max(s.max(), t.max())) + 1
+        est = SydneyPID(
+            {
+                "alph_s1": k,
+                "alph_s2": k,
+                "alph_t": k,
+                "max_unsuc_swaps_row_parm": 60,
+                "num_reps": 63,
+                "max_iters": 1000,
+            }
+        )
+    r = est.estimate(s[:, 0].copy(), s[:, 1].copy(), t.copy())
+    return [float(r[k]) for k in ("shd_s1_s2", "unq_s1", "unq_s2", "syn_s1_s2")]
+
+
+def broja_vs_idtxl(n_pmfs: int, seed: int, repeats: int) -> list[dict]:
+    """measure='broja' (ours) vs IDTxl's TartuPID (pmfs, samples) and SydneyPID (samples)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    for shape in [(2, 2, 2), (3, 3, 2), (3, 3, 3), (4, 4, 4)]:
+        pmfs = [rng.dirichlet(np.ones(int(np.prod(shape)))).reshape(shape) for _ in range(n_pmfs)]
+        diff = max(
+            float(np.max(np.abs(np.subtract(_ours_broja_pmf(p), _tartu_pmf(p))))) for p in pmfs
+        )
+        t = interleave(
+            [
+                Candidate("infometer", lambda pmfs=pmfs: len([_ours_broja_pmf(p) for p in pmfs])),
+                Candidate("idtxl", lambda pmfs=pmfs: len([_tartu_pmf(p) for p in pmfs])),
+            ],
+            repeats=repeats,
+            log=log,
+        )
+        rows.append(_sx_row("Tartu, pmf " + "x".join(map(str, shape)), 2, diff, t, n_pmfs))
+    cases = [("tartu", 3, 1000), ("tartu", 4, 10_000), ("sydney", 2, 1000), ("sydney", 3, 1000)]
+    for which, k, n in cases:
+        data = []
+        for _ in range(2 if which == "sydney" else max(2, n_pmfs // 4)):
+            s = rng.integers(0, k, size=(n, 2))
+            t_ = (s.sum(1) + (rng.random(n) < 0.2)) % k  # a noisy sum: synergy + redundancy
+            data.append((s, t_))
+        diff = max(
+            float(
+                np.max(
+                    np.abs(
+                        np.subtract(_ours_broja_samples(s, t_), _idtxl_broja_samples(s, t_, which))
+                    )
+                )
+            )
+            for s, t_ in data
+        )
+        t = interleave(
+            [
+                Candidate(
+                    "infometer", lambda data=data: len([_ours_broja_samples(*d) for d in data])
+                ),
+                Candidate(
+                    "idtxl",
+                    lambda data=data, w=which: len([_idtxl_broja_samples(*d, w) for d in data]),
+                ),
+            ],
+            repeats=repeats,
+            log=log,
+        )
+        rows.append(_sx_row(f"{which.title()}, samples n={n}, k={k}", 2, diff, t, len(data)))
+    return rows
+
+
+def _frites_net(n: int, r: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``r`` non-Gaussian "regions" and a target: pairs share latents (redundancy) and
+    the target mixes two latents non-linearly (synergy across pairs)."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((n, 3))
+    x = rng.standard_normal((n, r))
+    for j in range(r):
+        x[:, j] += (j % 3 == 0) * z[:, 0] + (j % 3 == 1) * z[:, 1] ** 3 + (j % 4 == 2) * z[:, 2]
+    y = np.exp(z[:, 0]) + z[:, 1] - z[:, 2] + 0.3 * rng.standard_normal(n)
+    return x, y
+
+
+def _ours_pairs(x: np.ndarray, y: np.ndarray, pairs) -> tuple[np.ndarray, np.ndarray]:
+    """Gaussian-copula MMI redundancy and synergy of every pair (bits): normal scores of
+    the ranks once (as frites' gcrn), then the Gaussian MMI PID per pair."""
+    from infometer.parametric.gaussian import copula_normalize
+
+    cx, cy = copula_normalize(x), copula_normalize(y[:, None])[:, 0]
+    red, syn = [], []
+    for a, b in pairs:
+        r = im.pid(cx[:, [a, b]], cy, measure="mmi", method="gaussian", unit="bits")
+        red.append(r.redundancy.value)
+        syn.append(r.synergy.value)
+    return np.array(red), np.array(syn)
+
+
+def _ours_ii(x: np.ndarray, y: np.ndarray, pairs) -> np.ndarray:
+    """frites' interaction information I(R1,R2;S) - I(R1;S) - I(R2;S) = -co-information."""
+    return np.array(
+        [
+            -im.co_information(
+                np.column_stack([x[:, a], x[:, b], y]), method="gaussian_copula", unit="bits"
+            ).value
+            for a, b in pairs
+        ]
+    )
+
+
+def _frites_call(fn, x: np.ndarray, y: np.ndarray):
+    roi = [f"r{i}" for i in range(x.shape[1])]
+    return fn(x[:, :, None], y, roi=roi, times=[0.0], mi_type="cc", verbose=False)
+
+
+def pid_vs_frites(cases, repeats: int, seed: int) -> list[dict]:
+    """Gaussian-copula MMI PID (frites.conn.conn_pid) and interaction information
+    (frites.conn.conn_ii) of every pair of regions vs ours."""
+    from itertools import combinations
+
+    from frites.conn import conn_ii, conn_pid
+    from frites.io import set_log_level
+
+    set_log_level(False)
+    rows = []
+    log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    for n, r in cases:
+        x, y = _frites_net(n, r, seed)
+        pairs = list(combinations(range(r), 2))  # frites' order: r0-r1, r0-r2, ...
+        red, syn = _ours_pairs(x, y, pairs)
+        _, _, fred, fsyn = _frites_call(conn_pid, x, y)
+        ii = _ours_ii(x, y, pairs)
+        fii = _frites_call(conn_ii, x, y)
+        diffs = {
+            "pid": max(np.abs(red - fred.data[:, 0]).max(), np.abs(syn - fsyn.data[:, 0]).max()),
+            "ii": float(np.abs(ii - fii.data[:, 0]).max()),
+        }
+        scale = {"pid": float(np.abs(np.r_[red, syn]).max()), "ii": float(np.abs(ii).max())}
+        for what, ours, theirs in [
+            (
+                "pid",
+                lambda x=x, y=y, p=pairs: _ours_pairs(x, y, p),
+                lambda x=x, y=y: _frites_call(conn_pid, x, y),
+            ),
+            (
+                "ii",
+                lambda x=x, y=y, p=pairs: _ours_ii(x, y, p),
+                lambda x=x, y=y: _frites_call(conn_ii, x, y),
+            ),
+        ]:
+            t = interleave(
+                [Candidate("infometer", ours), Candidate("frites", theirs)],
+                repeats=repeats,
+                log=log,
+            )
+            rows.append(
+                {
+                    "what": what,
+                    "n": n,
+                    "r": r,
+                    "pairs": len(pairs),
+                    "max_abs_diff_bits": float(diffs[what]),
+                    "max_abs_value_bits": scale[what],
+                    "ours_wall": t["infometer"].stat("wall", "min"),
+                    "frites_wall": t["frites"].stat("wall", "min"),
+                    "ours_cpu": t["infometer"].stat("cpu", "min"),
+                    "frites_cpu": t["frites"].stat("cpu", "min"),
+                    "loads": t["infometer"].loads + t["frites"].loads,
+                }
+            )
+            print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
 def _sx_row(case: str, m: int, diff: float, t: dict, calls: int) -> dict:
     row = {
         "case": case,
@@ -344,20 +551,70 @@ def main_idtxl(args) -> None:
     )
 
 
+def main_idtxl_broja(args) -> None:
+    run = Run(packages=("idtxl-uv", "ecos"))
+    rows = broja_vs_idtxl(5 if args.quick else 20, args.seed, repeats=3)
+    run.finish()
+    print(run.header())
+    print("\n### BROJA vs IDTxl TartuPID / SydneyPID (atoms in bits; time per call, min of 3)\n")
+    print("| case | max abs diff (bits) | infometer s | IDTxl s | IDTxl / infometer (wall, CPU) |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['case']} | {r['max_abs_diff_bits']:.1e} | {r['ours_s']:.2g} | "
+            f"{r['idtxl_s']:.2g} | {r['idtxl_s'] / r['ours_s']:.2g}x, "
+            f"{r['idtxl_cpu'] / max(r['ours_cpu'], 1e-9):.2g}x |"
+        )
+    loads = [x for r in rows for x in r["loads"]]
+    print(
+        f"\n1-min load during the timed runs: {min(loads):.1f}-{max(loads):.1f}; "
+        f"os.getloadavg() at the end {os.getloadavg()}"
+    )
+
+
+def main_frites(args) -> None:
+    run = Run(packages=("frites", "mne", "xarray"))
+    cases = [(1000, 6)] if args.quick else [(1000, 10), (10_000, 10), (10_000, 30)]
+    rows = pid_vs_frites(cases, repeats=3, seed=args.seed)
+    run.finish()
+    print(run.header())
+    print("\n### Gaussian-copula MMI PID / interaction information of every pair vs frites\n")
+    print(
+        "| quantity | n | regions | pairs | max abs diff (bits) | max abs value | "
+        "infometer s | frites s | frites / infometer (wall, CPU) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        q = "MMI PID (red., syn.)" if r["what"] == "pid" else "interaction info"
+        print(
+            f"| {q} | {r['n']} | {r['r']} | {r['pairs']} | {r['max_abs_diff_bits']:.1e} | "
+            f"{r['max_abs_value_bits']:.3f} | {r['ours_wall']:.3f} | {r['frites_wall']:.3f} | "
+            f"{r['frites_wall'] / r['ours_wall']:.2f}x, "
+            f"{r['frites_cpu'] / max(r['ours_cpu'], 1e-9):.2f}x |"
+        )
+    loads = [x for r in rows for x in r["loads"]]
+    print(
+        f"\n1-min load during the timed runs: {min(loads):.1f}-{max(loads):.1f}; "
+        f"os.getloadavg() at the end {os.getloadavg()}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer pmfs and smaller searches")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--part",
-        choices=("dit-hoi", "idtxl"),
+        choices=("dit-hoi", "idtxl", "idtxl-broja", "frites"),
         default="dit-hoi",
         help="which peers (each lives in its own venv)",
     )
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    if args.part == "idtxl":
-        main_idtxl(args)
+    if args.part in ("idtxl", "idtxl-broja", "frites"):
+        {"idtxl": main_idtxl, "idtxl-broja": main_idtxl_broja, "frites": main_frites}[args.part](
+            args
+        )
         return
     run = Run(packages=("dit", "hoi", "jax"))
     n_pmfs = 5 if args.quick else 20

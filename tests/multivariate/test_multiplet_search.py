@@ -97,7 +97,7 @@ def test_budget_error_names_the_alternatives():
         ({"search": "random"}, ValueError, "search"),
         ({"search": "beam", "beam_width": 0}, ValueError, "beam_width"),
         ({"objective": "both"}, ValueError, "objective"),
-        ({"search": "greedy", "n_jobs": 2}, ValueError, "n_jobs"),
+        ({"search": "greedy", "store": "sweep"}, ValueError, "store"),
         ({"n_jobs": 0}, ValueError, "n_jobs"),
     ],
 )
@@ -134,6 +134,17 @@ def test_processes_and_store_are_bit_for_bit(small_chunks, tmp_path):
         im.multiplets(x, sizes=(3, 4), n_surrogates=4, store=store)
 
 
+@pytest.mark.parametrize(("search", "width"), [("greedy", 1), ("beam", 3)])
+def test_search_surrogates_on_processes_are_bit_for_bit(search, width):
+    # the surrogate searches run as run_jobs jobs: the same values and p-values
+    x = np.random.default_rng(4).normal(size=(300, 9))  # null data: p-values spread out
+    kw = dict(sizes=(3, 5), search=search, beam_width=width, n_surrogates=6, seed=3)
+    ref = im.multiplets(x, **kw)
+    got = im.multiplets(x, n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(got.frame, ref.frame, check_exact=True)
+    assert ref.frame["p_fwer"].nunique() > 1  # the null bests differ between sizes/rows
+
+
 @pytest.mark.slow
 def test_dask_local_cluster_is_bit_for_bit(small_chunks):
     distributed = pytest.importorskip("distributed")
@@ -145,4 +156,8 @@ def test_dask_local_cluster_is_bit_for_bit(small_chunks):
         distributed.Client(cluster) as client,
     ):
         got = _sweep(client=client)
+        kw = dict(sizes=(3, 4), search="beam", beam_width=2, n_surrogates=4)
+        x = np.random.default_rng(0).normal(size=(300, 9))
+        searched = im.multiplets(x, client=client, **kw)
     pd.testing.assert_frame_equal(got.frame, ref.frame, check_exact=True)
+    pd.testing.assert_frame_equal(searched.frame, im.multiplets(x, **kw).frame, check_exact=True)

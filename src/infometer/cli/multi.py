@@ -255,7 +255,12 @@ def multiplets_cmd(
     objective: str = typer.Option(
         "synergy", "--objective", help="What greedy/beam seek: synergy or redundancy."
     ),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Local processes (exhaustive search)."),
+    jobs: int = typer.Option(
+        1,
+        "--jobs",
+        "-j",
+        help="Local processes (exhaustive chunks; greedy/beam surrogate searches).",
+    ),
     store: str = typer.Option(
         None, "--store", help="Folder keeping finished chunks (an exhaustive sweep resumes)."
     ),

@@ -134,6 +134,24 @@ def beam_search(
     return out, evaluated
 
 
+def best_of_search(payload: dict[str, Any]) -> np.ndarray:
+    """``sign`` x the best value of each size ``lo..hi`` that :func:`beam_search` finds on
+    the scatter matrix ``payload["w"]`` (``-inf`` where a size kept nothing): the null
+    statistic of one surrogate, in process or as a job of ``parallel.run_jobs``."""
+    kept, _ = beam_search(
+        payload["w"],
+        payload["n"],
+        payload["lo"],
+        payload["hi"],
+        payload["width"],
+        payload["measure"],
+        payload["sign"],
+        payload["bias_correct"],
+    )
+    sign = payload["sign"]
+    return np.array([sign * v[0] if v.size else -np.inf for _, v in kept], dtype=np.float64)
+
+
 def search_cost(d: int, lo: int, hi: int, width: int) -> int:
     """Upper bound on the multiplets a beam search evaluates."""
     from math import comb

@@ -210,11 +210,12 @@ def multiplets(
         negative O-information) or ``"redundancy"`` (the highest); ``"min"``/``"max"``
         say the same for any measure.
     n_jobs, client, store
-        Exhaustive search only: run the chunks of the sweep on ``n_jobs`` local
-        processes, or on a Dask ``client`` (a ``distributed.Client`` or an address),
-        through :func:`infometer.parallel.run_jobs`; ``store``: a folder keeping every
-        finished chunk, so an interrupted sweep resumes where it stopped.  The values
-        are bit for bit those of the in-process run.
+        Run the chunks of an exhaustive sweep (a greedy/beam search: its searches of the
+        surrogates, one job each) on ``n_jobs`` local processes, or on a Dask ``client``
+        (a ``distributed.Client`` or an address), through
+        :func:`infometer.parallel.run_jobs`; ``store`` (exhaustive only): a folder
+        keeping every finished chunk, so an interrupted sweep resumes where it stopped.
+        The values and p-values are bit for bit those of the in-process run.
 
     Returns
     -------
@@ -232,6 +233,9 @@ def multiplets(
     After a greedy/beam search, ``p_value`` is one-sided in the direction of
     ``objective`` and ``p_fwer`` is adjusted for the search itself: the same search is
     run on every surrogate, and its best value of each size is the null of the best.
+    Either way ``p_fwer`` controls the family-wise error within one size (on null data
+    "some multiplet of that size has ``p_fwer`` <= α" has probability <= α; tested for
+    the exhaustive, greedy and beam searches); over several sizes divide α by their count.
 
     Examples
     --------
@@ -262,10 +266,10 @@ def multiplets(
     if not isinstance(bias_correct, bool):
         raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
     parallel = n_jobs > 1 or client is not None or store is not None
-    if search != "exhaustive" and parallel:
+    if search != "exhaustive" and store is not None:
         raise ValueError(
-            f"n_jobs, client and store are for search='exhaustive'; a {search} search "
-            "runs in process (it is small by design)"
+            f"store is for search='exhaustive'; a {search} search keeps no chunks to "
+            "resume (n_jobs=/client= spread its surrogate searches)"
         )
     u = resolve_unit(unit, base)
     vs = split_variables(X, discrete=False)
@@ -327,7 +331,7 @@ def multiplets(
         )
     else:
         rows_idx, rows_val, rows_p, rows_fwer, evaluated = _searched(
-            cfg, width, OBJECTIVES[objective]
+            cfg, width, OBJECTIVES[objective], progress=progress, n_jobs=n_jobs, client=client
         )
     factor = Estimate(value=1.0, unit="nats").to(u).value
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
@@ -451,7 +455,7 @@ def _exhaustive_parallel(cfg: dict, progress, *, n_jobs, client, store, method, 
     return rows_idx, rows_val, rows_p, rows_fwer
 
 
-def _searched(cfg: dict, width: int, sign: float):
+def _searched(cfg: dict, width: int, sign: float, *, progress=None, n_jobs=1, client=None):
     w, ws = cfg["w"], cfg["ws"]
     args = (cfg["n"], cfg["lo"], cfg["hi"], width, cfg["measure"], sign, cfg["bias_correct"])
     kept, evaluated = beam_search(w, *args)
@@ -460,10 +464,7 @@ def _searched(cfg: dict, width: int, sign: float):
     rows_p, rows_fwer = [], []
     if ws is not None:
         b_count = ws.shape[0]
-        best = np.empty((b_count, len(kept)))  # each surrogate's best of each size
-        for b in range(b_count):
-            kb, _ = beam_search(ws[b], *args)
-            best[b] = [sign * k[1][0] if k[1].size else -np.inf for k in kb]
+        best = _surrogate_bests(cfg, width, sign, progress, n_jobs, client)
         for j, (idx, v) in enumerate(kept):
             nv = sign * multiplet_values(ws, cfg["n"], idx, cfg["measure"], cfg["bias_correct"])
             rows_p.append((1.0 + (nv >= sign * v[None, :]).sum(0)) / (b_count + 1.0))
@@ -471,6 +472,42 @@ def _searched(cfg: dict, width: int, sign: float):
                 (1.0 + (best[:, j][None, :] >= sign * v[:, None]).sum(1)) / (b_count + 1.0)
             )
     return rows_idx, rows_val, rows_p, rows_fwer, evaluated
+
+
+def _surrogate_bests(cfg: dict, width: int, sign: float, progress, n_jobs: int, client):
+    """(B, sizes): the same search on every surrogate, its best of each size (the null of
+    the best); one job per surrogate on ``run_jobs`` when ``n_jobs``/``client`` ask."""
+    from ..progress import progress_bar
+
+    ws = cfg["ws"]
+    keys = ("n", "lo", "hi", "measure", "bias_correct")
+    jobs = {
+        b: {"w": ws[b], "width": width, "sign": sign, **{k: cfg[k] for k in keys}}
+        for b in range(ws.shape[0])
+    }
+    if n_jobs > 1 or client is not None:
+        from ..parallel import MemorySink, run_jobs
+
+        sink = MemorySink()
+        outcome = run_jobs(
+            _search.best_of_search,
+            jobs,
+            sink,
+            workers=n_jobs if client is None else None,
+            scheduler=client,
+            progress=True if progress else None,
+            interruptible=False,
+        )
+        outcome.raise_if_incomplete()
+        return np.vstack([sink.results[b] for b in jobs])
+    with progress_bar(
+        jobs.values(),
+        total=len(jobs),
+        desc="surrogate searches",
+        unit="surrogate",
+        progress=progress,
+    ) as bar:
+        return np.vstack([_search.best_of_search(job) for job in bar])
 
 
 def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
