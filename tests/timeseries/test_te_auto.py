@@ -117,8 +117,10 @@ def test_auto_k_errors_name_the_argument():
         im.transfer_entropy(x, y, k="auto", k_alpha=2.0, method="gaussian")
     with pytest.raises(TypeError, match="n_perm"):
         im.transfer_entropy(x, y, k="auto", n_perm="many", method="gaussian")
-    with pytest.raises(TypeError, match="k must be an integer"):
+    with pytest.raises(TypeError, match="k must be a positive integer or 'auto', got 'two'"):
         im.transfer_entropy(x, y, k="two", method="gaussian")
+    with pytest.raises(TypeError, match="l must be a positive integer or 'auto', got 'Auto'"):
+        im.transfer_entropy(x, y, l="Auto", method="gaussian")
     # a CMI estimator's own alpha keeps its name (the selection's is k_alpha)
     assert "alpha" in im.registry.get("transfer_entropy", "matrix_renyi").params
 

@@ -312,6 +312,10 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         vs = list(variables.values())
         diag: dict[str, Any] = {}
         resolved: dict[str, Any] = {}
+        for name in ("k", "l"):
+            v = params.get(name)
+            if isinstance(v, str) and not _is_auto(v):
+                raise TypeError(f"{name} must be a positive integer or 'auto', got {v!r}")
         if _is_auto(params.get("k")):
             k, diag = _auto_k(vs[1], params, cmi.name)
             params = {**params, "k": k}
