@@ -37,8 +37,8 @@ __all__ = [
 #: Methods with local values, per quantity (``infometer.api.local_methods`` reads the
 #: registry; a test keeps this table equal to it).
 LOCAL_METHODS = {
-    "mutual_info": ("gaussian", "ksg1", "ksg2", "plugin"),
-    "cond_mutual_info": ("frenzel_pompe", "gaussian", "ksg1", "plugin"),
+    "mutual_info": ("gaussian", "gaussian_copula", "ksg1", "ksg2", "plugin"),
+    "cond_mutual_info": ("frenzel_pompe", "gaussian", "gaussian_copula", "ksg1", "plugin"),
 }
 
 
