@@ -3,7 +3,8 @@
 The walk visits every module whose dotted path has no component starting with ``_``
 (``pkgutil.walk_packages``; the typer commands of ``infometer.cli`` aside, and modules behind
 a missing optional extra skipped); every callable listed in a module's ``__all__``
-(function or class) is checked.  A departure
+(function or class) is checked, and in a module without ``__all__`` every public callable
+it defines.  A departure
 from the policy is allowed only in :data:`ALLOWED`, each with its reason.
 """
 
@@ -61,6 +62,20 @@ OTHER_SEEDS = {"random_state", "rng", "random_seed", "seed_value", "rs"}
 ABBREVIATED = re.compile(r"(^|_)(mi|cmi|nmi)(_|$)")
 
 
+def _exported(mod: object) -> list[str]:
+    """A module's ``__all__``; without one, the public callables it defines itself."""
+    if hasattr(mod, "__all__"):
+        return list(mod.__all__)
+    return [
+        attr
+        for attr, obj in vars(mod).items()
+        if not attr.startswith("_")
+        and callable(obj)
+        and not inspect.ismodule(obj)
+        and getattr(obj, "__module__", None) == mod.__name__
+    ]
+
+
 def _walk() -> dict[str, object]:
     """Qualified public name -> callable, over the ``__all__`` of every public module (and of
     every module listed in an ``__all__``).  A callable re-exported under the same name is
@@ -78,7 +93,7 @@ def _walk() -> dict[str, object]:
                 mod = importlib.import_module(name)
             except ImportError:  # an optional extra (torch, transformers) is missing
                 continue
-            for attr in getattr(mod, "__all__", []):
+            for attr in _exported(mod):
                 try:
                     obj = getattr(mod, attr)
                 except ImportError:  # a lazy name behind a missing extra
@@ -132,6 +147,7 @@ def test_the_walk_reaches_the_families():
     # modules listed in no __all__ are reached too
     assert "infometer.truth.closed_forms.gaussian_mutual_info" in PUBLIC
     assert "infometer.extract.bridge.layout_entropy" in PUBLIC
+    assert "infometer.knn.rankbits.counts" in PUBLIC  # a module without __all__
 
 
 def test_the_walk_visits_every_public_module():
