@@ -106,6 +106,6 @@ def test_copula_scores_and_mi():
     b = kernels.copula_bias(500)
     assert -1.5 / 500 < b < -0.5 / 500
     r = np.array([0.0, 0.5, -0.5, 1.0])
-    mi = kernels.copula_mi(r, 0.0)
+    mi = kernels.copula_mutual_info(r, 0.0)
     assert mi[0] == 0.0 and mi[1] == pytest.approx(-0.5 * np.log(0.75)) and mi[1] == mi[2]
     assert mi[3] == np.inf

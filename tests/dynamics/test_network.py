@@ -98,7 +98,7 @@ def test_mte_edge_estimates_are_the_closed_form_conditional_te():
             others = [o for o in srcs if o != s]
             items = [(tgt, 0), s] + past + others
             c = simulate.var_lagged_cov(a, items)
-            exact = simulate.gaussian_cmi(c, [1], [0], list(range(2, len(items))))
+            exact = simulate.gaussian_cond_mutual_info(c, [1], [0], list(range(2, len(items))))
             got = net.edges[
                 (net.edges.target == row.target)
                 & (net.edges.source == f"x{s[0]}")

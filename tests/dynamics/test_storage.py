@@ -23,7 +23,7 @@ def ais_truth(coefs: list[float], lags: list[int]) -> float:
     a[:, 0, 0] = coefs
     items = [(0, 0)] + [(0, lag) for lag in lags]
     c = simulate.var_lagged_cov(a, items)
-    return simulate.gaussian_cmi(c, [0], list(range(1, len(items))), [])
+    return simulate.gaussian_cond_mutual_info(c, [0], list(range(1, len(items))), [])
 
 
 @pytest.mark.parametrize("phi", [0.3, 0.8])

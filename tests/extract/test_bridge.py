@@ -8,7 +8,12 @@ import warnings
 
 import pytest
 
-from infometer.extract.bridge import extraction_mi, layout_entropy, rank_agreement, triples_text
+from infometer.extract.bridge import (
+    extraction_mutual_info,
+    layout_entropy,
+    rank_agreement,
+    triples_text,
+)
 from infometer.extract.scribes import Choice, resolve, run_choice
 from infometer.extract.sites import make_group, make_sites
 
@@ -18,7 +23,7 @@ def test_layout_entropy_of_k_equiprobable_templates(k):
     pages = [p for g in make_sites(k, 3, seed=2) for p in g.pages]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # plug-in on few samples warns; the value is exact
-        h = float(layout_entropy(pages))
+        h = float(layout_entropy(pages, unit="bits"))
     assert h == pytest.approx(math.log2(k), abs=1e-12)
 
 
@@ -27,8 +32,8 @@ def test_copying_carries_log2_n_and_constant_zero():
     htmls = [p.html for p in g.pages]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the copy saturates its ceiling and says so
-        copy = extraction_mi(htmls, lambda h: h, ci=None)
-        const = extraction_mi(htmls, lambda h: [("x", "y", "z")], ci=None)
+        copy = extraction_mutual_info(htmls, lambda h: h, unit="bits", ci=None)
+        const = extraction_mutual_info(htmls, lambda h: [("x", "y", "z")], unit="bits", ci=None)
     # the copy-bigram scorer gives a copied page ~0 probability under any other page, so
     # the InfoNCE estimate sits at its ceiling log2 N (within float rounding)
     assert float(copy) == pytest.approx(math.log2(10), abs=1e-6)
@@ -44,9 +49,23 @@ def test_a_robust_script_carries_more_than_a_brittle_one():
     brittle = resolve(Choice("index", *rest), htmls[0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        a = extraction_mi(htmls, lambda h: run_choice(good, h), ci=None)
-        b = extraction_mi(htmls, lambda h: run_choice(brittle, h), ci=None)
+        a = extraction_mutual_info(htmls, lambda h: run_choice(good, h), unit="bits", ci=None)
+        b = extraction_mutual_info(htmls, lambda h: run_choice(brittle, h), unit="bits", ci=None)
     assert float(a) > float(b) >= 0.0
+
+
+def test_defaults_are_nats_without_an_interval():
+    # the policy's defaults (issue 29): the same numbers as unit="bits", times ln 2
+    pages = [p for g in make_sites(4, 2) for p in g.pages]
+    h = layout_entropy(pages)
+    assert h.unit == "nats" and float(h) == pytest.approx(math.log(4), abs=1e-12)
+    htmls = [p.html for p in make_group("book", "div_grid", 6, seed=3).pages]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the copy saturates its ceiling and says so
+        e = extraction_mutual_info(htmls, lambda h: h)
+        b = extraction_mutual_info(htmls, lambda h: h, unit="bits")
+    assert e.unit == "nats" and e.ci is None
+    assert float(e) == pytest.approx(float(b) * math.log(2), rel=1e-12)
 
 
 def test_helpers_and_bad_input():
@@ -55,6 +74,6 @@ def test_helpers_and_bad_input():
     with pytest.raises(ValueError, match="at least 3"):
         rank_agreement([1, 2], [1, 2])
     with pytest.raises(TypeError, match="extractor"):
-        extraction_mi(["a", "b"], "not callable")
+        extraction_mutual_info(["a", "b"], "not callable")
     with pytest.raises(ValueError, match="pages"):
         layout_entropy([])

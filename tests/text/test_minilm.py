@@ -16,7 +16,7 @@ from infometer.text.compressors import (
     RandomK,
     TokenMerge,
     TopK,
-    call_compressor,
+    _call_compressor,
 )
 from infometer.text.needle import needle_eval, needle_haystack, plot_needle
 from infometer.text.records import patient_records
@@ -57,8 +57,8 @@ def test_extractive_compressors(encoder):
     top = TopK(1, encoder=encoder)
     assert top(CONTEXT, "How much is a ticket?") == "Tickets cost twelve euros."
     assert top(CONTEXT, "What food is there?") == "The museum café serves soup and sandwiches."
-    a = call_compressor(RandomK(2), CONTEXT, None, np.random.default_rng(7))
-    b = call_compressor(RandomK(2), CONTEXT, None, np.random.default_rng(7))
+    a = _call_compressor(RandomK(2), CONTEXT, None, np.random.default_rng(7))
+    b = _call_compressor(RandomK(2), CONTEXT, None, np.random.default_rng(7))
     assert a == b and len(split_sentences(a)) == 2  # seeded: reproducible
 
 

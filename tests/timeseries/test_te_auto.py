@@ -28,7 +28,7 @@ def _te_truth(k: int) -> float:
     """I(y_{t+1}; x_t | y_t..y_{t-k+1}) from the exact stationary covariance."""
     items = [(1, 0), (0, 1)] + [(1, 1 + j) for j in range(k)]
     c = simulate.var_lagged_cov(COEFS, items)
-    return simulate.gaussian_cmi(c, [0], [1], list(range(2, 2 + k)))
+    return simulate.gaussian_cond_mutual_info(c, [0], [1], list(range(2, 2 + k)))
 
 
 def test_greedy_auto_k_finds_the_ar2_target_history():
@@ -139,7 +139,7 @@ def test_auto_l_finds_the_source_lags():
     assert est.value == explicit.value
     items = [(1, 0)] + [(0, 1 + j) for j in range(3)] + [(1, 1 + j) for j in range(k)]
     c = simulate.var_lagged_cov(a, items)
-    truth = simulate.gaussian_cmi(c, [0], [1, 2, 3], list(range(4, 4 + k)))
+    truth = simulate.gaussian_cond_mutual_info(c, [0], [1, 2, 3], list(range(4, 4 + k)))
     # sd of a Gaussian CMI of ~0.15 nats at n = 3000 is ~0.01: 3 sd
     assert abs(est.value - truth) < 0.03
     lv = im.transfer_entropy(x, y, k="auto", l="auto", method="gaussian", local=True)

@@ -12,7 +12,7 @@ from scipy.special import logsumexp, ndtr
 
 import infometer as im
 from infometer import truth
-from infometer.truth.quantised import lattice_pmf, quantised_gaussian_mi
+from infometer.truth.quantised import lattice_pmf, quantised_gaussian_mutual_info
 
 NAMES = [
     "quantised-gauss-r1-noise1",
@@ -48,7 +48,9 @@ def test_truth_matches_monte_carlo_pointwise_mi(name):
 def test_fine_rounding_tends_to_the_gaussian_channel():
     # delta = 1e-3: the rounding adds variance delta^2/12 ~ 1e-7 to X; the MI is that of
     # a Gaussian channel with SNR 1 up to ~1e-7
-    assert quantised_gaussian_mi(3, 1.0, None) == pytest.approx(0.5 * math.log(2), abs=1e-6)
+    assert quantised_gaussian_mutual_info(3, 1.0, None) == pytest.approx(
+        0.5 * math.log(2), abs=1e-6
+    )
     assert truth.get_task(NAMES[0]).truth == pytest.approx(0.3468, abs=1e-4)  # issue 9
 
 

@@ -397,7 +397,7 @@ def _copula(cfg, ga, gb, ia, ib, sel, wants, perms, value, null_ge) -> None:
     ua, ub = np.unique(a), np.unique(b)
     r = ga.cop[ua] @ gb.cop[ub].T  # one matrix product for the block
     obs = r[np.searchsorted(ua, a), np.searchsorted(ub, b)]
-    value[sel] = kernels.copula_mi(obs, bias)
+    value[sel] = kernels.copula_mutual_info(obs, bias)
     if not wants.any():
         return
     w = np.flatnonzero(wants)
@@ -409,7 +409,7 @@ def _copula(cfg, ga, gb, ia, ib, sel, wants, perms, value, null_ge) -> None:
         else:  # permute the first column within z, then residualise again
             xa = _residual_unit(ga.cop_raw[a[w]][:, perms[t]], q)
             null_r = np.einsum("ij,ij->i", xa, gb.cop[b[w]])
-        ge += kernels.copula_mi(null_r, bias) >= value[sel[w]]
+        ge += kernels.copula_mutual_info(null_r, bias) >= value[sel[w]]
     null_ge[sel[w]] = ge
 
 

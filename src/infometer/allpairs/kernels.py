@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma
 
+from .._deprecation import deprecated_alias
 from ..jit import nb
 
 __all__ = [
@@ -38,7 +39,7 @@ __all__ = [
     "column_arrays",
     "ksg_block",
     "copula_scores",
-    "copula_mi",
+    "copula_mutual_info",
     "copula_bias",
 ]
 
@@ -314,8 +315,12 @@ def copula_bias(n: int, dz: int = 0) -> float:
     return 0.5 * float(digamma((n - dz - 2) / 2.0) - digamma((n - dz - 1) / 2.0))
 
 
-def copula_mi(r: np.ndarray, bias: float) -> np.ndarray:
+def copula_mutual_info(r: np.ndarray, bias: float) -> np.ndarray:
     """Gaussian MI ``−½ log((1 − r)(1 + r)) + bias`` of correlations ``r`` (|r| = 1 -> inf)."""
     r = np.clip(r, -1.0, 1.0)
     with np.errstate(divide="ignore"):
         return -0.5 * np.log((1.0 - r) * (1.0 + r)) + bias
+
+
+# The former abbreviated names, deprecated for one release (issue 29).
+copula_mi = deprecated_alias(copula_mutual_info, "copula_mi")

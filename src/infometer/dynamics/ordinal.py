@@ -30,7 +30,7 @@ from ..data import Variable
 from ..registry import Raw
 from ..validation import check_int
 
-__all__ = ["ordinal_patterns", "ordinal_te"]
+__all__ = ["ordinal_patterns"]
 
 
 def ordinal_patterns(x: np.ndarray, order: int, delay: int = 1) -> np.ndarray:

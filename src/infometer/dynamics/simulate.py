@@ -2,7 +2,7 @@
 
 * :func:`var`: a linear Gaussian VAR(p) and its true edges; :func:`var_lagged_cov`: the
   exact covariance of any lagged samples (companion form + discrete Lyapunov equation),
-  from which every Gaussian AIS / TE / CMI is a closed form (:func:`gaussian_cmi`).
+  from which every Gaussian AIS / TE / CMI is a closed form (:func:`gaussian_cond_mutual_info`).
 * :func:`logistic_network`: coupled logistic maps (Novelli et al. 2019's benchmark).
 * :func:`boolean_network`: a random Boolean network with noise.
 * :func:`markov_chain`: a discrete Markov chain and its exact entropy rate.
@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._deprecation import deprecated_alias
 from ..validation import check_float, check_int
 
 __all__ = [
     "random_var",
     "var",
     "var_lagged_cov",
-    "gaussian_cmi",
+    "gaussian_cond_mutual_info",
     "logistic_network",
     "boolean_network",
     "markov_chain",
@@ -120,7 +121,9 @@ def var_lagged_cov(
     return out
 
 
-def gaussian_cmi(cov: np.ndarray, ix: list[int], iy: list[int], iz: list[int]) -> float:
+def gaussian_cond_mutual_info(
+    cov: np.ndarray, ix: list[int], iy: list[int], iz: list[int]
+) -> float:
     """I(X; Y | Z) in nats of a Gaussian with covariance ``cov`` (index lists)."""
 
     def ld(idx: list[int]) -> float:
@@ -233,3 +236,7 @@ def markov_entropy_rate(p: np.ndarray) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * np.log(p), 0.0)
     return float(-(pi @ terms.sum(axis=1)))
+
+
+# The former abbreviated names, deprecated for one release (issue 29).
+gaussian_cmi = deprecated_alias(gaussian_cond_mutual_info, "gaussian_cmi")

@@ -186,7 +186,7 @@ def _liveweb(
 def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, Any]:
     import warnings
 
-    from .bridge import extraction_mi, layout_entropy, rank_agreement
+    from .bridge import extraction_mutual_info, layout_entropy, rank_agreement
     from .metrics import fuzzy_f1
     from .scribes import Choice, resolve, run_choice
     from .sites import TEMPLATES, make_group, make_sites
@@ -219,7 +219,7 @@ def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, 
                 f = lambda h, p=prog: run_choice(p, h)  # noqa: E731
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                e = extraction_mi(htmls, f, ci=None)
+                e = extraction_mutual_info(htmls, f, unit="bits", ci=None)
             out = [f(h) for h in htmls]
             f1 = float(
                 np.mean(
@@ -246,7 +246,7 @@ def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, 
         ranks[t] = rank_agreement([x["f1"] for x in sub], [x["mi_bits"] for x in sub])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        h = float(layout_entropy(pages))
+        h = float(layout_entropy(pages, unit="bits"))
     return {
         "channel_mi": rows,
         "spearman_f1_vs_mi": ranks,
@@ -260,7 +260,7 @@ def _litecost_mi(seed: int) -> list[dict[str, Any]]:
     import warnings
 
     from ..text.compressors import LeadK
-    from .bridge import extraction_mi
+    from .bridge import extraction_mutual_info
     from .documents import make_corpus
     from .litecost import run_cost, spans_of, train_extractor
     from .sso import serialize_sso
@@ -282,10 +282,12 @@ def _litecost_mi(seed: int) -> list[dict[str, Any]]:
     out = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        e = extraction_mi(texts, sso, queries=qs, ci=None)
+        e = extraction_mutual_info(texts, sso, queries=qs, unit="bits", ci=None)
         tok = e.diagnostics.get("mean_tokens") or 0.0
         lead = LeadK(max(1, int(round(tok / 12))))  # ~12 words per sentence: same budget
-        e2 = extraction_mi(texts, lambda t, q=None: lead(t, q), queries=qs, ci=None)
+        e2 = extraction_mutual_info(
+            texts, lambda t, q=None: lead(t, q), queries=qs, unit="bits", ci=None
+        )
     for name, est in (("LiteCoST SSO table", e), (f"{lead.name} sentences", e2)):
         out.append(
             {

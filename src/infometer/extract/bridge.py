@@ -1,12 +1,13 @@
 """The bridge to information: channel MI of extractors and the layout entropy of a site.
 
-* :func:`layout_entropy` -- the plug-in entropy (bits) of the pages' DOM-shape signatures
+* :func:`layout_entropy` -- the plug-in entropy of the pages' DOM-shape signatures
   (:func:`~.sites.layout_signature`); K equiprobable templates give exactly log2 K.
-* :func:`extraction_mi` -- I(source; extraction | question) of an extractor read as a
-  compressor channel, with :func:`infometer.text.channel_mi` (He et al. 2025's Monte Carlo
-  estimator: InfoNCE with a scorer's log-likelihoods, at most log N for N sources), in bits
-  and bits per extracted token.  A copying extractor approaches log2 N; a constant one
-  gives exactly 0 (every source scores its output alike).
+* :func:`extraction_mutual_info` -- I(source; extraction | question) of an extractor read
+  as a compressor channel, with :func:`infometer.text.channel_mutual_info` (He et al.
+  2025's Monte Carlo estimator: InfoNCE with a scorer's log-likelihoods, at most log N for
+  N sources), in nats (``unit="bits"`` for bits) and bits per extracted token.  A copying
+  extractor approaches log N; a constant one gives exactly 0 (every source scores its
+  output alike).
 * :func:`rank_agreement` -- whether channel MI ranks extractors as F1 does (Spearman).
 
 The built-in scorer is the text family's copy-bigram LM, so the number is the information
@@ -22,24 +23,27 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import deprecated_alias
 from .sites import layout_signature
 
-__all__ = ["layout_entropy", "triples_text", "extraction_mi", "rank_agreement"]
+__all__ = ["layout_entropy", "triples_text", "extraction_mutual_info", "rank_agreement"]
 
 
-def layout_entropy(pages: Sequence[Any], *, unit: str = "bits") -> Any:
+def layout_entropy(pages: Sequence[Any], *, unit: str = "nats") -> Any:
     """Plug-in entropy of the pages' layout signatures.
 
     Parameters
     ----------
     pages
         HTML strings or :class:`~.sites.Page` objects.
+    unit
+        ``"nats"`` (default), ``"bits"``, ``"hartleys"`` or ``"base-B"``.
 
     Examples
     --------
     >>> from infometer.extract.sites import make_sites
     >>> pages = [p for g in make_sites(4, 2) for p in g.pages]
-    >>> round(float(layout_entropy(pages)), 6)
+    >>> round(float(layout_entropy(pages, unit="bits")), 6)
     2.0
     """
     import infometer as im
@@ -61,14 +65,14 @@ def triples_text(triples: Sequence[Sequence[str]]) -> str:
     return "\n".join(" | ".join(str(x) for x in t) for t in triples)
 
 
-def extraction_mi(
+def extraction_mutual_info(
     sources: Sequence[str],
     extractor: Callable[..., Any],
     *,
     queries: Sequence[str] | None = None,
     scorer: Any = "builtin",
-    unit: str = "bits",
-    ci: float | None = 0.95,
+    unit: str = "nats",
+    ci: float | None = None,
     seed: int = 0,
 ) -> Any:
     """I(source; extraction | question) of ``extractor`` as a compressor channel.
@@ -94,7 +98,7 @@ def extraction_mi(
     Examples
     --------
     >>> docs = [f"item {i} costs {i * 7} dollars" for i in range(6)]
-    >>> est = extraction_mi(docs, lambda d: d, ci=None)
+    >>> est = extraction_mutual_info(docs, lambda d: d, unit="bits")
     >>> est.diagnostics["ceiling_bits"] - float(est) < 0.2
     True
     """
@@ -140,3 +144,7 @@ def rank_agreement(first: Sequence[float], second: Sequence[float]) -> float:
             f"need two equal-length score lists of at least 3, got {a.size} and {b.size}"
         )
     return float(spearmanr(a, b).statistic)
+
+
+# The former abbreviated names, deprecated for one release (issue 29).
+extraction_mi = deprecated_alias(extraction_mutual_info, "extraction_mi")

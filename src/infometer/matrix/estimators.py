@@ -30,9 +30,6 @@ from ..registry import Raw, register
 from . import kernels as K
 
 __all__ = [
-    "matrix_renyi_entropy",
-    "matrix_renyi_mi",
-    "matrix_renyi_cmi",
     "von_neumann_entropy",
     "effective_rank",
 ]

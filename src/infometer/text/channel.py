@@ -50,7 +50,6 @@ __all__ = [
     "channel_terms",
     "loo_terms",
     "per_context_means",
-    "mc_loglik",
     "channel_mutual_info_from_scores",
     "SATURATION_SHARE",
 ]

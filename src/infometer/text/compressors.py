@@ -1,7 +1,7 @@
 """Compressors: a context (and a query) in, a summary text out.
 
 A compressor is any callable ``f(context, query, rng) -> str``; ``f(context, query)`` and
-``f(context)`` are accepted too (:func:`call_compressor` passes what the callable takes).
+``f(context)`` are accepted too (the measuring functions pass what the callable takes).
 ``rng`` is a :class:`numpy.random.Generator` for stochastic compressors.  Built-in
 extractive compressors keep whole sentences in their original order:
 
@@ -29,7 +29,6 @@ from .embed import SentenceEncoder, check_sentence_vectors, minilm_sentence_enco
 
 __all__ = [
     "split_sentences",
-    "call_compressor",
     "LeadK",
     "RandomK",
     "TopK",
@@ -61,7 +60,7 @@ def _arity(func: Callable[..., Any]) -> int:
     return min(n, 3)
 
 
-def call_compressor(
+def _call_compressor(
     func: Any, context: str, query: str | None, rng: np.random.Generator, name: str = "compressor"
 ) -> str:
     """Call a user's compressor with the arguments it takes; check it returns a string."""

@@ -26,7 +26,7 @@ from .._estimate import Estimate
 from ..data import InfometerWarning, check_choice, check_int
 from ..progress import progress_bar
 from .channel import _check_scores, channel_mutual_info_from_scores
-from .compressors import call_compressor
+from .compressors import _call_compressor
 from .scorers import as_scorer, check_logprobs, make_prompt
 
 __all__ = [
@@ -224,7 +224,7 @@ def make_summaries(
     for i, x in it:
         q = None if queries is None else queries[i]
         for _ in range(m):
-            out.append(call_compressor(compressor, x, q, rng, name))
+            out.append(_call_compressor(compressor, x, q, rng, name))
             src.append(i)
     return out, np.array(src, dtype=np.int64)
 

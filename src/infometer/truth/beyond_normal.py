@@ -218,7 +218,7 @@ def _spiral_maps(dx: int, dy: int, speed: float = 1.0) -> tuple[Map, Map]:
 def _register() -> None:
     rho = 0.75
     binorm_cov = np.array([[1.0, rho], [rho, 1.0]])
-    i_binorm = cf.bivariate_normal_mi(rho)
+    i_binorm = cf.bivariate_normal_mutual_info(rho)
     binorm = _gaussian(binorm_cov, 1)
     ident = np.eye(2)
 
@@ -250,7 +250,7 @@ def _register() -> None:
             _pair_task(
                 f"1v1-additive-{eps}",
                 _additive(eps),
-                cf.additive_uniform_mi(eps),
+                cf.additive_uniform_mutual_info(eps),
                 (1, 1),
                 "additive",
                 description=f"Y = X + U(−{eps}, {eps})",
@@ -292,7 +292,7 @@ def _register() -> None:
             description="t·√|t| of the normal",
         )
     )
-    st1 = cf.student_t_mi(ident, 1, 1)
+    st1 = cf.student_t_mutual_info(ident, 1, 1)
     _bn(
         _pair_task(
             "student-identity-1-1-1",
@@ -337,7 +337,7 @@ def _register() -> None:
             _pair_task(
                 f"multinormal-dense-{d}-{d}-0.5",
                 _gaussian(cov, d),
-                cf.gaussian_mi(cov, d),
+                cf.gaussian_mutual_info(cov, d),
                 (d, d),
                 "multinormal-dense",
                 description=f"{d}x{d} normal, all correlations 0.5",
@@ -349,7 +349,7 @@ def _register() -> None:
             _pair_task(
                 f"multinormal-sparse-{d}-{d}-2-2.0",
                 _gaussian(cov, d),
-                cf.gaussian_mi(cov, d),
+                cf.gaussian_mutual_info(cov, d),
                 (d, d),
                 "multinormal-sparse",
                 description=f"{d}x{d} normal, two pairs with ρ = 0.8",
@@ -363,7 +363,7 @@ def _register() -> None:
             _pair_task(
                 f"student-identity-{dx}-{dx}-{df}",
                 _student(disp, dx, df),
-                cf.student_t_mi(disp, dx, df),
+                cf.student_t_mutual_info(disp, dx, df),
                 (dx, dx),
                 "student",
                 description=f"{dx}x{dx} Student t, ν = {df}, identity dispersion",
@@ -373,7 +373,7 @@ def _register() -> None:
     # --- transformed sparse multinormals and Student t
     for d in (3, 5, 25):
         cov = sparse[d]
-        i = cf.gaussian_mi(cov, d)
+        i = cf.gaussian_mutual_info(cov, d)
         _bn(
             _pair_task(
                 f"normal_cdf-multinormal-sparse-{d}-{d}-2-2.0",
@@ -387,7 +387,7 @@ def _register() -> None:
         )
     for d in (3, 5, 25):
         cov = sparse[d]
-        i = cf.gaussian_mi(cov, d)
+        i = cf.gaussian_mutual_info(cov, d)
         _bn(
             _pair_task(
                 f"half_cube-multinormal-sparse-{d}-{d}-2-2.0",
@@ -406,7 +406,7 @@ def _register() -> None:
             _pair_task(
                 f"spiral-multinormal-sparse-{d}-{d}-2-2.0",
                 _gaussian(cov, d),
-                cf.gaussian_mi(cov, d),
+                cf.gaussian_mutual_info(cov, d),
                 (d, d),
                 "spiral",
                 [sx],
@@ -420,7 +420,7 @@ def _register() -> None:
             _pair_task(
                 f"spiral-normal_cdf-multinormal-sparse-{d}-{d}-2-2.0",
                 _gaussian(cov, d),
-                cf.gaussian_mi(cov, d),
+                cf.gaussian_mutual_info(cov, d),
                 (d, d),
                 "spiral",
                 [normal_cdf, sx],
@@ -433,7 +433,7 @@ def _register() -> None:
             _pair_task(
                 f"asinh-student-identity-{dx}-{dx}-{df}",
                 _student(disp, dx, df),
-                cf.student_t_mi(disp, dx, df),
+                cf.student_t_mutual_info(disp, dx, df),
                 (dx, dx),
                 "asinh_student",
                 [asinh],

@@ -18,20 +18,21 @@ import numpy as np
 from scipy.integrate import quad
 from scipy.special import digamma, gammaln, xlogy
 
+from .._deprecation import deprecated_alias
 from ..data import check_float, check_int
 
 __all__ = [
     "gaussian_entropy",
-    "gaussian_mi",
-    "gaussian_cmi",
+    "gaussian_mutual_info",
+    "gaussian_cond_mutual_info",
     "gaussian_kl",
-    "bivariate_normal_mi",
-    "correlation_for_mi",
+    "bivariate_normal_mutual_info",
+    "correlation_for_mutual_info",
     "student_t_entropy",
-    "student_t_mi",
-    "additive_uniform_mi",
-    "discrete_uniform_mixture_mi",
-    "zero_inflated_poissonization_mi",
+    "student_t_mutual_info",
+    "additive_uniform_mutual_info",
+    "discrete_uniform_mixture_mutual_info",
+    "zero_inflated_poissonization_mutual_info",
     "lvm_correlation",
 ]
 
@@ -59,7 +60,7 @@ def gaussian_entropy(cov: np.ndarray) -> float:
     return 0.5 * (_logdet(c) + d * (1.0 + math.log(2 * math.pi)))
 
 
-def gaussian_mi(cov: np.ndarray, dim_x: int) -> float:
+def gaussian_mutual_info(cov: np.ndarray, dim_x: int) -> float:
     """I(X;Y) = ½ log(det Σ_XX det Σ_YY / det Σ) with X the first ``dim_x`` coordinates."""
     c = _cov(cov)
     dim_x = check_int(dim_x, "dim_x", min_value=1, max_value=c.shape[0] - 1)
@@ -67,7 +68,7 @@ def gaussian_mi(cov: np.ndarray, dim_x: int) -> float:
     return max(v, 0.0)  # round-off can give -1e-16 for independent blocks
 
 
-def gaussian_cmi(cov: np.ndarray, dim_x: int, dim_y: int) -> float:
+def gaussian_cond_mutual_info(cov: np.ndarray, dim_x: int, dim_y: int) -> float:
     """I(X;Y|Z) for a Gaussian with coordinates ordered (X, Y, Z).
 
     ``½ log(det Σ_XZ det Σ_YZ / (det Σ_Z det Σ))``.
@@ -107,13 +108,13 @@ def gaussian_kl(mu0: np.ndarray, cov0: np.ndarray, mu1: np.ndarray, cov1: np.nda
     )
 
 
-def bivariate_normal_mi(rho: float) -> float:
+def bivariate_normal_mutual_info(rho: float) -> float:
     """−½ log(1 − ρ²)."""
     r = check_float(rho, "rho", low=-1.0, high=1.0, inclusive=(False, False))
     return -0.5 * math.log1p(-r * r)
 
 
-def correlation_for_mi(mi: float, n_pairs: int = 1) -> float:
+def correlation_for_mutual_info(mi: float, n_pairs: int = 1) -> float:
     """ρ giving ``n_pairs`` independent pairs total MI ``mi``: ρ = √(1 − e^{−2I/d})."""
     mi = check_float(mi, "mi", low=0.0)
     n_pairs = check_int(n_pairs, "n_pairs", min_value=1)
@@ -136,7 +137,7 @@ def student_t_entropy(dim: int, df: float) -> float:
     )
 
 
-def student_t_mi(dispersion: np.ndarray, dim_x: int, df: float) -> float:
+def student_t_mutual_info(dispersion: np.ndarray, dim_x: int, df: float) -> float:
     """I(X;Y) of a multivariate Student t: Gaussian part plus the ν-correction.
 
     ``I = I_Gauss(Σ) + h_ν(d_x) + h_ν(d_y) − h_ν(d_x + d_y)`` with ``h_ν`` from
@@ -150,22 +151,22 @@ def student_t_mi(dispersion: np.ndarray, dim_x: int, df: float) -> float:
         + student_t_entropy(dim_y, df)
         - student_t_entropy(dim_x + dim_y, df)
     )
-    return gaussian_mi(c, dim_x) + corr
+    return gaussian_mutual_info(c, dim_x) + corr
 
 
-def additive_uniform_mi(epsilon: float) -> float:
+def additive_uniform_mutual_info(epsilon: float) -> float:
     """X ~ U(0,1), Y = X + U(−ε, ε): ``ε − log 2ε`` (ε ≤ ½) or ``1/(4ε)`` (ε > ½)."""
     e = check_float(epsilon, "epsilon", low=0.0, inclusive=(False, True))
     return e - math.log(2 * e) if e <= 0.5 else 1.0 / (4 * e)
 
 
-def discrete_uniform_mixture_mi(m: int) -> float:
+def discrete_uniform_mixture_mutual_info(m: int) -> float:
     """X ~ U{0..m−1}, Y | X ~ U(X, X + 2): ``log m − ((m−1)/m) log 2`` (Gao et al. 2017)."""
     m = check_int(m, "m", min_value=1)
     return math.log(m) - (m - 1) / m * math.log(2)
 
 
-def zero_inflated_poissonization_mi(p: float = 0.15, k_max: int = 200) -> float:
+def zero_inflated_poissonization_mutual_info(p: float = 0.15, k_max: int = 200) -> float:
     """Exact I(X;Y) for X ~ Exp(1), Y | X = p·δ₀ + (1−p)·Poisson(X), by quadrature.
 
     The marginal is ``P(Y=0) = p + (1−p)/2`` and ``P(Y=k) = (1−p)/2^{k+1}``; each term
@@ -227,3 +228,18 @@ def lvm_correlation(
         cov[i, i] += eta**2
     sd = np.sqrt(np.diag(cov))
     return cov / np.outer(sd, sd)
+
+
+# The former abbreviated names, deprecated for one release (issue 29).
+gaussian_mi = deprecated_alias(gaussian_mutual_info, "gaussian_mi")
+gaussian_cmi = deprecated_alias(gaussian_cond_mutual_info, "gaussian_cmi")
+bivariate_normal_mi = deprecated_alias(bivariate_normal_mutual_info, "bivariate_normal_mi")
+correlation_for_mi = deprecated_alias(correlation_for_mutual_info, "correlation_for_mi")
+student_t_mi = deprecated_alias(student_t_mutual_info, "student_t_mi")
+additive_uniform_mi = deprecated_alias(additive_uniform_mutual_info, "additive_uniform_mi")
+discrete_uniform_mixture_mi = deprecated_alias(
+    discrete_uniform_mixture_mutual_info, "discrete_uniform_mixture_mi"
+)
+zero_inflated_poissonization_mi = deprecated_alias(
+    zero_inflated_poissonization_mutual_info, "zero_inflated_poissonization_mi"
+)

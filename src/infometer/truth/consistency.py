@@ -67,7 +67,7 @@ def injective(base: Task) -> Task:
 
 def lossy_gaussian(cov: np.ndarray, dim_x: int, keep: int, name: str) -> Task:
     """Gaussian (X, Y) with X cut to its first ``keep`` coordinates: I drops (data processing)."""
-    full = cf.gaussian_mi(cov, dim_x)
+    full = cf.gaussian_mutual_info(cov, dim_x)
     idx = np.r_[np.arange(keep), np.arange(dim_x, cov.shape[0])]
     sub = cov[np.ix_(idx, idx)]
     chol = np.linalg.cholesky(cov)
@@ -80,7 +80,7 @@ def lossy_gaussian(cov: np.ndarray, dim_x: int, keep: int, name: str) -> Task:
         name=f"{name}~lossy",
         quantity="mutual_info",
         sampler=sampler,
-        truth=cf.gaussian_mi(sub, keep),
+        truth=cf.gaussian_mutual_info(sub, keep),
         dims=(keep, cov.shape[0] - dim_x),
         family="consistency-less",
         tags=frozenset({"consistency"}),

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .._deprecation import deprecated_alias
 from . import closed_forms as cf
 from .base import Task, register_task
 
@@ -22,7 +23,7 @@ __all__ = [
     "additive_uniform_task",
     "discrete_uniform_mixture_task",
     "zero_inflated_poisson_task",
-    "gaussian_cmi_task",
+    "gaussian_cond_mutual_info_task",
     "gaussian_kl_task",
     "gaussian_entropy_task",
 ]
@@ -30,7 +31,7 @@ __all__ = [
 
 def gaussian_pairs_task(mi: float, n_pairs: int, name: str | None = None) -> Task:
     """``n_pairs`` independent Gaussian pairs (X_i, Y_i) with total MI ``mi``."""
-    rho = cf.correlation_for_mi(mi, n_pairs)
+    rho = cf.correlation_for_mutual_info(mi, n_pairs)
     resid = math.exp(-2.0 * mi / n_pairs)  # 1 − ρ², kept exact (ρ → 1 at high MI)
     truth = -0.5 * n_pairs * math.log(resid)
 
@@ -54,7 +55,7 @@ def gaussian_pairs_task(mi: float, n_pairs: int, name: str | None = None) -> Tas
 
 def additive_uniform_task(epsilon: float) -> Task:
     """X ~ U(0, 1), Y = X + U(−ε, ε) (no standardisation; MI ``ε − log 2ε`` for ε ≤ ½)."""
-    truth = cf.additive_uniform_mi(epsilon)
+    truth = cf.additive_uniform_mutual_info(epsilon)
 
     def sampler(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         x = rng.random((n, 1))
@@ -75,7 +76,7 @@ def additive_uniform_task(epsilon: float) -> Task:
 
 def discrete_uniform_mixture_task(m: int) -> Task:
     """X ~ U{0..m−1} (integers), Y | X ~ U(X, X + 2); I = log m − ((m−1)/m) log 2."""
-    truth = cf.discrete_uniform_mixture_mi(m)
+    truth = cf.discrete_uniform_mixture_mutual_info(m)
 
     def sampler(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         x = rng.integers(0, m, size=(n, 1))
@@ -99,9 +100,9 @@ def zero_inflated_poisson_task(p: float = 0.15) -> Task:
 
     The value ``(1 − p)·0.3012`` quoted with the Gao et al. sampler holds only for p = 0
     (zero inflation also blurs the Poisson zeros); see
-    :func:`~infometer.truth.closed_forms.zero_inflated_poissonization_mi`.
+    :func:`~infometer.truth.closed_forms.zero_inflated_poissonization_mutual_info`.
     """
-    truth = cf.zero_inflated_poissonization_mi(p)
+    truth = cf.zero_inflated_poissonization_mutual_info(p)
 
     def sampler(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         x = rng.exponential(1.0, size=(n, 1))
@@ -126,10 +127,10 @@ def _gaussian_draw(cov: np.ndarray):
     return lambda n, rng: rng.standard_normal((n, cov.shape[0])) @ chol.T
 
 
-def gaussian_cmi_task(name: str, cov: np.ndarray, dims: tuple[int, int, int]) -> Task:
+def gaussian_cond_mutual_info_task(name: str, cov: np.ndarray, dims: tuple[int, int, int]) -> Task:
     """I(X;Y|Z) of a Gaussian with coordinates ordered (X, Y, Z)."""
     dx, dy, dz = dims
-    truth = cf.gaussian_cmi(cov, dx, dy)
+    truth = cf.gaussian_cond_mutual_info(cov, dx, dy)
     draw = _gaussian_draw(cov)
 
     def sampler(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -200,13 +201,15 @@ def _register() -> None:
     register_task(zero_inflated_poisson_task(0.15))
     # CMI: X = Z + a, Y = Z + b with correlated (a, b): conditioning on Z matters
     c = np.array([[2.0, 1.6, 1.0], [1.6, 2.0, 1.0], [1.0, 1.0, 1.0]])
-    register_task(gaussian_cmi_task("gauss-cmi-1-1-1", c, (1, 1, 1)))
+    register_task(gaussian_cond_mutual_info_task("gauss-cmi-1-1-1", c, (1, 1, 1)))
     rng = np.random.default_rng(11)
     a = rng.standard_normal((6, 6))
-    register_task(gaussian_cmi_task("gauss-cmi-2-2-2", a @ a.T + 0.5 * np.eye(6), (2, 2, 2)))
+    register_task(
+        gaussian_cond_mutual_info_task("gauss-cmi-2-2-2", a @ a.T + 0.5 * np.eye(6), (2, 2, 2))
+    )
     # Markov chain X -> Z -> Y: I(X;Y|Z) = 0 although I(X;Y) > 0
     m = np.array([[1.0, 0.8, 0.64], [0.8, 1.0, 0.8], [0.64, 0.8, 1.0]])[[0, 2, 1]][:, [0, 2, 1]]
-    register_task(gaussian_cmi_task("gauss-cmi-markov-zero", m, (1, 1, 1)))
+    register_task(gaussian_cond_mutual_info_task("gauss-cmi-markov-zero", m, (1, 1, 1)))
     register_task(
         gaussian_kl_task("gauss-kl-1d-shift", np.zeros(1), np.eye(1), np.ones(1), np.eye(1))
     )
@@ -224,3 +227,6 @@ def _register() -> None:
 
 
 _register()
+
+# The former abbreviated names, deprecated for one release (issue 29).
+gaussian_cmi_task = deprecated_alias(gaussian_cond_mutual_info_task, "gaussian_cmi_task")

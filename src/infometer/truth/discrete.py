@@ -22,6 +22,7 @@ from scipy.optimize import brentq
 from scipy.special import xlogy
 
 from .. import exact as _exact
+from .._deprecation import deprecated_alias
 from ..data import check_float, check_int
 from ..validation import check_stochastic_matrix
 from . import ising
@@ -29,7 +30,7 @@ from .base import Task, register_task
 
 __all__ = [
     "binary_entropy",
-    "symmetric_channel_mi",
+    "symmetric_channel_mutual_info",
     "symmetric_channel_error",
     "symmetric_channel_table",
     "symmetric_channel_task",
@@ -41,8 +42,8 @@ __all__ = [
     "ising_chain_flip_probability",
     "ising_chain_task",
     "ising2d_entropy_task",
-    "ising2d_strip_mi_task",
-    "table_mi_task",
+    "ising2d_strip_mutual_info_task",
+    "table_mutual_info_task",
 ]
 
 
@@ -52,7 +53,7 @@ def binary_entropy(p: float) -> float:
 
 
 # ------------------------------------------------------------------ symmetric channels
-def symmetric_channel_mi(vocab: int, error: float) -> float:
+def symmetric_channel_mutual_info(vocab: int, error: float) -> float:
     """I(x; y) of a V-ary symmetric channel with uniform input and error probability ``error``."""
     vocab = check_int(vocab, "vocab", min_value=2)
     e = check_float(error, "error", low=0.0, high=1.0)
@@ -60,7 +61,7 @@ def symmetric_channel_mi(vocab: int, error: float) -> float:
 
 
 def symmetric_channel_error(vocab: int, mi: float) -> float:
-    """Error probability ``e ∈ [0, (V−1)/V]`` with ``symmetric_channel_mi(V, e) == mi``.
+    """Error probability ``e ∈ [0, (V−1)/V]`` with ``symmetric_channel_mutual_info(V, e) == mi``.
 
     The MI decreases strictly from ``log V`` (e = 0) to 0 (e = (V−1)/V), so the root is unique.
     """
@@ -73,7 +74,7 @@ def symmetric_channel_error(vocab: int, mi: float) -> float:
         return 0.0
 
     def f(e: float) -> float:
-        return symmetric_channel_mi(vocab, e) - mi
+        return symmetric_channel_mutual_info(vocab, e) - mi
 
     if f(e_max) >= 0.0:  # mi below the round-off of the MI at e_max
         return e_max
@@ -138,7 +139,7 @@ def symmetric_channel_task(
             "use more pairs or a larger vocab"
         )
     e = symmetric_channel_error(vocab, per)
-    truth = n_pairs * symmetric_channel_mi(vocab, e)
+    truth = n_pairs * symmetric_channel_mutual_info(vocab, e)
 
     def sampler(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         x, y = sample_symmetric_channel(n, n_pairs, vocab, e, rng)
@@ -289,7 +290,7 @@ def ising2d_entropy_task(rows: int, cols: int, temperature: float) -> Task:
     )
 
 
-def ising2d_strip_mi_task(rows: int, cols: int, temperature: float, top: int) -> Task:
+def ising2d_strip_mutual_info_task(rows: int, cols: int, temperature: float, top: int) -> Task:
     """I(top ``top`` rows; other rows) of the Ising torus at temperature T, exact samples."""
     k = 1.0 / check_float(temperature, "temperature", low=0.0, inclusive=(False, True))
     truth = ising.strip_mutual_info(rows, cols, k, top)
@@ -313,7 +314,7 @@ def ising2d_strip_mi_task(rows: int, cols: int, temperature: float, top: int) ->
 
 
 # ------------------------------------------------------------------ tables
-def table_mi_task(pxy: np.ndarray, name: str) -> Task:
+def table_mutual_info_task(pxy: np.ndarray, name: str) -> Task:
     """I(X;Y) of an explicit joint table (X on axis 0), exact via :mod:`infometer.exact`."""
     t = np.asarray(pxy, dtype=np.float64)
     truth = _exact.mutual_info(t).value
@@ -374,12 +375,19 @@ def _register() -> None:
         register_task(ising2d_entropy_task(4, 4, temp))
     register_task(ising2d_entropy_task(3, 3, 2.5))
     register_task(ising2d_entropy_task(8, 8, 3.0))
-    register_task(ising2d_strip_mi_task(4, 4, 2.5, 2))
+    register_task(ising2d_strip_mutual_info_task(4, 4, 2.5, 2))
     rng = np.random.default_rng(20231)
-    register_task(table_mi_task(rng.dirichlet(np.ones(20)).reshape(4, 5), "table-4x5-dirichlet"))
+    register_task(
+        table_mutual_info_task(rng.dirichlet(np.ones(20)).reshape(4, 5), "table-4x5-dirichlet")
+    )
     ranks = np.arange(1, 101, dtype=np.float64)
     register_task(pmf_entropy_task(ranks**-1.0 / (ranks**-1.0).sum(), "zipf-100"))
     register_task(pmf_entropy_task(np.full(8, 1 / 8), "uniform-8"))
 
 
 _register()
+
+# The former abbreviated names, deprecated for one release (issue 29).
+symmetric_channel_mi = deprecated_alias(symmetric_channel_mutual_info, "symmetric_channel_mi")
+ising2d_strip_mi_task = deprecated_alias(ising2d_strip_mutual_info_task, "ising2d_strip_mi_task")
+table_mi_task = deprecated_alias(table_mutual_info_task, "table_mi_task")

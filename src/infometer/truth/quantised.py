@@ -22,9 +22,10 @@ import numpy as np
 from scipy.integrate import quad
 from scipy.special import ndtr, xlogy
 
+from .._deprecation import deprecated_alias
 from .base import Task, register_task
 
-__all__ = ["quantised_gaussian_task", "lattice_pmf", "quantised_gaussian_mi"]
+__all__ = ["quantised_gaussian_task", "lattice_pmf", "quantised_gaussian_mutual_info"]
 
 _HALF_RANGE = 9.0
 
@@ -38,7 +39,7 @@ def lattice_pmf(decimals: int) -> tuple[np.ndarray, np.ndarray]:
     return v, p / p.sum()
 
 
-def quantised_gaussian_mi(decimals: int, noise_sd: float, y_decimals: int | None) -> float:
+def quantised_gaussian_mutual_info(decimals: int, noise_sd: float, y_decimals: int | None) -> float:
     """Exact ``I(round(Z, d); Y)`` for ``Y = X + σ ε`` (rounded to ``y_decimals`` if given)."""
     v, p = lattice_pmf(decimals)
     s = float(noise_sd)
@@ -58,7 +59,7 @@ def quantised_gaussian_mi(decimals: int, noise_sd: float, y_decimals: int | None
         return h_y - 0.5 * math.log(2 * math.pi * math.e * s * s)
     sy = 10.0**-y_decimals
     if (v[-1] - v[0] + 24 * s) / sy * v.size > 5e7:
-        raise ValueError("quantised_gaussian_mi: the (x, y) lattice is too fine to sum")
+        raise ValueError("quantised_gaussian_mutual_info: the (x, y) lattice is too fine to sum")
     w = np.arange(math.floor((v[0] - 12 * s) / sy), math.ceil((v[-1] + 12 * s) / sy) + 1) * sy
     q = ndtr((w[None, :] + sy / 2 - v[:, None]) / s) - ndtr((w[None, :] - sy / 2 - v[:, None]) / s)
     joint = p[:, None] * q
@@ -70,7 +71,7 @@ def quantised_gaussian_task(
     decimals: int, noise_sd: float = 1.0, y_decimals: int | None = None
 ) -> Task:
     """``X = round(Z, decimals)``, ``Y = X + noise_sd·ε`` (``round(Y, y_decimals)`` if given)."""
-    truth = quantised_gaussian_mi(decimals, noise_sd, y_decimals)
+    truth = quantised_gaussian_mutual_info(decimals, noise_sd, y_decimals)
 
     def sampler(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         x = np.round(rng.standard_normal((n, 1)), decimals)
@@ -102,3 +103,6 @@ def _register() -> None:
 
 
 _register()
+
+# The former abbreviated names, deprecated for one release (issue 29).
+quantised_gaussian_mi = deprecated_alias(quantised_gaussian_mutual_info, "quantised_gaussian_mi")
