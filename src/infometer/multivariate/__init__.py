@@ -40,3 +40,7 @@ __all__ += ["multiplets", "MultipletResult"]
 from .significance import MultivariateTest, multivariate_test  # noqa: E402
 
 __all__ += ["multivariate_test", "MultivariateTest"]
+
+from .pairs import PairPIDResult, pid_pairs  # noqa: E402
+
+__all__ += ["pid_pairs", "PairPIDResult"]
