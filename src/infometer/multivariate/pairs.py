@@ -214,7 +214,11 @@ class PairPIDResult:
         _, ax = new_axes(ax, figsize=(6.0, 5.0))
         mat = self.matrix("synergy_minus_redundancy")
         lim = float(np.nanmax(np.abs(mat))) if np.isfinite(mat).any() else 1.0
-        im = ax.imshow(mat, cmap="RdBu_r", vmin=-lim, vmax=lim)
+        import matplotlib as mpl
+
+        cmap = mpl.colormaps["RdBu_r"].copy()
+        cmap.set_bad("0.85")  # the diagonal and singular pairs: grey, not "zero"
+        im = ax.imshow(np.ma.masked_invalid(mat), cmap=cmap, vmin=-lim, vmax=lim)
         fs = 7 if d <= 40 else 5
         if d <= 60:
             ax.set_xticks(range(d), self.names, rotation=90, fontsize=fs)
