@@ -237,3 +237,36 @@ def test_bad_data():
         im.pid_pairs(x, np.ones(len(y)))
     with pytest.raises((TypeError, ValueError), match="X"):
         im.pid_pairs(np.array([["a", "b"], ["c", "d"]] * 5), np.arange(10.0))
+
+
+def test_cli_all_pairs(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from infometer.cli.app import app
+
+    x, y = _net(n=600, d=4, seed=11)
+    df = pd.DataFrame(x, columns=list("abcd")).assign(y=y)
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    runner = CliRunner()
+    png = tmp_path / "pairs.png"
+    cmd = ["pid", str(path), "--all-pairs", "--target", "y", "--json", "--plot", str(png)]
+    r = runner.invoke(app, cmd)
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)
+    assert got["unit"] == "bits" and len(got["pairs"]) == 6 and png.stat().st_size > 0
+    ref = im.pid_pairs(pd.read_csv(path)[list("abcd")], pd.read_csv(path)["y"], unit="bits")
+    np.testing.assert_allclose(
+        [p["synergy"] for p in got["pairs"]], ref.to_frame().synergy, rtol=0, atol=1e-12
+    )
+    r = runner.invoke(app, ["pid", str(path), "--all-pairs", "-t", "y", "-s", "a,b,c"])
+    assert r.exit_code == 0 and "3 pairs" in r.stdout
+    for bad, word in [
+        (["--all-pairs", "--method", "plugin"], "--method"),
+        ([], "--sources is required"),
+        (["--all-pairs", "-s", "a,y"], "--target"),
+    ]:
+        r = runner.invoke(app, ["pid", str(path), "-t", "y", *bad])
+        assert r.exit_code == 2 and word in r.output

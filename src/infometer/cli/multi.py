@@ -155,7 +155,9 @@ def _test(q, df, method, unit, seed, discrete, permutations, block, file, json_o
 
 def pid_cmd(
     file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
-    sources: str = typer.Option(..., "--sources", "-s", help="Source columns (comma-sep.)."),
+    sources: str = typer.Option(
+        None, "--sources", "-s", help="Source columns (comma-sep.; --all-pairs: default all)."
+    ),
     target: str = typer.Option(..., "--target", "-t", help="The target column."),
     measure: str = typer.Option(None, "--measure", help="imin, mmi, broja, ccs, dep, isx."),
     method: str = typer.Option("auto", "--method", "-m", help="auto, plugin or gaussian."),
@@ -164,10 +166,17 @@ def pid_cmd(
     seed: int = typer.Option(0, "--seed"),
     discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
     plot: str = typer.Option(None, "--plot", help="PNG of the atoms."),
+    all_pairs: bool = typer.Option(
+        False,
+        "--all-pairs",
+        help="The Gaussian(-copula) MMI PID of every pair of sources (im.pid_pairs).",
+    ),
+    top: int = typer.Option(20, "--top", help="--all-pairs: rows printed (by |syn - red|)."),
     json_out: bool = _JSON,
     quiet: bool = _QUIET,
 ) -> None:
-    """Partial information decomposition of I(sources; target)."""
+    """Partial information decomposition of I(sources; target); with --all-pairs, of
+    every pair of sources (heat map of synergy - redundancy with --plot)."""
     import infometer as im
 
     from ..io import read_table, select_columns
@@ -175,9 +184,16 @@ def pid_cmd(
     from .app import out
 
     df = read_table(file)
-    names = _names(sources, "--sources")
     if target not in df.columns:
         raise ValueError(f"--target: {file} has no column {target!r}")
+    if all_pairs:
+        _pid_pairs(
+            df, file, sources, target, measure, method, unit, ci, seed, plot, top, json_out, quiet
+        )
+        return
+    if sources is None:
+        raise ValueError("--sources is required (or --all-pairs for every pair of columns)")
+    names = _names(sources, "--sources")
     if target in names:
         raise ValueError(f"--target {target!r} is among the --sources")
     src = select_columns(df, ",".join(names), "--sources", file)
@@ -219,6 +235,78 @@ def pid_cmd(
         )
         cols = ["atom_names", "kind", "value"] + (["ci_low", "ci_high"] if ci else [])
         out.print(frame[cols].to_string(index=False), highlight=False, markup=False)
+    if plot:
+        res.plot(path=plot)
+        if not json_out:
+            out.print(f"written: {plot}", highlight=False)
+
+
+def _pid_pairs(
+    df, file, sources, target, measure, method, unit, ci, seed, plot, top, json_out, quiet
+) -> None:
+    import infometer as im
+
+    from ..io import select_columns
+    from ..progress import quiet as quiet_bars
+    from ..validation import check_int
+    from .app import out
+
+    top = check_int(top, "--top", min_value=1)
+    if sources is None:
+        names = [c for c in df.columns if c != target]
+    else:
+        names = _names(sources, "--sources")
+        if target in names:
+            raise ValueError(f"--target {target!r} is among the --sources")
+    method = {"auto": "gaussian_copula", "gaussian": "gaussian"}.get(
+        str(method).lower(), str(method).lower()
+    )
+    if method not in ("gaussian_copula", "gaussian"):
+        raise ValueError(
+            f"--method {method!r}: --all-pairs takes gaussian_copula (auto) or gaussian"
+        )
+    src = select_columns(df, ",".join(map(str, names)), "--sources", file)
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = im.pid_pairs(
+            src,
+            df[target],
+            measure=measure or "mmi",
+            method=method,
+            unit=unit,
+            ci=ci,
+            seed=seed,
+            progress=None if not quiet else False,
+        )
+    _warn(caught)
+    frame = res.to_frame()
+    if json_out:
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "file": file,
+                    "measure": res.measure,
+                    "method": res.method,
+                    "target": target,
+                    "unit": res.unit,
+                    "n": res.n,
+                    "pairs": frame.to_dict(orient="records"),
+                }
+            )
+            + "\n"
+        )
+    else:
+        order = (frame.synergy - frame.redundancy).abs().sort_values(ascending=False).index
+        out.print(
+            f"{res.measure.upper()} PID ({res.method}) of every pair of {len(res.names)} "
+            f"sources about {target}: {len(frame)} pairs, top {min(top, len(frame))} by "
+            f"|synergy - redundancy| ({res.unit})",
+            highlight=False,
+        )
+        cols = ["source_i", "source_j", "redundancy", "unique_i", "unique_j", "synergy"]
+        out.print(
+            frame.loc[order[:top], cols].to_string(index=False), highlight=False, markup=False
+        )
     if plot:
         res.plot(path=plot)
         if not json_out:
