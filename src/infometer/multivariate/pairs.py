@@ -216,8 +216,8 @@ class PairPIDResult:
         lim = float(np.nanmax(np.abs(mat))) if np.isfinite(mat).any() else 1.0
         import matplotlib as mpl
 
-        cmap = mpl.colormaps["RdBu_r"].copy()
-        cmap.set_bad("0.85")  # the diagonal and singular pairs: grey, not "zero"
+        # the diagonal and singular pairs: grey, not "zero"
+        cmap = mpl.colormaps["RdBu_r"].with_extremes(bad="0.85")
         im = ax.imshow(np.ma.masked_invalid(mat), cmap=cmap, vmin=-lim, vmax=lim)
         fs = 7 if d <= 40 else 5
         if d <= 60:
