@@ -270,3 +270,9 @@ def test_cli_all_pairs(tmp_path):
     ]:
         r = runner.invoke(app, ["pid", str(path), "-t", "y", *bad])
         assert r.exit_code == 2 and word in r.output
+
+
+def test_memory_refused_when_max_pairs_is_raised():
+    x = np.zeros((10, 50_000))  # 1.25e9 pairs: ~93 GiB of values, above the 8 GiB limit
+    with pytest.raises(ValueError, match="GiB"):
+        im.pid_pairs(x, np.arange(10.0), max_pairs=10**10)

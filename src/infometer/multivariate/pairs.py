@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_budget, check_choice, check_int
+from ..validation import check_budget, check_choice, check_int, check_memory
 
 __all__ = ["pid_pairs", "PairPIDResult", "pair_mutual_info", "MAX_PAIRS", "MAX_CI_RERUNS"]
 
@@ -316,6 +316,8 @@ def pid_pairs(
         what=f"pairs of {d} sources",
         override="pass max_pairs=... to allow more, or fewer columns",
     )
+    # per pair: 6 float64 values, 2 indices, ~2 more vectors while the atoms are formed
+    check_memory(count * 8 * 10, what=f"the values of {count} pairs", name="X")
     tname = "target"
     while tname in vs:
         tname = "_" + tname
