@@ -14,8 +14,6 @@ O-information: redundancy and synergy both move them away from 0).
 
 from __future__ import annotations
 
-import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +22,7 @@ import numpy as np
 
 from .. import registry
 from .._estimate import _fmt, resolve_unit, unit_factor
-from ..stats.independence import MAX_PERMUTATIONS, IndependenceTest
+from ..stats.independence import MAX_PERMUTATIONS, IndependenceTest, permutation_null
 from ..validation import check_choice, check_int
 from ._surrogates import independent_orders, scheme_name
 
@@ -224,7 +222,7 @@ def multivariate_test(
     (True, 0.01)
     """
     from ..api import run
-    from ..progress import check_progress, progress_bar
+    from ..progress import check_progress
     from ._terms import check_count
     from .measures import split_variables
 
@@ -250,35 +248,15 @@ def multivariate_test(
     if block is not None and block >= n:
         raise ValueError(f"block={block} must be smaller than the {n} rows of X")
     rng = np.random.default_rng(seed)
-    null = np.empty(n_permutations)
-    bar = None
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for b in range(n_permutations):
-            if "seed" in run_params:
-                run_params["seed"] = None if seed is None else int(seed) + 1 + b
-            orders = independent_orders(rng, n, len(vs), block)
-            perm = [v.select(o) for v, o in zip(vs, orders, strict=True)]
-            null[b] = spec.func(*perm, **run_params).value
-            if b == 0 and progress is not False:
-                bar = progress_bar(
-                    total=n_permutations,
-                    initial=1,
-                    desc=f"{measure} permutations",
-                    progress=progress,
-                    expected_seconds=(time.perf_counter() - t0) * n_permutations,
-                )
-            elif bar is not None:
-                bar.update(1)
-    if bar is not None:
-        bar.close()
-    bad = ~np.isfinite(null)
-    if bad.any():
-        raise ValueError(
-            f"the estimator returned a non-finite {measure} on {int(bad.sum())} permuted "
-            "data sets; the permutation null is undefined"
-        )
+
+    def one(b: int, params: dict[str, Any]) -> float:
+        orders = independent_orders(rng, n, len(vs), block)
+        perm = [v.select(o) for v, o in zip(vs, orders, strict=True)]
+        return spec.func(*perm, **params).value
+
+    null = permutation_null(
+        one, n_permutations, run_params, seed, f"{measure} permutations", progress, measure
+    )
     p = p_value(stat.value, null, alternative)
     out = stat.to(resolve_unit(unit, base))
     f = unit_factor("nats", out.unit)

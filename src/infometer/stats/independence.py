@@ -218,6 +218,53 @@ def _strata_permutation(rng: np.random.Generator, codes: np.ndarray) -> np.ndarr
 
 
 # ------------------------------------------------------------------------ test
+def permutation_null(
+    one: Any,
+    n_permutations: int,
+    run_params: dict[str, Any],
+    seed: int | None,
+    desc: str,
+    progress: bool | None,
+    what: str = "value",
+) -> np.ndarray:
+    """The null distribution ``[one(b, params) for b in range(B)]`` of a permutation test.
+
+    The shared loop of :func:`independence_test` and
+    :func:`infometer.multivariate.multivariate_test`: permuted data set ``b`` runs with
+    ``seed + 1 + b`` for an estimator that takes a seed (so the null does not depend on the
+    order of evaluation), warnings of the permuted runs are silenced, a progress bar starts
+    after the first (timed) draw, and a non-finite null value is an error.
+    """
+    null = np.empty(n_permutations)
+    bar = None
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for b in range(n_permutations):
+            if "seed" in run_params:
+                run_params["seed"] = None if seed is None else int(seed) + 1 + b
+            null[b] = one(b, run_params)
+            if b == 0 and progress is not False:
+                bar = progress_bar(
+                    total=n_permutations,
+                    initial=1,
+                    desc=desc,
+                    progress=progress,
+                    expected_seconds=(time.perf_counter() - t0) * n_permutations,
+                )
+            elif bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    bad = ~np.isfinite(null)
+    if bad.any():
+        raise ValueError(
+            f"the estimator returned a non-finite {what} on {int(bad.sum())} permuted data "
+            "sets; the permutation null is undefined"
+        )
+    return null
+
+
 def independence_test(
     x: Any,
     y: Any,
@@ -311,33 +358,11 @@ def independence_test(
             return local_permutation(rng, neighbors)
 
     rest = [v for name, v in variables.items() if name != "x"]
-    null = np.empty(n_permutations)
-    bar = None
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for b in range(n_permutations):
-            if "seed" in run_params:
-                run_params["seed"] = None if seed is None else int(seed) + 1 + b
-            null[b] = spec.func(xv.select(draw()), *rest, **run_params).value
-            if b == 0 and progress is not False:
-                bar = progress_bar(
-                    total=n_permutations,
-                    initial=1,
-                    desc="permutations",
-                    progress=progress,
-                    expected_seconds=(time.perf_counter() - t0) * n_permutations,
-                )
-            elif bar is not None:
-                bar.update(1)
-    if bar is not None:
-        bar.close()
-    bad = ~np.isfinite(null)
-    if bad.any():
-        raise ValueError(
-            f"the estimator returned a non-finite value on {int(bad.sum())} "
-            "permuted data sets; the permutation null is undefined"
-        )
+
+    def one(b: int, params: dict[str, Any]) -> float:
+        return spec.func(xv.select(draw()), *rest, **params).value
+
+    null = permutation_null(one, n_permutations, run_params, seed, "permutations", progress)
     p = (1.0 + np.count_nonzero(null >= stat.value)) / (1.0 + n_permutations)
     f = unit_factor("nats", stat.to(unit).unit)
     return IndependenceTest(
