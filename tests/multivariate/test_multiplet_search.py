@@ -122,6 +122,11 @@ def _sweep(**kw):
 def test_processes_and_store_are_bit_for_bit(small_chunks, tmp_path):
     ref = _sweep()
     pd.testing.assert_frame_equal(_sweep(n_jobs=2).frame, ref.frame, check_exact=True)
+    # the execution object pairwise, infer_network and bench take, for the same run
+    ex = im.Execution(n_jobs=2, store=tmp_path / "ex")
+    pd.testing.assert_frame_equal(_sweep(execution=ex).frame, ref.frame, check_exact=True)
+    with pytest.raises(TypeError, match=r"execution= and n_jobs="):
+        _sweep(n_jobs=2, execution=ex)
     store = tmp_path / "sweep"
     pd.testing.assert_frame_equal(_sweep(store=store).frame, ref.frame, check_exact=True)
     chunks = sorted(os.listdir(store / "chunks"))

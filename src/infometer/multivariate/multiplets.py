@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..parallel import Execution
 from ..validation import check_budget, check_choice, check_int
 from . import _search
 from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
@@ -175,6 +176,7 @@ def multiplets(
     n_jobs: int = 1,
     client: Any = None,
     store: str | os.PathLike | None = None,
+    execution: Execution | None = None,
 ) -> MultipletResult:
     """``measure`` of every multiplet of ``sizes`` variables of ``X`` (or of the best ones
     a greedy/beam search finds), ranked.
@@ -216,6 +218,11 @@ def multiplets(
         :func:`infometer.parallel.run_jobs`; ``store`` (exhaustive only): a folder
         keeping every finished chunk, so an interrupted sweep resumes where it stopped.
         The values and p-values are bit for bit those of the in-process run.
+    execution
+        The same as an :class:`infometer.Execution` (``n_jobs``, ``scheduler``, ``store``),
+        the execution object :func:`infometer.pairwise`, :func:`infometer.infer_network`
+        and ``bench`` take; ``n_jobs=``, ``client=`` and ``store=`` are its shorthands (one
+        of them beside ``execution=`` is a ``TypeError``).
 
     Returns
     -------
@@ -259,13 +266,21 @@ def multiplets(
     search = check_choice(search, "search", SEARCHES)
     objective = check_choice(objective, "objective", tuple(OBJECTIVES))
     beam_width = check_int(beam_width, "beam_width", min_value=1)
-    n_jobs = check_int(n_jobs, "n_jobs", min_value=1)
+    ex = Execution.from_keywords(
+        execution,
+        "multiplets",
+        {"n_jobs": 1},
+        n_jobs=("n_jobs", n_jobs, 1),
+        client=("scheduler", client, None),
+        store=("store", store, None),
+    )
+    store = ex.store
     n_surrogates = check_int(n_surrogates, "n_surrogates", min_value=0)
     max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
     progress = check_progress(progress)
     if not isinstance(bias_correct, bool):
         raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
-    parallel = n_jobs > 1 or client is not None or store is not None
+    parallel = ex.workers > 1 or ex.scheduler is not None or store is not None
     if search != "exhaustive" and store is not None:
         raise ValueError(
             f"store is for search='exhaustive'; a {search} search keeps no chunks to "
@@ -327,11 +342,11 @@ def multiplets(
     if search == "exhaustive":
         sweep = _exhaustive_parallel if parallel else _exhaustive
         rows_idx, rows_val, rows_p, rows_fwer = sweep(
-            cfg, progress, n_jobs=n_jobs, client=client, store=store, method=method, seed=seed
+            cfg, progress, ex=ex, store=store, method=method, seed=seed
         )
     else:
         rows_idx, rows_val, rows_p, rows_fwer, evaluated = _searched(
-            cfg, width, OBJECTIVES[objective], progress=progress, n_jobs=n_jobs, client=client
+            cfg, width, OBJECTIVES[objective], progress=progress, ex=ex
         )
     factor = Estimate(value=1.0, unit="nats").to(u).value
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
@@ -389,10 +404,20 @@ def _collect(parts: list[dict], b_count: int, rows_val, rows_p, rows_fwer) -> No
         )
 
 
-def _exhaustive_parallel(cfg: dict, progress, *, n_jobs, client, store, method, seed):
+def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None) -> None:
+    """``func`` on every job through :func:`infometer.parallel.run_jobs` on ``ex``."""
+    from ..parallel import run_jobs
+
+    outcome = run_jobs(
+        func, jobs, sink, execution=ex, progress=True if progress else None, interruptible=False
+    )
+    outcome.raise_if_incomplete()
+
+
+def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, seed):
     import hashlib
 
-    from ..parallel import MemorySink, run_jobs
+    from ..parallel import MemorySink
     from ._chunkstore import ChunkStore
 
     w, ws, d = cfg["w"], cfg["ws"], cfg["d"]
@@ -438,16 +463,7 @@ def _exhaustive_parallel(cfg: dict, progress, *, n_jobs, client, store, method, 
             },
         )
         get = sink.get
-    outcome = run_jobs(
-        _search.chunk_job,
-        jobs,
-        sink,
-        workers=n_jobs if client is None else None,
-        scheduler=client,
-        progress=True if progress else None,
-        interruptible=False,
-    )
-    outcome.raise_if_incomplete()
+    _run(_search.chunk_job, jobs, sink, ex, progress)
     rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
     for s in range(cfg["lo"], cfg["hi"] + 1):
         rows_idx.append(np.array(list(combinations(range(d), s)), dtype=np.intp).reshape(-1, s))
@@ -455,7 +471,7 @@ def _exhaustive_parallel(cfg: dict, progress, *, n_jobs, client, store, method, 
     return rows_idx, rows_val, rows_p, rows_fwer
 
 
-def _searched(cfg: dict, width: int, sign: float, *, progress=None, n_jobs=1, client=None):
+def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Execution):
     w, ws = cfg["w"], cfg["ws"]
     args = (cfg["n"], cfg["lo"], cfg["hi"], width, cfg["measure"], sign, cfg["bias_correct"])
     kept, evaluated = beam_search(w, *args)
@@ -464,7 +480,7 @@ def _searched(cfg: dict, width: int, sign: float, *, progress=None, n_jobs=1, cl
     rows_p, rows_fwer = [], []
     if ws is not None:
         b_count = ws.shape[0]
-        best = _surrogate_bests(cfg, width, sign, progress, n_jobs, client)
+        best = _surrogate_bests(cfg, width, sign, progress, ex)
         for j, (idx, v) in enumerate(kept):
             nv = sign * multiplet_values(ws, cfg["n"], idx, cfg["measure"], cfg["bias_correct"])
             rows_p.append((1.0 + (nv >= sign * v[None, :]).sum(0)) / (b_count + 1.0))
@@ -474,9 +490,9 @@ def _searched(cfg: dict, width: int, sign: float, *, progress=None, n_jobs=1, cl
     return rows_idx, rows_val, rows_p, rows_fwer, evaluated
 
 
-def _surrogate_bests(cfg: dict, width: int, sign: float, progress, n_jobs: int, client):
+def _surrogate_bests(cfg: dict, width: int, sign: float, progress, ex: Execution):
     """(B, sizes): the same search on every surrogate, its best of each size (the null of
-    the best); one job per surrogate on ``run_jobs`` when ``n_jobs``/``client`` ask."""
+    the best); one job per surrogate on ``run_jobs`` when ``ex`` asks for workers."""
     from ..progress import progress_bar
 
     ws = cfg["ws"]
@@ -485,20 +501,11 @@ def _surrogate_bests(cfg: dict, width: int, sign: float, progress, n_jobs: int, 
         b: {"w": ws[b], "width": width, "sign": sign, **{k: cfg[k] for k in keys}}
         for b in range(ws.shape[0])
     }
-    if n_jobs > 1 or client is not None:
-        from ..parallel import MemorySink, run_jobs
+    if ex.workers > 1 or ex.scheduler is not None:
+        from ..parallel import MemorySink
 
         sink = MemorySink()
-        outcome = run_jobs(
-            _search.best_of_search,
-            jobs,
-            sink,
-            workers=n_jobs if client is None else None,
-            scheduler=client,
-            progress=True if progress else None,
-            interruptible=False,
-        )
-        outcome.raise_if_incomplete()
+        _run(_search.best_of_search, jobs, sink, ex, progress)
         return np.vstack([sink.results[b] for b in jobs])
     with progress_bar(
         jobs.values(),
