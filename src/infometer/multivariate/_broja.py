@@ -13,8 +13,8 @@ positive on every cell.  Where the optimum lies on the boundary, whole (s1, s2) 
 vanish (a cell cannot vanish alone: ``∂f/∂q = log(q / q12) → -∞``).
 
 The solver is a log-barrier path: ``f - μ Σ log q`` is minimised by damped Newton steps in
-the basis coordinates (exact Hessian, assembled as ``ZᵀZ`` from the per-column projector so
-that ``diag(1/q) - 1/q12`` does not cancel near a vanishing column), μ shrinking ×0.01 from
+the basis coordinates (exact Hessian, assembled as ``Wᵀ diag(1/q) W``, ``W = N - q(t|s1,s2) Σ_t N``,
+so that ``diag(1/q) - 1/q12`` does not cancel near a vanishing column), μ shrinking ×0.01 from
 1e-3 to ``GAP / cells`` (so the barrier moves f by at most ``GAP`` nats); each new stage
 starts from the tangent of the central path (``dq/dμ = N H⁻¹ Nᵀ (1/q)``), which follows the
 columns that vanish in proportion to μ; a full Newton step is taken without a line search once
@@ -31,6 +31,9 @@ __all__ = ["GAP", "broja_unique", "affine_basis", "barrier_newton"]
 GAP = 1e-12
 #: Factor of μ per stage, first μ, and the decrement (λ²) ending a stage / the last one.
 SHRINK, MU0, STAGE_TOL, FINAL_TOL = 0.01, 1e-3, 0.1, 1e-10
+#: Newton decrement (nats) below which a step changes f by rounding only; μ's superlinear
+#: decrease ``μ ← min(SHRINK μ, μ^POWER)`` (as in IPOPT).
+DEC_FLOOR, POWER = 1e-15, 1.5
 #: Most Newton steps per stage (a bound, not reached on any tested pmf).
 MAX_STEPS = 60
 
@@ -74,16 +77,18 @@ def affine_basis(cells: np.ndarray, p1t: np.ndarray, p2t: np.ndarray) -> np.ndar
 
 
 def _solve(h: np.ndarray, r: np.ndarray) -> np.ndarray:
-    try:
-        return np.linalg.solve(h, r)
-    except np.linalg.LinAlgError:
-        return np.linalg.lstsq(h, r, rcond=None)[0]
+    """``h⁻¹ r`` for the symmetric positive (semi)definite ``h`` (LAPACK Cholesky; least
+    squares where it is numerically singular)."""
+    from scipy.linalg.lapack import dposv
+
+    x, info = dposv(h, r)[1:]
+    return x if info == 0 else np.linalg.lstsq(h, r, rcond=None)[0]
 
 
 def _to_boundary(q: np.ndarray, dq: np.ndarray) -> float:
     """Largest step ≤ 1 keeping q > 0 (99% of the way to the boundary)."""
-    neg = dq < 0
-    return min(1.0, 0.99 * float(np.min(-q[neg] / dq[neg]))) if neg.any() else 1.0
+    worst = float((dq / q).min())
+    return 1.0 if worst >= -0.99 else -0.99 / worst
 
 
 def barrier_newton(
@@ -105,6 +110,7 @@ def barrier_newton(
     agg = np.zeros((n_pairs, n))
     agg[pair, np.arange(n)] = 1.0
     bt = basis.T
+    col = (agg @ basis)[pair]  # each cell's row of the column sums of the basis
     mu_end = GAP / n
 
     def merit(x: np.ndarray, mu: float) -> float:
@@ -115,17 +121,15 @@ def barrier_newton(
         last = mu <= mu_end
         val = None
         for _ in range(MAX_STEPS):
-            q12 = (agg @ q)[pair]
-            grad = bt @ (np.log(q / q12) - mu / q)
-            sq = np.sqrt(q)
-            y = basis / sq[:, None]
-            u = sq / np.sqrt(q12)
-            z = y - u[:, None] * (agg @ (u[:, None] * y))[pair]  # (I - uuᵀ) per column
-            h = z.T @ z + (bt * (mu / (q * q))) @ basis
+            share = q / (agg @ q)[pair]  # q(t | s1, s2)
+            inv = 1.0 / q
+            grad = bt @ (np.log(share) - mu * inv)
+            w = basis - share[:, None] * col  # Nᵀ(diag(1/q) - 1/q12)N = Wᵀ diag(1/q) W
+            h = (w.T * inv) @ w + (bt * (mu * inv * inv)) @ basis
             d = -_solve(h, grad)
             dec = float(-grad @ d)  # twice the predicted decrease of the merit
             lam2 = dec / mu
-            if not lam2 > (FINAL_TOL if last else STAGE_TOL):
+            if not (lam2 > (FINAL_TOL if last else STAGE_TOL) and dec > DEC_FLOOR):
                 break
             dq = basis @ d
             t = _to_boundary(q, dq)
@@ -145,7 +149,7 @@ def barrier_newton(
             q, val, steps = qn, vn, steps + 1
         if last:
             break
-        new = max(mu * SHRINK, mu_end)
+        new = max(min(mu * SHRINK, mu**POWER), mu_end)
         dq = basis @ _solve(h, bt @ (1.0 / q)) * (new - mu)  # central-path tangent
         q, mu = q + _to_boundary(q, dq) * dq, new
     return np.maximum(q, 0.0), steps

@@ -24,6 +24,7 @@ inversion of a redundancy function on it.  Measures:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from itertools import combinations
 
 import numpy as np
@@ -70,6 +71,12 @@ def lattice(m: int) -> list[Antichain]:
     >>> [label(a) for a in lattice(2)]
     ['{0}{1}', '{0}', '{1}', '{01}']
     """
+    return list(_lattice(m))
+
+
+@cache
+def _lattice(m: int) -> tuple[Antichain, ...]:
+    """:func:`lattice`, built once per ``m`` (antichains are immutable)."""
     subsets = [frozenset(c) for r in range(1, m + 1) for c in combinations(range(m), r)]
     nodes: list[Antichain] = []
 
@@ -83,7 +90,7 @@ def lattice(m: int) -> list[Antichain]:
 
     extend([], 0)
     below = {a: sum(leq(b, a) for b in nodes) for a in nodes}
-    return sorted(nodes, key=lambda a: (below[a], -len(a), [sorted(s) for s in a]))
+    return tuple(sorted(nodes, key=lambda a: (below[a], -len(a), [sorted(s) for s in a])))
 
 
 def leq(a: Antichain, b: Antichain) -> bool:
