@@ -23,6 +23,8 @@ the scale-free decrement ``λ² = gᵀH⁻¹g / μ`` is below 0.1, Armijo backtr
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 __all__ = ["GAP", "broja_unique", "affine_basis", "barrier_newton"]
@@ -34,6 +36,8 @@ SHRINK, MU0, STAGE_TOL, FINAL_TOL = 0.01, 1e-3, 0.1, 1e-10
 #: Newton decrement (nats) below which a step changes f by rounding only; μ's superlinear
 #: decrease ``μ ← min(SHRINK μ, μ^POWER)`` (as in IPOPT).
 DEC_FLOOR, POWER = 1e-15, 1.5
+#: Try plain Newton (no barrier) first.
+INTERIOR_FIRST = True
 #: Most Newton steps per stage (a bound, not reached on any tested pmf).
 MAX_STEPS = 60
 
@@ -91,11 +95,61 @@ def _to_boundary(q: np.ndarray, dq: np.ndarray) -> float:
     return 1.0 if worst >= -0.99 else -0.99 / worst
 
 
+def _newton(q: np.ndarray, mu: float, tol: float, prob: tuple, free: bool):
+    """Damped Newton on ``f - μ Σ log q`` from q until the decrement is below ``tol``
+    (``λ² = dec / μ``; for μ = 0 the decrement ``dec`` in nats).  ``free`` (μ = 0): give
+    up (return None) as soon as a step would leave the polytope, the sign that the
+    optimum is on its boundary.  Returns (q, last reduced Hessian, Newton steps)."""
+    basis, bt, agg, pair, col = prob
+    val, steps = None, 0
+    for _ in range(MAX_STEPS):
+        share = q / (agg @ q)[pair]  # q(t | s1, s2)
+        inv = 1.0 / q
+        grad = bt @ (np.log(share) - mu * inv) if mu else bt @ np.log(share)
+        w = basis - share[:, None] * col  # Nᵀ(diag(1/q) - 1/q12)N = Wᵀ diag(1/q) W
+        h = (w.T * inv) @ w
+        if mu:
+            h += (bt * (mu * inv * inv)) @ basis
+        d = -_solve(h, grad)
+        dec = float(-grad @ d)  # twice the predicted decrease of the merit
+        lam2 = dec / mu if mu else dec
+        if not (lam2 > tol and dec > DEC_FLOOR):
+            return q, h, steps
+        dq = basis @ d
+        t = _to_boundary(q, dq)
+        if free and t < 1.0:
+            return None
+        if lam2 < 0.1 and t == 1.0:  # quadratic region: the full step
+            q, val, steps = q + dq, None, steps + 1
+            continue
+        if val is None:
+            val = _merit(q, mu, agg, pair)
+        while t > 1e-12:  # Armijo backtracking inside the feasible set
+            qn = q + t * dq
+            vn = _merit(qn, mu, agg, pair)
+            if vn <= val - 0.25 * t * dec:
+                break
+            t *= 0.5
+        else:
+            return None if free else (q, h, steps)
+        q, val, steps = qn, vn, steps + 1
+    return None if free else (q, h, steps)
+
+
+def _merit(x: np.ndarray, mu: float, agg: np.ndarray, pair: np.ndarray) -> float:
+    v = float(x @ np.log(x / (agg @ x)[pair]))
+    return v - mu * float(np.log(x).sum()) if mu else v
+
+
 def barrier_newton(
     q0: np.ndarray, basis: np.ndarray, pair: np.ndarray, n_pairs: int
 ) -> tuple[np.ndarray, int]:
     """Minimise ``Σ q log(q / q12)`` over ``q = q0 + Nθ ≥ 0`` (``q0 > 0``); returns q and
     the number of Newton steps.  ``pair[i]`` is the (s1, s2) column of cell i.
+
+    First plain Newton on f (no barrier): where the optimum is interior it converges in a
+    few steps to rounding; at the first step that would leave the polytope, the barrier
+    path from ``q0`` instead.
 
     Examples
     --------
@@ -106,53 +160,49 @@ def barrier_newton(
     >>> bool(abs(q.sum() - 1) < 1e-12)
     True
     """
-    n = len(q0)
-    agg = np.zeros((n_pairs, n))
-    agg[pair, np.arange(n)] = 1.0
-    bt = basis.T
-    col = (agg @ basis)[pair]  # each cell's row of the column sums of the basis
-    mu_end = GAP / n
+    return _path(q0, _problem(basis, pair, n_pairs))
 
-    def merit(x: np.ndarray, mu: float) -> float:
-        return float(x @ np.log(x / (agg @ x)[pair]) - mu * np.log(x).sum())
 
+def _problem(basis: np.ndarray, pair: np.ndarray, n_pairs: int) -> tuple:
+    """The constant arrays of one polytope: basis, its transpose, the cell → column sum
+    matrix, the cells' columns and each cell's row of the basis' column sums."""
+    agg = np.zeros((n_pairs, len(pair)))
+    agg[pair, np.arange(len(pair))] = 1.0
+    return basis, basis.T, agg, pair, (agg @ basis)[pair]
+
+
+def _path(q0: np.ndarray, prob: tuple) -> tuple[np.ndarray, int]:
+    basis, bt = prob[0], prob[1]
+    mu_end = GAP / len(q0)
+    free = _newton(q0.copy(), 0.0, 0.0, prob, True) if INTERIOR_FIRST else None
+    if free is not None:
+        return free[0], free[2]
     q, mu, steps = q0.copy(), MU0, 0
     while True:
         last = mu <= mu_end
-        val = None
-        for _ in range(MAX_STEPS):
-            share = q / (agg @ q)[pair]  # q(t | s1, s2)
-            inv = 1.0 / q
-            grad = bt @ (np.log(share) - mu * inv)
-            w = basis - share[:, None] * col  # Nᵀ(diag(1/q) - 1/q12)N = Wᵀ diag(1/q) W
-            h = (w.T * inv) @ w + (bt * (mu * inv * inv)) @ basis
-            d = -_solve(h, grad)
-            dec = float(-grad @ d)  # twice the predicted decrease of the merit
-            lam2 = dec / mu
-            if not (lam2 > (FINAL_TOL if last else STAGE_TOL) and dec > DEC_FLOOR):
-                break
-            dq = basis @ d
-            t = _to_boundary(q, dq)
-            if lam2 < 0.1 and t == 1.0:  # quadratic region: the full step
-                q, val, steps = q + dq, None, steps + 1
-                continue
-            if val is None:
-                val = merit(q, mu)
-            while t > 1e-12:  # Armijo backtracking inside the feasible set
-                qn = q + t * dq
-                vn = merit(qn, mu)
-                if vn <= val - 0.25 * t * dec:
-                    break
-                t *= 0.5
-            else:
-                break
-            q, val, steps = qn, vn, steps + 1
+        q, h, k = _newton(q, mu, FINAL_TOL if last else STAGE_TOL, prob, False)
+        steps += k
         if last:
-            break
+            return np.maximum(q, 0.0), steps
         new = max(min(mu * SHRINK, mu**POWER), mu_end)
         dq = basis @ _solve(h, bt @ (1.0 / q)) * (new - mu)  # central-path tangent
         q, mu = q + _to_boundary(q, dq) * dq, new
-    return np.maximum(q, 0.0), steps
+
+
+@lru_cache(maxsize=256)
+def _structure(shape: tuple[int, int, int], rows: bytes, cols: bytes) -> tuple:
+    """Cells, basis and solver arrays of the polytope of every pmf with this support of
+    its (S1,T) and (S2,T) marginals (``rows``, ``cols``: their ``> 0`` masks' bytes);
+    built once per support (the arrays are never written to)."""
+    k1, k2, kt = shape
+    r = np.frombuffer(rows, dtype=bool).reshape(k1, kt)
+    c = np.frombuffer(cols, dtype=bool).reshape(k2, kt)
+    cells = np.argwhere(r[:, None, :] & c[None, :, :])
+    basis = affine_basis(cells, r.astype(float), c.astype(float))
+    prob = _problem(basis, cells[:, 0] * k2 + cells[:, 1], k1 * k2)
+    for a in (cells, *prob):
+        a.flags.writeable = False
+    return cells, prob
 
 
 def broja_unique(p: np.ndarray) -> tuple[float, dict]:
@@ -168,19 +218,16 @@ def broja_unique(p: np.ndarray) -> tuple[float, dict]:
     >>> round(float(broja_unique(p)[0] / np.log(2)), 9)
     1.0
     """
-    k1, k2, kt = p.shape
     p1t, p2t = p.sum(1), p.sum(0)
-    cells = np.argwhere((p1t[:, None, :] > 0) & (p2t[None, :, :] > 0))
-    pt = p.sum((0, 1))
+    cells, prob = _structure(p.shape, (p1t > 0).tobytes(), (p2t > 0).tobytes())
+    pt = p1t.sum(0)
     q0 = p1t[cells[:, 0], cells[:, 2]] * p2t[cells[:, 1], cells[:, 2]] / pt[cells[:, 2]]
-    basis = affine_basis(cells, p1t, p2t)
-    pair = cells[:, 0] * k2 + cells[:, 1]
-    diag = {"broja_cells": len(cells), "broja_free_dims": int(basis.shape[1])}
-    q, steps = barrier_newton(q0, basis, pair, k1 * k2) if basis.shape[1] else (q0, 0)
+    d = prob[0].shape[1]
+    diag = {"broja_cells": len(cells), "broja_free_dims": int(d)}
+    q, steps = _path(q0, prob) if d else (q0, 0)
     diag["broja_newton_steps"] = steps
-    qq = np.zeros_like(p)
-    qq[cells[:, 0], cells[:, 1], cells[:, 2]] = q
-    qq /= qq.sum()
-    # I_q(T; S1 | S2) = H(S1 S2) + H(S2 T) - H(S1 S2 T) - H(S2)
-    ui = _h(qq.sum(2)) + _h(qq.sum(0)) - _h(qq) - _h(qq.sum((0, 2)))
-    return float(ui), diag
+    # I_q(T; S1 | S2) = -H_q(T | S1, S2) + H(T | S2), the latter fixed by p(s2, t)
+    s = q > 0
+    agg, pair = prob[2], prob[3]
+    f = float(q[s] @ np.log(q[s] / (agg @ q)[pair][s]))
+    return f + _h(p2t) - _h(p2t.sum(1)), diag
