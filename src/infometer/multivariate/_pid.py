@@ -13,8 +13,7 @@ inversion of a redundancy function on it.  Measures:
   Wibral 2021; atoms may be negative).
 * ``broja`` (two sources): ``UI(T; S1\\S2) = min_{q∈Δ_p} I_q(T; S1 | S2)`` over the
   distributions with p's (S1,T) and (S2,T) marginals (Bertschinger et al. 2014); a convex
-  program, solved here over the null space of the marginal constraints (SLSQP, exact
-  gradients).
+  program, solved by a barrier-Newton path in :mod:`._broja`.
 * ``ccs`` (two sources): pointwise common change in surprisal (Ince 2017) on the maximum
   entropy distribution with p's pairwise marginals.
 * ``dep`` (two sources): unique information as the least increase of I(S1,S2; T) when the
@@ -25,9 +24,12 @@ inversion of a redundancy function on it.  Measures:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from itertools import combinations
 
 import numpy as np
+
+from ._broja import broja_unique as _broja_unique
 
 __all__ = [
     "MEASURES",
@@ -44,8 +46,6 @@ __all__ = [
 
 MEASURES = ("imin", "mmi", "broja", "ccs", "dep", "isx")
 TWO_SOURCE_MEASURES = ("broja", "ccs", "dep")
-#: Most SLSQP restarts of the BROJA solve (each from the previous answer).
-RESTARTS = 20
 #: Largest number of sources of the full lattice (166 atoms for 4; 7579 for 5).
 MAX_SOURCES = 4
 
@@ -71,6 +71,12 @@ def lattice(m: int) -> list[Antichain]:
     >>> [label(a) for a in lattice(2)]
     ['{0}{1}', '{0}', '{1}', '{01}']
     """
+    return list(_lattice(m))
+
+
+@cache
+def _lattice(m: int) -> tuple[Antichain, ...]:
+    """:func:`lattice`, built once per ``m`` (antichains are immutable)."""
     subsets = [frozenset(c) for r in range(1, m + 1) for c in combinations(range(m), r)]
     nodes: list[Antichain] = []
 
@@ -84,7 +90,7 @@ def lattice(m: int) -> list[Antichain]:
 
     extend([], 0)
     below = {a: sum(leq(b, a) for b in nodes) for a in nodes}
-    return sorted(nodes, key=lambda a: (below[a], -len(a), [sorted(s) for s in a]))
+    return tuple(sorted(nodes, key=lambda a: (below[a], -len(a), [sorted(s) for s in a])))
 
 
 def leq(a: Antichain, b: Antichain) -> bool:
@@ -255,94 +261,6 @@ def _unique_dep(p: np.ndarray, i: int) -> float:
         hi = _ipf(p, [b for b in base if not set(b) <= set(add)] + [add])
         deltas.append(_mi12_t(hi) - _mi12_t(lo))
     return min(deltas)
-
-
-def _barrier_newton(
-    q0: np.ndarray, basis: np.ndarray, pair: np.ndarray, n_pairs: int
-) -> tuple[np.ndarray, int]:
-    """Minimise ``f(q) = Σ q log(q / q12)`` over ``q = q0 + Nθ >= 0`` (convex): a log
-    barrier ``-μ Σ log q`` followed down from μ = 1e-3 to 1e-17 (×0.01 per stage) by
-    damped Newton steps in θ with the exact Hessian
-    ``Nᵀ(diag(1/q + μ/q²) - [same pair]/q12)N``; ``q0`` must be strictly positive.  The
-    barrier moves the optimum by at most ``μ · cells`` nats."""
-    same = (pair[:, None] == pair[None, :]).astype(float)
-
-    def value(q: np.ndarray, mu: float) -> float:
-        q12 = np.bincount(pair, weights=q, minlength=n_pairs)[pair]
-        return float(np.sum(q * np.log(q / q12)) - mu * np.sum(np.log(q)))
-
-    theta = np.zeros(basis.shape[1])
-    steps = 0
-    mu = 1e-3
-    while mu >= 1e-17:
-        q = q0 + basis @ theta
-        val = value(q, mu)
-        for _ in range(100):
-            q12 = np.bincount(pair, weights=q, minlength=n_pairs)[pair]
-            g = basis.T @ (np.log(q / q12) - mu / q)
-            h = basis.T @ ((np.diag(1.0 / q + mu / q**2) - same / q12[:, None]) @ basis)
-            try:
-                d = -np.linalg.solve(h, g)
-            except np.linalg.LinAlgError:
-                d = -np.linalg.lstsq(h, g, rcond=None)[0]
-            dec = float(-g @ d)  # Newton decrement squared: twice the predicted gain
-            if not dec > 1e-20:
-                break
-            dq = basis @ d
-            neg = dq < 0
-            t = min(1.0, 0.99 * float(np.min(-q[neg] / dq[neg]))) if neg.any() else 1.0
-            while t > 1e-16:  # backtracking (Armijo) inside the feasible set
-                qn = q + t * dq
-                if np.all(qn > 0):
-                    vn = value(qn, mu)
-                    if vn <= val - 0.25 * t * dec:
-                        break
-                t *= 0.5
-            else:
-                break
-            theta, q, val = theta + t * d, qn, vn
-            steps += 1
-        mu *= 0.01
-    return np.maximum(q0 + basis @ theta, 0.0), steps
-
-
-def _broja_unique(p: np.ndarray) -> tuple[float, dict]:
-    """``min_q I_q(T; S1 | S2)`` over q with p's (S1,T), (S2,T) marginals, and facts.
-
-    Minimising ``-H_q(T | S1, S2)`` (convex) over the polytope is the same program
-    (the marginals fix every other term of the chain rule).
-    """
-    from scipy.linalg import null_space
-
-    k1, k2, kt = p.shape
-    p1t, p2t = p.sum(1), p.sum(0)
-    support = (p1t[:, None, :] > 0) & (p2t[None, :, :] > 0)
-    cells = np.argwhere(support)
-    nc = len(cells)
-    rows = []
-    for a in range(k1):  # q(s1, t) = p(s1, t)
-        for t in range(kt):
-            if p1t[a, t] > 0:
-                rows.append(((cells[:, 0] == a) & (cells[:, 2] == t)).astype(float))
-    for b in range(k2):  # q(s2, t) = p(s2, t)
-        for t in range(kt):
-            if p2t[b, t] > 0:
-                rows.append(((cells[:, 1] == b) & (cells[:, 2] == t)).astype(float))
-    a_eq = np.array(rows)
-    pt = p.sum((0, 1))
-    q0 = p1t[cells[:, 0], cells[:, 2]] * p2t[cells[:, 1], cells[:, 2]] / pt[cells[:, 2]]
-    basis = null_space(a_eq)
-    pair = cells[:, 0] * k2 + cells[:, 1]
-
-    diag = {"broja_cells": nc, "broja_free_dims": int(basis.shape[1])}
-    q, steps = _barrier_newton(q0, basis, pair, k1 * k2) if basis.shape[1] else (q0, 0)
-    diag["broja_newton_steps"] = steps
-    qq = np.zeros_like(p)
-    qq[cells[:, 0], cells[:, 1], cells[:, 2]] = q
-    qq /= qq.sum()
-    # I_q(T; S1 | S2) = H(S1 S2) + H(S2 T) - H(S1 S2 T) - H(S2)
-    ui = _h(qq.sum(2)) + _h(qq.sum(0)) - _h(qq) - _h(qq.sum((0, 2)))
-    return float(ui), diag
 
 
 # ---------------------------------------------------------------------- decompose
