@@ -229,7 +229,7 @@ def encode_columns(
 
 # ------------------------------------------------------------ raw -> columns
 def _to_numpy_frame(
-    data: Any,
+    data: Any, name: str = "data"
 ) -> tuple[list[np.ndarray], tuple[str, ...] | None, list[bool]] | None:
     """Split pandas / polars / torch / array-likes into columns.
 
@@ -242,6 +242,12 @@ def _to_numpy_frame(
         if isinstance(data, pd.Series):
             data = data.to_frame()
         if isinstance(data, pd.DataFrame):
+            dup = data.columns[data.columns.duplicated()].unique().tolist()
+            if dup:
+                # data[c] would be a DataFrame for a repeated name (AttributeError on .dtype)
+                raise ValueError(
+                    f"{name} has repeated column names {dup}; give each column its own name"
+                )
             cols, cats = [], []
             for c in data.columns:
                 s = data[c]
@@ -522,7 +528,7 @@ def as_variable(
         raise TypeError(f"{name} is None; pass an array of samples")
     if isinstance(data, Variable):
         return data
-    framed = _to_numpy_frame(data)
+    framed = _to_numpy_frame(data, name)
     if framed is not None:
         raw_cols, labels, cats = framed
         if not raw_cols:

@@ -33,20 +33,57 @@ class Panel:
         return int(self.values.shape[1])
 
 
+def _refuse_masked(v: Any, label: str) -> None:
+    # np.asarray drops a mask and would use the hidden values
+    if isinstance(v, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(v)
+        if mask.any():
+            first = np.unravel_index(int(np.flatnonzero(mask)[0]), mask.shape)
+            raise ValueError(
+                f"{label} is a masked array with {int(mask.sum())} masked value(s), the first "
+                f"at row {int(first[0])}; drop those rows or fill them before inferring a network"
+            )
+
+
+def _as_array(v: Any, label: str) -> np.ndarray:
+    try:
+        return np.asarray(v)
+    except ValueError:  # numpy's "inhomogeneous shape" for ragged rows
+        raise ValueError(f"{label} is ragged: its rows have different lengths") from None
+
+
+def _ndim(v: Any) -> int:
+    try:
+        return int(np.ndim(v))
+    except ValueError:
+        return -1
+
+
 def _columns(data: Any, name: str) -> tuple[list[str], list[np.ndarray]]:
     if data is None or isinstance(data, str | bytes):
         raise TypeError(
             f"{name} must be a DataFrame, a dict of series or a 2-D array, got {data!r}"
         )
+    _refuse_masked(data, name)
+    if isinstance(data, dict):
+        for k, v in data.items():
+            _refuse_masked(v, f"series {str(k)!r} of {name}")
+    elif isinstance(data, list | tuple):
+        for i, v in enumerate(data):
+            _refuse_masked(v, f"{name}[{i}]")
     if hasattr(data, "columns") and hasattr(data, "__getitem__") and not isinstance(data, dict):
         names = [str(c) for c in data.columns]
         cols = [np.asarray(data[c].to_numpy()) for c in data.columns]
         return names, cols
     if isinstance(data, dict):
-        return [str(k) for k in data], [np.asarray(v) for v in data.values()]
-    if isinstance(data, list | tuple) and data and all(np.ndim(v) == 1 for v in data):
-        return [f"x{i}" for i in range(len(data))], [np.asarray(v) for v in data]
-    arr = np.asarray(data)
+        return [str(k) for k in data], [
+            _as_array(v, f"series {str(k)!r} of {name}") for k, v in data.items()
+        ]
+    if isinstance(data, list | tuple) and data and all(_ndim(v) == 1 for v in data):
+        return [f"x{i}" for i in range(len(data))], [
+            _as_array(v, f"{name}[{i}]") for i, v in enumerate(data)
+        ]
+    arr = _as_array(data, name)
     if arr.dtype == object:
         raise TypeError(f"{name} holds objects (mixed types or ragged rows), not numbers")
     if arr.ndim != 2:

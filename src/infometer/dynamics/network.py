@@ -438,6 +438,14 @@ def infer_network(
             f"{why if pcm else ''}, which must be below half the length of "
             f"each series ({per_trial} rows per trial)"
         )
+    from ..timeseries._embed import MIN_ROWS
+
+    if (per_trial - span) * trials < MIN_ROWS:
+        raise ValueError(
+            f"data has {panel.t} rows ({trials} trial(s)): with max_lag={max_lag} (a largest "
+            f"lag of {span}) only {(per_trial - span) * trials} embedded rows remain, fewer "
+            f"than {MIN_ROWS}; pass longer series or a smaller max_lag"
+        )
     n_src = (panel.n if pcm else panel.n - 1) * (max_lag - min_lag + 1)
     check_budget(
         n_src,
@@ -458,7 +466,13 @@ def infer_network(
     if targets is None:
         tix = list(range(panel.n))
     else:
+        if isinstance(targets, str | bytes) or not hasattr(targets, "__iter__"):
+            raise TypeError(f"targets must be a list of series names or indices, got {targets!r}")
         tix = [_target_index(t, panel.names, panel.constant) for t in targets]
+        if not tix:
+            raise ValueError("targets is empty; pass None for every series")
+        if len(set(tix)) != len(tix):
+            raise ValueError(f"targets names a series twice: {list(targets)!r}")
     settings = {
         "method": method,
         "max_lag": max_lag,

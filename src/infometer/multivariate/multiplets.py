@@ -278,6 +278,12 @@ def multiplets(
     n_surrogates = check_int(n_surrogates, "n_surrogates", min_value=0)
     max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
     progress = check_progress(progress)
+    if seed is not None:
+        seed = check_int(seed, "seed", min_value=0)
+    if store is not None and not isinstance(store, str | os.PathLike):
+        raise TypeError(
+            f"store must be a folder path (str or os.PathLike), got {type(store).__name__}"
+        )
     if not isinstance(bias_correct, bool):
         raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
     parallel = ex.workers > 1 or ex.scheduler is not None or store is not None
@@ -351,6 +357,17 @@ def multiplets(
     factor = Estimate(value=1.0, unit="nats").to(u).value
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
     diag.update(multiplets=int(count), search=search)
+    if diag.get("singular_multiplets"):
+        from .._warnings import warn_user
+
+        bad = frame.loc[frame["value"].isna(), "multiplet"].tolist()
+        msg = (
+            f"{len(bad)} multiplet(s) of X have a singular covariance (a column is a linear "
+            f"function of others), so their {measure} is undefined and left NaN, e.g. "
+            f"{bad[0]}; drop the redundant columns"
+        )
+        diag["warnings"] = [msg]
+        warn_user(msg)
     if search != "exhaustive":
         # "multiplets": the budgeted bound; "evaluated": what the search on X computed
         diag.update(beam_width=width, objective=objective, evaluated=int(evaluated))

@@ -74,6 +74,14 @@ def permutations(rng: np.random.Generator, n: int, count: int) -> Perms:
     One pool per engine serves every test of a target (``engine.pool``): each test's null
     is valid on its own; only the tests' dependence on one another changes.
     """
+    from ..validation import check_memory
+
+    check_memory(
+        8.0 * count * n,
+        what=f"table of {count} permutations of {n} rows",
+        name="n_perm",
+        override="pass a smaller n_perm",
+    )
     return Perms(rng.permuted(np.broadcast_to(np.arange(n), (count, n)), axis=1))
 
 
