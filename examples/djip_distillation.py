@@ -70,7 +70,7 @@ def main() -> None:
 
     import torch
 
-    from infometer.systems.models import classifier_cmi, predict_proba
+    from infometer.systems.models import classifier_cond_mutual_info, predict_proba
     from infometer.systems.models.djip import DiffJPEG, accuracy, distill, fit_djip
     from infometer.systems.models.synthetic import texture_images
 
@@ -86,14 +86,14 @@ def main() -> None:
     acc_t = accuracy(teacher, xt, yt)
     print(f"teacher: {sum(p.numel() for p in teacher.parameters())} params, test acc {acc_t:.3f}")
 
-    cmi_test = classifier_cmi(predict_proba(teacher, xt), yt)
+    cmi_test = classifier_cond_mutual_info(predict_proba(teacher, xt), yt)
     djip: dict[float, dict] = {}
     for lam in args.lams:
         res = fit_djip(
             teacher, x, y, jpeg=DiffJPEG(quality=75), lam=lam, epochs=epochs_d, lr=4.0, seed=0
         )
         acc_tj = accuracy(teacher, xt, yt, transform=res.jpeg)
-        cmi_tj = classifier_cmi(predict_proba(teacher, xt, transform=res.jpeg), yt)
+        cmi_tj = classifier_cond_mutual_info(predict_proba(teacher, xt, transform=res.jpeg), yt)
         djip[lam] = {"res": res, "test_acc": acc_tj, "test_cmi": cmi_tj.value}
         print(
             f"DJIP λ = {lam:g}: teacher CMI (train) {res.cmi_before.value:.4f} -> "

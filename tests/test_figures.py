@@ -102,7 +102,7 @@ def test_scan_plot_takes_ax_or_path(tmp_path):
     )
     fig, own = plt.subplots()
     assert res.plot(own) is own
-    ax = res.plot(tmp_path / "scan.png")  # the older plot(path) form
+    ax = res.plot(path=tmp_path / "scan.png")
     assert (tmp_path / "scan.png").exists() and ax is not own
     assert "± 2 stderr (Monte Carlo)" in [t.get_text() for t in ax.get_legend().get_texts()]
     plt.close("all")

@@ -144,13 +144,12 @@ def test_multi_panel_figures_follow_the_rule(name, draw, n, tmp_path):
 
 
 @pytest.mark.parametrize(("name", "draw", "n"), MULTI, ids=[m[0] for m in MULTI])
-def test_the_older_path_form_warns_saves_closes_and_returns_the_path(name, draw, n, tmp_path):
-    before = plt.get_fignums()
+def test_a_path_where_ax_goes_is_refused(name, draw, n, tmp_path):
     p = tmp_path / f"old-{name}.png"
-    with pytest.warns(DeprecationWarning, match=r"\(result, path\) is deprecated"):
-        out = draw(str(p))  # a path where ax goes
-    assert out == p and p.read_bytes()[:8] == PNG
-    assert plt.get_fignums() == before  # closed, as the old form did
+    for given in (str(p), p):
+        with pytest.raises(TypeError, match=r"ax must be .* got the path .*pass path="):
+            draw(given)  # the pre-release plot_x(result, path) form: no alias (issue 37)
+    assert not p.exists()
 
 
 def test_panels_draw_the_table():
@@ -175,7 +174,7 @@ def test_the_title_goes_over_a_new_or_given_figure_not_over_the_callers_axes():
 
 
 # --------------------------------------------------------------- one-panel figures
-def test_one_panel_figures_take_an_axes_and_keep_the_path_form(tmp_path):
+def test_one_panel_figures_take_an_axes_or_a_path(tmp_path):
     from infometer.systems.probes.flow import plot_knockout
 
     table = pd.DataFrame(
@@ -205,7 +204,5 @@ def test_one_panel_figures_take_an_axes_and_keep_the_path_form(tmp_path):
     image = plot_knockout(table).images[0].get_array()
     assert np.array_equal(image, [[0.5, 0.0], [0.0, 1.0]])  # block × layer
     for name in ("knockout", "world"):
-        p = tmp_path / f"old-{name}.png"
-        with pytest.warns(DeprecationWarning, match="is deprecated"):
-            assert draws[name](p) == p
-        assert p.read_bytes()[:8] == PNG
+        with pytest.raises(TypeError, match="pass path="):
+            draws[name](tmp_path / f"old-{name}.png")

@@ -38,7 +38,6 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "layer_info": (".estimators.neural", "layer_info"),
     "flownib": (".estimators.neural", "flownib"),
     "classifier_cond_mutual_info": (".systems.models", "classifier_cond_mutual_info"),
-    "classifier_cmi": (".systems.models", "classifier_cmi"),  # deprecated alias, not in __all__
     "fisher_information": (".systems.models", "fisher_information"),
     "decision": (".systems.decision", None),
     "probes": (".systems.probes", None),

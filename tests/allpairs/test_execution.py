@@ -1,13 +1,12 @@
 """One execution object (issue 29 §4): ``infometer.Execution`` checked in one place and
 taken by ``pairwise``, ``bench.run_sweep`` and ``parallel.run_jobs``; the shorthands give
 the same numbers bit for bit; the plot_x(result, ax=None, path=None) -> Axes convention
-of the all-pairs figures, with the previous path-first form deprecated."""
+of the all-pairs figures (a path where ``ax`` goes is refused)."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 
 import matplotlib
 
@@ -136,28 +135,25 @@ def test_figures_take_ax_or_path_and_return_axes(table, tmp_path):
     assert net.plot(path=tmp_path / "n.png").get_title() == f"aracne: {len(net.edges)} edges"
     with pytest.raises(TypeError, match="Network"):
         plot_network(res)
-    with pytest.raises(TypeError, match="path= only"):
+    with pytest.raises(TypeError, match="got the path"):
         res.heatmap(tmp_path / "a.png", path=tmp_path / "b.png")
     plt.close("all")
 
 
-def test_the_previous_path_first_forms_still_save_with_a_warning(table, tmp_path):
+def test_a_path_where_ax_goes_is_refused(table, tmp_path):
     res = im.pairwise(table.iloc[:, :5], method="copula")
     net = res.clr()
     calls = [
-        (lambda p: res.heatmap(p), r"PairwiseResult.heatmap\(path\)"),
-        (lambda p: plot_heatmap(res, p), r"plot_heatmap\(result, path\)"),
-        (lambda p: net.plot(p), r"Network.plot\(path\)"),
-        (lambda p: plot_network(net, p), r"plot_network\(result, path\)"),
+        lambda p: res.heatmap(p),
+        lambda p: plot_heatmap(res, p),
+        lambda p: net.plot(p),
+        lambda p: plot_network(net, p),
     ]
-    for i, (call, name) in enumerate(calls):
+    for i, call in enumerate(calls):  # the pre-release path-first forms: no alias (issue 37)
         path = tmp_path / f"{i}.png"
-        with pytest.warns(DeprecationWarning, match=rf"{name} is deprecated"):
-            out = call(path)
-        assert out == path and path.stat().st_size > 3000  # the old return value: the path
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the new forms do not warn
-        res.heatmap(path=tmp_path / "new.png")
+        with pytest.raises(TypeError, match="pass path="):
+            call(path)
+        assert not path.exists()
     plt.close("all")
 
 

@@ -113,10 +113,10 @@ REAL_TARGETS = {
         "proba",
     ),
     "js_divergence_pmf(p)": (lambda b: alignment.js_divergence_pmf(b, GOOD_PRIOR), "p"),
-    "channel_mi_from_scores(scores)": (
-        lambda b: __import__("infometer.systems.text", fromlist=["x"]).channel_mi_from_scores(
-            _square(b)
-        ),
+    "channel_mutual_info_from_scores(scores)": (
+        lambda b: __import__(
+            "infometer.systems.text", fromlist=["x"]
+        ).channel_mutual_info_from_scores(_square(b)),
         "scores",
     ),
     "aracne(obj)": (lambda b: im.aracne(_square(b)), "obj"),
@@ -129,7 +129,8 @@ REAL_TARGETS = {
 def test_real_arrays_class(target, bad):
     call, name = REAL_TARGETS[target]
     value, label = bad
-    # channel_mi_from_scores: +inf is named where the rows are checked (-inf is valid: p = 0)
+    # channel_mutual_info_from_scores: +inf is named where the rows are checked
+    # (-inf is valid: p = 0)
     if target in ("aracne(obj)", "clr(obj)") and label in ("NaN", "inf"):
         pytest.skip("NaN/inf in an MI matrix mean 'no value' (pairwise's diagonal)")
     if value is None and target.endswith("(priors)"):
@@ -149,7 +150,7 @@ def test_real_arrays_class_accepts_good_input(target):
         good = [[0.9, 0.1], [0.2, 0.8]]
     if target in ("aracne(obj)", "clr(obj)"):
         good = [[0.0, 0.3], [0.3, 0.0]]
-    if target == "channel_mi_from_scores(scores)":
+    if target == "channel_mutual_info_from_scores(scores)":
         good = np.log([[0.9, 0.1], [0.2, 0.8]])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -255,13 +256,15 @@ def test_flags_class(flag):
 @pytest.mark.parametrize("flag", BAD_FLAGS, ids=repr)
 def test_flags_class_classifier_cmi(flag):
     p = np.array([[0.7, 0.3], [0.2, 0.8], [0.6, 0.4], [0.1, 0.9]])
-    _refused(lambda: im.classifier_cmi(p, [0, 1, 0, 1], from_logits=flag), "from_logits")
+    _refused(
+        lambda: im.classifier_cond_mutual_info(p, [0, 1, 0, 1], from_logits=flag), "from_logits"
+    )
 
 
 @pytest.mark.parametrize("bad", range(len(BAD_CLASS_INDICES)))
 def test_labels_class_classifier_cmi(bad):
     labels = BAD_CLASS_INDICES[bad]
-    _refused(lambda: im.classifier_cmi(PROBA, labels), "labels")
+    _refused(lambda: im.classifier_cond_mutual_info(PROBA, labels), "labels")
 
 
 @pytest.mark.parametrize("flag", BAD_FLAGS[:5], ids=repr)

@@ -162,7 +162,7 @@ def test_flownib_critics_see_the_layer_activations(tmp_path):
         assert o["i_xt"] == px[o["index"]] and o["i_ty"] == py[o["index"]]
     table = res.table()
     assert list(table["layer"]) == ["informative", "noise"]
-    res.plot(tmp_path / "plane.png")
+    res.plot(path=tmp_path / "plane.png")
     assert (tmp_path / "plane.png").stat().st_size > 1000
     with pytest.raises(ValueError, match="rows"):
         flownib(x[:10], {"a": informative}, y)

@@ -173,7 +173,7 @@ def channel_mi_cmd(
 def _plot(results: dict[str, Any], path: Path) -> None:
     import pandas as pd
 
-    from infometer.core.plot import close_and_path
+    from infometer.core.plot import close
     from infometer.systems.text.measure import plot_compressors
 
     rows = []
@@ -191,7 +191,7 @@ def _plot(results: dict[str, Any], path: Path) -> None:
         )
     df = pd.DataFrame(rows)
     df.attrs["token_unit"] = next(iter(results.values())).diagnostics.get("token_unit")
-    close_and_path(plot_compressors(df, path=path), path)
+    close(plot_compressors(df, path=path))
 
 
 @app.command("select")
@@ -240,7 +240,7 @@ def needle_cmd(
     quiet: _Quiet = False,
 ) -> None:
     """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
-    from infometer.core.plot import close_and_path
+    from infometer.core.plot import close
     from infometer.systems.text.needle import needle_eval, plot_needle
 
     from ._paths import check_out_dir
@@ -266,7 +266,7 @@ def needle_cmd(
         out.mkdir(parents=True, exist_ok=True)
         df.to_csv(out / "needle.csv", index=False)
         png = out / "needle.png"
-        close_and_path(plot_needle(df, path=png), png)
+        close(plot_needle(df, path=png))
     if as_json:
         for rec in df.to_dict(orient="records"):
             sys.stdout.write(json.dumps(rec) + "\n")

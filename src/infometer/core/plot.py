@@ -22,9 +22,7 @@ A figure of several panels follows the same convention, with one rule for ``ax``
 order); one ``Axes`` is refused, since n panels do not fit in it.  The n Axes are returned
 as a numpy array; ``path`` saves the whole (root) figure they are in.
 
-The older form ``plot_x(result, path)``, a path where ``ax`` goes, still works for one
-release with a ``DeprecationWarning`` (:func:`deprecated_path_form`): it saves, closes the
-figure and returns the path, as it used to.
+A path passed where ``ax`` goes is refused (``TypeError``: pass ``path=``).
 """
 
 from __future__ import annotations
@@ -39,9 +37,7 @@ __all__ = [
     "new_panels",
     "finish",
     "save",
-    "axes_and_path",
-    "deprecated_path_form",
-    "close_and_path",
+    "close",
 ]
 
 
@@ -190,28 +186,30 @@ def bars_beside_map(
 
 
 def new_axes(ax=None, path=None, figsize=(6.0, 4.0)):
-    """``(figure or None, axes)``: a new Agg figure unless ``ax`` is given."""
+    """``(figure or None, axes)``: a new Agg figure unless ``ax`` is given.
+
+    A path (str or PathLike) where ``ax`` goes is refused: the figure functions take it as
+    ``path=``.
+
+    Examples
+    --------
+    >>> new_axes("fig.png")
+    Traceback (most recent call last):
+    ...
+    TypeError: ax must be a matplotlib Axes or None, got the path 'fig.png'; pass path=...
+    """
+    import os
+
+    if isinstance(ax, str | os.PathLike):
+        raise TypeError(
+            f"ax must be a matplotlib Axes or None, got the path {str(ax)!r}; "
+            f"pass path={str(ax)!r} to save the figure"
+        )
     plt = _pyplot()
     if ax is not None:
         return None, ax
     fig, ax = plt.subplots(figsize=figsize, dpi=110)
     return fig, ax
-
-
-def axes_and_path(ax, path):
-    """``(ax, path)`` for a ``plot_x(result, ax=None, path=None)`` whose older form took
-    ``(path, ax)``: a path (str or PathLike) passed where ``ax`` goes is taken as the path.
-
-    Examples
-    --------
-    >>> axes_and_path("fig.png", None)
-    (None, 'fig.png')
-    """
-    import os
-
-    if isinstance(ax, str | os.PathLike) and (path is None or not isinstance(path, str)):
-        return path, ax
-    return ax, path
 
 
 def _root_figure(ax):
@@ -289,6 +287,8 @@ def new_panels(ax=None, n: int = 1, *, figsize=(6.0, 4.0), name: str = "ax", **s
     >>> new_panels(fig, 2)[1].shape   # two more panels in a given figure
     (2,)
     """
+    import os
+
     import numpy as np
     from matplotlib.axes import Axes
     from matplotlib.figure import FigureBase
@@ -304,7 +304,12 @@ def new_panels(ax=None, n: int = 1, *, figsize=(6.0, 4.0), name: str = "ax", **s
         return fig, axes.ravel()
     if isinstance(ax, FigureBase):
         return None, np.asarray(ax.subplots(1, n, squeeze=False, **subplots_kw)).ravel()
-    if isinstance(ax, str | bytes) or not isinstance(ax, Sequence | np.ndarray):
+    if isinstance(ax, str | os.PathLike):
+        raise TypeError(
+            f"{name} must be None, a Figure/SubFigure or a sequence of {n} Axes, got the "
+            f"path {str(ax)!r}; pass path={str(ax)!r} to save the figure"
+        )
+    if isinstance(ax, bytes) or not isinstance(ax, Sequence | np.ndarray):
         raise TypeError(
             f"{name} must be None, a Figure/SubFigure or a sequence of {n} Axes, "
             f"got {type(ax).__name__}"
@@ -330,51 +335,16 @@ def _panel_title(ax, axes, title: str | None, default: str, fontsize: float = 10
         _flat(axes)[0].figure.suptitle(title, fontsize=fontsize)
 
 
-def deprecated_path_form(ax, path, func: str, *, result: bool = True):
-    """``(ax, path, old)``: a path (str or PathLike) passed where ``ax`` goes, the older
-    ``func(result, path)`` form, is taken as the path with a ``DeprecationWarning``
-    (``old`` is then True: the caller returns :func:`close_and_path`, as it used to).
-    ``result=False`` words it for a method, whose older form was ``func(path)``.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     deprecated_path_form("fig.png", None, "plot_needle")
-    (None, 'fig.png', True)
-    """
-    import os
-    import warnings
-
-    from infometer.core._deprecation import REMOVED_IN
-
-    if isinstance(ax, str | os.PathLike):
-        if path is not None:
-            raise TypeError(f"{func}() got a path for ax and path={path!r}; pass path= only")
-        first = "result, " if result else ""
-        warnings.warn(
-            f"{func}({first}path) is deprecated and goes in infometer {REMOVED_IN}; use "
-            f"{func}({first}path=path), which returns the matplotlib Axes",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        return None, ax, True
-    return ax, path, False
-
-
-def close_and_path(axes, path) -> Path:
-    """Close the figure of ``axes`` (one Axes or an array of them) and return ``Path(path)``:
-    the end of the older ``plot_x(result, path) -> Path`` form.
+def close(axes) -> None:
+    """Close the figure of ``axes`` (one Axes or an array of them): for a caller that has
+    saved a figure (``path=``) and draws nothing more on it, such as a CLI command.
 
     Examples
     --------
     >>> fig, ax = new_axes()
-    >>> close_and_path(ax, "unsaved.png").name
-    'unsaved.png'
+    >>> close(ax)
     """
     _pyplot().close(_root_figure(_first(axes)))
-    return Path(path)
 
 
 def save(fig, path) -> Path | None:

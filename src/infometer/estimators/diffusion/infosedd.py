@@ -72,10 +72,9 @@ class ScanResult:
     def plot(self, ax: Any = None, path: str | None = None) -> Any:
         """MI along the sequence with a band of ± 2 standard errors (Monte Carlo error
         only); draws on ``ax`` (a new figure if None), saves a PNG at ``path`` when given,
-        returns the axes (``plot(path)``, the older form, still works)."""
-        from infometer.core.plot import axes_and_path, finish, new_axes
+        returns the axes."""
+        from infometer.core.plot import finish, new_axes
 
-        ax, path = axes_and_path(ax, path)
         _, ax = new_axes(ax, figsize=(8, 3))
         ax.plot(self.starts, self.values, marker=".", lw=1, label="I(label; window)")
         ax.fill_between(

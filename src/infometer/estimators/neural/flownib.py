@@ -138,11 +138,9 @@ class FlowNIBResult:
 
     def plot(self, ax: Any = None, path: str | None = None) -> Any:
         """Paths in the information plane with their OICs; draws on ``ax`` (a new figure
-        if None), saves a PNG at ``path`` when given, returns the axes (``plot(path)``, the
-        older form, still works)."""
-        from infometer.core.plot import axes_and_path, new_axes, save
+        if None), saves a PNG at ``path`` when given, returns the axes."""
+        from infometer.core.plot import new_axes, save
 
-        ax, path = axes_and_path(ax, path)
         fig, ax = new_axes(ax, figsize=(6, 4.5))
         for i, name in enumerate(self.layers):
             (line,) = ax.plot(self.i_xt[i], self.i_ty[i], lw=1.2, label=name)

@@ -360,9 +360,8 @@ def plot_information_plane(df: Any, ax: Any = None, path: str | None = None) -> 
     saves a PNG at ``path`` when given, returns the axes.  Error bars, where the table
     has intervals, are its confidence intervals.
     """
-    from infometer.core.plot import axes_and_path, finish, new_axes
+    from infometer.core.plot import finish, new_axes
 
-    ax, path = axes_and_path(ax, path)  # plot_information_plane(df, path), the older form
     piv = df.pivot_table(index="layer", columns="quantity", values="value", sort=False)
     if not {"I(X;T)", "I(T;Y)"} <= set(piv.columns):
         raise ValueError("the information plane needs both I(X;T) and I(T;Y) in df")
@@ -423,9 +422,8 @@ def plot_layers(
     I(T;Y) <= H(Y) <= log 2 for a binary label) as a dashed line.  Draws on ``ax`` (a new
     figure if None), saves a PNG at ``path`` when given, returns the axes.
     """
-    from infometer.core.plot import axes_and_path, finish, new_axes
+    from infometer.core.plot import finish, new_axes
 
-    ax, path = axes_and_path(ax, path)  # plot_layers(frames, quantity, path), the older form
     _, ax = new_axes(ax, figsize=(6.5, 4.0))
     labelled: set[str] = set()
     width = 0.08 * (len(frames) - 1)

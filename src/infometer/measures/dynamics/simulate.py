@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from infometer.core._deprecation import deprecated_alias
 from infometer.core.validation import check_float, check_int
 
 __all__ = [
@@ -236,7 +235,3 @@ def markov_entropy_rate(p: np.ndarray) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * np.log(p), 0.0)
     return float(-(pi @ terms.sum(axis=1)))
-
-
-# The former abbreviated names, deprecated for one release (issue 29).
-gaussian_cmi = deprecated_alias(gaussian_cond_mutual_info, "gaussian_cmi")

@@ -18,7 +18,6 @@ import numpy as np
 from scipy.integrate import quad
 from scipy.special import digamma, gammaln, xlogy
 
-from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import check_float, check_int
 
 __all__ = [
@@ -228,18 +227,3 @@ def lvm_correlation(
         cov[i, i] += eta**2
     sd = np.sqrt(np.diag(cov))
     return cov / np.outer(sd, sd)
-
-
-# The former abbreviated names, deprecated for one release (issue 29).
-gaussian_mi = deprecated_alias(gaussian_mutual_info, "gaussian_mi")
-gaussian_cmi = deprecated_alias(gaussian_cond_mutual_info, "gaussian_cmi")
-bivariate_normal_mi = deprecated_alias(bivariate_normal_mutual_info, "bivariate_normal_mi")
-correlation_for_mi = deprecated_alias(correlation_for_mutual_info, "correlation_for_mi")
-student_t_mi = deprecated_alias(student_t_mutual_info, "student_t_mi")
-additive_uniform_mi = deprecated_alias(additive_uniform_mutual_info, "additive_uniform_mi")
-discrete_uniform_mixture_mi = deprecated_alias(
-    discrete_uniform_mixture_mutual_info, "discrete_uniform_mixture_mi"
-)
-zero_inflated_poissonization_mi = deprecated_alias(
-    zero_inflated_poissonization_mutual_info, "zero_inflated_poissonization_mi"
-)

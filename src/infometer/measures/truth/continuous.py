@@ -14,8 +14,6 @@ import math
 
 import numpy as np
 
-from infometer.core._deprecation import deprecated_alias
-
 from . import closed_forms as cf
 from .base import Task, register_task
 
@@ -228,6 +226,3 @@ def _register() -> None:
 
 
 _register()
-
-# The former abbreviated names, deprecated for one release (issue 29).
-gaussian_cmi_task = deprecated_alias(gaussian_cond_mutual_info_task, "gaussian_cmi_task")

@@ -21,7 +21,6 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import xlogy
 
-from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import check_float, check_int
 from infometer.core.validation import check_stochastic_matrix
 from infometer.measures import exact as _exact
@@ -387,8 +386,3 @@ def _register() -> None:
 
 
 _register()
-
-# The former abbreviated names, deprecated for one release (issue 29).
-symmetric_channel_mi = deprecated_alias(symmetric_channel_mutual_info, "symmetric_channel_mi")
-ising2d_strip_mi_task = deprecated_alias(ising2d_strip_mutual_info_task, "ising2d_strip_mi_task")
-table_mi_task = deprecated_alias(table_mutual_info_task, "table_mi_task")

@@ -22,8 +22,6 @@ import numpy as np
 from scipy.integrate import quad
 from scipy.special import ndtr, xlogy
 
-from infometer.core._deprecation import deprecated_alias
-
 from .base import Task, register_task
 
 __all__ = ["quantised_gaussian_task", "lattice_pmf", "quantised_gaussian_mutual_info"]
@@ -104,6 +102,3 @@ def _register() -> None:
 
 
 _register()
-
-# The former abbreviated names, deprecated for one release (issue 29).
-quantised_gaussian_mi = deprecated_alias(quantised_gaussian_mutual_info, "quantised_gaussian_mi")

@@ -510,8 +510,7 @@ def render_world(
     ax
         Axes to draw on (a new figure if ``None``).
     path
-        Also save the figure as a PNG there.  The older ``render_world(world, path)``
-        still works for one release (``DeprecationWarning``; it returns the path).
+        Also save the figure as a PNG there.
     trajectories
         ``(label, cells)`` pairs drawn as lines.
     values, value_label, cmap
@@ -530,9 +529,8 @@ def render_world(
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['left']
     """
-    from infometer.core.plot import close_and_path, deprecated_path_form, finish, new_axes
+    from infometer.core.plot import finish, new_axes
 
-    ax, path, old = deprecated_path_form(ax, path, "render_world")
     h, w = world.shape
     _, ax = new_axes(ax, figsize=(max(4.5, 1.0 + 0.55 * w), max(3.0, 0.6 + 0.55 * h)))
     _draw_world(ax, world, values, cmap, value_label)
@@ -546,7 +544,7 @@ def render_world(
     if title:
         ax.set_title(title, fontsize=10)
     finish(ax, path, tight_layout=False, bbox_inches="tight")  # the legend is below the axes
-    return close_and_path(ax, path) if old else ax
+    return ax
 
 
 def render_maps(
@@ -571,8 +569,7 @@ def render_maps(
         ``None`` (a new figure), a Figure or SubFigure to draw the panels in, or a sequence
         of 2 Axes: the rule of :mod:`infometer.core.plot`.
     path
-        Also save the figure as a PNG there.  The older ``render_maps(world, r, i, path)``
-        still works for one release (``DeprecationWarning``; it returns the path).
+        Also save the figure as a PNG there.
     title
         Title over the panels (none by default).
 
@@ -588,9 +585,8 @@ def render_maps(
     >>> [a.get_title() for a in axes]
     ['rewarding cells: MDP value', 'informative cells: pair value']
     """
-    from infometer.core.plot import close_and_path, deprecated_path_form, finish, new_panels
+    from infometer.core.plot import finish, new_panels
 
-    ax, path, old = deprecated_path_form(ax, path, "render_maps")
     h, w = world.shape
     _, axes = new_panels(ax, 2, figsize=(2.0 + 1.1 * w, 0.9 + 0.55 * h), name="ax")
     _draw_world(axes[0], world, reward_map, "viridis", "V(x)")
@@ -600,4 +596,4 @@ def render_maps(
     if title:
         axes[0].figure.suptitle(title, fontsize=10)
     finish(axes, path)
-    return close_and_path(axes, path) if old else axes
+    return axes

@@ -23,8 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core._deprecation import deprecated_alias
-
 from .sites import layout_signature
 
 __all__ = ["layout_entropy", "triples_text", "extraction_mutual_info", "rank_agreement"]
@@ -145,7 +143,3 @@ def rank_agreement(first: Sequence[float], second: Sequence[float]) -> float:
             f"need two equal-length score lists of at least 3, got {a.size} and {b.size}"
         )
     return float(spearmanr(a, b).statistic)
-
-
-# The former abbreviated names, deprecated for one release (issue 29).
-extraction_mi = deprecated_alias(extraction_mutual_info, "extraction_mi")

@@ -22,12 +22,7 @@ from importlib import import_module
 from typing import Any
 
 from . import cmi, core, iecl, synthetic
-from .cmi import (
-    classifier_cmi,  # noqa: F401  (deprecated alias, not in __all__)
-    classifier_cmi_per_class,  # noqa: F401  (deprecated alias)
-    classifier_cond_mutual_info,
-    classifier_cond_mutual_info_per_class,
-)
+from .cmi import classifier_cond_mutual_info, classifier_cond_mutual_info_per_class
 from .iecl import entropy_increment, linear_entropy_increment
 
 _LAZY = {

@@ -29,7 +29,6 @@ import numpy as np
 from scipy.special import rel_entr, softmax, xlogy
 
 from infometer.core import registry
-from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import (
     Variable,
     as_variable,
@@ -265,10 +264,3 @@ def classifier_cond_mutual_info_per_class(
         )
         rows.append({"class": int(c), "n": idx.size, "weight": idx.size / lab.size, "cmi": est})
     return pd.DataFrame(rows, columns=["class", "n", "weight", "cmi"])
-
-
-# deprecated names (issue 29: public names spell quantities in full words), for one release
-classifier_cmi = deprecated_alias(classifier_cond_mutual_info, "classifier_cmi")
-classifier_cmi_per_class = deprecated_alias(
-    classifier_cond_mutual_info_per_class, "classifier_cmi_per_class"
-)

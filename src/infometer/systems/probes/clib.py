@@ -46,7 +46,6 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import InfometerWarning, check_choice, check_float, check_int
 from infometer.core.progress import check_progress
 from infometer.core.training import optimizer, run_epochs
@@ -529,7 +528,3 @@ class CLIB:
             "nmi": normalized_mutual_info(ycodes, pred),
             "ece": expected_calibration_error(pp, ycodes, n_bins),
         }
-
-
-# deprecated name (issue 29: public names spell quantities in full words), for one release
-nmi = deprecated_alias(normalized_mutual_info, "nmi")

@@ -912,8 +912,7 @@ def plot_knockout(
     ax
         Axes to draw on (a new figure if ``None``).
     path
-        Also save the figure as a PNG there.  The older ``plot_knockout(table, path)``
-        still works for one release (``DeprecationWarning``; it returns the path).
+        Also save the figure as a PNG there.
     value
         The column shown (``delta_bits``, ``kl``, ``delta_p``, ...).
     title, fmt
@@ -931,9 +930,8 @@ def plot_knockout(
     >>> plot_knockout(t).get_xlabel()
     'layer (window centre)'
     """
-    from infometer.core.plot import close_and_path, deprecated_path_form, finish, new_axes
+    from infometer.core.plot import finish, new_axes
 
-    ax, path, old = deprecated_path_form(ax, path, "plot_knockout")
     if value not in table.columns:
         raise ValueError(f"table has no column {value!r}")
     piv = table.pivot(index="block", columns="layer", values=value)
@@ -956,4 +954,4 @@ def plot_knockout(
     )
     ax.set_title(title or f"attention knockout: {value}", fontsize=10)
     finish(ax, path)
-    return close_and_path(ax, path) if old else ax
+    return ax

@@ -17,13 +17,11 @@ only when a model runs.
 
 from __future__ import annotations
 
-from .channel import channel_mi_from_scores, channel_mutual_info_from_scores  # noqa: F401
+from .channel import channel_mutual_info_from_scores
 from .comi import Compressed, compress, group_sizes, merge_weights, mig_scores, select_units
 from .compressors import LeadK, MIGSelect, RandomK, TokenMerge, TopK, split_sentences
-from .measure import (  # channel_mi, channel_mi_of_summaries: deprecated aliases
+from .measure import (
     RDFit,
-    channel_mi,  # noqa: F401
-    channel_mi_of_summaries,  # noqa: F401
     channel_mutual_info,
     channel_mutual_info_of_summaries,
     compare_compressors,

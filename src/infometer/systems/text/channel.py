@@ -39,7 +39,6 @@ from typing import Any
 import numpy as np
 
 from infometer.core import registry
-from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import Variable
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoRule, Raw, register, register_auto
@@ -369,7 +368,3 @@ def with_rate(est: Estimate, lengths: Any, s: np.ndarray, src: np.ndarray) -> Es
     pos = ln > 0
     diag["bits_per_token_mean_of_ratios"] = float(np.mean(terms[pos] / ln[pos]))
     return replace(est, diagnostics=diag)
-
-
-# deprecated name (issue 29: public names spell quantities in full words), for one release
-channel_mi_from_scores = deprecated_alias(channel_mutual_info_from_scores, "channel_mi_from_scores")

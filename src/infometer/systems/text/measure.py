@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import InfometerWarning, check_choice, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.progress import progress_bar
@@ -525,8 +524,7 @@ def plot_compressors(
         ``None`` (a new figure), a Figure or SubFigure to draw the panels in, or a sequence
         of 2 Axes (3 when the table has ``distortion``): the rule of :mod:`infometer.core.plot`.
     path
-        Also save the figure as a PNG there.  The older ``plot_compressors(df, path)``
-        still works for one release (``DeprecationWarning``; it returns the path).
+        Also save the figure as a PNG there.
     title
         Title over the panels (default "Channel MI of compressors").
 
@@ -546,13 +544,10 @@ def plot_compressors(
     """
     from infometer.core.plot import (
         _panel_title,
-        close_and_path,
-        deprecated_path_form,
         finish,
         new_panels,
     )
 
-    ax, path, old = deprecated_path_form(ax, path, "plot_compressors")
     has_rd = "distortion" in df
     ncols = 3 if has_rd else 2
     _, axes = new_panels(ax, ncols, figsize=(4.2 * ncols, 3.6), name="ax")
@@ -597,11 +592,4 @@ def plot_compressors(
         _label_points(ax, names, r, d)
     _panel_title(given, axes, title, "Channel MI of compressors")
     finish(axes, path)
-    return close_and_path(axes, path) if old else axes
-
-
-# deprecated names (issue 29: public names spell quantities in full words), for one release
-channel_mi = deprecated_alias(channel_mutual_info, "channel_mi")
-channel_mi_of_summaries = deprecated_alias(
-    channel_mutual_info_of_summaries, "channel_mi_of_summaries"
-)
+    return axes

@@ -279,8 +279,7 @@ def plot_needle(
         ``None`` (a new figure), a Figure or SubFigure to draw the panels in, or a sequence
         of 3 Axes: the rule of :mod:`infometer.core.plot`.
     path
-        Also save the figure as a PNG there.  The older ``plot_needle(df, path)`` still
-        works for one release (``DeprecationWarning``; it returns the path).
+        Also save the figure as a PNG there.
     title
         Title over the panels.
 
@@ -299,13 +298,10 @@ def plot_needle(
     """
     from infometer.core.plot import (
         _panel_title,
-        close_and_path,
-        deprecated_path_form,
         finish,
         new_panels,
     )
 
-    ax, path, old = deprecated_path_form(ax, path, "plot_needle")
     given = ax
     _, axes = new_panels(ax, 3, figsize=(12.6, 3.6), name="ax")
     panels = [
@@ -326,4 +322,4 @@ def plot_needle(
     axes[0].legend(fontsize=7)
     _panel_title(given, axes, title, "Needle in a haystack: MIG merging vs baselines")
     finish(axes, path)
-    return close_and_path(axes, path) if old else axes
+    return axes

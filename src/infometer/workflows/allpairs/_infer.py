@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from infometer.core.jit import nb
-from infometer.core.plot import close_and_path, deprecated_path_form
 
 from . import _plots
 
@@ -64,8 +63,6 @@ class Network:
         Returns
         -------
         matplotlib.axes.Axes
-            (The previous release's ``net.plot(path)`` still saves there and returns the
-            path, with a ``DeprecationWarning``.)
 
         Examples
         --------
@@ -75,11 +72,10 @@ class Network:
         >>> net.plot().get_title()
         'clr: 2 edges'
         """
-        ax, path, old = deprecated_path_form(ax, path, "Network.plot", result=False)
         ax = _plots.draw_network(
             self.matrix, self.method, len(self.edges), ax, path, title=title, seed=seed
         )
-        return close_and_path(ax, path) if old else ax
+        return ax
 
     def __repr__(self) -> str:
         return (

@@ -30,7 +30,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma
 
-from infometer.core._deprecation import deprecated_alias
 from infometer.core.jit import nb
 
 __all__ = [
@@ -320,7 +319,3 @@ def copula_mutual_info(r: np.ndarray, bias: float) -> np.ndarray:
     r = np.clip(r, -1.0, 1.0)
     with np.errstate(divide="ignore"):
         return -0.5 * np.log((1.0 - r) * (1.0 + r)) + bias
-
-
-# The former abbreviated names, deprecated for one release (issue 29).
-copula_mi = deprecated_alias(copula_mutual_info, "copula_mi")

@@ -29,8 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core.plot import close_and_path, deprecated_path_form
-
 from . import _plots
 from ._infer import Network, aracne_network, clr_network, weights
 from ._plots import MAX_PLOT_NODES
@@ -148,8 +146,6 @@ def plot_heatmap(
     Returns
     -------
     matplotlib.axes.Axes
-        (The previous release's ``plot_heatmap(obj, path)`` still saves there and returns
-        the path, with a ``DeprecationWarning``.)
 
     Examples
     --------
@@ -158,13 +154,12 @@ def plot_heatmap(
     >>> plot_heatmap(m).get_title()
     'pairwise MI (clustered order)'
     """
-    ax, path, old = deprecated_path_form(ax, path, "plot_heatmap")
     if isinstance(obj, PairwiseResult):
         frame, unit = obj.matrix, obj.unit
     else:
         frame, unit = _mi_frame(obj), "nats"
     ax = _plots.draw_heatmap(frame, unit, ax, path, cluster=cluster, title=title)
-    return close_and_path(ax, path) if old else ax
+    return ax
 
 
 def plot_network(
@@ -189,8 +184,6 @@ def plot_network(
     Returns
     -------
     matplotlib.axes.Axes
-        (The previous release's ``plot_network(net, path)`` still saves there and returns
-        the path, with a ``DeprecationWarning``.)
 
     Examples
     --------
@@ -200,8 +193,7 @@ def plot_network(
     """
     if not isinstance(net, Network):
         raise TypeError(f"net must be a Network (from aracne or clr), got {type(net).__name__}")
-    ax, path, old = deprecated_path_form(ax, path, "plot_network")
     ax = _plots.draw_network(
         net.matrix, net.method, len(net.edges), ax, path, title=title, seed=seed
     )
-    return close_and_path(ax, path) if old else ax
+    return ax

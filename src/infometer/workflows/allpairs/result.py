@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import resolve_unit, unit_factor
-from infometer.core.plot import close_and_path, deprecated_path_form
 
 from . import _infer, _plots
 
@@ -133,8 +132,6 @@ class PairwiseResult:
         Returns
         -------
         matplotlib.axes.Axes
-            (The previous release's ``res.heatmap(path)`` still saves there and returns
-            the path, with a ``DeprecationWarning``.)
 
         Examples
         --------
@@ -143,9 +140,8 @@ class PairwiseResult:
         >>> res.heatmap(title="three columns").get_title()
         'three columns'
         """
-        ax, path, old = deprecated_path_form(ax, path, "PairwiseResult.heatmap", result=False)
         ax = _plots.draw_heatmap(self.matrix, self.unit, ax, path, cluster=cluster, title=title)
-        return close_and_path(ax, path) if old else ax
+        return ax
 
     def __repr__(self) -> str:
         p = self.matrix.shape[0]
