@@ -8,91 +8,115 @@
 
 from __future__ import annotations
 
-import importlib as _importlib
+from typing import TYPE_CHECKING
+
+from infometer.core._lazy import attach
 
 __version__ = "0.1.0"
 
-# Everything is imported on first use (PEP 562), so that ``import infometer`` and
-# ``infometer --help`` load nothing heavy, not even numpy: name -> (module, attribute;
-# ``None``: the module itself).
-_LAZY: dict[str, tuple[str, str | None]] = {
-    "exact": (".measures.exact", None),
-    "registry": (".core.registry", None),
-    "entropy": (".core.api", "entropy"),
-    "mutual_info": (".core.api", "mutual_info"),
-    "cond_mutual_info": (".core.api", "cond_mutual_info"),
-    "kl_divergence": (".core.api", "kl_divergence"),
-    "estimate": (".core.api", "estimate"),
-    "InfometerWarning": (".core.data", "InfometerWarning"),
-    "MissingExtraError": (".core._extras", "MissingExtraError"),
-    "Estimate": (".core.estimate", "Estimate"),
-    "LocalValues": (".core._local", "LocalValues"),
-    "independence_test": (".measures.stats", "independence_test"),
-    "multipletests": (".measures.stats", "multipletests"),
-    "transfer_entropy": (".measures.timeseries", "transfer_entropy"),
-    "active_info_storage": (".measures.dynamics", "active_info_storage"),
-    "entropy_rate": (".measures.dynamics", "entropy_rate"),
-    "infer_network": (".measures.dynamics", "infer_network"),
-    "InfoSEDD": (".estimators.diffusion", "InfoSEDD"),  # needs torch (an extra)
-    "NeuralMI": (".estimators.neural", "NeuralMI"),  # needs torch
-    "layer_info": (".estimators.neural", "layer_info"),
-    "flownib": (".estimators.neural", "flownib"),
-    "classifier_cond_mutual_info": (".systems.models", "classifier_cond_mutual_info"),
-    "fisher_information": (".systems.models", "fisher_information"),
-    "decision": (".systems.decision", None),
-    "probes": (".systems.probes", None),
-    "pairwise": (".workflows.allpairs", "pairwise"),
-    "Execution": (".core.parallel", "Execution"),
-    "aracne": (".workflows.allpairs", "aracne"),
-    "clr": (".workflows.allpairs", "clr"),
-    "select_features": (".workflows.allpairs", "select_features"),
-    "total_correlation": (".measures.multivariate", "total_correlation"),
-    "dual_total_correlation": (".measures.multivariate", "dual_total_correlation"),
-    "o_information": (".measures.multivariate", "o_information"),
-    "s_information": (".measures.multivariate", "s_information"),
-    "co_information": (".measures.multivariate", "co_information"),
-    "gradient_o_information": (".measures.multivariate", "gradient_o_information"),
-    "pid": (".measures.multivariate", "pid"),
-    "pid_pairs": (".measures.multivariate", "pid_pairs"),
-    "multiplets": (".measures.multivariate", "multiplets"),
-    "multivariate_test": (".measures.multivariate", "multivariate_test"),
-    "channel_capacity_from_samples": (".measures.channels", "channel_capacity_from_samples"),
-    "renyi_entropy": (".measures.generalized", "renyi_entropy"),
-    "tsallis_entropy": (".measures.generalized", "tsallis_entropy"),
-    "renyi_divergence": (".measures.generalized", "renyi_divergence"),
-    "jensen_shannon_divergence": (".measures.generalized", "jensen_shannon_divergence"),
-    "jensen_renyi_divergence": (".measures.generalized", "jensen_renyi_divergence"),
-    "renyi_mutual_info": (".measures.generalized", "renyi_mutual_info"),
-    "complexity": (".measures.complexity", None),  # the package is callable: im.complexity(x, ...)
-    "multiscale": (".measures.complexity", "multiscale"),
-    "complexity_entropy_plane": (".measures.complexity", "complexity_entropy_plane"),
-}
+# Everything is imported on first use (PEP 562, through the one mechanism of
+# infometer.core._lazy), so that ``import infometer`` and ``infometer --help`` load nothing
+# heavy, not even numpy.  A type checker reads the same names from the imports below
+# (tests/test_lazy.py keeps them and the table in step).
+if TYPE_CHECKING:
+    from infometer.core import registry
+    from infometer.core._extras import MissingExtraError
+    from infometer.core._local import LocalValues
+    from infometer.core.api import cond_mutual_info, entropy, estimate, kl_divergence, mutual_info
+    from infometer.core.data import InfometerWarning
+    from infometer.core.estimate import Estimate
+    from infometer.core.parallel import Execution
+    from infometer.estimators.diffusion import InfoSEDD
+    from infometer.estimators.neural import NeuralMI, flownib, layer_info
+    from infometer.measures import exact
+    from infometer.measures.channels import channel_capacity_from_samples
+    from infometer.measures.complexity import complexity_entropy_plane, multiscale
+    from infometer.measures.complexity.api import complexity
+    from infometer.measures.dynamics import active_info_storage, entropy_rate, infer_network
+    from infometer.measures.generalized import (
+        jensen_renyi_divergence,
+        jensen_shannon_divergence,
+        renyi_divergence,
+        renyi_entropy,
+        renyi_mutual_info,
+        tsallis_entropy,
+    )
+    from infometer.measures.multivariate import (
+        co_information,
+        dual_total_correlation,
+        gradient_o_information,
+        multiplets,
+        multivariate_test,
+        o_information,
+        pid,
+        pid_pairs,
+        s_information,
+        total_correlation,
+    )
+    from infometer.measures.stats import independence_test, multipletests
+    from infometer.measures.timeseries import transfer_entropy
+    from infometer.systems import decision, probes
+    from infometer.systems.models import classifier_cond_mutual_info, fisher_information
+    from infometer.workflows.allpairs import aracne, clr, pairwise, select_features
 
-
-def __getattr__(name: str):
-    """The public names, imported when first used."""
-    try:
-        module, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'infometer' has no attribute {name!r}") from None
-    try:
-        value = _importlib.import_module(module, __name__)
-        if attr is not None:
-            value = getattr(value, attr)
-    except ImportError as exc:  # an optional dependency: say which extra installs it
-        from infometer.core._extras import missing_extra
-
-        named = missing_extra(exc, f"infometer.{name}")
-        if named is None:
-            raise
-        raise named from exc
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """Only the public names (``__all__``): no helper module or import leaks."""
-    return sorted(__all__)
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "MissingExtraError": "infometer.core._extras",
+        "LocalValues": "infometer.core._local",
+        "cond_mutual_info": "infometer.core.api",
+        "entropy": "infometer.core.api",
+        "estimate": "infometer.core.api",
+        "kl_divergence": "infometer.core.api",
+        "mutual_info": "infometer.core.api",
+        "InfometerWarning": "infometer.core.data",
+        "Estimate": "infometer.core.estimate",
+        "Execution": "infometer.core.parallel",
+        "InfoSEDD": "infometer.estimators.diffusion",  # needs torch (an extra)
+        "NeuralMI": "infometer.estimators.neural",  # needs torch (an extra)
+        "flownib": "infometer.estimators.neural",
+        "layer_info": "infometer.estimators.neural",
+        "channel_capacity_from_samples": "infometer.measures.channels",
+        "complexity_entropy_plane": "infometer.measures.complexity",
+        "multiscale": "infometer.measures.complexity",
+        "active_info_storage": "infometer.measures.dynamics",
+        "entropy_rate": "infometer.measures.dynamics",
+        "infer_network": "infometer.measures.dynamics",
+        "jensen_renyi_divergence": "infometer.measures.generalized",
+        "jensen_shannon_divergence": "infometer.measures.generalized",
+        "renyi_divergence": "infometer.measures.generalized",
+        "renyi_entropy": "infometer.measures.generalized",
+        "renyi_mutual_info": "infometer.measures.generalized",
+        "tsallis_entropy": "infometer.measures.generalized",
+        "co_information": "infometer.measures.multivariate",
+        "dual_total_correlation": "infometer.measures.multivariate",
+        "gradient_o_information": "infometer.measures.multivariate",
+        "multiplets": "infometer.measures.multivariate",
+        "multivariate_test": "infometer.measures.multivariate",
+        "o_information": "infometer.measures.multivariate",
+        "pid": "infometer.measures.multivariate",
+        "pid_pairs": "infometer.measures.multivariate",
+        "s_information": "infometer.measures.multivariate",
+        "total_correlation": "infometer.measures.multivariate",
+        "independence_test": "infometer.measures.stats",
+        "multipletests": "infometer.measures.stats",
+        "transfer_entropy": "infometer.measures.timeseries",
+        "classifier_cond_mutual_info": "infometer.systems.models",
+        "fisher_information": "infometer.systems.models",
+        "aracne": "infometer.workflows.allpairs",
+        "clr": "infometer.workflows.allpairs",
+        "pairwise": "infometer.workflows.allpairs",
+        "select_features": "infometer.workflows.allpairs",
+    },
+    modules={
+        "registry": "infometer.core.registry",
+        "exact": "infometer.measures.exact",
+        # the package is callable, im.complexity(x, ...); a type checker sees the function
+        "complexity": "infometer.measures.complexity",
+        "decision": "infometer.systems.decision",
+        "probes": "infometer.systems.probes",
+    },
+)
 
 
 def methods(quantity: str = "mutual_info") -> list[str]:

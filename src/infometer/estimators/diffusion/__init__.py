@@ -14,26 +14,26 @@ The object API (train once, query many times) is :class:`InfoSEDD` in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from infometer.core._lazy import attach
 from infometer.core.data import Variable
 from infometer.core.registry import Raw, register
 
 from .tokens import Tokens, as_tokens, join_tokens, parse_positions, variable_tokens
 
+if TYPE_CHECKING:
+    from .infosedd import InfoSEDD, ScanResult, kl_divergence
+
 __all__ = ["InfoSEDD", "kl_divergence", "ScanResult", "Tokens", "parse_positions"]
 
+__getattr__, __dir__ = attach(
+    __name__, {"InfoSEDD": ".infosedd", "ScanResult": ".infosedd", "kl_divergence": ".infosedd"}
+)
+
 _FAMILY = "diffusion"
-
-
-def __getattr__(name: str) -> Any:
-    if name in ("InfoSEDD", "kl_divergence", "ScanResult"):
-        from . import infosedd
-
-        return getattr(infosedd, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _require_torch() -> None:

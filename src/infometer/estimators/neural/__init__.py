@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from infometer.core._lazy import attach
 from infometer.core.data import Variable, check_int
 from infometer.core.registry import Raw, register
 
@@ -30,6 +31,9 @@ from infometer.core.registry import Raw, register
 # `flownib` here also keeps the name from meaning the submodule of the same name
 from .flownib import FlowNIBResult, flownib, participation_ratio
 from .layers import collect_activations, layer_info, plot_information_plane, plot_layers
+
+if TYPE_CHECKING:
+    from .estimator import NeuralMI  # the only module here that imports torch at its top
 
 __all__ = [
     "NeuralMI",
@@ -49,12 +53,7 @@ _KINDS = ("continuous", "discrete", "mixed")
 BOUND_NAMES = ("mine", "nwj", "infonce", "dv", "smile", "kl_dime", "gan_dime", "hd_dime")
 
 
-def __getattr__(name: str) -> Any:
-    if name == "NeuralMI":  # the only module here that imports torch at its top
-        from .estimator import NeuralMI
-
-        return NeuralMI
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = attach(__name__, {"NeuralMI": ".estimator"})
 
 
 def _require_torch() -> None:

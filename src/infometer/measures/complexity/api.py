@@ -12,8 +12,8 @@ from infometer.core.estimate import Estimate
 from infometer.core.validation import check_choice, check_int, check_real_array
 
 from . import measures
-from ._lazy import K
 from .estimators import IMAGE_QUANTITY, QUANTITY
+from .measures import K
 
 __all__ = ["complexity", "multiscale", "MultiscaleResult", "complexity_entropy_plane"]
 

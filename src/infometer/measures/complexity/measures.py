@@ -30,9 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core._lazy import lazy_module
 from infometer.core.validation import check_bool, check_choice, check_float, check_int
 
-from ._lazy import K
+#: The compiled kernels (numba), imported on first use: registering the family (which every
+#: registry lookup does) must not load numba (``tests/test_import_light.py``).
+K = lazy_module("._kernels", __package__)
+
 
 __all__ = [
     "MEASURES",

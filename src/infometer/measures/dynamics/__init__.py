@@ -10,11 +10,23 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from infometer.core._lazy import attach
 
 from . import ordinal, storage
 from .storage import active_info_storage, entropy_rate
+
+if TYPE_CHECKING:
+    from . import simulate
+    from .local import (
+        LocalValues,
+        local_active_info_storage,
+        local_cond_mutual_info,
+        local_mutual_info,
+        local_transfer_entropy,
+    )
+    from .network import NetworkResult, infer_network
 
 __all__ = [
     "active_info_storage",
@@ -31,22 +43,16 @@ __all__ = [
     "storage",
 ]
 
-_LAZY = {
-    "infer_network": (".network", "infer_network"),
-    "NetworkResult": (".network", "NetworkResult"),
-    "local_mutual_info": (".local", "local_mutual_info"),
-    "local_cond_mutual_info": (".local", "local_cond_mutual_info"),
-    "local_transfer_entropy": (".local", "local_transfer_entropy"),
-    "local_active_info_storage": (".local", "local_active_info_storage"),
-    "LocalValues": (".local", "LocalValues"),
-    "simulate": (".simulate", None),
-}
-
-
-def __getattr__(name: str) -> Any:
-    try:
-        module, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = importlib.import_module(module, __name__)
-    return value if attr is None else getattr(value, attr)
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "LocalValues": ".local",
+        "local_active_info_storage": ".local",
+        "local_cond_mutual_info": ".local",
+        "local_mutual_info": ".local",
+        "local_transfer_entropy": ".local",
+        "NetworkResult": ".network",
+        "infer_network": ".network",
+    },
+    modules={"simulate": ".simulate"},
+)

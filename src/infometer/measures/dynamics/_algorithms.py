@@ -16,9 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from ._embed import lag_matrix, present_rows
-from ._engine import make_engine
-from ._select import include, omnibus, pool_perms, prune, pvalue, sequential_maxstat
+from infometer.measures.timeseries._embed import lag_matrix, present_rows
+from infometer.measures.timeseries._engine import make_engine
+from infometer.measures.timeseries._select import (
+    include,
+    omnibus,
+    pool_perms,
+    prune,
+    pvalue,
+    sequential_maxstat,
+)
 
 __all__ = ["te_target", "pc1", "pc_target", "mci_target", "ci_test", "LinkTests"]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, overload
 
 from infometer.core import registry
 from infometer.core._local import LocalRaw, LocalValues
@@ -266,6 +266,14 @@ def _public(
     )
 
 
+@overload
+def active_info_storage(x: Any, *, local: Literal[False] = False, **options: Any) -> Estimate: ...
+@overload
+def active_info_storage(x: Any, *, local: Literal[True], **options: Any) -> LocalValues: ...
+@overload
+def active_info_storage(x: Any, *, local: bool, **options: Any) -> Estimate | LocalValues: ...
+
+
 def active_info_storage(
     x: Any,
     *,
@@ -352,6 +360,14 @@ def active_info_storage(
         params={**own, **params},
         local=local,
     )
+
+
+@overload
+def entropy_rate(x: Any, *, local: Literal[False] = False, **options: Any) -> Estimate: ...
+@overload
+def entropy_rate(x: Any, *, local: Literal[True], **options: Any) -> LocalValues: ...
+@overload
+def entropy_rate(x: Any, *, local: bool, **options: Any) -> Estimate | LocalValues: ...
 
 
 def entropy_rate(

@@ -8,27 +8,47 @@ Needs the extra ``extract`` (lxml, rapidfuzz); nothing is imported until used.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-_LAZY = {
-    "make_sites": "sites",
-    "make_group": "sites",
-    "make_layout": "sites",
-    "drift": "sites",
-    "version_clock": "sites",
-    "template_extractor": "sites",
-    "layout_signature": "sites",
-    "normalize_triple": "metrics",
-    "fuzzy_f1": "metrics",
-    "set_prf": "metrics",
-}
+from infometer.core._lazy import attach
 
-__all__ = sorted(_LAZY)
+if TYPE_CHECKING:
+    from .metrics import fuzzy_f1, normalize_triple, set_prf
+    from .sites import (
+        drift,
+        layout_signature,
+        make_group,
+        make_layout,
+        make_sites,
+        template_extractor,
+        version_clock,
+    )
 
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "fuzzy_f1": ".metrics",
+        "normalize_triple": ".metrics",
+        "set_prf": ".metrics",
+        "drift": ".sites",
+        "layout_signature": ".sites",
+        "make_group": ".sites",
+        "make_layout": ".sites",
+        "make_sites": ".sites",
+        "template_extractor": ".sites",
+        "version_clock": ".sites",
+    },
+)
 
-def __getattr__(name: str) -> Any:
-    mod = _LAZY.get(name)
-    if mod is None:
-        raise AttributeError(f"module 'infometer.systems.extract' has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{mod}", __name__), name)
+__all__ = [
+    "drift",
+    "fuzzy_f1",
+    "layout_signature",
+    "make_group",
+    "make_layout",
+    "make_sites",
+    "normalize_triple",
+    "set_prf",
+    "template_extractor",
+    "version_clock",
+]

@@ -18,25 +18,41 @@ that needs torch (extra ``torch``) lives in submodules imported on first use:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING
+
+from infometer.core._lazy import attach
 
 from . import cmi, core, iecl, synthetic
 from .cmi import classifier_cond_mutual_info, classifier_cond_mutual_info_per_class
 from .iecl import entropy_increment, linear_entropy_increment
 
-_LAZY = {
-    "fisher_information": "fisher",
-    "FisherInformation": "fisher",
-    "predict_proba": "..core._torch",  # infometer.core._torch (the ground-floor torch helpers)
-    "DiffJPEG": "djip",
-    "fit_djip": "djip",
-    "distill": "djip",
-    "KoopmanAE": "koopman",
-    "fit_koopman": "koopman",
-    "make_activation": "activations",
-    "swap_activations": "activations",
-}
+if TYPE_CHECKING:
+    from infometer.core._torch import predict_proba
+
+    from . import djip as djip
+    from . import fisher as fisher
+    from . import koopman as koopman
+    from .activations import make_activation, swap_activations
+    from .djip import DiffJPEG, distill, fit_djip
+    from .fisher import FisherInformation, fisher_information
+    from .koopman import KoopmanAE, fit_koopman
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "predict_proba": "infometer.core._torch",  # the ground floor's torch helpers
+        "make_activation": ".activations",
+        "swap_activations": ".activations",
+        "DiffJPEG": ".djip",
+        "distill": ".djip",
+        "fit_djip": ".djip",
+        "FisherInformation": ".fisher",
+        "fisher_information": ".fisher",
+        "KoopmanAE": ".koopman",
+        "fit_koopman": ".koopman",
+    },
+    modules={"djip": ".djip", "fisher": ".fisher", "koopman": ".koopman"},
+)
 
 __all__ = [
     "cmi",
@@ -47,13 +63,14 @@ __all__ = [
     "classifier_cond_mutual_info_per_class",
     "entropy_increment",
     "linear_entropy_increment",
-    *_LAZY,
+    "fisher_information",
+    "FisherInformation",
+    "predict_proba",
+    "DiffJPEG",
+    "fit_djip",
+    "distill",
+    "KoopmanAE",
+    "fit_koopman",
+    "make_activation",
+    "swap_activations",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
-    if name in ("fisher", "djip", "koopman"):
-        return import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

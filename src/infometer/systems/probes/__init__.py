@@ -24,21 +24,17 @@ See docs/probes.md.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from infometer.core._lazy import attach
+
+if TYPE_CHECKING:
+    from . import alignment, clib, decoding, flow, imagemaps
 
 __all__ = ["decoding", "alignment", "flow", "imagemaps", "clib"]
 
-
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ImportError as exc:  # e.g. flow without torch: name the extra
-            from infometer.core._extras import missing_extra
-
-            named = missing_extra(exc, f"infometer.systems.probes.{name}")
-            if named is None:
-                raise
-            raise named from exc
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = attach(
+    __name__,
+    {},
+    modules={name: f".{name}" for name in ("decoding", "alignment", "flow", "imagemaps", "clib")},
+)

@@ -15,26 +15,36 @@ See docs/activations.md for what is faithful to the paper and what is inferred.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING
+
+from infometer.core._lazy import attach
 
 from .modules import FLES_KINDS, KINDS, FleS, FleSProto, kind_of, make_activation
 from .swap import find_activations, gate_values, is_activation, swap_activations
 
-_LAZY = {
-    "PatchTransformer": "nets",
-    "SmallResNet": "nets",
-    "tiny_bert": "nets",
-    "convergence_threshold": "theory",
-    "negative_gate_ratio": "theory",
-    "negative_gate_ratio_mc": "theory",
-    "layer_curves": "information",
-    "gate_entropy": "information",
-    "batch_dependence": "information",
-    "digits_patches": "tasks",
-    "context_task": "tasks",
-    "train_classifier": "tasks",
-}
+if TYPE_CHECKING:
+    from .information import batch_dependence, gate_entropy, layer_curves
+    from .nets import PatchTransformer, SmallResNet, tiny_bert
+    from .tasks import context_task, digits_patches, train_classifier
+    from .theory import convergence_threshold, negative_gate_ratio, negative_gate_ratio_mc
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "batch_dependence": ".information",
+        "gate_entropy": ".information",
+        "layer_curves": ".information",
+        "PatchTransformer": ".nets",
+        "SmallResNet": ".nets",
+        "tiny_bert": ".nets",
+        "context_task": ".tasks",
+        "digits_patches": ".tasks",
+        "train_classifier": ".tasks",
+        "convergence_threshold": ".theory",
+        "negative_gate_ratio": ".theory",
+        "negative_gate_ratio_mc": ".theory",
+    },
+)
 
 __all__ = [
     "KINDS",
@@ -47,11 +57,16 @@ __all__ = [
     "find_activations",
     "gate_values",
     "is_activation",
-    *_LAZY,
+    "PatchTransformer",
+    "SmallResNet",
+    "tiny_bert",
+    "convergence_threshold",
+    "negative_gate_ratio",
+    "negative_gate_ratio_mc",
+    "layer_curves",
+    "gate_entropy",
+    "batch_dependence",
+    "digits_patches",
+    "context_task",
+    "train_classifier",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
