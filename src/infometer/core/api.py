@@ -7,7 +7,7 @@ Nothing here knows any estimator family: methods and ``auto`` rules come from
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -313,6 +313,20 @@ def _route_entropy(order: Any, kind: Any, params: dict[str, Any]) -> tuple[str, 
     return f"{kind}_entropy", {**params, "order": order}
 
 
+@overload
+def estimate(
+    quantity: str, data: dict[str, Any], *, local: Literal[False] = False, **options: Any
+) -> Estimate: ...
+@overload
+def estimate(
+    quantity: str, data: dict[str, Any], *, local: Literal[True], **options: Any
+) -> LocalValues: ...
+@overload
+def estimate(
+    quantity: str, data: dict[str, Any], *, local: bool, **options: Any
+) -> Estimate | LocalValues: ...
+
+
 def estimate(
     quantity: str,
     data: dict[str, Any],
@@ -465,6 +479,14 @@ def entropy(
     )
 
 
+@overload
+def mutual_info(x: Any, y: Any, *, local: Literal[False] = False, **options: Any) -> Estimate: ...
+@overload
+def mutual_info(x: Any, y: Any, *, local: Literal[True], **options: Any) -> LocalValues: ...
+@overload
+def mutual_info(x: Any, y: Any, *, local: bool, **options: Any) -> Estimate | LocalValues: ...
+
+
 def mutual_info(
     x: Any,
     y: Any,
@@ -503,6 +525,20 @@ def mutual_info(
         local=local,
         **params,
     )
+
+
+@overload
+def cond_mutual_info(
+    x: Any, y: Any, z: Any, *, local: Literal[False] = False, **options: Any
+) -> Estimate: ...
+@overload
+def cond_mutual_info(
+    x: Any, y: Any, z: Any, *, local: Literal[True], **options: Any
+) -> LocalValues: ...
+@overload
+def cond_mutual_info(
+    x: Any, y: Any, z: Any, *, local: bool, **options: Any
+) -> Estimate | LocalValues: ...
 
 
 def cond_mutual_info(

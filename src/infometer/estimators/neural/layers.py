@@ -14,9 +14,12 @@ injective layer reaches it.  See docs/neural.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from infometer.core.progress import progress_bar
 
@@ -242,7 +245,7 @@ def layer_info(
     forward: Callable[[Any, Any], Any] | None = None,
     progress: bool | None = None,
     **params: Any,
-) -> Any:
+) -> pd.DataFrame:
     """I(X;T_l) and I(T_l;Y) for each layer ``l``, as a tidy pandas DataFrame.
 
     Parameters

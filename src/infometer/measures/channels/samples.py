@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import Variable
+from infometer.core.estimate import Estimate
 from infometer.core.registry import (
     EXAMPLES,
     NONNEGATIVE,
@@ -106,7 +107,7 @@ def channel_capacity_from_samples(
     ci: float | None = None,
     seed: int | None = 0,
     **params: Any,
-):
+) -> Estimate:
     """Capacity of the channel X → Y estimated from paired samples of input and output.
 
     The method ``"plugin"`` builds the empirical channel ``n(x, y) / n(x)`` over the

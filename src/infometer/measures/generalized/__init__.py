@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from infometer.core.api import estimate
+from infometer.core.estimate import Estimate
+
 from . import estimators as _estimators  # noqa: F401  (registers the quantities)
 from .closed_forms import (
     exponential_renyi_entropy,
@@ -33,9 +36,7 @@ __all__ = [
 ]
 
 
-def _est(quantity: str, data: dict, paired: bool, **kw: Any):
-    from infometer.core.api import estimate
-
+def _est(quantity: str, data: dict, paired: bool, **kw: Any) -> Estimate:
     return estimate(quantity, data, paired=paired, **kw)
 
 
@@ -50,7 +51,7 @@ def renyi_entropy(
     seed: int | None = 0,
     discrete: bool | None = None,
     **params: Any,
-):
+) -> Estimate:
     """Rényi entropy ``H_a(X) = log(sum p^a) / (1 - a)`` (``log int f^a / (1 - a)``) from samples.
 
     Methods: ``plugin`` and ``unbiased`` (integer ``order >= 2``: the unbiased
@@ -89,7 +90,7 @@ def tsallis_entropy(
     seed: int | None = 0,
     discrete: bool | None = None,
     **params: Any,
-):
+) -> Estimate:
     """Tsallis entropy ``S_q = (1 - sum p^q) / (q - 1)`` (``q = order > 0``) from samples.
 
     Same methods as :func:`renyi_entropy` (``S_q = (1 - exp((1 - q) H_q)) / (q - 1)``).
@@ -127,7 +128,7 @@ def renyi_divergence(
     seed: int | None = 0,
     discrete: bool | None = None,
     **params: Any,
-):
+) -> Estimate:
     """Rényi divergence ``D_a(P ‖ Q)`` from two independent samples (plug-in, discrete).
 
     Examples
@@ -162,7 +163,7 @@ def jensen_shannon_divergence(
     seed: int | None = 0,
     discrete: bool | None = None,
     **params: Any,
-):
+) -> Estimate:
     """Jensen–Shannon divergence of P and Q from two samples (plug-in or kNN).
 
     Discrete ``plugin`` uses weights ``weights=`` (default ½, ½); continuous
@@ -200,7 +201,7 @@ def jensen_renyi_divergence(
     seed: int | None = 0,
     discrete: bool | None = None,
     **params: Any,
-):
+) -> Estimate:
     """Jensen–Rényi divergence ``H_a(M) - w_p H_a(P) - w_q H_a(Q)`` from two samples.
 
     Examples
@@ -236,7 +237,7 @@ def renyi_mutual_info(
     seed: int | None = 0,
     discrete: bool | None = None,
     **params: Any,
-):
+) -> Estimate:
     """Rényi MI defined as ``D_a(P_XY ‖ P_X ⊗ P_Y)`` (plug-in; Shannon MI at a = 1).
 
     Other definitions (Sibson's ``min_Q D_a(P_XY ‖ P_X ⊗ Q)``, Arimoto's) differ for

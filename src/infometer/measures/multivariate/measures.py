@@ -4,7 +4,7 @@ variable) through the registry, so that ``ci=`` uses the shared resampling."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,7 +181,7 @@ _DOC = """
 """
 
 
-def _public(quantity: str, formula: str, example: str):
+def _public(quantity: str, formula: str, example: str) -> Callable[..., Estimate]:
     def f(
         X: Any,
         *,

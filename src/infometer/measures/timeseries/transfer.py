@@ -28,7 +28,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -427,6 +427,20 @@ registry.register_auto(
         lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx)[1]}",
     )
 )
+
+
+@overload
+def transfer_entropy(
+    source: Any, target: Any, cond: Any = None, *, local: Literal[False] = False, **options: Any
+) -> Estimate: ...
+@overload
+def transfer_entropy(
+    source: Any, target: Any, cond: Any = None, *, local: Literal[True], **options: Any
+) -> LocalValues: ...
+@overload
+def transfer_entropy(
+    source: Any, target: Any, cond: Any = None, *, local: bool, **options: Any
+) -> Estimate | LocalValues: ...
 
 
 def transfer_entropy(
