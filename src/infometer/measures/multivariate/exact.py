@@ -9,7 +9,7 @@ import numpy as np
 from infometer.core.estimate import Estimate
 from infometer.core.uncertainty import exact_estimate
 
-from ._exact import pmf_quantity
+from ._pmf import pmf_quantity
 
 __all__ = [
     "total_correlation",
