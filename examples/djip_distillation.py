@@ -70,9 +70,17 @@ def main() -> None:
 
     import torch
 
-    from infometer.systems.models import classifier_cond_mutual_info, predict_proba
-    from infometer.systems.models.djip import DiffJPEG, accuracy, distill, fit_djip
-    from infometer.systems.models.synthetic import texture_images
+    from infometer.systems.models import (
+        DiffJPEG,
+        classifier_cond_mutual_info,
+        distill,
+        fit_djip,
+        predict_proba,
+        texture_images,
+    )
+
+    def accuracy(model, x, y, transform=None) -> float:
+        return float(np.mean(predict_proba(model, x, transform=transform).argmax(1) == y))
 
     n_train = 20 if args.quick else args.n_train
     epochs_t, epochs_s, epochs_d = (2, 2, 1) if args.quick else (8, 100, 5)

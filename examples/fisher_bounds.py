@@ -23,8 +23,7 @@ def main() -> None:
 
     import torch
 
-    from infometer.systems.models import fisher_information
-    from infometer.systems.models.djip import distill
+    from infometer.systems.models import distill, fisher_information
 
     rng = np.random.default_rng(0)
     c, d, n = 4, 6, 200

@@ -65,19 +65,17 @@ def main() -> None:
     import pandas as pd
 
     from infometer.core.progress import progress_bar
-    from infometer.systems.models.activations import swap_activations
-    from infometer.systems.models.activations.information import (
+    from infometer.systems.models.activations import (
+        PatchTransformer,
+        accuracy,
         batch_dependence,
+        context_task,
+        digits_patches,
         gate_bits,
         gate_entropy,
         layer_curves,
-    )
-    from infometer.systems.models.activations.nets import PatchTransformer
-    from infometer.systems.models.activations.tasks import (
-        accuracy,
-        context_task,
-        digits_patches,
         split,
+        swap_activations,
         train_classifier,
     )
 

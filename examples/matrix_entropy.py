@@ -27,8 +27,7 @@ def main() -> None:
     import torch
 
     import infometer as im
-    from infometer.systems.models import entropy_increment, linear_entropy_increment
-    from infometer.systems.models.djip import distill
+    from infometer.systems.models import distill, entropy_increment, linear_entropy_increment
 
     rng = np.random.default_rng(0)
     res: dict = {}

@@ -17,8 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from infometer.core.plot import _pyplot
-from infometer.systems.decision.multiturn import evaluate_multiturn, train_sender
-from infometer.systems.decision.persuasion import concave_envelope, persuade
+from infometer.systems.decision import (
+    concave_envelope,
+    evaluate_multiturn,
+    persuade,
+    train_sender,
+)
 
 PROBLEMS = {
     "prosecutor and judge": (

@@ -45,10 +45,11 @@ def main() -> None:
         RandomK,
         TopK,
         compare_compressors,
+        needle_eval,
+        patient_records,
         plot_compressors,
+        plot_needle,
     )
-    from infometer.systems.text.needle import needle_eval, plot_needle
-    from infometer.systems.text.records import patient_records
 
     out = Path(args.out or args.out_option or "examples-out")
     out.mkdir(parents=True, exist_ok=True)

@@ -107,7 +107,7 @@ def test_bootstrap_interval_coverage_for_bias_corrected_mi():
 
 
 def test_object_api_is_reachable_lazily():
-    from infometer.estimators.diffusion.infosedd import InfoSEDD
+    from infometer.estimators.diffusion._infosedd import InfoSEDD
 
     assert im.InfoSEDD is InfoSEDD
     with pytest.raises(AttributeError, match="no attribute 'nope'"):

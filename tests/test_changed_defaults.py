@@ -91,7 +91,7 @@ def test_text_channel_mi_has_no_interval_unless_asked():
 
 def test_flow_and_activations_default_to_nats():
     torch = pytest.importorskip("torch")
-    from infometer.systems.models.activations.information import gate_entropy
+    from infometer.systems.models.activations._information import gate_entropy
     from infometer.systems.probes import flow
 
     v, t, j, big = 10, 6, 2, 5.0

@@ -87,12 +87,12 @@ RANK = {
 
 
 def _layer(name: str) -> str:
-    """``infometer.estimators.knn.engine`` -> ``estimators``."""
+    """``infometer.estimators.knn._engine`` -> ``estimators``."""
     return name.split(".")[1]
 
 
 def _unit(name: str) -> str:
-    """``infometer.estimators.knn.engine`` -> ``infometer.estimators.knn``; a ground-floor
+    """``infometer.estimators.knn._engine`` -> ``infometer.estimators.knn``; a ground-floor
     module (``infometer.core.data``) is its own unit; ``infometer.cli.app`` ->
     ``infometer.cli``."""
     parts = name.split(".")
@@ -139,8 +139,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_parser_sees_the_known_edges():
     # a check that the graph is read at all: api.run calls the ground-floor resampling
     assert "infometer.core.resample" in EDGES["infometer.core.api"]
-    assert "infometer.core.api" in EDGES["infometer.measures.stats.independence"]
-    assert "infometer.estimators.knn.kernels" in EDGES["infometer.estimators.knn.estimators"]
+    assert "infometer.core.api" in EDGES["infometer.measures.stats._independence"]
+    assert "infometer.estimators.knn._kernels" in EDGES["infometer.estimators.knn._estimators"]
     assert len(EDGES) > 100
 
 
@@ -200,7 +200,7 @@ def test_nothing_imports_the_cli():
 
 def test_a_layer_breach_would_be_found():
     # the rule read on a made-up edge: an estimator family importing a measurement
-    a, t = "infometer.estimators.knn.engine", "infometer.measures.stats.independence"
+    a, t = "infometer.estimators.knn._engine", "infometer.measures.stats._independence"
     assert RANK[_layer(t)] > RANK[_layer(a)]
 
 
@@ -210,16 +210,16 @@ def test_exact_gathers_its_parts_statically():
     exact = EDGES["infometer.measures.exact"]
     assert {
         "infometer.measures.channels",
-        "infometer.measures.generalized.exact",
-        "infometer.measures.multivariate.exact",
+        "infometer.measures.generalized._exact",
+        "infometer.measures.multivariate._exact",
     } <= exact
     assert "importlib" not in MODULES["infometer.measures.exact"].read_text(encoding="utf-8")
-    for part in ("generalized.exact", "multivariate.exact"):
+    for part in ("generalized._exact", "multivariate._exact"):
         assert "infometer.measures.exact" not in EDGES[f"infometer.measures.{part}"]
 
 
 def test_discrete_counting_does_not_reach_into_knn():
     # the thread count is a ground-floor helper (infometer.core._threads), not knn's
-    counting = EDGES["infometer.estimators.discrete.counting"]
+    counting = EDGES["infometer.estimators.discrete._counting"]
     assert not any(t.startswith("infometer.estimators.knn") for t in counting)
     assert "infometer.core._threads" in counting

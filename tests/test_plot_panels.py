@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 
 from infometer.core.plot import finish, new_panels  # noqa: E402
 from infometer.systems.decision import render_maps, render_world, tmaze  # noqa: E402
-from infometer.systems.models.activations.information import plot_layer_curves  # noqa: E402
+from infometer.systems.models.activations._information import plot_layer_curves  # noqa: E402
 from infometer.systems.text import plot_compressors, plot_needle  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"

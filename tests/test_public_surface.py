@@ -47,13 +47,13 @@ ALLOWED: dict[tuple[str, str], str] = {
     "numpy Generator (the public tests take seed=)",
     ("infometer.measures.stats.local_permutation", "seed"): "as block_permutation",
     (
-        "infometer.measures.truth.discrete.sample_symmetric_channel",
+        "infometer.measures.truth._discrete.sample_symmetric_channel",
         "seed",
     ): "a task's sampler kernel: it "
     "draws from the numpy Generator of the task's sampler(n, rng) protocol (users call "
     "Task.sample(n, seed=))",
     (
-        "infometer.measures.truth.discrete.sample_markov_chain",
+        "infometer.measures.truth._discrete.sample_markov_chain",
         "seed",
     ): "as sample_symmetric_channel",
     (
@@ -62,7 +62,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ): "rng=None decides greedily (how users call "
     "it); a Generator samples the GRPO rollouts from train_extractor's stream (which takes "
     "seed=)",
-    ("infometer.systems.models.cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
+    ("infometer.systems.models._cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
     "classifier_cmi quantity), named after its module, not a public quantity",
 }
 
@@ -90,7 +90,7 @@ def _walk() -> dict[str, object]:
     """Qualified public name -> callable, over the ``__all__`` of every public module (and of
     every module listed in an ``__all__``).  A callable re-exported under the same name is
     checked once, under its shortest path (``infometer.measures.stats.block_permutation``, not
-    ``infometer.measures.stats.independence.block_permutation``)."""
+    ``infometer.measures.stats._independence.block_permutation``)."""
     todo, seen_mods, found = _public_modules(), set(), {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -171,9 +171,9 @@ def test_the_walk_reaches_the_families():
 def test_the_walk_visits_every_public_module():
     mods = _public_modules()
     assert {
-        "infometer.measures.truth.discrete",
+        "infometer.measures.truth._discrete",
         "infometer.systems.extract.bridge",
-        "infometer.systems.text.channel",
+        "infometer.systems.text._channel",
     } <= set(mods)
     assert not [m for m in mods if any(p.startswith("_") for p in m.split("."))]
     assert not [m for m in mods if m.startswith("infometer.cli")]
@@ -209,8 +209,8 @@ DROPPED = [
     ("infometer.systems.probes.clib", "nmi"),
     ("infometer.measures.truth.closed_forms", "gaussian_mi"),
     ("infometer.measures.truth.closed_forms", "gaussian_cmi"),
-    ("infometer.measures.truth.continuous", "gaussian_cmi_task"),
-    ("infometer.measures.truth.discrete", "table_mi_task"),
+    ("infometer.measures.truth._continuous", "gaussian_cmi_task"),
+    ("infometer.measures.truth._discrete", "table_mi_task"),
     ("infometer.measures.dynamics.simulate", "gaussian_cmi"),
     ("infometer.systems.extract.bridge", "extraction_mi"),
 ]

@@ -40,7 +40,7 @@ from infometer.core import registry  # noqa: E402
 from infometer.core.registry import Raw  # noqa: E402
 from infometer.measures import truth  # noqa: E402
 from infometer.workflows.bench import Store, plan, run_sweep  # noqa: E402
-from infometer.workflows.bench.report import aggregate, load  # noqa: E402
+from infometer.workflows.bench._report import aggregate, load  # noqa: E402
 
 OURS = ["ksg1", "ksg2", "gaussian", "gaussian_copula"]
 ONE_D_ONLY = {"peer_sklearn", "peer_ennemi"}

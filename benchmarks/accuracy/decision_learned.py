@@ -35,9 +35,9 @@ from infometer.systems.decision import (
     qmdp,
     solve_pomdp,
 )
-from infometer.systems.decision.grid import success_rate
-from infometer.systems.decision.learned import LearnedPlanner, imitation_data
-from infometer.systems.decision.multiturn import train_sender
+from infometer.systems.decision._grid import success_rate
+from infometer.systems.decision._learned import LearnedPlanner, imitation_data
+from infometer.systems.decision._multiturn import train_sender
 
 TABULAR = {
     "exact (belief DP)": lambda w: solve_pomdp(w.pomdp(), method="exact").policy,

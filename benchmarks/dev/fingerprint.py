@@ -140,7 +140,8 @@ def _composites(out: dict[str, str]) -> None:
 
 
 def _bench(out: dict[str, str]) -> None:
-    from infometer.workflows.bench import runner, suites
+    from infometer.workflows.bench import _runner as runner
+    from infometer.workflows.bench import _suites as suites
 
     suite = suites.SUITES["quick"]
     jobs, _ = runner.plan(suites.suite_tasks("quick"), suite.methods, (200,), (0,))

@@ -6,7 +6,7 @@ per-query search, and the leaf scans a query needs even when its answer is known
 
 Data as in ``knn_stages.py``: x ~ N(0, I_d), y = 0.6 x + 0.8 noise, seed 0; the search is
 the joint max-norm kNN of (x, y) (2d columns, k = 3) on the engine's kd-tree
-(:class:`infometer.estimators.knn.engine.KDTree`, its search layout and leaf size).
+(:class:`infometer.estimators.knn._engine.KDTree`, its search layout and leaf size).
 
 * **engine**: ``KDTree.knn_self`` (:func:`infometer.estimators.knn._compiled._knn`): each query
   starts
@@ -42,8 +42,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from llvmlite import ir
 
-from infometer.core.jit import nb
-from infometer.estimators.knn import engine
+from infometer.core._jit import nb
+from infometer.estimators.knn import _engine as engine
 from infometer.estimators.knn._intrinsics import BLOCK, _splat, block_dist, ctz
 
 GROUP = 32  # queries per batch: lanes of box_mask (at most 64, the mask's bits)

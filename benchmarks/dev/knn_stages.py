@@ -30,8 +30,8 @@ import time
 
 import numpy as np
 
+from infometer.estimators.knn import _engine as engine
 from infometer.estimators.knn import _grid as grid
-from infometer.estimators.knn import engine
 
 
 def timed(f):
@@ -101,7 +101,7 @@ def _reference_grid(ref: str):
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.replace("from ..jit import nb", "from infometer.core.jit import nb")
+    ).stdout.replace("from ..jit import nb", "from infometer.core._jit import nb")
     path = os.path.join(tempfile.mkdtemp(prefix="grid-ref-"), "grid_ref.py")
     with open(path, "w") as f:
         f.write(src)

@@ -35,8 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
 from _timing import speed_probe  # noqa: E402
 
 import infometer as im
+from infometer.estimators.knn import _engine as engine
+from infometer.estimators.knn import _estimators as estimators
 from infometer.estimators.knn import _grid as grid
-from infometer.estimators.knn import engine, estimators
 
 _WRAPPED = [
     (estimators, "_prep", "prepare input"),

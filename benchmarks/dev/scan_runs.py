@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 
 
 @nb.njit(nogil=True, cache=False)

@@ -432,7 +432,7 @@ def _ours_pairs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
 def _ours_pairs_loop(x: np.ndarray, y: np.ndarray, pairs) -> tuple[np.ndarray, np.ndarray]:
     """The per-pair route (normal scores once, then ``im.pid`` per pair): the
     reference the batched values are checked against."""
-    from infometer.estimators.parametric.gaussian import copula_normalize
+    from infometer.estimators.parametric._gaussian import copula_normalize
 
     cx, cy = copula_normalize(x), copula_normalize(y[:, None])[:, 0]
     red, syn = [], []

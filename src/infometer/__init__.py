@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from infometer.measures import exact
     from infometer.measures.channels import channel_capacity_from_samples
     from infometer.measures.complexity import complexity_entropy_plane, multiscale
-    from infometer.measures.complexity.api import complexity
+    from infometer.measures.complexity._api import complexity
     from infometer.measures.dynamics import active_info_storage, entropy_rate, infer_network
     from infometer.measures.generalized import (
         jensen_renyi_divergence,

@@ -6,6 +6,7 @@ of the all-pairs figures (a path where ``ax`` goes is refused)."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 
 import matplotlib
@@ -19,7 +20,8 @@ import pytest  # noqa: E402
 
 import infometer as im  # noqa: E402
 from infometer.core.parallel import Execution, MemorySink, run_jobs  # noqa: E402
-from infometer.workflows.allpairs import network, plot_heatmap, plot_network  # noqa: E402
+from infometer.workflows.allpairs import _network as network  # noqa: E402
+from infometer.workflows.allpairs import plot_heatmap, plot_network
 
 
 @pytest.fixture(scope="module")

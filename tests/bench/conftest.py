@@ -10,7 +10,7 @@ SRC = ROOT / "src"
 
 @pytest.fixture
 def bench_env():
-    """Environment for a `python -m infometer.cli.bench` subprocess using this checkout."""
+    """Environment for a `python -m infometer.cli._bench` subprocess using this checkout."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONWARNINGS"] = "ignore"
@@ -27,7 +27,7 @@ def _bench_cmd(out, *args):
     return [
         sys.executable,
         "-m",
-        "infometer.cli.bench",
+        "infometer.cli._bench",
         "bench",
         "--out",
         str(out),

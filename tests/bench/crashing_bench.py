@@ -23,6 +23,6 @@ def _crash_in_worker(x, y) -> Raw:
 
 
 if __name__ == "__main__":
-    from infometer.cli.bench import _standalone
+    from infometer.cli._bench import _standalone
 
     _standalone()()

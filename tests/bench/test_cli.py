@@ -1,7 +1,7 @@
 import typer
 from typer.testing import CliRunner
 
-from infometer.cli import bench as bench_cli
+from infometer.cli import _bench as bench_cli
 from infometer.workflows.bench import Store
 
 

@@ -133,7 +133,7 @@ def test_unreachable_scheduler_is_one_line_and_fast(tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from infometer.cli import bench as bench_cli
+    from infometer.cli import _bench as bench_cli
 
     app = typer.Typer()
     bench_cli.register(app)

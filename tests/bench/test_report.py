@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from infometer.measures import truth
 from infometer.workflows.bench import Store, plan, run_sweep
-from infometer.workflows.bench.report import (
+from infometer.workflows.bench._report import (
     aggregate,
     completeness,
     incomplete_message,
@@ -205,7 +205,7 @@ def test_report_of_a_read_only_store(bench_dir, tmp_path, bench_env):
     os.chmod(ro / "results.sqlite", 0o444)
     os.chmod(ro, 0o555)
     try:
-        cmd = [sys.executable, "-m", "infometer.cli.bench", "report", str(ro), "-o"]
+        cmd = [sys.executable, "-m", "infometer.cli._bench", "report", str(ro), "-o"]
         r = subprocess.run(
             [*cmd, str(out / "r.html")],
             env=bench_env,
@@ -269,7 +269,7 @@ def _runs(spec):
 
 
 def test_winner_is_lowest_median_abs_error_with_ties_failures_and_coverage():
-    from infometer.workflows.bench.report import winners
+    from infometer.workflows.bench._report import winners
 
     df = _runs(
         [
@@ -342,7 +342,7 @@ def test_quick_suite_compares_the_main_estimators_on_every_family():
 )
 @pytest.mark.slow
 def test_winner_properties(spec, rnd):
-    from infometer.workflows.bench.report import TIE_NATS, winners
+    from infometer.workflows.bench._report import TIE_NATS, winners
 
     df = _runs([(f, t, m, e, "a" if m == "auto" else None) for f, t, m, e in spec])
     w = winners(df)
@@ -368,7 +368,7 @@ def test_winner_properties(spec, rnd):
 def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkeypatch):
     # issue 31 §5: panels show estimate − truth (tasks of 0.3 and 3.7 nats on one axis hid
     # the errors), every estimator has its own colour, the legend sits off the points
-    from infometer.workflows.bench import report
+    from infometer.workflows.bench import _report as report
 
     figs = []
 

@@ -6,7 +6,7 @@ import pytest
 from infometer.core import api
 from infometer.measures import truth
 from infometer.workflows.bench import Job, Store, applicable, plan, run_job, run_sweep, suite_tasks
-from infometer.workflows.bench.suites import SUITES
+from infometer.workflows.bench._suites import SUITES
 
 TASKS = ["symchannel-1pair-V2-0.5nat", "table-4x5-dirichlet", "zipf-100"]
 

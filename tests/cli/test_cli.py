@@ -141,7 +141,7 @@ def test_demo_writes_table_and_png(tmp_path):
     # beside the bars, the 8x8 map of bits per pixel: a two-panel figure, wider than tall
     import matplotlib.image as mpimg
 
-    from infometer.cli.demo import pixel_grid
+    from infometer.cli._demo import pixel_grid
 
     h, w = mpimg.imread(png).shape[:2]
     assert w > h
@@ -149,7 +149,7 @@ def test_demo_writes_table_and_png(tmp_path):
     assert grid.shape == (8, 8)
     assert grid[4, 1] == table.set_index("feature").loc["pixel_4_1", "value"]
     # pixels that are blank in every image carry no information: 0 on the map
-    from infometer.cli.demo import load
+    from infometer.cli._demo import load
 
     X, _, _ = load("digits")
     blank = [c for c in X.columns if X[c].nunique() == 1]

@@ -10,8 +10,8 @@ import pytest
 from scipy.special import ndtr
 
 import infometer as im
-from infometer.measures.complexity import measures
-from infometer.measures.complexity.api import plane_limits
+from infometer.measures.complexity import _measures as measures
+from infometer.measures.complexity._api import plane_limits
 
 EULER = 0.5772156649015329
 
@@ -284,7 +284,7 @@ def test_im_complexity_is_callable_whatever_was_imported_first():
 
     code = (
         "import numpy as np, infometer as im; im.methods('entropy');"
-        "import infometer.measures.complexity.measures;"
+        "import infometer.measures.complexity._measures;"
         "print(im.complexity(np.arange(50.0), 'permutation').value)"
     )
     import os

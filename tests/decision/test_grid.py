@@ -16,7 +16,7 @@ from infometer.systems.decision import (
     solve_pomdp,
     tmaze,
 )
-from infometer.systems.decision.grid import success_rate
+from infometer.systems.decision._grid import success_rate
 
 
 def test_tmaze_layout():

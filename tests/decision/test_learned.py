@@ -14,7 +14,7 @@ from infometer.systems.decision import generate_world, solve_mdp, solve_pomdp
 
 torch = pytest.importorskip("torch")
 
-from infometer.systems.decision.learned import (  # noqa: E402
+from infometer.systems.decision._learned import (  # noqa: E402
     LearnedPlanner,
     _build_net,
     _inputs,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import infometer.systems.decision.solve as solve_mod
+import infometer.systems.decision._solve as solve_mod
 from infometer.systems.decision import (
     POMDP,
     policy_value,

@@ -75,7 +75,7 @@ def test_conditional_mi_identity(oracle, estimator):
 
 
 def test_kl_identity(oracle):
-    from infometer.estimators.diffusion.infosedd import kl_divergence
+    from infometer.estimators.diffusion._infosedd import kl_divergence
 
     p, q = _pmf(11), _pmf(12)
     mp = oracle(p, V, D, holdout_rows=_rows(p, 3000, 13))

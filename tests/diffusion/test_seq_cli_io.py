@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer.core.io_seq import is_fasta, read_fasta, read_labels, read_sequences, read_token_ids
-from infometer.estimators.diffusion.tokens import as_tokens, encode_strings, parse_positions
+from infometer.core._io_seq import is_fasta, read_fasta, read_labels, read_sequences, read_token_ids
+from infometer.estimators.diffusion._tokens import as_tokens, encode_strings, parse_positions
 
 torch = pytest.importorskip("torch")
 typer = pytest.importorskip("typer")
@@ -62,7 +62,7 @@ def test_bad_inputs_name_the_argument():
 def test_alphabets_are_aligned_across_columns():
     # column 0 never shows "A": per-column codes differ, tokens must not
     import infometer.core.data as d
-    from infometer.estimators.diffusion.tokens import variable_tokens
+    from infometer.estimators.diffusion._tokens import variable_tokens
 
     v = d.as_variable(np.array([["C", "A"], ["G", "C"], ["T", "G"]]), "x")
     tok, alph = variable_tokens(v)
@@ -90,7 +90,7 @@ def test_readers(tmp_path):
 
 
 def _app():
-    from infometer.cli import seq
+    from infometer.cli import _seq as seq
 
     root = typer.Typer()
 

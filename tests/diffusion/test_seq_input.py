@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from infometer.core._io_seq import read_sequences
 from infometer.core.data import InfometerWarning
-from infometer.core.io_seq import read_sequences
-from infometer.estimators.diffusion import tokens
-from infometer.estimators.diffusion.tokens import as_tokens, clean_sequences
+from infometer.estimators.diffusion import _tokens as tokens
+from infometer.estimators.diffusion._tokens import as_tokens, clean_sequences
 
 torch = pytest.importorskip("torch")
 typer = pytest.importorskip("typer")
@@ -32,7 +32,7 @@ def runner():
 @pytest.fixture
 def no_training(monkeypatch):
     """Fail the test if a model starts training: options must be checked before that."""
-    from infometer.estimators.diffusion.infosedd import InfoSEDD
+    from infometer.estimators.diffusion._infosedd import InfoSEDD
 
     def fit(*a, **k):
         raise AssertionError("training started before the options were validated")

@@ -5,8 +5,8 @@ import pytest
 
 import infometer as im
 from infometer.core.data import as_variable
-from infometer.estimators.discrete import counting
-from infometer.estimators.discrete.counting import counts, joint_codes, joint_table, table_counts
+from infometer.estimators.discrete import _counting as counting
+from infometer.estimators.discrete._counting import counts, joint_codes, joint_table, table_counts
 
 SUBSETS = {
     1: [(0,)],

@@ -317,7 +317,7 @@ def test_local_true_errors_name_the_argument():
 def test_local_methods_table_matches_the_registry():
     from infometer.core.api import local_methods
     from infometer.measures import dynamics
-    from infometer.measures.dynamics.local import LOCAL_METHODS
+    from infometer.measures.dynamics._local import LOCAL_METHODS
 
     for q, names in LOCAL_METHODS.items():
         assert tuple(local_methods(q)) == names

@@ -7,7 +7,7 @@ import pytest
 
 import infometer as im
 from infometer.measures.dynamics import simulate
-from infometer.measures.dynamics.storage import ragwitz_k
+from infometer.measures.dynamics._storage import ragwitz_k
 from tests._tol import tol
 
 

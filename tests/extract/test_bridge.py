@@ -8,6 +8,7 @@ import warnings
 
 import pytest
 
+from infometer.systems.extract._sites import make_group, make_sites
 from infometer.systems.extract.bridge import (
     extraction_mutual_info,
     layout_entropy,
@@ -15,7 +16,6 @@ from infometer.systems.extract.bridge import (
     triples_text,
 )
 from infometer.systems.extract.scribes import Choice, resolve, run_choice
-from infometer.systems.extract.sites import make_group, make_sites
 
 
 @pytest.mark.parametrize("k", [1, 2, 4, 5])

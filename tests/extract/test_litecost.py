@@ -7,7 +7,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.systems.extract.documents import make_corpus, make_filing, make_questions
+from infometer.systems.extract._documents import make_corpus, make_filing, make_questions
+from infometer.systems.extract._sso import (
+    SSO,
+    SSOParseError,
+    Table,
+    answer_score,
+    format_score,
+    parse_output,
+    parse_sso,
+    process_reward,
+    serialize_sso,
+    structure_score,
+)
 from infometer.systems.extract.litecost import (
     CLASSES,
     Extractor,
@@ -20,18 +32,6 @@ from infometer.systems.extract.litecost import (
     score_item,
     spans_of,
     train_extractor,
-)
-from infometer.systems.extract.sso import (
-    SSO,
-    SSOParseError,
-    Table,
-    answer_score,
-    format_score,
-    parse_output,
-    parse_sso,
-    process_reward,
-    serialize_sso,
-    structure_score,
 )
 
 GOOD = (

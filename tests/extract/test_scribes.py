@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.systems.extract.dedup import count_tokens, dedup_html
-from infometer.systems.extract.metrics import fuzzy_f1
-from infometer.systems.extract.sandbox import Sandbox, extract_code, run_script
+from infometer.systems.extract._dedup import count_tokens, dedup_html
+from infometer.systems.extract._metrics import fuzzy_f1
+from infometer.systems.extract._sandbox import Sandbox, extract_code, run_script
+from infometer.systems.extract._sites import TEMPLATES, drift, make_group, rerender
 from infometer.systems.extract.scribes import (
     SLOTS,
     Choice,
@@ -24,7 +25,6 @@ from infometer.systems.extract.scribes import (
     token_costs,
     train_policy,
 )
-from infometer.systems.extract.sites import TEMPLATES, drift, make_group, rerender
 
 #: A correct class-keyed program for each template (read off the templates' markup).
 CORRECT = {

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from infometer.systems.extract.documents import (
+from infometer.systems.extract._documents import (
     METRICS,
     NUMBER_RE,
     make_filing,
     make_questions,
     parse_amount,
 )
-from infometer.systems.extract.metrics import fuzzy_f1
-from infometer.systems.extract.sites import (
+from infometer.systems.extract._metrics import fuzzy_f1
+from infometer.systems.extract._sites import (
     DOMAINS,
     DRIFTS,
     TEMPLATES,

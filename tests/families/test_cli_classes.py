@@ -143,7 +143,7 @@ def test_malformed_csv(tmp_path, text, named, command):
 
 # ----------------------------------------------------------------- stores
 def _truncated_store(d):
-    from infometer.workflows.bench.store import Store
+    from infometer.workflows.bench._store import Store
 
     with Store(d) as s:
         for i in range(50):

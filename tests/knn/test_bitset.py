@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from infometer.estimators.knn import _bitset as bitset
-from infometer.estimators.knn import engine
-from infometer.estimators.knn.engine import KDTree, RangeCounter, count_within, kth_neighbours
+from infometer.estimators.knn import _engine as engine
+from infometer.estimators.knn._engine import KDTree, RangeCounter, count_within, kth_neighbours
 
 from .test_engine import _data, _pairwise
 
@@ -194,7 +194,7 @@ def test_ksg_x_counts_share_the_joint_index(forced, monkeypatch, parallel):
     """KSG's x marginal counts on the head of the joint search's bitset index (no second
     index) where the rules make both bitset indexes; the estimate is bitwise the one with
     an index of its own, and the counts are brute force's."""
-    from infometer.estimators.knn import kernels
+    from infometer.estimators.knn import _kernels as kernels
 
     monkeypatch.setattr(engine, "PARALLEL_MIN", 100 if parallel else 10**9)
     rng = np.random.default_rng(11)

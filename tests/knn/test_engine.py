@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from infometer.estimators.knn import engine
-from infometer.estimators.knn.engine import (
+from infometer.estimators.knn import _engine as engine
+from infometer.estimators.knn._engine import (
     KDTree,
     RangeCounter,
     count_within,
@@ -314,7 +314,7 @@ def test_concurrent_structures_change_no_estimate(monkeypatch):
     """From PARALLEL_MIN rows the estimators build the joint tree and the marginal
     structures on several threads (engine.start) and split tree builds in two; the
     estimates must be bit-identical to the one-thread path."""
-    from infometer.estimators.knn import kernels
+    from infometer.estimators.knn import _kernels as kernels
 
     rng = np.random.default_rng(11)
     n = engine.PARALLEL_MIN + 1000

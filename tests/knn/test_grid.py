@@ -4,8 +4,8 @@ brute force under every layout its tuning constants can produce, and its interna
 import numpy as np
 import pytest
 
+from infometer.estimators.knn import _engine as engine
 from infometer.estimators.knn import _grid as grid
-from infometer.estimators.knn import engine
 
 
 def _brute(p: np.ndarray, r: np.ndarray) -> np.ndarray:

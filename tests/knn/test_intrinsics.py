@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 from infometer.estimators.knn._intrinsics import BLOCK, block_dist, ctz, popcount
 
 

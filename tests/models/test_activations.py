@@ -26,7 +26,7 @@ from infometer.systems.models.activations import (  # noqa: E402
     make_activation,
     swap_activations,
 )
-from infometer.systems.models.activations.nets import PatchTransformer, SmallResNet  # noqa: E402
+from infometer.systems.models.activations._nets import PatchTransformer, SmallResNet  # noqa: E402
 from infometer.systems.probes.flow import TinyTransformer  # noqa: E402
 
 # max_u u·σ(−u) = u/(1 + e^u): the maximiser solves 1 + e^u = u e^u, i.e. u = 1 + e^{−u},
@@ -236,7 +236,7 @@ def test_swap_example_input_gives_channels():
 @pytest.mark.slow
 def test_swap_hugging_face_bert():
     pytest.importorskip("transformers")
-    from infometer.systems.models.activations.nets import tiny_bert
+    from infometer.systems.models.activations._nets import tiny_bert
 
     m = tiny_bert(seed=0)
     ids = {"input_ids": torch.randint(0, 64, (2, 6), generator=torch.Generator().manual_seed(0))}
@@ -287,7 +287,9 @@ def test_bad_input(call, exc, match):
 def test_docstring_examples_run():
     import doctest
 
-    from infometer.systems.models.activations import modules, swap, theory
+    from infometer.systems.models.activations import _modules as modules
+    from infometer.systems.models.activations import _swap as swap
+    from infometer.systems.models.activations import _theory as theory
 
     for mod in (modules, swap, theory):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.systems.models import core
+from infometer.systems.models import _core as core
 
 torch = pytest.importorskip("torch")
 
-from infometer.systems.models.fisher import core_factor_torch, fisher_information  # noqa: E402
+from infometer.systems.models._fisher import core_factor_torch, fisher_information  # noqa: E402
 
 C, D, N = 3, 4, 40
 

@@ -15,7 +15,7 @@ import pytest
 import infometer as im
 import infometer.measures.multivariate  # noqa: F401
 
-MOD = sys.modules["infometer.measures.multivariate.multiplets"]
+MOD = sys.modules["infometer.measures.multivariate._multiplets"]
 
 
 def _planted5(n=2000, d=30, seed=0):

@@ -10,7 +10,7 @@ import pytest
 
 import infometer as im
 from infometer.estimators.neural import collect_activations, flownib, participation_ratio
-from infometer.estimators.neural.flownib import optimal_coordinate
+from infometer.estimators.neural._flownib import optimal_coordinate
 
 from .conftest import TINY
 

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from infometer.cli._layers import causal_forward, sentences
 from infometer.cli.app import app
-from infometer.cli.layers import causal_forward, sentences
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")

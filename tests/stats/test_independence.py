@@ -108,7 +108,7 @@ def test_cmi_power_and_discrete_strata():
     assert res.p_value == pytest.approx(1 / 20)
     # within-strata permutation keeps every row's z: each permuted x comes from its stratum
     codes = as_variables({"z": z})["z"].codes
-    from infometer.measures.stats.independence import _strata_permutation
+    from infometer.measures.stats._independence import _strata_permutation
 
     perm = _strata_permutation(np.random.default_rng(0), codes)
     assert np.array_equal(codes[perm], codes) and np.array_equal(np.sort(perm), np.arange(300))
@@ -146,7 +146,7 @@ def test_block_permutation_for_autocorrelated_series():
 def test_local_permutation_properties():
     rng = np.random.default_rng(5)
     z = rng.normal(size=500)
-    from infometer.measures.stats.independence import _z_neighbors
+    from infometer.measures.stats._independence import _z_neighbors
 
     nb = _z_neighbors(as_variables({"z": z})["z"], 5)
     perm = local_permutation(rng, nb)

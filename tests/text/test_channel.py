@@ -18,7 +18,7 @@ from infometer.systems.text import (
     channel_mutual_info_from_scores,
     fit_rate_distortion,
 )
-from infometer.systems.text.channel import channel_terms, loo_terms
+from infometer.systems.text._channel import channel_terms, loo_terms
 
 
 # ----------------------------------------------------------------- Gaussian channel

@@ -16,7 +16,7 @@ from infometer.systems.text import (
     channel_mutual_info,
     score_matrix,
 )
-from infometer.systems.text.scorers import make_prompt, word_tokens
+from infometer.systems.text._scorers import make_prompt, word_tokens
 
 from .conftest import build_tiny_gpt2
 

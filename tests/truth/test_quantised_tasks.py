@@ -12,7 +12,7 @@ from scipy.special import logsumexp, ndtr
 
 import infometer as im
 from infometer.measures import truth
-from infometer.measures.truth.quantised import lattice_pmf, quantised_gaussian_mutual_info
+from infometer.measures.truth._quantised import lattice_pmf, quantised_gaussian_mutual_info
 
 NAMES = [
     "quantised-gauss-r1-noise1",

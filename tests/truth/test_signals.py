@@ -9,7 +9,8 @@ import pytest
 
 import infometer as im
 from infometer.measures import truth
-from infometer.workflows.bench import runner, suites
+from infometer.workflows.bench import _runner as runner
+from infometer.workflows.bench import _suites as suites
 
 
 def _tasks():

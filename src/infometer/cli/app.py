@@ -21,18 +21,20 @@ from infometer import __version__
 
 from ._console import _cli_option_words, _current_context, cell, err, out, print_json
 
+__all__ = ["app", "main"]
+
 #: Modules that add sub-commands (skipped when not installed in this build).
 SUBCOMMANDS: tuple[str, ...] = (
-    "infometer.cli.demo",
-    "infometer.cli.bench",
-    "infometer.cli.seq",
-    "infometer.cli.layers",
-    "infometer.cli.text",
-    "infometer.cli.pairwise",
-    "infometer.cli.network",
-    "infometer.cli.multi",
-    "infometer.cli.complexity",
-    "infometer.cli.extract",
+    "infometer.cli._demo",
+    "infometer.cli._bench",
+    "infometer.cli._seq",
+    "infometer.cli._layers",
+    "infometer.cli._text",
+    "infometer.cli._pairwise",
+    "infometer.cli._network",
+    "infometer.cli._multi",
+    "infometer.cli._complexity",
+    "infometer.cli._extract",
 )
 
 
@@ -261,7 +263,7 @@ def entropy_cmd(
     threads: int = _THREADS,
 ) -> None:
     """Entropy of the selected columns (taken together as one variable)."""
-    from infometer.core.io import read_table, select_columns
+    from infometer.core._io import read_table, select_columns
 
     df = select_columns(read_table(file), columns, "--columns", file)
     _set_threads(threads)
@@ -286,7 +288,7 @@ def mi_cmd(
     threads: int = _THREADS,
 ) -> None:
     """Mutual information I(X;Y), or I(X;Y|Z) with --given."""
-    from infometer.core.io import read_table, select_columns
+    from infometer.core._io import read_table, select_columns
 
     df = read_table(file)
     data = {"x": select_columns(df, x, "--x", file), "y": select_columns(df, y, "--y", file)}
@@ -317,7 +319,7 @@ def kl_cmd(
     threads: int = _THREADS,
 ) -> None:
     """KL divergence D(P||Q) between the samples in two files."""
-    from infometer.core.io import read_table, select_columns
+    from infometer.core._io import read_table, select_columns
 
     p = select_columns(read_table(p_file), columns, "--columns", p_file)
     q = select_columns(read_table(q_file), columns, "--columns", q_file)

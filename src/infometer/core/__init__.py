@@ -1,3 +1,5 @@
 """The ground floor: shared services (estimate, data, validation, registry, the dispatcher,
 uncertainty, resampling, progress, plots, training, parallel); imports nothing above it.
 """
+
+__all__: list[str] = []  # a layer folder: import from its packages and modules

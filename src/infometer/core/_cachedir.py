@@ -1,4 +1,4 @@
-"""Where infometer's compiled kernels are cached (see :mod:`infometer.core.jit`); imports
+"""Where infometer's compiled kernels are cached (see :mod:`infometer.core._jit`); imports
 nothing heavy, so the kNN engine can look for its cache without loading numba."""
 
 from __future__ import annotations

@@ -353,7 +353,7 @@ def optimizer(
     min_lr: float = 0.0,
 ) -> tuple[Any, Any]:
     """The optimiser of every model trained with :func:`run_epochs` (and of the sender of
-    :mod:`infometer.systems.decision.multiturn`): Adam at ``lr`` with L2 ``weight_decay`` (AdamW's
+    :mod:`infometer.systems.decision._multiturn`): Adam at ``lr`` with L2 ``weight_decay`` (AdamW's
     decoupled decay with ``decoupled``), and, with ``cosine_steps``, a cosine-annealed
     learning rate from ``lr`` to ``min_lr`` over that many steps (else no scheduler).
     Returns ``(opt, scheduler)``.

@@ -25,14 +25,14 @@ from infometer.measures.channels import (
     rate_distortion,
     rate_distortion_curve,
 )
-from infometer.measures.generalized.exact import (
+from infometer.measures.generalized._exact import (
     jensen_renyi_divergence,
     jensen_shannon_divergence,
     renyi_divergence,
     renyi_entropy,
     tsallis_entropy,
 )
-from infometer.measures.multivariate.exact import (
+from infometer.measures.multivariate._exact import (
     co_information,
     dual_total_correlation,
     gradient_o_information,

@@ -99,7 +99,7 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
     ranking_
         Indices of the chosen features in the order they were picked.
     selection_
-        The :class:`infometer.workflows.allpairs.select.Selection` with the full table.
+        The :class:`infometer.workflows.allpairs._select.Selection` with the full table.
     n_features_in_, feature_names_in_
         As in scikit-learn.
     """
@@ -132,7 +132,7 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
         from sklearn.utils.multiclass import type_of_target
 
         from infometer.core.data import InfometerWarning, check_choice, check_int
-        from infometer.workflows.allpairs.select import CRITERIA, select_features
+        from infometer.workflows.allpairs._select import CRITERIA, select_features
 
         check_choice(self.criterion, "criterion", CRITERIA)
         k = check_int(self.k, "k", min_value=1)

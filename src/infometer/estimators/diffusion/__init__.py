@@ -8,8 +8,8 @@ of them runs (``import infometer`` never needs torch).
   and ``infosedd_c`` (conditional model);
 * ``kl_divergence``: ``infosedd`` (two models, one per sample).
 
-The object API (train once, query many times) is :class:`InfoSEDD` in
-:mod:`infometer.estimators.diffusion.infosedd`; sequences are read by :mod:`infometer.core.io_seq`.
+The object API (train once, query many times) is :class:`InfoSEDD`; sequences are read by
+:mod:`infometer.core._io_seq`.
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from infometer.core._lazy import attach
 from infometer.core.data import Variable
 from infometer.core.registry import Raw, register
 
-from .tokens import Tokens, as_tokens, join_tokens, parse_positions, variable_tokens
+from ._tokens import Tokens, as_tokens, join_tokens, parse_positions, variable_tokens
 
 if TYPE_CHECKING:
-    from .infosedd import InfoSEDD, ScanResult, kl_divergence
+    from ._infosedd import InfoSEDD, ScanResult, kl_divergence
 
 __all__ = ["InfoSEDD", "kl_divergence", "ScanResult", "Tokens", "parse_positions"]
 
 __getattr__, __dir__ = attach(
-    __name__, {"InfoSEDD": ".infosedd", "ScanResult": ".infosedd", "kl_divergence": ".infosedd"}
+    __name__, {"InfoSEDD": "._infosedd", "ScanResult": "._infosedd", "kl_divergence": "._infosedd"}
 )
 
 _FAMILY = "diffusion"
@@ -147,7 +147,7 @@ def infosedd_entropy(
 ) -> Raw:
     """InfoSEDD-H: entropy of the joint symbol of x's columns (positions), on held-out rows."""
     _require_torch()
-    from .infosedd import InfoSEDD
+    from ._infosedd import InfoSEDD
 
     tok = _block_tokens(x)
     model = InfoSEDD(
@@ -160,7 +160,7 @@ def infosedd_entropy(
 
 def _mi(x: Variable, y: Variable, mode: str, **kw: Any) -> Raw:
     _require_torch()
-    from .infosedd import InfoSEDD
+    from ._infosedd import InfoSEDD
 
     estimator, passes = kw.pop("estimator"), kw.pop("passes")
     tok = join_tokens(_block_tokens(x), _block_tokens(y))
@@ -269,7 +269,7 @@ def infosedd_kl(
 ) -> Raw:
     """KL(p || q) from two entropy-mode models, evaluated on held-out samples of p."""
     _require_torch()
-    from .infosedd import InfoSEDD, kl_divergence
+    from ._infosedd import InfoSEDD, kl_divergence
 
     tp, tq, k = _common_tokens(p, q)
     sizes = np.full(tp.shape[1], k)

@@ -1,6 +1,6 @@
 """Discrete estimators: counting kernel, entropy kernels and their registered estimators."""
 
-from . import estimators, kernels
-from .counting import count_histogram, counts, joint_codes
+from . import _estimators  # noqa: F401  (registers the estimators)
+from ._counting import count_histogram, counts, joint_codes
 
-__all__ = ["counts", "joint_codes", "count_histogram", "kernels", "estimators"]
+__all__ = ["counts", "joint_codes", "count_histogram"]

@@ -7,7 +7,7 @@ arithmetic passes, and bincount's own range scan before it counts).
 
 from __future__ import annotations
 
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 
 
 @nb.njit(cache=True, nogil=True)

@@ -36,7 +36,7 @@ bit) order), which does not depend on the radius tried.
 Memory: ``(d - 1) * (n / B + 1) * n / 8`` bytes (quadratic in n), so the engine uses the
 index only up to ``MAX_BYTES`` (choosing the smallest power of two ``B >= MIN_BLOCK``
 that fits) and falls back to its kd-tree above.  This module is imported only when the engine uses
-it (compiled backend, high dimension, see :mod:`infometer.estimators.knn.engine`).
+it (compiled backend, high dimension, see :mod:`infometer.estimators.knn._engine`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ import numpy as np
 
 # numba through ..jit only: it sets numba's cache directory before numba is first imported
 # (this module may be the first to import it)
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 
 from ._intrinsics import ctz as _ctz
 from ._intrinsics import popcount as _popcount

@@ -1,8 +1,8 @@
-"""The compiled kernels of the neighbour engine (numba; see :mod:`infometer.estimators.knn.engine`).
+"""The compiled kernels of the neighbour engine (numba; see its `_engine`).
 
 Every kernel is compiled once, for any dimension (the dimension is read from the data),
 releases the GIL, and works on a range ``lo..hi`` of its queries so that
-:func:`infometer.estimators.knn.engine._run` can split the queries over threads.  Compiled code is
+:func:`infometer.estimators.knn._engine._run` can split the queries over threads.  Compiled code is
 cached on disk by numba (``cache=True``); this module is imported only when the engine
 uses the compiled backend, so ``import infometer`` and small problems never load numba.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 
 from ._intrinsics import BLOCK as _BLOCK
 from ._intrinsics import block_dist, ctz

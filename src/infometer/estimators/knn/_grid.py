@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 
 #: Cost of visiting one run of cells, in points scanned (sets the slab counts, see above).
 RUN_COST = 200.0

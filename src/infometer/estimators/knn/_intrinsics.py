@@ -12,7 +12,7 @@ The arithmetic is the one the Python loops did, in the same order (squares summe
 by column; maxima of absolute differences), so distances are bit-identical.
 
 numba's on-disk cache keys a kernel on its own source file only: after editing this
-module in a source checkout, delete the cache directory (``infometer.core.jit.cache_dir()``)
+module in a source checkout, delete the cache directory (``infometer.core._jit.cache_dir()``)
 so that the kernels using it are compiled again (an install or upgrade rewrites every
 file, which invalidates them all).
 """
@@ -23,7 +23,7 @@ from llvmlite import ir
 from llvmlite.binding import llvm_version_info
 
 # numba through ..jit only: it sets numba's cache directory before numba is first imported
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 
 types = nb.types
 intrinsic = nb.extending.intrinsic

@@ -29,11 +29,11 @@ from infometer.core.registry import Raw, register
 
 # torch-free at import (torch is imported inside their functions); importing the function
 # `flownib` here also keeps the name from meaning the submodule of the same name
-from .flownib import FlowNIBResult, flownib, participation_ratio
-from .layers import collect_activations, layer_info, plot_information_plane, plot_layers
+from ._flownib import FlowNIBResult, flownib, participation_ratio
+from ._layers import collect_activations, layer_info, plot_information_plane, plot_layers
 
 if TYPE_CHECKING:
-    from .estimator import NeuralMI  # the only module here that imports torch at its top
+    from ._estimator import NeuralMI  # the only module here that imports torch at its top
 
 __all__ = [
     "NeuralMI",
@@ -49,11 +49,11 @@ __all__ = [
 
 _FAMILY = "neural"
 _KINDS = ("continuous", "discrete", "mixed")
-#: The registered bounds (the same names as :data:`infometer.estimators.neural.bounds.BOUNDS`).
+#: The registered bounds (the same names as :data:`infometer.estimators.neural._bounds.BOUNDS`).
 BOUND_NAMES = ("mine", "nwj", "infonce", "dv", "smile", "kl_dime", "gan_dime", "hd_dime")
 
 
-__getattr__, __dir__ = attach(__name__, {"NeuralMI": ".estimator"})
+__getattr__, __dir__ = attach(__name__, {"NeuralMI": "._estimator"})
 
 
 def _require_torch() -> None:
@@ -100,7 +100,7 @@ def check_params(bound: str, **params: Any) -> None:
     without training anything: callers that collect data first (``layer_info``, the CLI)
     check them before that work.  Raises what training would raise, naming the parameter."""
     _require_torch()
-    from .estimator import NeuralMI
+    from ._estimator import NeuralMI
 
     params = {**_PARAMS, **params}
     check_int(params.pop("n_seeds"), "n_seeds", min_value=1)
@@ -119,7 +119,7 @@ def fit_estimate(bound: str, variables: dict[str, Variable], **params: Any) -> R
     interval on ``n_seeds - 1`` degrees of freedom.
     """
     _require_torch()
-    from .estimator import NeuralMI
+    from ._estimator import NeuralMI
 
     n_seeds = check_int(params.pop("n_seeds", 1), "n_seeds", min_value=1)
     seed = params.pop("seed", 0)

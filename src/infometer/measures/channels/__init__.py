@@ -9,15 +9,15 @@ The exact functions take pmfs and matrices and are also
 
 from __future__ import annotations
 
-from .bottleneck import IBCurve, InformationBottleneck, ib_curve, information_bottleneck
-from .capacity import ChannelCapacity, channel_capacity
-from .rate_distortion import (
+from ._bottleneck import IBCurve, InformationBottleneck, ib_curve, information_bottleneck
+from ._capacity import ChannelCapacity, channel_capacity
+from ._rate_distortion import (
     RateDistortionCurve,
     RateDistortionPoint,
     rate_distortion,
     rate_distortion_curve,
 )
-from .samples import channel_capacity_from_samples
+from ._samples import channel_capacity_from_samples
 
 __all__ = [
     "ChannelCapacity",

@@ -1,5 +1,5 @@
 """Complexity of signals and images; the module is also the function
-:func:`infometer.measures.complexity.api.complexity`: ``im.complexity(x, measure=..., **params)``.
+:func:`infometer.measures.complexity._api.complexity`: ``im.complexity(x, measure=..., **params)``.
 
 Measures: ordinal (permutation) entropy and its weighted and modified variants, dispersion,
 sample, approximate, fuzzy, spectral and SVD entropies, statistical complexity, 2-D
@@ -16,8 +16,8 @@ from __future__ import annotations
 import sys
 import types
 
-from . import estimators as _estimators  # noqa: F401  (registers the measures)
-from .api import (
+from . import _estimators  # noqa: F401  (registers the measures)
+from ._api import (
     ComplexityEntropyPlane,
     MultiscaleResult,
     complexity,

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 
 __all__ = [
     "ordinal_codes",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 
 
 @nb.njit(cache=True, nogil=True)

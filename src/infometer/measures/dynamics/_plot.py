@@ -15,7 +15,7 @@ _STYLE = {
 
 
 def plot_network(result: Any, ax=None, path=None):
-    """Draw ``result`` (a :class:`~infometer.measures.dynamics.network.NetworkResult`)."""
+    """Draw ``result`` (a :class:`~infometer.measures.dynamics._network.NetworkResult`)."""
     from matplotlib.patches import FancyArrowPatch
 
     from infometer.core.plot import finish, new_axes

@@ -4,7 +4,7 @@ Estimators are registered quantities (``renyi_entropy``, ``tsallis_entropy``,
 ``renyi_divergence``, ``jensen_shannon_divergence``, ``jensen_renyi_divergence``,
 ``renyi_mutual_info``); the functions below are thin wrappers of
 :func:`infometer.core.api.estimate`.  Exact values of pmfs are in :mod:`infometer.measures.exact`,
-closed forms of continuous families in :mod:`infometer.measures.generalized.closed_forms`.
+closed forms of continuous families in :mod:`infometer.measures.generalized._closed_forms`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 from infometer.core.api import estimate
 from infometer.core.estimate import Estimate
 
-from . import estimators as _estimators  # noqa: F401  (registers the quantities)
-from .closed_forms import (
+from . import _estimators  # noqa: F401  (registers the quantities)
+from ._closed_forms import (
     exponential_renyi_entropy,
     gaussian_renyi_entropy,
     renyi_to_tsallis,

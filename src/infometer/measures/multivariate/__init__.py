@@ -6,8 +6,8 @@ Importing the package registers the estimators (``registry.FAMILIES``)."""
 
 from __future__ import annotations
 
-from . import estimators  # noqa: F401  (registers the estimators)
-from .measures import (
+from . import _estimators as estimators  # noqa: F401  (registers the estimators)
+from ._measures import (
     GradientOInformation,
     co_information,
     dual_total_correlation,
@@ -29,18 +29,18 @@ __all__ = [
     "split_variables",
 ]
 
-from .decomposition import PIDResult, pid, pid_of_pmf  # noqa: E402  (registers pid_atom)
+from ._decomposition import PIDResult, pid, pid_of_pmf  # noqa: E402  (registers pid_atom)
 
 __all__ += ["pid", "PIDResult", "pid_of_pmf"]
 
-from .multiplets import MultipletResult, multiplets  # noqa: E402
+from ._multiplets import MultipletResult, multiplets  # noqa: E402
 
 __all__ += ["multiplets", "MultipletResult"]
 
-from .significance import MultivariateTest, multivariate_test  # noqa: E402
+from ._significance import MultivariateTest, multivariate_test  # noqa: E402
 
 __all__ += ["multivariate_test", "MultivariateTest"]
 
-from .pairs import PairPIDResult, pid_pairs  # noqa: E402
+from ._pairs import PairPIDResult, pid_pairs  # noqa: E402
 
 __all__ += ["pid_pairs", "PairPIDResult"]

@@ -8,7 +8,7 @@ import numpy as np
 
 from infometer.core.validation import check_pmf
 
-from . import kernels
+from . import _kernels as kernels
 from ._terms import check_count, terms
 
 __all__ = ["joint_pmf", "pmf_quantity"]

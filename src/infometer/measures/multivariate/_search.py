@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import kernels
+from . import _kernels as kernels
 from ._terms import terms
 
 __all__ = ["multiplet_values", "chunk_stats", "chunk_job", "beam_search", "OBJECTIVES"]

@@ -2,13 +2,13 @@
 and :func:`multiplets`): every variable's rows are permuted independently, which keeps
 each marginal (and, with ``block``, each variable's short-range autocorrelation) and
 destroys every dependence between variables.  The row orders come from
-:mod:`infometer.measures.stats.independence` (plain or block permutations)."""
+:mod:`infometer.measures.stats._independence` (plain or block permutations)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from infometer.measures.stats.independence import block_permutation
+from infometer.measures.stats._independence import block_permutation
 
 __all__ = ["independent_orders", "scheme_name"]
 

@@ -2,7 +2,7 @@
 
 from infometer.core.resample import error_bars, resample_values
 
-from .independence import (
+from ._independence import (
     IndependenceTest,
     MultipleTests,
     block_permutation,

@@ -1,6 +1,5 @@
 """Time-series quantities: transfer entropy and conditional transfer entropy."""
 
-from . import transfer
-from .transfer import embed, embed_arrays, transfer_entropy
+from ._transfer import embed, embed_arrays, transfer_entropy
 
-__all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer"]
+__all__ = ["embed", "embed_arrays", "transfer_entropy"]

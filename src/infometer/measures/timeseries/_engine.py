@@ -346,7 +346,7 @@ class RegistryEngine:
         key = tuple(sorted(cond))
         have = self._local.get(key)
         if have is None or have.shape[0] < len(perms):
-            from infometer.measures.stats.independence import (
+            from infometer.measures.stats._independence import (
                 _strata_permutation,
                 _z_neighbors,
                 local_permutation,

@@ -9,6 +9,6 @@
 """
 
 from . import ising
-from .base import TASKS, Task, get_task, register_task, tasks
+from ._base import TASKS, Task, get_task, register_task, tasks
 
 __all__ = ["Task", "TASKS", "get_task", "register_task", "tasks", "ising"]

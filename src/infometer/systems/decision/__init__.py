@@ -10,10 +10,18 @@ scipy.optimize (the persuasion LP) are imported only when used.
 
 from __future__ import annotations
 
-from .grid import EpisodeStats, GridWorld, generate_world, render_maps, render_world, tmaze
-from .learned import LearnedPlanner
-from .multiturn import MultiTurnResult, SenderTraining, evaluate_multiturn, train_sender
-from .pairwise import (
+from ._grid import (
+    EpisodeStats,
+    GridWorld,
+    generate_world,
+    render_maps,
+    render_world,
+    success_rate,
+    tmaze,
+)
+from ._learned import LearnedPlanner, imitation_data
+from ._multiturn import MultiTurnResult, SenderTraining, evaluate_multiturn, train_sender
+from ._pairwise import (
     FactoredPairValues,
     PairPolicy,
     PairValues,
@@ -21,7 +29,7 @@ from .pairwise import (
     momdp_pair_value_iteration,
     pair_value_iteration,
 )
-from .persuasion import (
+from ._persuasion import (
     ConcaveEnvelope,
     PersuasionResult,
     concave_envelope,
@@ -30,7 +38,7 @@ from .persuasion import (
     sender_value,
     signal_mutual_info,
 )
-from .pomdp import (
+from ._pomdp import (
     POMDP,
     Episode,
     MDPSolution,
@@ -40,7 +48,7 @@ from .pomdp import (
     run_episode,
     solve_mdp,
 )
-from .solve import (
+from ._solve import (
     AlphaVectorPolicy,
     BeliefPolicy,
     POMDPSolution,
@@ -48,9 +56,11 @@ from .solve import (
     solve_pomdp,
     value_of_information_source,
 )
-from .voi import evpi, evsi
+from ._voi import evpi, evsi
 
 __all__ = [
+    "success_rate",
+    "imitation_data",
     "evpi",
     "evsi",
     "POMDP",

@@ -54,8 +54,8 @@ def _records(df: Any) -> list[dict[str, Any]]:
 
 
 def _scribes(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, Any]:
+    from ._sites import make_sites
     from .scribes import evaluate, page_features, search_program, token_costs, train_policy
-    from .sites import make_sites
 
     rows, tok, by_size = [], [], []
     for s in range(cfg["seeds"]):
@@ -81,7 +81,7 @@ def _scribes(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str,
                 d2 = evaluate(sw, gs, progress=progress).to_frame()
                 by_size += _records(d2.drop(columns=["program"]))
     for size in (1, 2, 4, 8, 13):
-        from .sites import make_group
+        from ._sites import make_group
 
         for t in ("header_table", "div_grid", "infobox"):
             tok.append({"template": t, **token_costs(make_group("book", t, size, seed=seed))})
@@ -108,7 +108,7 @@ def _scribes(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str,
 def _litecost(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, Any]:
     import pandas as pd
 
-    from .documents import make_corpus
+    from ._documents import make_corpus
     from .litecost import evaluate, train_extractor
 
     rows = []
@@ -186,10 +186,10 @@ def _liveweb(
 def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, Any]:
     import warnings
 
+    from ._metrics import fuzzy_f1
+    from ._sites import TEMPLATES, make_group, make_sites
     from .bridge import extraction_mutual_info, layout_entropy, rank_agreement
-    from .metrics import fuzzy_f1
     from .scribes import Choice, resolve, run_choice
-    from .sites import TEMPLATES, make_group, make_sites
 
     pages = [p for g in make_sites(len(TEMPLATES), cfg["pages"], seed=seed) for p in g.pages]
     rows = []
@@ -259,12 +259,12 @@ def _litecost_mi(seed: int) -> list[dict[str, Any]]:
     """I(filing; structure | question): SSO of a trained extractor vs lead-k sentences."""
     import warnings
 
-    from infometer.systems.text.compressors import LeadK
+    from infometer.systems.text._compressors import LeadK
 
+    from ._documents import make_corpus
+    from ._sso import serialize_sso
     from .bridge import extraction_mutual_info
-    from .documents import make_corpus
     from .litecost import run_cost, spans_of, train_extractor
-    from .sso import serialize_sso
 
     ext, _ = train_extractor(
         make_corpus(4, seed=seed + 11, n_companies=3), grpo_steps=40, seed=seed
@@ -275,7 +275,7 @@ def _litecost_mi(seed: int) -> list[dict[str, Any]]:
     def sso(text: str, question: str | None = None) -> str:
         q, sp = by_text[text]
         run = run_cost(q, sp, ext)
-        from .sso import parse_output
+        from ._sso import parse_output
 
         return serialize_sso(parse_output(run.output).sso) if run.schema else ""
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .sites import layout_signature
+from ._sites import layout_signature
 
 __all__ = ["layout_entropy", "triples_text", "extraction_mutual_info", "rank_agreement"]
 
@@ -40,7 +40,7 @@ def layout_entropy(pages: Sequence[Any], *, unit: str = "nats") -> Any:
 
     Examples
     --------
-    >>> from infometer.systems.extract.sites import make_sites
+    >>> from infometer.systems.extract._sites import make_sites
     >>> pages = [p for g in make_sites(4, 2) for p in g.pages]
     >>> round(float(layout_entropy(pages, unit="bits")), 6)
     2.0

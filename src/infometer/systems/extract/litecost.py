@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from .documents import METRICS, NUMBER_RE, Filing, Question, parse_amount
-from .sso import (
+from ._documents import METRICS, NUMBER_RE, Filing, Question, parse_amount
+from ._sso import (
     SSO,
     SSOParseError,
     Table,
@@ -92,7 +92,7 @@ def spans_of(filing: Filing) -> list[Span]:
 
     Examples
     --------
-    >>> from infometer.systems.extract.documents import make_filing
+    >>> from infometer.systems.extract._documents import make_filing
     >>> sp = spans_of(make_filing(2, seed=1))
     >>> sum(s.label > 0 for s in sp) == 2 * 3 * 4
     True
@@ -206,7 +206,7 @@ def run_cost(
 
     Examples
     --------
-    >>> from infometer.systems.extract.documents import make_filing, make_questions
+    >>> from infometer.systems.extract._documents import make_filing, make_questions
     >>> q = make_questions(make_filing(2, seed=1), per_level=1)[0]
     >>> run_cost(q, spans_of(q.filing), Extractor()).answer is None   # untrained: no schema
     True
@@ -329,7 +329,7 @@ def gold_sso(question: Question) -> SSO:
 
     Examples
     --------
-    >>> from infometer.systems.extract.documents import make_filing, make_questions
+    >>> from infometer.systems.extract._documents import make_filing, make_questions
     >>> q = make_questions(make_filing(2, seed=1), per_level=1)[0]
     >>> gold_sso(q).tables[0].header[:2]
     ('Company', 'Year')
@@ -357,7 +357,7 @@ def score_item(question: Question, run: CostRun, *, process: bool = True) -> dic
 
     Examples
     --------
-    >>> from infometer.systems.extract.documents import make_filing, make_questions
+    >>> from infometer.systems.extract._documents import make_filing, make_questions
     >>> q = make_questions(make_filing(2, seed=1), per_level=1)[0]
     >>> score_item(q, run_cost(q, spans_of(q.filing), Extractor()))["format"]
     0.0
@@ -440,7 +440,7 @@ def train_extractor(
 
     Examples
     --------
-    >>> from infometer.systems.extract.documents import make_corpus
+    >>> from infometer.systems.extract._documents import make_corpus
     >>> ext, log = train_extractor(make_corpus(1, per_level=1), grpo_steps=2, rollouts=2)
     >>> len(log.rewards)
     2
@@ -502,7 +502,7 @@ def raw_text_answer(question: Question) -> Any:
 
     Examples
     --------
-    >>> from infometer.systems.extract.documents import make_filing, make_questions
+    >>> from infometer.systems.extract._documents import make_filing, make_questions
     >>> q = make_questions(make_filing(2, seed=1), per_level=1)[0]
     >>> isinstance(raw_text_answer(q), float)
     True
@@ -581,7 +581,7 @@ def evaluate(
 
     Examples
     --------
-    >>> from infometer.systems.extract.documents import make_corpus
+    >>> from infometer.systems.extract._documents import make_corpus
     >>> r = evaluate({"raw": None}, make_corpus(1, per_level=1))
     >>> sorted(r.summary().level.tolist())
     [1, 2, 3, 4]

@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 
 from ._html import parse, text_of
-from .metrics import normalize_text, set_prf
-from .server import SiteServer, chromium_path, fetch, render_boxes
-from .sites import DETAIL_TEMPLATES, DRIFTS, Group, Page, drift, make_group, rerender
+from ._metrics import normalize_text, set_prf
+from ._server import SiteServer, chromium_path, fetch, render_boxes
+from ._sites import DETAIL_TEMPLATES, DRIFTS, Group, Page, drift, make_group, rerender
 
 __all__ = [
     "Query",
@@ -125,7 +125,7 @@ def make_benchmark(
     >>> sorted({q.qtype for q in b.queries})
     [1, 2, 3, 4]
     """
-    from .sites import DOMAINS, TEMPLATES
+    from ._sites import DOMAINS, TEMPLATES
 
     doms = sorted(DOMAINS)
     groups: dict[str, Group] = {}
@@ -206,7 +206,7 @@ class Similarity:
             return np.zeros(0)
         if self.kind == "minilm":
             if self._enc is None:
-                from infometer.systems.text.embed import minilm_sentence_encoder
+                from infometer.systems.text._embed import minilm_sentence_encoder
 
                 self._enc = minilm_sentence_encoder()
             v = self._enc([attr, *texts])
@@ -383,7 +383,7 @@ class VGS:
 
     Examples
     --------
-    >>> from infometer.systems.extract.sites import make_group
+    >>> from infometer.systems.extract._sites import make_group
     >>> g = make_group("film", "infobox", 2, seed=1)
     >>> w = VGS(render="html").induce("What is the 'image'?", [p.html for p in g.pages])
     >>> w["image"].read, w["image"].variant

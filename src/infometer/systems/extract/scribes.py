@@ -38,10 +38,10 @@ from typing import Any
 import numpy as np
 
 from . import _script_runtime as rt
+from ._dedup import count_tokens, dedup_html
 from ._html import parse
-from .dedup import count_tokens, dedup_html
-from .metrics import fuzzy_f1
-from .sites import Group
+from ._metrics import fuzzy_f1
+from ._sites import Group
 
 __all__ = [
     "SLOTS",
@@ -171,7 +171,7 @@ def resolve(choice: Choice, html: str) -> dict[str, Any] | None:
 
     Examples
     --------
-    >>> from infometer.systems.extract.sites import make_group
+    >>> from infometer.systems.extract._sites import make_group
     >>> page = make_group("book", "infobox", 1).pages[0]
     >>> prog = resolve(Choice("class", "dl", "page_heading", "dt", "next_sibling"), page.html)
     >>> prog["container"].startswith("//dl")
@@ -423,7 +423,7 @@ def train_policy(
 
     Examples
     --------
-    >>> from infometer.systems.extract.sites import make_sites
+    >>> from infometer.systems.extract._sites import make_sites
     >>> pol, log = train_policy(make_sites(2, 2), steps=2, rollouts=4)
     >>> len(log.rewards)
     2
@@ -476,7 +476,7 @@ def search_program(
 
     Examples
     --------
-    >>> from infometer.systems.extract.sites import make_group
+    >>> from infometer.systems.extract._sites import make_group
     >>> page = make_group("film", "kv_table", 1).pages[0]
     >>> search_program(page.html, page.gold()).predicate
     'th'
@@ -543,7 +543,7 @@ def evaluate(
 
     Examples
     --------
-    >>> from infometer.systems.extract.sites import make_group
+    >>> from infometer.systems.extract._sites import make_group
     >>> g = make_group("book", "infobox", 2)
     >>> rule = Choice("class", "dl", "page_heading", "dt", "next_sibling")
     >>> float(evaluate({"rule": lambda grp, i: rule}, [g]).summary().loc["rule", "Holdout"])
@@ -596,7 +596,7 @@ def token_costs(group: Group, example: int = 0) -> dict[str, float]:
 
     Examples
     --------
-    >>> from infometer.systems.extract.sites import make_group
+    >>> from infometer.systems.extract._sites import make_group
     >>> c = token_costs(make_group("book", "header_table", 4))
     >>> c["script_tokens_per_triple"] < c["per_page_tokens_per_triple"]
     True

@@ -1,17 +1,18 @@
 """Information in models: Fisher information, classifier CMI, DJIP, Koopman, IE-CL.
 
 Importing this package registers the ``classifier_cmi`` quantity (numpy only).  Everything
-that needs torch (extra ``torch``) lives in submodules imported on first use:
+that needs torch (extra ``torch``) is imported on first use:
 
-* :mod:`~infometer.systems.models.fisher`: exact and Hutchinson Fisher information of classifiers,
-  the bounds ``F_LR ⪯ F ⪯ F_DG`` (:func:`fisher_information`);
-* :mod:`~infometer.systems.models.core`: the core-space matrix ``diag(p) − ppᵀ`` and its spectrum;
-* :mod:`~infometer.systems.models.cmi`: ``I(X;Ŷ|Y)`` of a classifier
-  (:func:`classifier_cond_mutual_info`);
-* :mod:`~infometer.systems.models.djip`: differentiable JPEG input perturbation and distillation;
-* :mod:`~infometer.systems.models.koopman`: entropy-regularised Koopman autoencoders;
-* :mod:`~infometer.systems.models.iecl`: entropy increment of a transformation;
-* :mod:`~infometer.systems.models.synthetic`: generated images and simulated dynamical systems;
+* :func:`fisher_information`: exact and Hutchinson Fisher information of classifiers, the
+  bounds ``F_LR ⪯ F ⪯ F_DG``; :func:`core_matrix`, :func:`core_spectrum`: the core-space
+  matrix ``diag(p) − ppᵀ`` and its spectrum;
+* :func:`classifier_cond_mutual_info`: ``I(X;Ŷ|Y)`` of a classifier;
+* :class:`DiffJPEG`, :func:`fit_djip`, :func:`distill`: differentiable JPEG input
+  perturbation and distillation;
+* :class:`KoopmanAE`, :func:`fit_koopman`: entropy-regularised Koopman autoencoders;
+* :func:`entropy_increment`: entropy increment of a transformation;
+* :func:`texture_images`, :func:`pendulum`, :func:`lorenz63`, :func:`linear_system`:
+  generated images and simulated dynamical systems;
 * :mod:`~infometer.systems.models.activations`: FleS self-gated activations, swapping, gate
   information.
 """
@@ -22,20 +23,18 @@ from typing import TYPE_CHECKING
 
 from infometer.core._lazy import attach
 
-from . import cmi, core, iecl, synthetic
-from .cmi import classifier_cond_mutual_info, classifier_cond_mutual_info_per_class
-from .iecl import entropy_increment, linear_entropy_increment
+from ._cmi import classifier_cond_mutual_info, classifier_cond_mutual_info_per_class
+from ._core import core_matrix, core_spectrum
+from ._iecl import entropy_increment, linear_entropy_increment
+from ._synthetic import linear_system, lorenz63, pendulum, texture_images
 
 if TYPE_CHECKING:
     from infometer.core._torch import predict_proba
 
-    from . import djip as djip
-    from . import fisher as fisher
-    from . import koopman as koopman
+    from ._djip import DiffJPEG, distill, fit_djip
+    from ._fisher import FisherInformation, fisher_information
+    from ._koopman import KoopmanAE, fit_koopman
     from .activations import make_activation, swap_activations
-    from .djip import DiffJPEG, distill, fit_djip
-    from .fisher import FisherInformation, fisher_information
-    from .koopman import KoopmanAE, fit_koopman
 
 __getattr__, __dir__ = attach(
     __name__,
@@ -43,26 +42,27 @@ __getattr__, __dir__ = attach(
         "predict_proba": "infometer.core._torch",  # the ground floor's torch helpers
         "make_activation": ".activations",
         "swap_activations": ".activations",
-        "DiffJPEG": ".djip",
-        "distill": ".djip",
-        "fit_djip": ".djip",
-        "FisherInformation": ".fisher",
-        "fisher_information": ".fisher",
-        "KoopmanAE": ".koopman",
-        "fit_koopman": ".koopman",
+        "DiffJPEG": "._djip",
+        "distill": "._djip",
+        "fit_djip": "._djip",
+        "FisherInformation": "._fisher",
+        "fisher_information": "._fisher",
+        "KoopmanAE": "._koopman",
+        "fit_koopman": "._koopman",
     },
-    modules={"djip": ".djip", "fisher": ".fisher", "koopman": ".koopman"},
 )
 
 __all__ = [
-    "cmi",
-    "core",
-    "iecl",
-    "synthetic",
     "classifier_cond_mutual_info",
     "classifier_cond_mutual_info_per_class",
     "entropy_increment",
     "linear_entropy_increment",
+    "core_matrix",
+    "core_spectrum",
+    "texture_images",
+    "pendulum",
+    "lorenz63",
+    "linear_system",
     "fisher_information",
     "FisherInformation",
     "predict_proba",

@@ -14,7 +14,7 @@ translation) are compared three ways:
   common rotation; a matrix passes any basis of your own.
 * **InfoNCE**: with critic scores s(a_i, b_j) (cosine / T by default), positives on the
   diagonal, I(A; B) ≥ log n − L_NCE (Oord et al. 2018; Poole et al. 2019), a bound that
-  cannot exceed log n.  The per-row terms are :func:`infometer.systems.text.channel.channel_terms`,
+  cannot exceed log n.  The per-row terms are :func:`infometer.systems.text._channel.channel_terms`,
   the same InfoNCE kernel as the compressor channel MI.
 * **Retrieval**: Max@R (rank of the worst-ranked relevant document), its normalised form
   100·(log D − log Max@R)/(log D − log |R|), Comp@k (all relevant documents in the top k)
@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core._saturation import ceiling_flags
 from infometer.core.data import InfometerWarning, check_float, check_int
 from infometer.core.estimate import Estimate
-from infometer.core.saturation import ceiling_flags
 from infometer.core.training import optimizer, run_epochs
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import check_pmf, check_real_array
@@ -262,7 +262,7 @@ def infonce_bound(
     n = s.shape[0]
     if n < 2:
         raise ValueError("InfoNCE needs at least 2 pairs")
-    from infometer.systems.text.channel import (
+    from infometer.systems.text._channel import (
         channel_terms,  # InfoNCE terms s_ii − logsumexp_j s_ij + log n
     )
 
@@ -273,7 +273,7 @@ def infonce_bound(
     ceiling = math.log(n)
     diag: dict[str, Any] = {"ceiling_nats": ceiling, "critic": critic, "symmetric": symmetric}
     value = float(per_row.mean())
-    flags = ceiling_flags(value, ceiling)  # the rule of infometer.core.saturation
+    flags = ceiling_flags(value, ceiling)  # the rule of infometer.core._saturation
     diag["sensitivity"] = flags["sensitivity"]
     if flags["saturated"]:
         msg = (

@@ -61,7 +61,7 @@ from infometer.core.validation import (
     check_real_array,
     check_stochastic_matrix,
 )
-from infometer.estimators.discrete import kernels
+from infometer.estimators.discrete import _kernels as kernels
 from infometer.measures import exact
 
 __all__ = [
@@ -555,7 +555,7 @@ def permutation_test(
         ``p_value = (1 + #{null ≥ statistic}) / (1 + B)``.
     """
     from infometer.core.estimate import unit_factor
-    from infometer.measures.stats.independence import IndependenceTest
+    from infometer.measures.stats._independence import IndependenceTest
 
     if (proba is None) == (predictions is None):
         raise ValueError("pass exactly one of proba= or predictions=")

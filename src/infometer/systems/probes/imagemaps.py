@@ -156,7 +156,7 @@ def patch_entropy_map(
     numpy.ndarray
         (H // ph, W // pw) entropies.
     """
-    from infometer.estimators.discrete.estimators import ENTROPY_KERNELS
+    from infometer.estimators.discrete._estimators import ENTROPY_KERNELS
 
     check_choice(method, "method", tuple(ENTROPY_KERNELS))
     ph, pw = _patch(patch)
@@ -170,7 +170,7 @@ def patch_entropy_map(
         for j in range(gw):
             c = np.bincount(tiles[i, j], minlength=bins)
             if method == "shrinkage":
-                from infometer.estimators.discrete.kernels import shrinkage_lambda
+                from infometer.estimators.discrete._kernels import shrinkage_lambda
 
                 lam = shrinkage_lambda(c, float(bins))
             out[i, j] = kernel(c, float(bins), lam)[0]

@@ -11,16 +11,16 @@ only when a model runs.
 * scorers: :class:`CopyBigramScorer` (built-in), :class:`HFScorer` (local causal LM);
 * compressors: :class:`LeadK`, :class:`RandomK`, :class:`TopK`, :class:`MIGSelect`,
   :class:`TokenMerge` (COMI token merging read out as text);
-* COMI kernels in :mod:`infometer.systems.text.comi`; the needle-in-a-haystack evaluation in
-  :mod:`infometer.systems.text.needle`.
+* COMI kernels in :mod:`infometer.systems.text._comi`; the needle-in-a-haystack evaluation in
+  :mod:`infometer.systems.text._needle`.
 """
 
 from __future__ import annotations
 
-from .channel import channel_mutual_info_from_scores
-from .comi import Compressed, compress, group_sizes, merge_weights, mig_scores, select_units
-from .compressors import LeadK, MIGSelect, RandomK, TokenMerge, TopK, split_sentences
-from .measure import (
+from ._channel import channel_mutual_info_from_scores
+from ._comi import Compressed, compress, group_sizes, merge_weights, mig_scores, select_units
+from ._compressors import LeadK, MIGSelect, RandomK, TokenMerge, TopK, split_sentences
+from ._measure import (
     RDFit,
     channel_mutual_info,
     channel_mutual_info_of_summaries,
@@ -29,9 +29,9 @@ from .measure import (
     plot_compressors,
     score_matrix,
 )
-from .needle import needle_eval, needle_haystack, plot_needle
-from .records import patient_records
-from .scorers import CopyBigramScorer, FunctionScorer, HFScorer, as_scorer, make_prompt
+from ._needle import needle_eval, needle_haystack, plot_needle
+from ._records import patient_records
+from ._scorers import CopyBigramScorer, FunctionScorer, HFScorer, as_scorer, make_prompt
 
 __all__ = [
     "channel_mutual_info",

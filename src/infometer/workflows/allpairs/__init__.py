@@ -7,10 +7,10 @@ imported only when one of them is used (``import infometer`` stays light).  It i
 shadowed by a module of the same name.
 """
 
-from .matrix import pairwise
-from .network import Network, aracne, clr, plot_heatmap, plot_network
-from .result import PairwiseResult
-from .select import Selection, select_features
+from ._matrix import pairwise
+from ._network import Network, aracne, clr, plot_heatmap, plot_network
+from ._result import PairwiseResult
+from ._select import Selection, select_features
 
 __all__ = [
     "pairwise",

@@ -20,8 +20,8 @@ from infometer.core.data import Variable
 from infometer.core.parallel import Execution, Outcome
 from infometer.core.progress import progress_bar
 
-from . import compute
-from .compute import Config, Group, prepare_group
+from . import _compute as compute
+from ._compute import Config, Group, prepare_group
 
 #: The backends ``pairwise`` runs on (blocks share the prepared groups in memory, or are
 #: Dask tasks that read them from the store's input file).
@@ -57,7 +57,7 @@ def _remote_group(cfg: Config, path: str, g: int, cols: np.ndarray) -> Group:
     with _REMOTE_LOCK:
         if key in _REMOTE_GROUPS:
             return _REMOTE_GROUPS[key]
-    from .store import read_input_columns
+    from ._store import read_input_columns
 
     grp = prepare_group(cfg, cols, read_input_columns(path, cols))
     with _REMOTE_LOCK:
@@ -130,7 +130,7 @@ def _open_store(store, backend, cfg, variables, block_size):
         from infometer.core.parallel import MemorySink
 
         return MemorySink(), None
-    from .store import BlockStore, fingerprint_data
+    from ._store import BlockStore, fingerprint_data
 
     tmp = None
     if store is None:

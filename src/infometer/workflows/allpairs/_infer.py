@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core.jit import nb
+from infometer.core._jit import nb
 
 from . import _plots
 
@@ -36,7 +36,7 @@ class Network:
         The method's settings.
     diagnostics
         ``negative_pairs``: how many pairs had a negative MI estimate (kept, see
-        :mod:`infometer.workflows.allpairs.network`).
+        :mod:`infometer.workflows.allpairs._network`).
     """
 
     edges: Any

@@ -12,8 +12,8 @@ import numpy as np
 from infometer.core.data import Variable, as_variable
 from infometer.core.validation import check_choice, check_float, check_int
 
-from . import compute
-from .compute import Config, prepare_group, signature
+from . import _compute as compute
+from ._compute import Config, prepare_group, signature
 
 CORRECTIONS = ("bh", "holm", "bonferroni")
 NULLS = ("auto", "pair")
@@ -32,7 +32,7 @@ class Test:
 
 def check_test(permutations: Any, fdr: Any, correction: Any, null: Any) -> Test:
     """The test's settings checked, each error naming its argument."""
-    from infometer.measures.stats.independence import MAX_PERMUTATIONS
+    from infometer.measures.stats._independence import MAX_PERMUTATIONS
 
     permutations = check_int(permutations, "permutations", min_value=0, max_value=MAX_PERMUTATIONS)
     fdr = check_float(fdr, "fdr", low=0.0, high=1.0, inclusive=(False, True))

@@ -6,9 +6,9 @@
 (0, 'plugin')
 """
 
-from .runner import Job, SweepResult, applicable, plan, run_job, run_sweep
-from .store import Store
-from .suites import SUITES, Suite, suite_tasks
+from ._runner import Job, SweepResult, applicable, plan, run_job, run_sweep
+from ._store import Store
+from ._suites import SUITES, Suite, suite_tasks
 
 __all__ = [
     "Job",

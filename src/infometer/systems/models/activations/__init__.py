@@ -19,30 +19,40 @@ from typing import TYPE_CHECKING
 
 from infometer.core._lazy import attach
 
-from .modules import FLES_KINDS, KINDS, FleS, FleSProto, kind_of, make_activation
-from .swap import find_activations, gate_values, is_activation, swap_activations
+from ._modules import FLES_KINDS, KINDS, FleS, FleSProto, kind_of, make_activation
+from ._swap import find_activations, gate_values, is_activation, swap_activations
 
 if TYPE_CHECKING:
-    from .information import batch_dependence, gate_entropy, layer_curves
-    from .nets import PatchTransformer, SmallResNet, tiny_bert
-    from .tasks import context_task, digits_patches, train_classifier
-    from .theory import convergence_threshold, negative_gate_ratio, negative_gate_ratio_mc
+    from ._information import (
+        batch_dependence,
+        gate_bits,
+        gate_entropy,
+        layer_curves,
+        plot_layer_curves,
+    )
+    from ._nets import PatchTransformer, SmallResNet, tiny_bert
+    from ._tasks import accuracy, context_task, digits_patches, split, train_classifier
+    from ._theory import convergence_threshold, negative_gate_ratio, negative_gate_ratio_mc
 
 __getattr__, __dir__ = attach(
     __name__,
     {
-        "batch_dependence": ".information",
-        "gate_entropy": ".information",
-        "layer_curves": ".information",
-        "PatchTransformer": ".nets",
-        "SmallResNet": ".nets",
-        "tiny_bert": ".nets",
-        "context_task": ".tasks",
-        "digits_patches": ".tasks",
-        "train_classifier": ".tasks",
-        "convergence_threshold": ".theory",
-        "negative_gate_ratio": ".theory",
-        "negative_gate_ratio_mc": ".theory",
+        "batch_dependence": "._information",
+        "gate_bits": "._information",
+        "plot_layer_curves": "._information",
+        "gate_entropy": "._information",
+        "layer_curves": "._information",
+        "PatchTransformer": "._nets",
+        "SmallResNet": "._nets",
+        "tiny_bert": "._nets",
+        "accuracy": "._tasks",
+        "context_task": "._tasks",
+        "split": "._tasks",
+        "digits_patches": "._tasks",
+        "train_classifier": "._tasks",
+        "convergence_threshold": "._theory",
+        "negative_gate_ratio": "._theory",
+        "negative_gate_ratio_mc": "._theory",
     },
 )
 
@@ -66,7 +76,11 @@ __all__ = [
     "layer_curves",
     "gate_entropy",
     "batch_dependence",
+    "gate_bits",
+    "plot_layer_curves",
     "digits_patches",
     "context_task",
     "train_classifier",
+    "accuracy",
+    "split",
 ]

@@ -1,0 +1,210 @@
+"""``infometer extract``: information extraction, measured (SCRIBES, LiveWeb-IE/VGS, LiteCoST).
+
+* ``score --script FILE [--template T] [--pages N]`` -- run a ``main(html)`` script in the
+  sandbox on a generated page group and print its fuzzy F1 per page and group reward;
+* ``bench [--out DIR] [--parts ...] [--size small|full]`` -- the three systems and the
+  bridge end to end on generated data, one JSON per part (resumable) and ``report.html``;
+* ``serve [--seconds S]`` -- serve the generated drifting sites on 127.0.0.1 until idle.
+
+Nothing is downloaded; everything runs offline on generated data.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["register", "app"]
+
+app = typer.Typer(
+    help="Information extraction, measured: scripts, drifting sites, structured outputs.",
+    no_args_is_help=True,
+)
+
+_Json = Annotated[bool, typer.Option("--json", help="JSON instead of a table.")]
+_Seed = Annotated[int, typer.Option(help="Seed of the generated data and training.")]
+_Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
+
+
+def _fail(exc: Exception) -> None:
+    from .app import fail
+
+    fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+
+def _table(title: str, rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    from .app import out
+
+    if not rows:
+        return
+    t = Table(*[str(c) for c in rows[0]], title=title)
+    for r in rows:
+        t.add_row(*[f"{v:.3g}" if isinstance(v, float) else str(v) for v in r.values()])
+    out.print(t)
+
+
+@app.command("score")
+def score_cmd(
+    script: Annotated[Path, typer.Option("--script", help="Python file defining main(html).")],
+    template: Annotated[str, typer.Option(help="Layout template of the generated group.")] = (
+        "div_grid"
+    ),
+    domain: Annotated[str, typer.Option(help="Domain of the records.")] = "book",
+    pages: Annotated[int, typer.Option(help="Pages in the group.")] = 4,
+    cpu_seconds: Annotated[int, typer.Option(help="CPU-time limit per page.")] = 4,
+    memory_mb: Annotated[int, typer.Option(help="Memory the script may add.")] = 256,
+    seed: _Seed = 0,
+    as_json: _Json = False,
+) -> None:
+    """Fuzzy F1 (Hungarian) of a script on each page of a generated group, and its reward."""
+    from infometer.systems.extract._metrics import fuzzy_f1
+    from infometer.systems.extract._sandbox import Sandbox
+    from infometer.systems.extract._sites import make_group
+    from infometer.systems.extract.scribes import group_reward
+
+    try:
+        if not script.is_file():
+            raise ValueError(f"--script {str(script)!r} is not a file")
+        code = script.read_text()
+        g = make_group(domain, template, pages, seed=seed)
+        with Sandbox(cpu_seconds=cpu_seconds, memory_mb=memory_mb) as sb:
+            res = sb.run(code, [p.html for p in g.pages])
+    except (ValueError, TypeError, OSError) as exc:
+        _fail(exc)
+        return
+    outs = [list(r.triples) if r.ok else [] for r in res]
+    golds = [p.gold() for p in g.pages]
+    rows = []
+    for i, (r, o, gd) in enumerate(zip(res, outs, golds, strict=True)):
+        f = fuzzy_f1(o, gd)
+        rows.append(
+            {
+                "page": i,
+                "ok": r.ok,
+                "precision": f.precision,
+                "recall": f.recall,
+                "f1": f.f1,
+                "error": r.error,
+            }
+        )
+    summary = {
+        "group": g.name,
+        "pages": len(g),
+        "group_reward_greedy": group_reward(outs, golds),
+        "mean_f1_hungarian": sum(r["f1"] for r in rows) / len(rows),
+        "per_page": rows,
+    }
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    _table(f"script on {g.name}", rows)
+    typer.echo(
+        f"group reward (greedy) = {summary['group_reward_greedy']:.4f}; "
+        f"mean F1 (Hungarian) = {summary['mean_f1_hungarian']:.4f}"
+    )
+
+
+@app.command("bench")
+def bench_cmd(
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for the JSON parts and report.html.")
+    ] = (Path("extract-bench")),
+    parts: Annotated[
+        str, typer.Option(help="Comma-separated: scribes,litecost,liveweb,bridge.")
+    ] = ("scribes,litecost,liveweb,bridge"),
+    size: Annotated[
+        str, typer.Option(help="tiny (smoke test), small (under a minute) or full.")
+    ] = "small",
+    render: Annotated[str, typer.Option(help="LiveWeb regions: html, chromium or auto.")] = "html",
+    similarity: Annotated[
+        str, typer.Option(help="LiveWeb region/label scoring: lexical or minilm.")
+    ] = "lexical",
+    resume: Annotated[bool, typer.Option(help="Reuse parts already in --out.")] = True,
+    seed: _Seed = 0,
+    as_json: _Json = False,
+    quiet: _Quiet = False,
+) -> None:
+    """Run the systems end to end (resumable) and write one table and chart per system."""
+    from infometer.systems.extract.bench import run
+
+    try:
+        names = [p.strip() for p in parts.split(",") if p.strip()]
+        res = run(
+            out,
+            parts=names,
+            size=size,
+            seed=seed,
+            render=render,
+            resume=resume,
+            progress=False if quiet else None,
+        )
+    except (ValueError, TypeError, OSError, RuntimeError) as exc:
+        _fail(exc)
+        return
+    if as_json:
+        typer.echo(json.dumps({"report": str(out / "report.html"), **res}))
+        return
+    for p, r in res.items():
+        body = r["result"]
+        if p == "scribes":
+            _table("SCRIBES: fuzzy F1", body["summary"])
+        elif p == "litecost":
+            _table("LiteCoST: AS / PR", body["overall"])
+        elif p == "liveweb":
+            _table(
+                f"LiveWeb-IE: F1 x100 (regions: {body['region_source']}, "
+                f"scoring: {body['similarity']})",
+                body["f1"],
+            )
+        else:
+            _table("channel MI of extraction scripts", body["channel_mi"])
+    typer.echo(f"report: {out / 'report.html'}")
+
+
+@app.command("serve")
+def serve_cmd(
+    seconds: Annotated[float, typer.Option(help="Stop after this many idle seconds.")] = 60.0,
+    pages: Annotated[int, typer.Option(help="Pages per group.")] = 4,
+    max_requests: Annotated[int, typer.Option(help="Stop after this many requests.")] = 5000,
+    seed: _Seed = 0,
+    as_json: _Json = False,
+) -> None:
+    """Serve the generated drifting sites on 127.0.0.1 until idle (prints the URLs)."""
+    from infometer.systems.extract._server import SiteServer
+    from infometer.systems.extract.liveweb import make_benchmark
+
+    try:
+        b = make_benchmark(pages_per_group=pages, seed=seed)
+        srv = SiteServer(b.pages(), idle_seconds=seconds, max_requests=max_requests).start()
+    except (ValueError, TypeError, OSError) as exc:
+        _fail(exc)
+        return
+    info = {
+        "base": srv.url(""),
+        "versions": list(b.versions),
+        "example": srv.url(f"/v0/{next(iter(b.groups))}/0"),
+        "queries": [q.__dict__ for q in b.queries],
+    }
+    typer.echo(
+        json.dumps(info)
+        if as_json
+        else f"serving {len(srv.pages)} pages at {info['base']} (e.g. {info['example']}); "
+        f"stops after {seconds:g} s idle"
+    )
+    try:
+        while not srv.stopped.wait(0.5):
+            pass
+    except KeyboardInterrupt:  # pragma: no cover
+        srv.stop()
+    time.sleep(0)
+
+
+def register(root: typer.Typer) -> None:
+    """Mount the ``extract`` group on the root app."""
+    root.add_typer(app, name="extract")

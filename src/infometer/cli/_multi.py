@@ -1,0 +1,439 @@
+"""``infometer multi QUANTITY FILE`` (TC, DTC, O-, S-, co-information, gradient
+O-information of table columns), ``infometer pid FILE --sources a,b --target y`` and
+``infometer multiplets FILE --size 3`` (every multiplet ranked, CSV and PNG)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import typer
+
+__all__ = ["register", "multi_cmd", "pid_cmd", "multiplets_cmd"]
+
+QUANTITIES = {
+    "o-information": "o_information",
+    "total-correlation": "total_correlation",
+    "dual-total-correlation": "dual_total_correlation",
+    "s-information": "s_information",
+    "co-information": "co_information",
+    "gradient-o-information": "gradient_o_information",
+}
+_JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+
+
+def _warn(caught) -> None:
+    from .app import err
+
+    seen = set()
+    for w in caught:
+        msg = str(w.message)
+        if issubclass(w.category, UserWarning) and msg not in seen:
+            seen.add(msg)
+            err.print(f"[yellow]warning:[/] {msg}", highlight=False, soft_wrap=True)
+
+
+def _names(spec: str | None, what: str) -> list[str] | None:
+    if spec is None:
+        return None
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise ValueError(f"{what} is empty; give comma-separated column names")
+    return names
+
+
+def multi_cmd(
+    quantity: str = typer.Argument(..., help=", ".join(QUANTITIES)),
+    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
+    columns: str = typer.Option(
+        None, "--columns", "-c", help="Variables (comma-sep.; default all)."
+    ),
+    method: str = typer.Option(
+        "auto",
+        "--method",
+        "-m",
+        help="auto, plugin, miller_madow, nsb, ..., gaussian, gaussian_copula, ksg.",
+    ),
+    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
+    ci: float = typer.Option(None, "--ci", help="Confidence level of an interval (e.g. 0.95)."),
+    seed: int = typer.Option(0, "--seed"),
+    discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
+    plot: str = typer.Option(None, "--plot", help="PNG of the gradient O-information."),
+    permutations: int = typer.Option(
+        None,
+        "--permutations",
+        "-B",
+        help="Permutation test against mutual independence with B permuted data sets.",
+    ),
+    block: int = typer.Option(None, "--block", help="With --permutations: block length."),
+    json_out: bool = _JSON,
+    quiet: bool = _QUIET,
+) -> None:
+    """A multivariate information quantity of the columns of a table."""
+    import infometer as im
+    from infometer.core._io import read_table, select_columns
+    from infometer.core.data import check_choice
+    from infometer.core.progress import quiet as quiet_bars
+
+    from .app import emit, out
+
+    q = QUANTITIES[check_choice(quantity, "QUANTITY", tuple(QUANTITIES))]
+    df = select_columns(read_table(file), columns, "--columns", file)
+    if permutations is not None:
+        if q == "gradient_o_information":
+            raise ValueError(
+                "--permutations tests one number; for gradient-o-information use the "
+                "Python im.multivariate_test(X, measure='gradient_o_information', index=i)"
+            )
+        if ci is not None:
+            raise ValueError("--permutations and --ci are separate runs; pass one of them")
+        _test(q, df, method, unit, seed, discrete, permutations, block, file, json_out, quiet)
+        return
+    if block is not None:
+        raise ValueError("--block is for the permutation test; pass --permutations B too")
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = getattr(im, q)(df, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete)
+    _warn(caught)
+    if q != "gradient_o_information":
+        emit(res, json_out, {"file": file, "columns": list(df.columns)})
+        return
+    frame = res.to_frame()
+    if json_out:
+        sys.stdout.write(
+            json.dumps({"file": file, "quantity": q, "rows": frame.to_dict(orient="records")})
+            + "\n"
+        )
+    else:
+        out.print(frame.to_string(index=False), highlight=False, markup=False)
+    if plot:
+        res.plot(path=plot)
+        if not json_out:
+            out.print(f"written: {plot}", highlight=False)
+
+
+def _test(q, df, method, unit, seed, discrete, permutations, block, file, json_out, quiet):
+    import infometer as im
+    from infometer.core.progress import quiet as quiet_bars
+
+    from .app import emit, out
+
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = im.multivariate_test(
+            df,
+            measure=q,
+            method=method,
+            unit=unit,
+            seed=seed,
+            discrete=discrete,
+            n_permutations=permutations,
+            block=block,
+        )
+    _warn(caught)
+    extra = {
+        "file": file,
+        "columns": list(df.columns),
+        "p_value": res.p_value,
+        "n_permutations": res.n_permutations,
+        "alternative": res.alternative,
+        "scheme": res.scheme,
+        "null_summary": res.null_summary,
+    }
+    emit(res.statistic, json_out, extra)
+    if not json_out:
+        out.print(
+            f"p = {res.p_value:.4g} ({res.alternative}; {res.n_permutations} permutations, "
+            f"{res.scheme}; null: mutual independence)",
+            highlight=False,
+            markup=False,
+        )
+
+
+def pid_cmd(
+    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
+    sources: str = typer.Option(
+        None, "--sources", "-s", help="Source columns (comma-sep.; --all-pairs: default all)."
+    ),
+    target: str = typer.Option(..., "--target", "-t", help="The target column."),
+    measure: str = typer.Option(None, "--measure", help="imin, mmi, broja, ccs, dep, isx."),
+    method: str = typer.Option("auto", "--method", "-m", help="auto, plugin or gaussian."),
+    unit: str = typer.Option("bits", "--unit", "-u", help="nats, bits or hartleys."),
+    ci: float = typer.Option(None, "--ci", help="Confidence level of each atom's interval."),
+    seed: int = typer.Option(0, "--seed"),
+    discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
+    plot: str = typer.Option(None, "--plot", help="PNG of the atoms."),
+    all_pairs: bool = typer.Option(
+        False,
+        "--all-pairs",
+        help="The Gaussian(-copula) MMI PID of every pair of sources (im.pid_pairs).",
+    ),
+    top: int = typer.Option(20, "--top", help="--all-pairs: rows printed (by |syn - red|)."),
+    json_out: bool = _JSON,
+    quiet: bool = _QUIET,
+) -> None:
+    """Partial information decomposition of I(sources; target); with --all-pairs, of
+    every pair of sources (heat map of synergy - redundancy with --plot)."""
+    import infometer as im
+    from infometer.core._io import read_table, select_columns
+    from infometer.core.progress import quiet as quiet_bars
+
+    from .app import out
+
+    df = read_table(file)
+    if target not in df.columns:
+        raise ValueError(f"--target: {file} has no column {target!r}")
+    if all_pairs:
+        _pid_pairs(
+            df, file, sources, target, measure, method, unit, ci, seed, plot, top, json_out, quiet
+        )
+        return
+    if sources is None:
+        raise ValueError("--sources is required (or --all-pairs for every pair of columns)")
+    names = _names(sources, "--sources")
+    if target in names:
+        raise ValueError(f"--target {target!r} is among the --sources")
+    src = select_columns(df, ",".join(names), "--sources", file)
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = im.pid(
+            src,
+            df[target],
+            measure=measure,
+            method=method,
+            unit=unit,
+            ci=ci,
+            seed=seed,
+            discrete=discrete,
+        )
+    _warn(caught)
+    frame = res.to_frame()
+    if json_out:
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "file": file,
+                    "measure": res.measure,
+                    "method": res.method,
+                    "sources": list(res.sources),
+                    "target": target,
+                    "mutual_info": res.mutual_info.value,
+                    "unit": res.mutual_info.unit,
+                    "atoms": frame.to_dict(orient="records"),
+                }
+            )
+            + "\n"
+        )
+    else:
+        out.print(
+            f"PID ({res.measure}, {res.method}) of I({', '.join(res.sources)}; {target}) = "
+            f"{res.mutual_info.value:.4g} {res.mutual_info.unit}",
+            highlight=False,
+        )
+        cols = ["atom_names", "kind", "value"] + (["ci_low", "ci_high"] if ci else [])
+        out.print(frame[cols].to_string(index=False), highlight=False, markup=False)
+    if plot:
+        res.plot(path=plot)
+        if not json_out:
+            out.print(f"written: {plot}", highlight=False)
+
+
+def _pid_pairs(
+    df, file, sources, target, measure, method, unit, ci, seed, plot, top, json_out, quiet
+) -> None:
+    import infometer as im
+    from infometer.core._io import select_columns
+    from infometer.core.progress import quiet as quiet_bars
+    from infometer.core.validation import check_int
+
+    from .app import out
+
+    top = check_int(top, "--top", min_value=1)
+    if sources is None:
+        names = [c for c in df.columns if c != target]
+    else:
+        names = _names(sources, "--sources")
+        if target in names:
+            raise ValueError(f"--target {target!r} is among the --sources")
+    method = {"auto": "gaussian_copula", "gaussian": "gaussian"}.get(
+        str(method).lower(), str(method).lower()
+    )
+    if method not in ("gaussian_copula", "gaussian"):
+        raise ValueError(
+            f"--method {method!r}: --all-pairs takes gaussian_copula (auto) or gaussian"
+        )
+    src = select_columns(df, ",".join(map(str, names)), "--sources", file)
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = im.pid_pairs(
+            src,
+            df[target],
+            measure=measure or "mmi",
+            method=method,
+            unit=unit,
+            ci=ci,
+            seed=seed,
+            progress=None if not quiet else False,
+        )
+    _warn(caught)
+    frame = res.to_frame()
+    if json_out:
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "file": file,
+                    "measure": res.measure,
+                    "method": res.method,
+                    "target": target,
+                    "unit": res.unit,
+                    "n": res.n,
+                    "pairs": frame.to_dict(orient="records"),
+                }
+            )
+            + "\n"
+        )
+    else:
+        order = (frame.synergy - frame.redundancy).abs().sort_values(ascending=False).index
+        out.print(
+            f"{res.measure.upper()} PID ({res.method}) of every pair of {len(res.names)} "
+            f"sources about {target}: {len(frame)} pairs, top {min(top, len(frame))} by "
+            f"|synergy - redundancy| ({res.unit})",
+            highlight=False,
+        )
+        cols = ["source_i", "source_j", "redundancy", "unique_i", "unique_j", "synergy"]
+        out.print(
+            frame.loc[order[:top], cols].to_string(index=False), highlight=False, markup=False
+        )
+    if plot:
+        res.plot(path=plot)
+        if not json_out:
+            out.print(f"written: {plot}", highlight=False)
+
+
+def multiplets_cmd(
+    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
+    size: int = typer.Option(3, "--size", help="Smallest multiplet size (>= 3)."),
+    max_size: int = typer.Option(None, "--max-size", help="Largest size (default --size)."),
+    measure: str = typer.Option(
+        "o_information",
+        "--measure",
+        help="o_information, total_correlation, dual_total_correlation, s_information, "
+        "co_information.",
+    ),
+    method: str = typer.Option(
+        "gaussian_copula", "--method", "-m", help="gaussian_copula or gaussian."
+    ),
+    columns: str = typer.Option(
+        None, "--columns", "-c", help="Variables (comma-sep.; default all)."
+    ),
+    surrogates: int = typer.Option(
+        0, "--surrogates", "-B", help="Surrogate data sets for p-values."
+    ),
+    top: int = typer.Option(20, "--top", help="Rows shown (and plotted)."),
+    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
+    out_dir: str = typer.Option("multiplets-out", "--out", "-o", help="Folder for CSV and PNG."),
+    seed: int = typer.Option(0, "--seed"),
+    search: str = typer.Option(
+        "exhaustive", "--search", help="exhaustive, greedy or beam (grow the best triplets)."
+    ),
+    beam_width: int = typer.Option(10, "--beam-width", help="Multiplets kept per size (beam)."),
+    objective: str = typer.Option(
+        "synergy", "--objective", help="What greedy/beam seek: synergy or redundancy."
+    ),
+    jobs: int = typer.Option(
+        1,
+        "--jobs",
+        "-j",
+        help="Local processes (exhaustive chunks; greedy/beam surrogate searches).",
+    ),
+    store: str = typer.Option(
+        None, "--store", help="Folder keeping finished chunks (an exhaustive sweep resumes)."
+    ),
+    json_out: bool = _JSON,
+    quiet: bool = _QUIET,
+) -> None:
+    """Every multiplet of the columns ranked by O-information (or TC, DTC, ...), or the
+    best ones found by a greedy/beam search."""
+    import infometer as im
+    from infometer.core._io import read_table, select_columns
+    from infometer.core.progress import quiet as quiet_bars
+
+    from .app import out
+
+    df = select_columns(read_table(file), columns, "--columns", file)
+    sizes = (size, size if max_size is None else max_size)
+    with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
+        warnings.simplefilter("always")
+        res = im.multiplets(
+            df,
+            measure=measure,
+            sizes=sizes,
+            method=method,
+            n_surrogates=surrogates,
+            unit=unit,
+            seed=seed,
+            search=search,
+            beam_width=beam_width,
+            objective=objective,
+            n_jobs=jobs,
+            store=store,
+        )
+    _warn(caught)
+    od = Path(out_dir)
+    od.mkdir(parents=True, exist_ok=True)
+    frame = res.to_frame()
+    frame.assign(multiplet=[",".join(m) for m in frame["multiplet"]]).to_csv(
+        od / "multiplets.csv", index=False
+    )
+    res.plot(path=od / "multiplets.png", top=top)
+    res.plot(path=od / "pairs.png", kind="pairs")
+    shown = frame.head(top)
+    if json_out:
+        rows = shown.assign(multiplet=[list(m) for m in shown["multiplet"]])
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "file": file,
+                    "measure": res.measure,
+                    "method": res.method,
+                    "n": res.n,
+                    "multiplets": len(frame),
+                    "search": search,
+                    "evaluated": res.diagnostics.get("evaluated", len(frame)),
+                    "top": rows.to_dict(orient="records"),
+                }
+            )
+            + "\n"
+        )
+        return
+    found = (
+        ""
+        if search == "exhaustive"
+        else f" kept by a {search} search ({res.diagnostics['evaluated']} evaluated)"
+    )
+    out.print(
+        f"{len(frame)} multiplets of {len(res.names)} variables{found}, n={res.n} "
+        f"({res.measure}, {res.method})",
+        highlight=False,
+    )
+    out.print(
+        shown.assign(multiplet=[",".join(m) for m in shown["multiplet"]]).to_string(index=False),
+        highlight=False,
+        markup=False,
+    )
+    out.print(
+        f"written: {od / 'multiplets.csv'}, {od / 'multiplets.png'}, {od / 'pairs.png'}",
+        highlight=False,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``multi``, ``pid`` and ``multiplets`` (user errors: one line, exit code 2)."""
+    from .app import user_errors
+
+    app.command("multi")(user_errors(multi_cmd))
+    app.command("pid")(user_errors(pid_cmd))
+    app.command("multiplets")(user_errors(multiplets_cmd))

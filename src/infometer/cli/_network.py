@@ -1,0 +1,163 @@
+"""``infometer network FILE --method mte --max-lag 5 --cmi gaussian --out DIR``.
+
+Infers a directed, lagged network from the columns of a table (rows = time steps) and
+writes ``edges.csv`` (source, target, lag, estimate, p_value, p_corrected; PCMCI+ adds
+``link``: ``-->``, ``o-o`` unoriented or ``x-x`` conflicting, lag 0 contemporaneous),
+``adjacency.csv`` (labelled n x n, largest edge estimate), ``targets.csv`` (per target:
+own lags, omnibus TE / PCMCI parents) and ``network.png``; ``--json`` prints the edge
+list and the file paths as one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import typer
+
+__all__ = ["register", "network_cmd"]
+
+
+def network_cmd(
+    file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table (rows = time)."),
+    out_dir: str = typer.Option("network-out", "--out", "-o", help="Output folder."),
+    method: str = typer.Option(
+        "mte", "--method", "-m", help="mte, bivariate_te, pcmci or pcmciplus."
+    ),
+    max_lag: int = typer.Option(5, "--max-lag", help="Largest source lag."),
+    min_lag: int = typer.Option(
+        None, "--min-lag", help="Smallest source lag (default 1; pcmciplus 0)."
+    ),
+    tau_min: int = typer.Option(
+        None, "--tau-min", help="Tigramite's name for --min-lag (0: contemporaneous links)."
+    ),
+    cmi: str = typer.Option("auto", "--cmi", help="gaussian, ksg1, plugin, ... or auto."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Significance level of every test."),
+    fdr: bool = typer.Option(True, "--fdr/--no-fdr", help="FDR correction across targets."),
+    n_perm: int = typer.Option(200, "--n-perm", help="Permutations per test."),
+    pc_alpha: float = typer.Option(
+        None, "--pc-alpha", help="PCMCI: PC1 level (default 0.2; pcmciplus uses --alpha)."
+    ),
+    null: str = typer.Option("permutation", "--null", help="permutation or local."),
+    columns: str = typer.Option(None, "--columns", "-c", help="Only these columns (comma-sep.)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Per-target jobs on this many processes."),
+    scheduler: str = typer.Option(None, "--scheduler", help="Dask scheduler address."),
+    store: str = typer.Option(
+        None, "--store", help="Keep per-target results here; a re-run resumes (default none)."
+    ),
+    seed: int = typer.Option(0, "--seed"),
+    discrete: bool = typer.Option(
+        None, "--discrete/--continuous", help="Force columns to symbols / numbers."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Infer a lagged network (multivariate TE, bivariate TE, PCMCI) or, with PCMCI+, a
+    network with contemporaneous links from time series."""
+    from infometer.core._io import read_table
+    from infometer.core.parallel import Execution
+    from infometer.measures.dynamics import infer_network
+
+    from .app import out
+
+    df = read_table(file)
+    if columns:
+        wanted = [c.strip() for c in columns.split(",") if c.strip()]
+        missing = [c for c in wanted if c not in df.columns]
+        if missing:
+            raise ValueError(f"--columns: no column {missing[0]!r} in {file}")
+        df = df[wanted]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        net = infer_network(
+            df,
+            method=method,
+            max_lag=max_lag,
+            min_lag=min_lag,
+            tau_min=tau_min,
+            cmi=cmi,
+            alpha=alpha,
+            fdr=fdr,
+            n_perm=n_perm,
+            pc_alpha=pc_alpha,
+            null=null,
+            n_jobs=jobs,
+            scheduler=scheduler,
+            store=store,
+            unit=unit,
+            seed=seed,
+            discrete=discrete,
+            progress=progress and not json_out,
+        )
+    od = Path(out_dir)
+    od.mkdir(parents=True, exist_ok=True)
+    files = {
+        "edges": str(od / "edges.csv"),
+        "adjacency": str(od / "adjacency.csv"),
+        "targets": str(od / "targets.csv"),
+        "plot": str(od / "network.png"),
+    }
+    import pandas as pd
+
+    net.edges.to_csv(files["edges"], index=False)
+    pd.DataFrame(net.adjacency, index=list(net.nodes), columns=list(net.nodes)).to_csv(
+        files["adjacency"]
+    )
+    net.targets.to_csv(files["targets"], index=False)
+    net.plot(path=files["plot"])
+    notes = [str(w.message) for w in caught]
+    if json_out:
+        doc = {
+            "method": net.method,
+            "cmi": net.cmi,
+            "max_lag": net.max_lag,
+            "alpha": net.alpha,
+            "unit": net.diagnostics["unit"],
+            "nodes": list(net.nodes),
+            "edges": json.loads(net.edges.to_json(orient="records")),
+            "files": files,
+            "warnings": notes,
+        }
+        sys.stdout.write(json.dumps(doc) + "\n")
+        return
+    from rich.table import Table
+
+    from .app import err
+
+    for n in notes:
+        err.print(f"[yellow]warning:[/] {n}", highlight=False)
+    t = Table(
+        title=f"{net.method} ({net.cmi}): {len(net.edges)} edges among {len(net.nodes)} series"
+    )
+    for c in (
+        "source",
+        "target",
+        "lag",
+        f"estimate ({net.diagnostics['unit']})",
+        "p",
+        "p corrected",
+        *(("link",) if "link" in net.edges else ()),
+    ):
+        t.add_column(c)
+    for r in net.edges.itertuples(index=False):
+        t.add_row(
+            str(r.source),
+            str(r.target),
+            str(r.lag),
+            f"{r.estimate:.4f}",
+            f"{r.p_value:.3g}",
+            f"{r.p_corrected:.3g}",
+            *((str(r.link),) if "link" in net.edges else ()),
+        )
+    out.print(t)
+    out.print(f"wrote {', '.join(files.values())}")
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``network`` (user errors: one line, exit code 2)."""
+    from .app import user_errors
+
+    app.command("network")(user_errors(network_cmd))

@@ -1,0 +1,289 @@
+"""``infometer text``: channel MI of compressors, MIG sentence selection, the needle evaluation.
+
+* ``channel-mi --contexts FILE --summaries FILE [--queries FILE] --scorer PATH|builtin`` --
+  I(X;Z|Q) of each compressor label in the summaries file, as a table or JSON lines;
+* ``select --contexts FILE [--queries FILE] --budget N`` -- MIG sentence selection under a
+  token budget, written as a summaries file that ``channel-mi`` reads;
+* ``needle [--contexts N] [--rates 4,8,16,32]`` -- MIG token merging against relevance-only
+  merging and mean pooling on generated needle-in-a-haystack contexts.
+
+Files are JSON lines (see :mod:`infometer.systems.text._files`); nothing is downloaded: the
+scorer is a local causal-LM folder or the built-in word-level LM, MiniLM comes from its package.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["register", "app"]
+
+app = typer.Typer(
+    help="Text: channel MI of compressors (bits per token), MIG context compression.",
+    no_args_is_help=True,
+)
+
+_Contexts = Annotated[Path, typer.Option("--contexts", help="JSONL: one context per line.")]
+_Queries = Annotated[
+    Path | None, typer.Option("--queries", help="JSONL: one query per context (optional).")
+]
+_Json = Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")]
+_Seed = Annotated[int, typer.Option(help="Seed for anything random.")]
+_Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
+
+
+def _fail(exc: Exception) -> None:
+    from .app import fail  # the one place that formats CLI errors
+
+    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    fail(msg)
+
+
+def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
+    from rich.table import Table
+
+    from .app import out
+
+    t = Table(*columns, title=title)
+    for r in rows:
+        t.add_row(*r)
+    out.print(t)
+
+
+def _f(v: Any, nd: int = 3) -> str:
+    if v is None:
+        return "-"
+    return f"{float(v):.{nd}f}"
+
+
+@app.command("channel-mi")
+def channel_mi_cmd(
+    contexts: _Contexts,
+    summaries: Annotated[
+        Path,
+        typer.Option(
+            "--summaries", help='JSONL: {"context": id, "summary": ..., "compressor": label}.'
+        ),
+    ],
+    scorer: Annotated[
+        str, typer.Option("--scorer", help="Local causal-LM folder, or 'builtin'.")
+    ] = "builtin",
+    queries: _Queries = None,
+    unit: Annotated[str, typer.Option(help="Unit of the MI: nats or bits.")] = "bits",
+    ci: Annotated[float, typer.Option(help="Level of the interval over contexts.")] = 0.95,
+    template: Annotated[
+        str | None, typer.Option(help="Prompt with {context} and {query} fields.")
+    ] = None,
+    batch_size: Annotated[int, typer.Option(help="Pairs per forward pass (LM scorer).")] = 16,
+    device: Annotated[str, typer.Option(help="Torch device of the LM scorer.")] = "cpu",
+    plot: Annotated[Path | None, typer.Option(help="Save a PNG comparing the labels.")] = None,
+    as_json: _Json = False,
+    quiet: _Quiet = False,
+) -> None:
+    """I(X;Z|Q) of each compressor (summary label) and its bits per summary token."""
+    from infometer.systems.text._files import read_channel_files
+    from infometer.systems.text._measure import channel_mutual_info_of_summaries
+    from infometer.systems.text._scorers import as_scorer
+
+    from ._paths import check_out_file
+
+    try:
+        check_out_file(plot, "--plot")  # before the scorer runs
+        files = read_channel_files(contexts, summaries, queries)
+        kw = {"batch_size": batch_size, "device": device, "progress": False if quiet else None}
+        sc = as_scorer(scorer, files.contexts, **kw)
+        results = {}
+        for label, (z, src) in files.groups.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # recorded in diagnostics, printed below
+                results[label] = channel_mutual_info_of_summaries(
+                    files.contexts,
+                    z,
+                    src,
+                    sc,
+                    queries=files.queries,
+                    template=template,
+                    unit=unit,
+                    ci=ci,
+                )
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        _fail(exc)
+    if plot is not None:
+        _plot(results, plot)
+    if as_json:
+        for label, est in results.items():
+            d = est.to_dict()
+            d["compressor"] = label
+            sys.stdout.write(json.dumps(d) + "\n")
+        return
+    from rich.markup import escape
+
+    from ._console import say
+    from .app import warn
+
+    rows = []
+    flagged = False
+    for label, est in results.items():
+        d = est.diagnostics
+        value, lo, hi = est.rounded()
+        ci_txt = "-" if lo is None else f"{lo}–{hi}"
+        ceiling = d["ceiling_bits"] if est.unit == "bits" else d["ceiling_nats"]
+        neg = "*" if d.get("negative") else ""
+        flagged = flagged or bool(neg)
+        rows.append(
+            [
+                escape(label),
+                value + neg,
+                ci_txt,
+                _f(ceiling),
+                _f(d.get("bits_per_token"), 4),
+                _f(d.get("mean_tokens"), 1),
+                str(d["n_summaries"]),
+            ]
+        )
+        for w in est.warnings:
+            warn(f"{label}: {w}")
+    first = next(iter(results.values()))
+    unit_name = first.unit
+    _table(
+        escape(
+            f"I(X;Z|Q) in {unit_name}, scorer {scorer}; bits per token counted in "
+            f"{first.diagnostics.get('token_unit', 'tokens')}"
+        ),
+        [
+            "compressor",
+            escape(f"MI [{unit_name}]"),
+            f"{round(ci * 100)}% CI",
+            "log N",
+            "bits/tok",
+            "tokens",
+            "n",
+        ],
+        rows,
+    )
+    if flagged:
+        say("* negative estimate (not clipped): see the warning above")
+
+
+def _plot(results: dict[str, Any], path: Path) -> None:
+    import pandas as pd
+
+    from infometer.core.plot import close
+    from infometer.systems.text._measure import plot_compressors
+
+    rows = []
+    for label, est in results.items():
+        b = est.to("bits")
+        rows.append(
+            {
+                "compressor": label,
+                "mi_bits": b.value,
+                "ci_low_bits": None if b.ci is None else b.ci[0],
+                "ci_high_bits": None if b.ci is None else b.ci[1],
+                "ceiling_bits": est.diagnostics["ceiling_bits"],
+                "bits_per_token": est.diagnostics.get("bits_per_token"),
+            }
+        )
+    df = pd.DataFrame(rows)
+    df.attrs["token_unit"] = next(iter(results.values())).diagnostics.get("token_unit")
+    close(plot_compressors(df, path=path))
+
+
+@app.command("select")
+def select_cmd(
+    contexts: _Contexts,
+    budget: Annotated[int, typer.Option(help="Most words per summary.")],
+    queries: _Queries = None,
+    alpha: Annotated[float, typer.Option(help="Weight of relevance to the query.")] = 1.0,
+    beta: Annotated[float, typer.Option(help="Weight of redundancy with kept sentences.")] = 1.0,
+    out: Annotated[Path | None, typer.Option(help="Write the summaries here (JSONL).")] = None,
+) -> None:
+    """MIG sentence selection (MiniLM) under a word budget; summaries as JSON lines."""
+    from infometer.systems.text._compressors import MIGSelect
+    from infometer.systems.text._files import read_contexts, read_queries
+
+    from ._paths import check_out_file
+
+    try:
+        check_out_file(out, "--out")
+        ctx, ids, index = read_contexts(contexts)
+        q = None if queries is None else read_queries(queries, ids, index)
+        comp = MIGSelect(budget, alpha=alpha, beta=beta)
+        lines = []
+        for k, x in enumerate(ctx):
+            z = comp(x, None if q is None else q[k])
+            lines.append(json.dumps({"context": ids[k], "summary": z, "compressor": comp.name}))
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        _fail(exc)
+    text = "\n".join(lines) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+@app.command("needle")
+def needle_cmd(
+    n_contexts: Annotated[int, typer.Option("--contexts", help="Generated contexts (N).")] = 24,
+    rates: Annotated[str, typer.Option(help="Compression rates, comma-separated.")] = "4,8,16,32",
+    scorer: Annotated[
+        str, typer.Option("--scorer", help="Scorer of the readouts: 'builtin' or a folder.")
+    ] = "builtin",
+    seed: _Seed = 0,
+    out: Annotated[Path | None, typer.Option(help="Folder for needle.csv and needle.png.")] = None,
+    as_json: _Json = False,
+    quiet: _Quiet = False,
+) -> None:
+    """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
+    from infometer.core.plot import close
+    from infometer.systems.text._needle import needle_eval, plot_needle
+
+    from ._paths import check_out_dir
+
+    try:
+        check_out_dir(out, "--out")
+        rs = [int(r) for r in rates.split(",") if r.strip()]
+        if not rs:
+            raise ValueError("--rates is empty")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            df = needle_eval(
+                n_contexts,
+                rs,
+                scorer=scorer,
+                ci=0.95,
+                seed=seed,
+                progress=False if quiet else None,
+            )
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        _fail(exc)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        df.to_csv(out / "needle.csv", index=False)
+        png = out / "needle.png"
+        close(plot_needle(df, path=png))
+    if as_json:
+        for rec in df.to_dict(orient="records"):
+            sys.stdout.write(json.dumps(rec) + "\n")
+        return
+    cols = ["method", "rate", "memory_vectors", "retention", "hit_rate", "recall", "mi_bits"]
+    cols += ["bits_per_vector"]
+    ceiling = df["ceiling_bits"].iloc[0]
+    _table(
+        f"Needle in a haystack, {n_contexts} contexts (ceiling {ceiling:.2f} bits)",
+        cols,
+        [
+            [str(r[c]) if isinstance(r[c], str) else _f(r[c]) for c in cols]
+            for _, r in df.iterrows()
+        ],
+    )
+
+
+def register(root: typer.Typer) -> None:
+    """Mount the ``text`` group on the root app."""
+    root.add_typer(app, name="text")
