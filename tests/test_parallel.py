@@ -15,6 +15,7 @@ import time
 import pytest
 
 from infometer.core.parallel import (
+    Execution,
     IncompleteRun,
     LockTimeout,
     MemorySink,
@@ -50,7 +51,9 @@ def die_on_three(x):
     return x
 
 
-@pytest.mark.parametrize("kw", [{"workers": 1}, {"workers": 2, "pool": "threads"}])
+@pytest.mark.parametrize(
+    "kw", [{"n_jobs": 1}, {"execution": Execution(n_jobs=2, backend="threads")}]
+)
 def test_results_errors_and_resume_in_process_and_threads(kw):
     sink = MemorySink()
     jobs = {f"k{i}": i for i in range(8)}
@@ -90,7 +93,7 @@ def test_local_pool_reruns_the_job_of_a_killed_worker(tmp_path):
 
     killer = threading.Thread(target=kill_the_worker_running_job_3)
     killer.start()
-    out = run_jobs(announce_then_nap, jobs, sink, workers=2, log=logs.append)
+    out = run_jobs(announce_then_nap, jobs, sink, n_jobs=2, log=logs.append)
     killer.join()
     assert killed and out.complete and set(sink.results) == set(jobs)
     assert out.retried == 1 and sink.results[3] != killed[0]  # job 3 ran again, elsewhere
@@ -101,7 +104,9 @@ def test_local_pool_reruns_the_job_of_a_killed_worker(tmp_path):
 @pytest.mark.slow
 def test_a_job_that_always_kills_its_worker_is_reported_missing():
     sink = MemorySink()
-    out = run_jobs(die_on_three, {i: i for i in range(6)}, sink, workers=2, retries=1)
+    out = run_jobs(
+        die_on_three, {i: i for i in range(6)}, sink, execution=Execution(n_jobs=2, retries=1)
+    )
     assert set(sink.results) == {0, 1, 2, 4, 5}  # the others were not charged for it
     assert out.retried == 1
     assert list(out.missing) == [3] and out.missing[3].startswith("lost: worker process")
@@ -117,7 +122,7 @@ def test_lock_makes_a_second_run_wait_then_skip_what_is_done(tmp_path):
     with dir_lock(lock):  # "another run" holds the lock ...
         t = threading.Thread(
             target=lambda: results.append(
-                run_jobs(square_or_fail, jobs, sink, workers=1, lock=lock, log=logs.append)
+                run_jobs(square_or_fail, jobs, sink, n_jobs=1, lock=lock, log=logs.append)
             )
         )
         t.start()
@@ -131,7 +136,7 @@ def test_lock_makes_a_second_run_wait_then_skip_what_is_done(tmp_path):
     assert out.already_done == 3 and out.ran == 1 and sink.results[3] == 9
     with dir_lock(lock):
         with pytest.raises(LockTimeout, match="still locked"):
-            run_jobs(square_or_fail, jobs, sink, workers=1, lock=lock, lock_timeout=0.3)
+            run_jobs(square_or_fail, jobs, sink, n_jobs=1, lock=lock, lock_timeout=0.3)
 
 
 def test_unreachable_scheduler_fails_fast_and_clearly():
@@ -143,7 +148,12 @@ def test_unreachable_scheduler_fails_fast_and_clearly():
     with pytest.raises(
         SchedulerUnreachable, match=f"cannot connect to 127.0.0.1:{port} within 3 s"
     ):
-        run_jobs(abs, {1: -1}, MemorySink(), scheduler=f"tcp://127.0.0.1:{port}", connect_timeout=3)
+        run_jobs(
+            abs,
+            {1: -1},
+            MemorySink(),
+            execution=Execution(scheduler=f"tcp://127.0.0.1:{port}", connect_timeout=3),
+        )
     assert time.monotonic() - t0 < 3  # refused at once, not after the timeout
     for bad in ("tcp://:x", "tcp://host:port", "http//x:1", "tcp://h:99999"):
         with pytest.raises(ValueError, match="scheduler"):
@@ -151,14 +161,15 @@ def test_unreachable_scheduler_fails_fast_and_clearly():
 
 
 def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="n_jobs"):
+        run_jobs(abs, {1: 1}, MemorySink(), n_jobs=0)
     for kw, msg in [
-        ({"workers": 0}, "workers"),
         ({"retries": -1}, "retries"),
-        ({"pool": "fibers"}, "pool"),
+        ({"backend": "fibers"}, "backend"),
         ({"connect_timeout": 0}, "connect_timeout"),
     ]:
         with pytest.raises(ValueError, match=msg):
-            run_jobs(abs, {1: 1}, MemorySink(), **kw)
+            run_jobs(abs, {1: 1}, MemorySink(), execution=Execution(**kw))
     with pytest.raises(TypeError, match="mapping"):
         run_jobs(abs, [1, 2], MemorySink())
     with pytest.raises(TypeError, match="sink"):

@@ -146,7 +146,7 @@ def run(n: int, seeds: int, out: Path, workers: int, peers: dict[str, str]) -> f
                 "peers": peers,
             }
         )
-        res = run_sweep(jobs, st, workers=workers, progress=sys.stderr.isatty())
+        res = run_sweep(jobs, st, n_jobs=workers, progress=sys.stderr.isatty())
     print(
         f"{res.ran} runs now, {res.already_done} already stored, {res.failed} failed",
         file=sys.stderr,

@@ -104,7 +104,7 @@ def main() -> None:
             print(rows[-1], flush=True)
     for kind in ("vi2n", "qmdp"):
         for seed in seeds:
-            net = LearnedPlanner(kind, epochs=args.epochs, lr=0.01, seed=seed, threads=1).fit(data)
+            net = LearnedPlanner(kind, epochs=args.epochs, lr=0.01, seed=seed, n_jobs=1).fit(data)
             log = net.log
             for tname, worlds in tests.items():
                 st = net.evaluate(worlds)

@@ -184,7 +184,7 @@ def _execution(out: dict[str, str]) -> None:
     jobs, _ = plan(suite_tasks("quick")[:4], ["auto", "ksg1"], [100], [0, 1])
     for name, workers in (("bench1", 1), ("bench2", 2)):
         with tempfile.TemporaryDirectory() as d, Store(d) as st:
-            run_sweep(jobs, st, workers=workers, progress=False)
+            run_sweep(jobs, st, n_jobs=workers, progress=False)
             for r in st.rows():
                 key = f"exec/{name}/{r['task']}/{r['method']}/{r['n']}/{r['seed']}"
                 out[key] = _hex(r.get("estimate", float("nan")))

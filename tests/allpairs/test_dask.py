@@ -56,7 +56,11 @@ def test_dask_gives_the_local_matrix(client, tmp_path):
     df = table(200, 8, seed=1)
     local = pairwise(df, block_size=3, permutations=9, seed=5)
     remote = pairwise(
-        df, block_size=3, permutations=9, seed=5, backend="dask", client=client, store=tmp_path
+        df,
+        block_size=3,
+        permutations=9,
+        seed=5,
+        execution=Execution(scheduler=client, store=tmp_path),
     )
     same(local, remote)
     ex = Execution(scheduler=client, store=str(tmp_path / "ex"))  # the one execution object
@@ -69,7 +73,11 @@ def test_dask_gives_the_local_matrix(client, tmp_path):
     prefix = client.cluster.scheduler.task_prefixes["remote_block"]
     assert prefix.state_counts["memory"] + prefix.state_counts["released"] >= 10
     again = pairwise(
-        df, block_size=3, permutations=9, seed=5, backend="dask", client=client, store=tmp_path
+        df,
+        block_size=3,
+        permutations=9,
+        seed=5,
+        execution=Execution(scheduler=client, store=tmp_path),
     )
     assert again.diagnostics["blocks"]["computed"] == 0  # resumed from the store
     same(local, again)
@@ -85,7 +93,7 @@ def test_a_worker_killed_mid_run_does_not_change_the_matrix(client, tmp_path):
     out: dict = {}
 
     def job():
-        out["res"] = pairwise(x, backend="dask", client=client, store=tmp_path, **kw)
+        out["res"] = pairwise(x, execution=Execution(scheduler=client, store=tmp_path), **kw)
 
     th = threading.Thread(target=job)
     th.start()

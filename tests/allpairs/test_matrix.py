@@ -195,7 +195,7 @@ RAND = np.random.default_rng(0).random((20, 3))
         (RAND, {"null": "x"}, ValueError, "null"),
         (RAND, {"given": "nope"}, ValueError, "no column"),
         (RAND, {"given": np.ones(7)}, ValueError, "rows"),
-        (RAND, {"backend": "spark"}, ValueError, "backend"),
+        (RAND, {"n_jobs": 0}, ValueError, "n_jobs"),
         (
             pd.DataFrame({"a": [1, 2, 3, 1, 2] * 4, "b": [0.1] * 20}),
             {"method": "ksg"},

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from infometer.core.parallel import MemorySink, run_jobs
+from infometer.core.parallel import Execution, MemorySink, run_jobs
 from infometer.measures import truth
 from infometer.workflows.bench import Store, plan, run_sweep
 
@@ -87,7 +87,7 @@ def test_a_killed_dask_worker_loses_no_result(tmp_path, cluster):
         nap_then_echo,
         {i: i for i in range(8)},
         sink,
-        scheduler=cluster.scheduler_address,
+        execution=Execution(scheduler=cluster.scheduler_address),
         progress=slow_store_then_kill,
     )
     assert lost_with_worker[0] >= 2
@@ -102,7 +102,7 @@ def test_a_killed_dask_worker_loses_no_result(tmp_path, cluster):
     ]
     jobs, _ = plan(tasks, ["plugin", "grassberger"], [300], range(20))
     with Store(tmp_path / "local") as st:
-        run_sweep(jobs, st, workers=1, progress=False)
+        run_sweep(jobs, st, n_jobs=1, progress=False)
         local = _keyed(st.rows())
     pids = _worker_pids(cluster)
     seen: list = []
@@ -114,13 +114,18 @@ def test_a_killed_dask_worker_loses_no_result(tmp_path, cluster):
 
     with Store(tmp_path / "dask") as st:
         res = run_sweep(
-            jobs, st, scheduler=cluster.scheduler_address, progress=False, on_row=kill_midway
+            jobs,
+            st,
+            execution=Execution(scheduler=cluster.scheduler_address, progress=False),
+            on_row=kill_midway,
         )
         assert not res.missing and not res.interrupted
         remote = _keyed(st.rows())
         assert st.missing_keys() == []
         # resuming against the cluster finds nothing left to do
-        again = run_sweep(jobs, st, scheduler=cluster.scheduler_address, progress=False)
+        again = run_sweep(
+            jobs, st, execution=Execution(scheduler=cluster.scheduler_address, progress=False)
+        )
         assert again.ran == 0 and again.already_done == len(jobs)
     assert set(remote) == set(local) == {j.key for j in jobs}
     for k, r in local.items():

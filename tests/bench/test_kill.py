@@ -175,7 +175,7 @@ def test_local_worker_killed_mid_run_store_equals_plan(tmp_path):
             killed.append(victim)
 
     with Store(tmp_path) as st:
-        res = run_sweep(jobs, st, workers=2, progress=False, on_row=kill_a_worker)
+        res = run_sweep(jobs, st, n_jobs=2, progress=False, on_row=kill_a_worker)
         keys = st.done_keys()
         assert st.integrity_ok() and st.missing_keys() == []
     assert killed and not res.missing and res.ran == len(jobs)

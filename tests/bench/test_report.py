@@ -41,7 +41,7 @@ def bench_dir(tmp_path_factory):
     ]
     jobs, _ = plan(tasks, ["plugin", "miller_madow"], [300, 1000], [0, 1])
     with Store(d) as st:
-        run_sweep(jobs, st, workers=1, progress=False)
+        run_sweep(jobs, st, n_jobs=1, progress=False)
         st.add(
             {
                 "task": "zipf-100",
@@ -234,7 +234,7 @@ def test_report_of_a_partial_store_says_what_is_missing(tmp_path):
     jobs, _ = plan(tasks, ["plugin", "miller_madow"], [200], [0, 1, 2])  # 12 runs
     with Store(tmp_path) as st:
         st.add_planned(j.key for j in jobs)
-        run_sweep(jobs[:7], st, workers=1, progress=False)
+        run_sweep(jobs[:7], st, n_jobs=1, progress=False)
         assert len(st.missing_keys()) == 5
     info = completeness(tmp_path)
     assert (info["planned"], info["stored"], len(info["missing"])) == (12, 7, 5)
@@ -243,7 +243,7 @@ def test_report_of_a_partial_store_says_what_is_missing(tmp_path):
     assert 'class="warn"' in text and "table-4x5-dirichlet × miller_madow" in text
     # a complete store has nothing missing and so no banner
     with Store(tmp_path) as st:
-        run_sweep(jobs, st, workers=1, progress=False)
+        run_sweep(jobs, st, n_jobs=1, progress=False)
     info = completeness(tmp_path)
     assert (info["stored"], info["missing"]) == (12, [])
     assert incomplete_message(info) is None

@@ -75,15 +75,15 @@ def test_plan_skips_inapplicable_pairs():
 def test_sweep_resumes_and_pool_equals_serial(tmp_path):
     jobs, _ = plan(_tasks(), ["plugin", "miller_madow"], [300], [0, 1])
     with Store(tmp_path / "serial") as st:
-        r1 = run_sweep(jobs[:5], st, workers=1, progress=False)
+        r1 = run_sweep(jobs[:5], st, n_jobs=1, progress=False)
         assert (r1.ran, r1.already_done) == (5, 0)
-        r2 = run_sweep(jobs, st, workers=1, progress=False)
+        r2 = run_sweep(jobs, st, n_jobs=1, progress=False)
         assert (r2.ran, r2.already_done) == (len(jobs) - 5, 5)
-        r3 = run_sweep(jobs, st, workers=1, progress=False)
+        r3 = run_sweep(jobs, st, n_jobs=1, progress=False)
         assert r3.ran == 0 and r3.already_done == len(jobs)
         serial = {(r["task"], r["method"], r["n"], r["seed"]): r["estimate"] for r in st.rows()}
     with Store(tmp_path / "pool") as st:
-        res = run_sweep(jobs, st, workers=2, progress=False)
+        res = run_sweep(jobs, st, n_jobs=2, progress=False)
         assert res.ran == len(jobs) and res.failed == 0
         pool = {(r["task"], r["method"], r["n"], r["seed"]): r["estimate"] for r in st.rows()}
     assert pool == serial
@@ -93,7 +93,7 @@ def test_sweep_resumes_and_pool_equals_serial(tmp_path):
 def test_store_is_a_real_sqlite_database(tmp_path):
     jobs, _ = plan(_tasks()[:1], ["plugin"], [100], [0])
     with Store(tmp_path) as st:
-        run_sweep(jobs, st, workers=1, progress=False)
+        run_sweep(jobs, st, n_jobs=1, progress=False)
     con = sqlite3.connect(tmp_path / "results.sqlite")
     assert con.execute("SELECT COUNT(*) FROM runs WHERE status='ok'").fetchone()[0] == 1
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

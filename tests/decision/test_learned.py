@@ -72,7 +72,7 @@ def test_imitation_labels_are_the_exact_planners_actions():
 def test_tiny_training_is_seeded_and_usable(kind):
     worlds = [generate_world(6, seed=s) for s in range(6)]
     data = imitation_data(worlds, canvas=8)
-    kw = dict(canvas=8, hidden=4, k_vi=6, k_pair=6, epochs=2, batch_maps=3, seed=1, threads=1)
+    kw = dict(canvas=8, hidden=4, k_vi=6, k_pair=6, epochs=2, batch_maps=3, seed=1, n_jobs=1)
     a = LearnedPlanner(kind, **kw).fit(data)
     b = LearnedPlanner(kind, **kw).fit(data)
     assert a.log.losses == b.log.losses and len(a.log.losses) == 2

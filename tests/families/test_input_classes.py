@@ -407,14 +407,18 @@ def _local():
     ],
 )
 def test_unpicklable_work_class(func, jobs, name):
-    from infometer.core.parallel import run_jobs
+    from infometer.core.parallel import Execution, run_jobs
 
-    _refused(lambda: run_jobs(func, jobs, _Sink(), workers=2, pool="processes"), name)
+    _refused(
+        lambda: run_jobs(func, jobs, _Sink(), execution=Execution(n_jobs=2, backend="processes")),
+        name,
+    )
 
 
 def test_picklable_work_and_threads_accept_lambdas():
-    from infometer.core.parallel import run_jobs
+    from infometer.core.parallel import Execution, run_jobs
 
     s = _Sink()
-    run_jobs(lambda p: p + 1, {1: 1, 2: 2}, s, workers=2, pool="threads", interruptible=False)
+    ex = Execution(n_jobs=2, backend="threads")
+    run_jobs(lambda p: p + 1, {1: 1, 2: 2}, s, execution=ex, interruptible=False)
     assert s.d == {1: 2, 2: 3}

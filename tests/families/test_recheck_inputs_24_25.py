@@ -154,7 +154,7 @@ BAD_OPTIONS = [
     (im.multiplets, {"search": "greedy", "n_jobs": 0}, "n_jobs"),
     (im.multiplets, {"search": "greedy", "objective": "both"}, "objective"),
     (im.multiplets, {"search": "greedy", "store": "somewhere"}, "store"),
-    (im.multiplets, {"n_surrogates": 9, "client": 3}, "scheduler"),
+    (im.multiplets, {"n_surrogates": 9, "execution": im.Execution(scheduler=3)}, "scheduler"),
 ]
 
 

@@ -160,9 +160,9 @@ def test_dask_local_cluster_is_bit_for_bit(small_chunks):
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        got = _sweep(client=client)
+        got = _sweep(execution=im.Execution(scheduler=client))
         kw = dict(sizes=(3, 4), search="beam", beam_width=2, n_surrogates=4)
         x = np.random.default_rng(0).normal(size=(300, 9))
-        searched = im.multiplets(x, client=client, **kw)
+        searched = im.multiplets(x, execution=im.Execution(scheduler=client), **kw)
     pd.testing.assert_frame_equal(got.frame, ref.frame, check_exact=True)
     pd.testing.assert_frame_equal(searched.frame, im.multiplets(x, **kw).frame, check_exact=True)

@@ -84,13 +84,15 @@ def network_cmd(
             n_perm=n_perm,
             pc_alpha=pc_alpha,
             null=null,
-            n_jobs=jobs,
-            scheduler=scheduler,
-            store=store,
+            execution=Execution(
+                n_jobs=jobs,
+                scheduler=scheduler,
+                store=store,
+                progress=progress and not json_out,
+            ),
             unit=unit,
             seed=seed,
             discrete=discrete,
-            progress=progress and not json_out,
         )
     od = Path(out_dir)
     od.mkdir(parents=True, exist_ok=True)

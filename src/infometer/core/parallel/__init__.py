@@ -6,19 +6,19 @@ function and a *sink* that stores results, and gets back an :class:`Outcome` tha
 what is missing and why.  Nothing is silently dropped: at the end the planned keys are
 compared with what the sink holds.
 
-Stable API (kept backwards compatible; new arguments are added as keywords only)
--------------------------------------------------------------------------------
-``run_jobs(func, jobs, sink, *, execution=None, workers=None, scheduler=None,
-pool="processes", retries=2, progress=None, log=None, lock=None, lock_timeout=None,
-connect_timeout=5.0, threads_per_worker=1, initializer=None, initargs=(),
+API
+---
+``run_jobs(func, jobs, sink, *, execution=None, n_jobs=None, progress=None, log=None,
+lock=None, lock_timeout=None, threads_per_worker=1, initializer=None, initargs=(),
 interruptible=True) -> Outcome``
     Run ``func(payload)`` for every ``(key, payload)`` in ``jobs`` whose key the sink
     does not hold yet and hand each result to ``sink.add(key, result)`` in the calling
     thread, as it arrives.
 :class:`Execution`
     Where and how work runs (``n_jobs``, backend, scheduler, store, progress, retries),
-    checked once; ``run_jobs(..., execution=...)``, ``infometer.pairwise`` and
-    ``infometer.workflows.bench.run_sweep`` take it.
+    checked once: the one way to say it (``n_jobs=`` is the one shorthand) for
+    ``run_jobs``, ``infometer.pairwise``, ``infometer.infer_network``,
+    ``infometer.multiplets`` and ``infometer.workflows.bench.run_sweep``.
 :class:`Sink`
     Protocol: ``done_keys() -> Iterable[key]`` and ``add(key, result) -> None``.
     :class:`MemorySink` is a dict-backed one.
@@ -81,7 +81,7 @@ Examples
 --------
 >>> from infometer.core.parallel import MemorySink, run_jobs
 >>> sink = MemorySink()
->>> out = run_jobs(abs, {"a": -1, "b": -2}, sink, workers=1)
+>>> out = run_jobs(abs, {"a": -1, "b": -2}, sink, n_jobs=1)
 >>> out.complete, out.ran, sink.results
 (True, 2, {'a': 1, 'b': 2})
 """

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import os
 from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
+from infometer.core.validation import check_float, check_int
+
 from ._dask import connect, run_dask
+from ._execution import Execution
 from ._interrupt import POLL_S, Interrupted, StopRequest
 from ._local import LocalPool
 from ._locks import dir_lock
@@ -30,7 +32,8 @@ def _check_picklable(func: Callable[[Any], Any], jobs: Mapping[Hashable, Any]) -
         except Exception as exc:  # noqa: BLE001 - pickle raises many types
             raise TypeError(
                 f"{name} cannot be pickled for worker processes ({type(exc).__name__}: "
-                f"{exc}); use a module-level function and plain payloads, or pool='threads'"
+                f"{exc}); use a module-level function and plain payloads, or "
+                "Execution(backend='threads')"
             ) from None
 
 
@@ -40,15 +43,11 @@ def run_jobs(
     sink: Sink,
     *,
     execution: Any = None,
-    workers: int | None = None,
-    scheduler: Any = None,
-    pool: str = "processes",
-    retries: int = 2,
+    n_jobs: int | None = None,
     progress: Callable[[Progress], None] | bool | None = None,
     log: Callable[[str], None] | None = None,
     lock: str | Path | None = None,
     lock_timeout: float | None = None,
-    connect_timeout: float = 5.0,
     threads_per_worker: int = 1,
     initializer: Callable[..., None] | None = None,
     initargs: tuple = (),
@@ -66,21 +65,16 @@ def run_jobs(
         A :class:`Sink`.  Keys it already holds are skipped; at the end the plan is
         checked against it.
     execution
-        An :class:`~infometer.core.parallel.Execution` describing where the jobs run (its
-        ``n_jobs``, backend, scheduler, ``retries``, ``connect_timeout`` and progress bar);
-        instead of ``workers``, ``scheduler``, ``pool``, ``retries`` and
-        ``connect_timeout``, which are its shorthands (giving both is a ``TypeError``).
-    workers
-        Local worker count (default: all cores).  ``1`` runs in the calling process.
-        Ignored with ``scheduler``.
-    scheduler
-        A Dask scheduler address (``"tcp://host:8786"``) or a ``distributed.Client``
-        (used as is and left open) to run on instead of local workers.
-    pool
-        ``"processes"`` (spawned interpreters, default) or ``"threads"`` (for functions
-        that release the GIL; a thread cannot be lost, so nothing is retried).
-    retries
-        How many more times a job is re-run after its worker died or its result was lost.
+        An :class:`~infometer.core.parallel.Execution`: where the jobs run (its ``n_jobs``;
+        ``backend`` ``"processes"`` (spawned interpreters, the default), ``"threads"``
+        (for functions that release the GIL; a thread cannot be lost, so nothing is
+        retried) or ``"dask"``; ``scheduler``, a Dask address or ``distributed.Client``;
+        ``retries``, re-runs of a job whose worker died or whose result was lost;
+        ``connect_timeout``; its progress bar).  Default: ``Execution()``, local processes
+        on every core.
+    n_jobs
+        Shorthand for ``Execution(n_jobs=...)``: local workers (``1``: in the calling
+        process); beside ``execution`` it is a ``TypeError``.
     progress
         Called with a :class:`Progress` after each finished job, or ``True`` for a
         progress bar (:func:`infometer.core.progress.progress_bar`).
@@ -91,8 +85,6 @@ def run_jobs(
         docstring).  ``None``: no lock.
     lock_timeout
         Give up waiting for the lock after this many seconds (:class:`LockTimeout`).
-    connect_timeout
-        Seconds to reach a scheduler address before :class:`SchedulerUnreachable`.
     threads_per_worker
         BLAS/OpenMP/numba threads per local worker process (set in its environment).
     initializer, initargs
@@ -118,36 +110,15 @@ def run_jobs(
     >>> run_jobs(abs, {"a": -1}, sink, execution=Execution(n_jobs=1)).complete, sink.results
     (True, {'a': 1})
     """
-    from infometer.core.validation import check_choice, check_float, check_int
-
-    if execution is not None:
-        from ._execution import Execution
-
-        ex = Execution.from_keywords(
-            execution,
-            "run_jobs",
-            workers=("n_jobs", workers, None),
-            scheduler=("scheduler", scheduler, None),
-            pool=("backend", pool, "processes"),
-            retries=("retries", retries, 2),
-            connect_timeout=("connect_timeout", connect_timeout, 5.0),
-        )
-        kw = ex.run_jobs_kwargs("processes")
-        workers, scheduler, pool = kw["workers"], kw["scheduler"], kw["pool"]
-        retries, connect_timeout = kw["retries"], kw["connect_timeout"]
-        if progress is None and ex.progress:
-            progress = True
-    pool = check_choice(pool, "pool", ("processes", "threads"))
-    retries = check_int(retries, "retries", min_value=0)
+    ex = Execution.from_keywords(execution, "run_jobs", n_jobs=("n_jobs", n_jobs, None))
+    kw = ex.run_jobs_kwargs("processes")
+    workers, scheduler, pool = kw["workers"], kw["scheduler"], kw["pool"]
+    retries, connect_timeout = kw["retries"], kw["connect_timeout"]
+    if progress is None and ex.progress:
+        progress = True
     threads_per_worker = check_int(threads_per_worker, "threads_per_worker", min_value=1)
-    connect_timeout = check_float(
-        connect_timeout, "connect_timeout", low=0.0, inclusive=(False, True)
-    )
     if lock_timeout is not None:
         lock_timeout = check_float(lock_timeout, "lock_timeout", low=0.0)
-    if workers is None:
-        workers = os.cpu_count() or 1
-    workers = check_int(workers, "workers", min_value=1)
     if not isinstance(jobs, Mapping):
         raise TypeError(f"jobs must be a mapping key -> payload, got {type(jobs).__name__}")
     if not callable(func):

@@ -284,7 +284,6 @@ def infer_network(
     targets: list[Any] | None = None,
     discrete: bool | None = None,
     n_jobs: int = 1,
-    scheduler: Any = None,
     seed: int | None = 0,
     progress: bool | None = None,
     max_candidates: int = MAX_CANDIDATES,
@@ -341,9 +340,9 @@ def infer_network(
         Analyse only these targets (names or indices); default all.
     discrete
         Treat all columns as symbols (True) or numbers (False); default from the dtypes.
-    n_jobs, scheduler
-        Per-target jobs on ``n_jobs`` local processes or a Dask ``scheduler``
-        (through :func:`infometer.core.parallel.run_jobs`); shorthands for ``execution=``.
+    n_jobs
+        Per-target jobs on ``n_jobs`` local processes (through
+        :func:`infometer.core.parallel.run_jobs`); shorthand for ``execution=``.
     seed
         Seed of the permutations (same seed, same network).
     progress
@@ -358,8 +357,9 @@ def infer_network(
     execution
         Where the per-target jobs run, as for :func:`infometer.pairwise`: an
         :class:`infometer.Execution` (``n_jobs``, ``backend``, ``scheduler``, ``store``,
-        ``progress``, ``retries``).  Default: in this process.  Giving it beside
-        ``n_jobs=``, ``scheduler=``, ``store=`` or ``progress=`` is a ``TypeError``.
+        ``progress``, ``retries``; a Dask cluster is ``Execution(scheduler=...)``).
+        Default: in this process.  Giving it beside ``n_jobs=``, ``store=`` or
+        ``progress=`` is a ``TypeError``.
     **cmi_params
         The CMI estimator's own parameters (e.g. ``k=4`` for ``ksg1``).
 
@@ -409,7 +409,6 @@ def infer_network(
         "infer_network",
         {"n_jobs": 1},
         n_jobs=("n_jobs", n_jobs, 1),
-        scheduler=("scheduler", scheduler, None),
         store=("store", store, None),
         progress=("progress", progress, None),
     )

@@ -175,7 +175,6 @@ def multiplets(
     beam_width: int = 10,
     objective: str = "synergy",
     n_jobs: int = 1,
-    client: Any = None,
     store: str | os.PathLike | None = None,
     execution: Execution | None = None,
 ) -> MultipletResult:
@@ -212,18 +211,18 @@ def multiplets(
         What the greedy/beam search seeks: ``"synergy"`` (the lowest values: the most
         negative O-information) or ``"redundancy"`` (the highest); ``"min"``/``"max"``
         say the same for any measure.
-    n_jobs, client, store
+    n_jobs, store
         Run the chunks of an exhaustive sweep (a greedy/beam search: its searches of the
-        surrogates, one job each) on ``n_jobs`` local processes, or on a Dask ``client``
-        (a ``distributed.Client`` or an address), through
+        surrogates, one job each) on ``n_jobs`` local processes through
         :func:`infometer.core.parallel.run_jobs`; ``store`` (exhaustive only): a folder
         keeping every finished chunk, so an interrupted sweep resumes where it stopped.
         The values and p-values are bit for bit those of the in-process run.
     execution
-        The same as an :class:`infometer.Execution` (``n_jobs``, ``scheduler``, ``store``),
-        the execution object :func:`infometer.pairwise`, :func:`infometer.infer_network`
-        and ``bench`` take; ``n_jobs=``, ``client=`` and ``store=`` are its shorthands (one
-        of them beside ``execution=`` is a ``TypeError``).
+        Where the jobs run: an :class:`infometer.Execution` (``n_jobs``, ``backend``,
+        ``scheduler`` for a Dask cluster: a ``distributed.Client`` or an address,
+        ``store``), the execution object :func:`infometer.pairwise`,
+        :func:`infometer.infer_network` and ``bench`` take; ``n_jobs=`` and ``store=`` are
+        its shorthands (one of them beside ``execution=`` is a ``TypeError``).
 
     Returns
     -------
@@ -273,7 +272,6 @@ def multiplets(
         "multiplets",
         {"n_jobs": 1},
         n_jobs=("n_jobs", n_jobs, 1),
-        client=("scheduler", client, None),
         store=("store", store, None),
     )
     store = ex.store
@@ -292,7 +290,7 @@ def multiplets(
     if search != "exhaustive" and store is not None:
         raise ValueError(
             f"store is for search='exhaustive'; a {search} search keeps no chunks to "
-            "resume (n_jobs=/client= spread its surrogate searches)"
+            "resume (n_jobs= or an Execution spread its surrogate searches)"
         )
     u = resolve_unit(unit, base)
     vs = split_variables(X, discrete=False)
@@ -312,7 +310,7 @@ def multiplets(
             override=(
                 "pass max_multiplets=... to allow more, search='greedy' or "
                 "search='beam' (beam_width=...) to grow the best triplets instead, or "
-                "n_jobs=/client= with store= to spread the sweep"
+                "n_jobs= (or an Execution on a Dask cluster) with store= to spread the sweep"
             ),
         )
     else:

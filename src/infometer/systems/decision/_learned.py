@@ -255,8 +255,9 @@ class LearnedPlanner:
         Training: passes over the maps, maps per step, Adam learning rate.
     seed
         Initialisation and batch order.
-    threads
-        ``torch.set_num_threads`` during training (``None`` leaves it).
+    n_jobs
+        CPU threads torch uses during training (``torch.set_num_threads``; ``None``
+        leaves the setting alone).
     progress
         Show a progress bar.
 
@@ -280,7 +281,7 @@ class LearnedPlanner:
         batch_maps: int = 16,
         lr: float = 5e-3,
         seed: int = 0,
-        threads: int | None = None,
+        n_jobs: int | None = None,
         progress: bool | None = None,
     ) -> None:
         self.kind = check_choice(kind, "kind", ["vi2n", "qmdp"])
@@ -292,7 +293,7 @@ class LearnedPlanner:
         self.batch_maps = check_int(batch_maps, "batch_maps", min_value=1)
         self.lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
         self.seed = check_int(seed, "seed", min_value=0)
-        self.threads = None if threads is None else check_int(threads, "threads", min_value=1)
+        self.n_jobs = None if n_jobs is None else check_int(n_jobs, "n_jobs", min_value=1)
         self.progress = check_progress(progress)
         self.net: Any = None
         self.log = TrainLog()
@@ -311,8 +312,8 @@ class LearnedPlanner:
         if data.inputs.shape[-1] != self.canvas:
             raise ValueError(f"the data's maps are not {self.canvas}x{self.canvas}")
         prev_threads = torch.get_num_threads()
-        if self.threads is not None:
-            torch.set_num_threads(self.threads)
+        if self.n_jobs is not None:
+            torch.set_num_threads(self.n_jobs)
         try:
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(self.seed)

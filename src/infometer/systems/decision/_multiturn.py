@@ -178,7 +178,7 @@ def train_sender(
     temperature: tuple[float, float] = (0.3, 0.003),
     restarts: int = 1,
     seed: int = 0,
-    threads: int | None = 1,
+    n_jobs: int | None = 1,
     progress: bool | None = None,
     unit: str | None = "nats",
 ) -> SenderTraining:
@@ -202,9 +202,9 @@ def train_sender(
         several turns the objective has local optima (see docs/decision.md).
     seed
         Seed of the sampling and of the restarts' initial logits.
-    threads
-        ``torch.set_num_threads`` while training (restored after); the tensors are tiny, so
-        one thread is fastest; ``None`` leaves the setting alone.
+    n_jobs
+        CPU threads torch uses while training (``torch.set_num_threads``, restored after);
+        the tensors are tiny, so one thread is fastest; ``None`` leaves the setting alone.
     """
     import torch
 
@@ -222,8 +222,8 @@ def train_sender(
     )
     seed = check_int(seed, "seed", min_value=0)
     prev_threads = torch.get_num_threads()
-    if threads is not None:
-        torch.set_num_threads(check_int(threads, "threads", min_value=1))
+    if n_jobs is not None:
+        torch.set_num_threads(check_int(n_jobs, "n_jobs", min_value=1))
     bar = progress_bar(total=steps * restarts, desc="policy-gradient sender", progress=progress)
     start = time.perf_counter()
     runs = []

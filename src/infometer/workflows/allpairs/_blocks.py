@@ -103,8 +103,8 @@ def _client(client: Any) -> Any:
         return get_client()
     except (ImportError, ValueError) as exc:
         raise ValueError(
-            "backend='dask' needs client= (a distributed.Client or a scheduler address "
-            "such as 'tcp://host:8786')"
+            "Execution(backend='dask') needs scheduler= (a distributed.Client or a scheduler "
+            "address such as 'tcp://host:8786') or a current distributed client"
         ) from exc
 
 
@@ -112,16 +112,10 @@ def _run(func, jobs, sink, workers, client, on_progress):
     from infometer.core.parallel import run_jobs
 
     if client is None:
-        return run_jobs(
-            func,
-            jobs,
-            sink,
-            workers=workers,
-            pool="threads",
-            progress=on_progress,
-            interruptible=False,
-        )
-    return run_jobs(func, jobs, sink, scheduler=client, progress=on_progress, interruptible=False)
+        ex = Execution(n_jobs=workers, backend="threads", progress=False)
+    else:
+        ex = Execution(backend="dask", scheduler=client, progress=False)
+    return run_jobs(func, jobs, sink, execution=ex, progress=on_progress, interruptible=False)
 
 
 def _open_store(store, backend, cfg, variables, block_size):

@@ -175,8 +175,6 @@ def pairwise(
     block_size: int | None = None,
     execution: Execution | None = None,
     n_jobs: int | None = None,
-    backend: str = "threads",
-    client: Any = None,
     store: str | os.PathLike | None = None,
     progress: bool | None = None,
     max_pairs: int = MAX_PAIRS,
@@ -227,15 +225,13 @@ def pairwise(
         Columns per group (a block is a pair of groups); default 64 (1024 for the copula).
     execution
         Where the blocks run: an :class:`infometer.Execution` (``n_jobs``, ``backend``
-        ``"threads"`` or ``"dask"``, ``scheduler``, ``store``, ``progress``).  The four
-        keywords below are its shorthands, kept as they were; giving one of them beside
+        ``"threads"`` (default) or ``"dask"``, ``scheduler`` a ``distributed.Client`` or a
+        scheduler address, ``store``, ``progress``).  With Dask, blocks run as tasks, lost
+        workers' blocks are re-run, and finished blocks go to ``store``.  ``n_jobs``,
+        ``store`` and ``progress`` below are its shorthands; giving one of them beside
         ``execution`` is a ``TypeError``.
     n_jobs
-        Threads for the local backend (default: all cores): ``Execution(n_jobs=)``.
-    backend, client
-        ``"threads"`` (default) or ``"dask"`` with ``client`` a ``distributed.Client`` or a
-        scheduler address (``Execution(backend=, scheduler=)``).  With Dask, blocks run as
-        tasks, lost workers' blocks are re-run, and finished blocks go to ``store``.
+        Threads (default: all cores): ``Execution(n_jobs=)``.
     store
         Folder of a resumable block store (Parquet): finished blocks are kept, a restarted
         job computes only the missing ones.  Dask needs one every worker can read (a
@@ -266,7 +262,7 @@ def pairwise(
     t_start = time.perf_counter()
     unit_name = resolve_unit(unit, base)
     test = _significance.check_test(permutations, fdr, correction, null)
-    ex = _execution(execution, n_jobs, backend, client, store, progress)
+    ex = _execution(execution, n_jobs, store, progress)
     plan = _plan(
         data,
         method=method,
@@ -288,16 +284,12 @@ def pairwise(
     return _finish(res, plan, outcome, ex, t_compute, t_start)
 
 
-def _execution(execution, n_jobs, backend, client, store, progress) -> Execution:
+def _execution(execution, n_jobs, store, progress) -> Execution:
     """The :class:`Execution` of a call: ``execution``, or one from the shorthands."""
-    if execution is None and backend == "threads":
-        client = None  # read only with backend="dask", as before
     ex = Execution.from_keywords(
         execution,
         "pairwise",
         n_jobs=("n_jobs", n_jobs, None),
-        backend=("backend", backend, "threads"),
-        client=("scheduler", client, None),
         store=("store", store, None),
         progress=("progress", progress, None),
     )

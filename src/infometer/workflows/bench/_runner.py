@@ -220,12 +220,9 @@ def run_sweep(
     store: Store,
     *,
     execution: Any = None,
-    workers: int | None = None,
-    scheduler: Any = None,
+    n_jobs: int | None = None,
     progress: bool | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
-    retries: int = 2,
-    connect_timeout: float = 5.0,
     lock: bool = True,
     log: Callable[[str], None] | None = None,
 ) -> SweepResult:
@@ -245,24 +242,17 @@ def run_sweep(
         Where the runs go: an :class:`infometer.Execution` (``n_jobs``, ``backend``
         ``"processes"`` (default) / ``"threads"`` / ``"dask"``, ``scheduler``,
         ``progress``, ``retries``, ``connect_timeout``; its ``store`` stays None: the
-        store is the argument above).  ``workers``, ``scheduler``, ``progress``,
-        ``retries`` and ``connect_timeout`` are its shorthands, kept as they were; giving
-        one beside ``execution`` is a ``TypeError``.
-    workers
+        store is the argument above; a Dask cluster is ``Execution(scheduler=...)``, an
+        address ``tcp://host:port`` or a ``distributed.Client``).  ``n_jobs`` and
+        ``progress`` are its shorthands; giving one beside ``execution`` is a
+        ``TypeError``.
+    n_jobs
         Local processes (default: all cores); ``1`` runs in this process.
-    scheduler
-        Address of a Dask distributed scheduler (``tcp://host:port``) or a
-        ``distributed.Client`` to run on instead.
     progress
         Show a progress bar with ETA (:func:`infometer.core.progress.progress_bar`; ``None``:
         on a terminal).
     on_row
         Called with each stored row (e.g. for logging).
-    retries
-        Re-runs of a run whose worker died (or whose Dask result was lost).
-    connect_timeout
-        Seconds to reach ``scheduler`` before
-        :class:`~infometer.core.parallel.SchedulerUnreachable`.
     lock
         Hold ``DIR/results.sqlite.lock`` while running: a second sweep on the same
         directory waits for the first, then runs only what is still missing.
@@ -286,7 +276,7 @@ def run_sweep(
     >>> res.ran, res.missing
     (1, {})
     """
-    ex = _execution(execution, workers, scheduler, progress, retries, connect_timeout)
+    ex = _execution(execution, n_jobs, progress)
     store.add_planned(j.key for j in jobs)
     done = store.done_keys()
     todo = [j for j in jobs if j.key not in done]
@@ -327,18 +317,13 @@ def run_sweep(
     return res
 
 
-def _execution(execution, workers, scheduler, progress, retries, connect_timeout) -> Execution:
+def _execution(execution, n_jobs, progress) -> Execution:
     """The :class:`Execution` of a sweep: ``execution``, or one from the shorthands."""
-    if workers is not None:
-        check_int(workers, "workers", min_value=1)  # the error names the caller's keyword
     ex = Execution.from_keywords(
         execution,
         "run_sweep",
-        workers=("n_jobs", workers, None),
-        scheduler=("scheduler", scheduler, None),
+        n_jobs=("n_jobs", n_jobs, None),
         progress=("progress", progress, None),
-        retries=("retries", retries, 2),
-        connect_timeout=("connect_timeout", connect_timeout, 5.0),
     )
     if ex.store is not None:
         raise ValueError(
