@@ -1,11 +1,13 @@
-"""The public-surface policy of docs/api.md, checked on every exported signature (issue 29).
+"""The public-surface policy of docs/api.md, checked on every exported signature (issue 29),
+and the budget of public modules and names (issue 37).
 
 The walk visits every module whose dotted path has no component starting with ``_``
 (``pkgutil.walk_packages``; the typer commands of ``infometer.cli`` aside, and modules behind
 a missing optional extra skipped); every callable listed in a module's ``__all__``
-(function or class) is checked, and in a module without ``__all__`` every public callable
-it defines.  A departure
-from the policy is allowed only in :data:`ALLOWED`, each with its reason.
+(function or class) is checked.  A departure from the policy is allowed only in
+:data:`ALLOWED`, each with its reason.  The public modules and the size of each one's
+``__all__`` are the budget table of docs/api.md: a new public module or name fails here
+until the table says so.
 """
 
 from __future__ import annotations
@@ -26,14 +28,15 @@ import infometer as im
 SKIP_PREFIXES = ("infometer.cli",)
 
 
-def _public_modules() -> list[str]:
-    """Every module whose dotted path has no component starting with ``_``."""
+def _public_modules(cli: bool = False) -> list[str]:
+    """Every module whose dotted path has no component starting with ``_`` (the CLI's only
+    with ``cli=True``)."""
     names = ["infometer"]
     for info in pkgutil.walk_packages(im.__path__, "infometer.", onerror=lambda _name: None):
         parts = info.name.split(".")
         if any(part.startswith("_") for part in parts):
             continue
-        if info.name.startswith(SKIP_PREFIXES):
+        if info.name.startswith(SKIP_PREFIXES) and not cli:
             continue
         names.append(info.name)
     return names
@@ -47,24 +50,39 @@ ALLOWED: dict[tuple[str, str], str] = {
     "numpy Generator (the public tests take seed=)",
     ("infometer.measures.stats.local_permutation", "seed"): "as block_permutation",
     (
-        "infometer.measures.truth._discrete.sample_symmetric_channel",
-        "seed",
-    ): "a task's sampler kernel: it "
-    "draws from the numpy Generator of the task's sampler(n, rng) protocol (users call "
-    "Task.sample(n, seed=))",
-    (
-        "infometer.measures.truth._discrete.sample_markov_chain",
-        "seed",
-    ): "as sample_symmetric_channel",
-    (
         "infometer.systems.extract.litecost.run_cost",
         "seed",
     ): "rng=None decides greedily (how users call "
     "it); a Generator samples the GRPO rollouts from train_extractor's stream (which takes "
     "seed=)",
-    ("infometer.systems.models._cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
-    "classifier_cmi quantity), named after its module, not a public quantity",
+    ("infometer.core.parallel.connect", "execution"): "connects to the Dask scheduler it is "
+    "given: the scheduler is its subject, not an option of where it runs",
+    ("infometer.core.training.run_epochs", "execution"): "scheduler= is a torch learning-rate "
+    "scheduler, not where work runs",
+    ("infometer.core.training.set_threads", "execution"): "sets torch's thread count: the "
+    "count is its subject",
 }
+
+#: Where work runs (issue 37 §2): the one object and its one shorthand; ``store`` (what a
+#: resumable run keeps) and ``progress`` have policies of their own.  ``Execution`` itself
+#: holds every field.
+WHERE_WORK_RUNS = {"execution", "n_jobs"}
+#: Other spellings of the same concept, refused in every public signature.
+OTHER_EXECUTION = {
+    "workers",
+    "n_workers",
+    "threads",
+    "n_threads",
+    "scheduler",
+    "client",
+    "backend",
+    "pool",
+    "processes",
+    "jobs_per_worker",
+    "retries",
+    "connect_timeout",
+}
+EXECUTION_HOME = "infometer.Execution"
 
 #: Spellings of a seed other than ``seed``.
 OTHER_SEEDS = {"random_state", "rng", "random_seed", "seed_value", "rs"}
@@ -144,6 +162,14 @@ def _violations(qual: str, obj: object) -> list[tuple[str, str]]:
             bad.append(("progress", f"progress defaults to {p.default!r}, not None"))
         if p.name == "seed" and p.default is not empty and p.default not in (0, None):
             bad.append(("seed", f"seed defaults to {p.default!r}"))
+        if p.name in OTHER_EXECUTION and qual != EXECUTION_HOME and p.kind != p.POSITIONAL_ONLY:
+            bad.append(
+                (
+                    "execution",
+                    f"where work runs is spelled {p.name!r}: use execution=Execution(...) "
+                    f"or n_jobs=",
+                )
+            )
     ret = sig.return_annotation
     takes_variable = any("Variable" in str(p.annotation) for p in sig.parameters.values())
     if takes_variable and "Raw" in str(ret):
@@ -157,7 +183,6 @@ def test_the_walk_reaches_the_families():
         "infometer.mutual_info" in PUBLIC
         and "infometer.systems.probes.decoding.fano_bound" in PUBLIC
     )
-    # modules listed in no __all__ are reached too
     assert "infometer.measures.truth.closed_forms.gaussian_mutual_info" in PUBLIC
     assert "infometer.systems.extract.bridge.layout_entropy" in PUBLIC
     # the compiled kernels are private modules (issue 37): not on the surface
@@ -171,10 +196,11 @@ def test_the_walk_reaches_the_families():
 def test_the_walk_visits_every_public_module():
     mods = _public_modules()
     assert {
-        "infometer.measures.truth._discrete",
+        "infometer.measures.truth.closed_forms",
         "infometer.systems.extract.bridge",
-        "infometer.systems.text._channel",
+        "infometer.systems.text",
     } <= set(mods)
+    assert "infometer.systems.text._channel" not in mods
     assert not [m for m in mods if any(p.startswith("_") for p in m.split("."))]
     assert not [m for m in mods if m.startswith("infometer.cli")]
 
@@ -187,8 +213,87 @@ def test_signature_follows_the_policy(qual):
 
 def test_allow_list_has_no_stale_entries():
     live = {(q, rule) for q, obj in PUBLIC.items() for rule, _ in _violations(q, obj)}
-    stale = [k for k in ALLOWED if k[0] in PUBLIC and k not in live]
-    assert not stale, f"allowed departures that no longer occur: {stale}"
+    stale = [k for k in ALLOWED if k not in live]
+    assert not stale, f"allowed departures that no longer occur (or are not public): {stale}"
+
+
+# ----------------------------------------------------------------- the budget (issue 37)
+DOCS_API = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+
+
+def _budget() -> tuple[dict[str, int], tuple[int, int]]:
+    """The table of docs/api.md (module -> names) and its stated totals."""
+    text = DOCS_API.read_text(encoding="utf-8")
+    table = text.split("<!-- budget: read by tests/test_public_surface.py -->", 1)[1]
+    rows = dict(
+        (m, int(n)) for m, n in re.findall(r"^\| `(infometer[\w.]*)` \| (\d+) \|$", table, re.M)
+    )
+    stated = re.search(r"\*\*Budget: (\d+) public modules, ([\d,]+) public names\*\*", text)
+    assert stated, "docs/api.md states no budget line"
+    return rows, (int(stated.group(1)), int(stated.group(2).replace(",", "")))
+
+
+def _surface() -> dict[str, int]:
+    """Public module -> the size of its ``__all__`` (the CLI's modules included)."""
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in _public_modules(cli=True):
+            out[name] = len(importlib.import_module(name).__all__)
+    return out
+
+
+def test_every_public_module_has_an_all():
+    missing = []
+    for name in _public_modules(cli=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if not hasattr(importlib.import_module(name), "__all__"):
+                missing.append(name)
+    assert not missing, f"public modules without __all__: {missing}"
+
+
+def test_the_public_modules_are_the_budgeted_list():
+    rows, _ = _budget()
+    have = set(_surface())
+    new, gone = sorted(have - set(rows)), sorted(set(rows) - have)
+    assert not new, (
+        f"new public modules {new}: make them private (a _ prefix, re-exported from their "
+        "package) or add them to the budget table of docs/api.md"
+    )
+    assert not gone, f"modules in the budget table of docs/api.md that are not public: {gone}"
+
+
+def test_public_names_stay_in_the_budget():
+    rows, (n_modules, n_names) = _budget()
+    have = _surface()
+    moved = {m: (rows[m], n) for m, n in have.items() if m in rows and rows[m] != n}
+    assert not moved, (
+        "public names changed (module: (budget, now)); update the table of docs/api.md, or "
+        f"keep the new names private: {moved}"
+    )
+    assert (n_modules, n_names) == (len(rows), sum(rows.values())), (
+        f"the budget line says {n_modules} modules and {n_names} names, the table "
+        f"{len(rows)} and {sum(rows.values())}"
+    )
+
+
+def test_where_work_runs_has_one_spelling():
+    """Every public signature spells where work runs as execution= or n_jobs= (the table
+    WHERE_WORK_RUNS / OTHER_EXECUTION); the functions that fan work out take both."""
+    fans_out = [
+        "infometer.pairwise",
+        "infometer.infer_network",
+        "infometer.multiplets",
+        "infometer.core.parallel.run_jobs",
+        "infometer.workflows.bench.run_sweep",
+    ]
+    for qual in fans_out:
+        params = set(inspect.signature(PUBLIC[qual]).parameters)
+        assert WHERE_WORK_RUNS <= params, (qual, WHERE_WORK_RUNS - params)
+        assert not params & OTHER_EXECUTION, (qual, params & OTHER_EXECUTION)
+    fields = set(inspect.signature(PUBLIC[EXECUTION_HOME]).parameters)
+    assert {"n_jobs", "backend", "scheduler", "store", "progress", "retries"} <= fields
 
 
 def test_dir_shows_public_names_only():
