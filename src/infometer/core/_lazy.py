@@ -43,6 +43,8 @@ from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
+from infometer.core._extras import missing_extra
+
 __all__ = ["attach", "lazy_module"]
 
 
@@ -54,8 +56,6 @@ def _load(package: str, module: str, name: str | None) -> Any:
         mod = importlib.import_module(module, package)
         return mod if name is None else getattr(mod, name)
     except ImportError as exc:
-        from infometer.core._extras import missing_extra
-
         named = missing_extra(exc, f"{package}.{name or module.lstrip('.')}")
         if named is None:
             raise

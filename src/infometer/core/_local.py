@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate, unit_factor
+from infometer.core.plot import finish, new_axes
+from infometer.core.uncertainty import make_estimate
 
 __all__ = ["LocalRaw", "LocalValues"]
 
@@ -80,8 +82,6 @@ class LocalValues:
 
     def estimate(self) -> Estimate:
         """The average as an :class:`~infometer.Estimate`."""
-        from infometer.core.uncertainty import make_estimate
-
         return make_estimate(
             self.mean * unit_factor(self.unit, "nats"),
             quantity=self.quantity,
@@ -102,8 +102,6 @@ class LocalValues:
 
     def plot(self, ax=None, path=None):
         """Local values against time (or row), with their mean."""
-        from infometer.core.plot import finish, new_axes
-
         _, ax = new_axes(ax, figsize=(7.0, 3.0))
         idx = self.times if self.times is not None else np.arange(self.values.size)
         ax.plot(idx, self.values, lw=0.6, color="#3b75af")

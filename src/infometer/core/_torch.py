@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import check_int
+from infometer.core.validation import resolve_device
 
 try:
     import torch
@@ -73,8 +74,6 @@ def check_model_device(
     machine).  The model is never moved silently: a mismatch is an error that says how to
     fix it.
     """
-    from infometer.core.validation import resolve_device
-
     here = model_device(model, name)
     if device is None:
         return here

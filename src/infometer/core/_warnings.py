@@ -8,6 +8,8 @@ import os
 import sys
 import warnings
 
+from infometer.core.data import InfometerWarning
+
 __all__ = ["user_stacklevel", "warn_user"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -43,7 +45,5 @@ def warn_user(message: str, category: type[Warning] | None = None) -> None:
     False
     """
     if category is None:
-        from infometer.core.data import InfometerWarning
-
         category = InfometerWarning
     warnings.warn(message, category, stacklevel=user_stacklevel())

@@ -13,6 +13,7 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core._local import LocalValues
+from infometer.core._warnings import warn_user
 from infometer.core.data import (
     InfometerWarning,
     Variable,
@@ -21,7 +22,8 @@ from infometer.core.data import (
     check_float,
     check_int,
 )
-from infometer.core.estimate import Estimate, resolve_unit
+from infometer.core.estimate import Estimate, resolve_unit, unit_factor
+from infometer.core.resample import error_bars
 from infometer.core.validation import check_bool
 
 __all__ = [
@@ -37,8 +39,6 @@ __all__ = [
 
 def _emit(messages: list[str]) -> None:
     """Warn each message once, at the user's line (not at this file)."""
-    from infometer.core._warnings import warn_user
-
     for m in dict.fromkeys(messages):
         warn_user(m, InfometerWarning)
 
@@ -48,8 +48,6 @@ def _in_user_words(messages: list[str], variables: dict[str, Variable], unit: st
     names (``x columns [0]`` -> ``x columns ['mean radius']``), amounts in nats in the
     result's unit, and each message once."""
     import re
-
-    from infometer.core.estimate import unit_factor
 
     factor = unit_factor("nats", unit) if unit != "nats" else 1.0
 
@@ -120,8 +118,6 @@ def run_local(
     same variables and checked parameters as ``func`` would in :func:`run`, so the mean
     of the values is the estimate of the same method and parameters.
     """
-    from infometer.core.estimate import unit_factor
-
     unit_name = resolve_unit(unit, base)
     if seed is not None:
         seed = check_int(seed, "seed", min_value=0)
@@ -229,8 +225,6 @@ def run(
 
     stderr, interval, level = raw.stderr, None, None
     if ci is not None:
-        from infometer.core.resample import error_bars
-
         level = ci
         if raw.ci is not None and raw.ci_level == ci:
             interval = raw.ci

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core.validation import check_choice, check_float, check_int
+from infometer.core.validation import check_choice, check_float, check_int, check_stochastic_matrix
 
 __all__ = [
     "Variable",
@@ -634,7 +634,6 @@ def check_probabilities(v: Variable, *, atol: float = 1e-6) -> np.ndarray:
         )
     if v.d < 2:
         raise ValueError(f"{v.name} has {v.d} column; probabilities need one column per class")
-    from infometer.core.validation import check_stochastic_matrix
 
     p = v.values
     what = "(one row per sample; pass probabilities, or logits with from_logits=True)"

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from infometer.core.progress import is_quiet
+
 __all__ = [
     "minilm_path",
     "local_model_dir",
@@ -170,7 +172,6 @@ def load_hf(
     except ImportError as exc:
         raise ImportError(f"Hugging Face models need transformers: {_MINILM_HINT}") from exc
     auto = transformers.AutoModel if kind == "encoder" else transformers.AutoModelForCausalLM
-    from infometer.core.progress import is_quiet
 
     bars = transformers.utils.logging
     hush = is_quiet() and bars.is_progress_bar_enabled()  # --quiet: no "Loading weights" bar

@@ -34,6 +34,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from infometer.core.validation import check_bool
+
 __all__ = ["check_progress", "show", "progress_bar", "quiet", "is_quiet", "AUTO_SECONDS"]
 
 #: With ``progress=None``, a bar is drawn for work expected to take at least this long.
@@ -76,8 +78,6 @@ def check_progress(progress: Any, name: str = "progress") -> bool | None:
     >>> check_progress(None) is None
     True
     """
-    from infometer.core.validation import check_bool
-
     return check_bool(progress, name, allow_none=True)
 
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from infometer.core.estimate import Estimate, resolve_unit
+from infometer.core.validation import check_float, check_int
 
 __all__ = [
     "normal_quantile",
@@ -40,7 +41,6 @@ __all__ = [
 
 
 def _level(level: Any) -> float:
-    from infometer.core.validation import check_float
 
     return check_float(level, "ci", low=0.0, high=1.0, inclusive=(False, False))
 
@@ -67,8 +67,6 @@ def t_quantile(level: float, dof: int) -> float:
     4.303
     """
     from scipy.special import stdtrit
-
-    from infometer.core.validation import check_int
 
     dof = check_int(dof, "dof", min_value=1)
     return float(stdtrit(dof, 0.5 + _level(level) / 2))

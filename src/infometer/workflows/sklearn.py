@@ -16,6 +16,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
+from infometer.core.data import InfometerWarning, check_choice, check_int
+
 __all__ = ["MutualInfoSelector"]
 
 
@@ -131,7 +133,6 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
         import pandas as pd
         from sklearn.utils.multiclass import type_of_target
 
-        from infometer.core.data import InfometerWarning, check_choice, check_int
         from infometer.workflows.allpairs._select import CRITERIA, select_features
 
         check_choice(self.criterion, "criterion", CRITERIA)

@@ -13,6 +13,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from infometer.core.progress import check_progress
+from infometer.core.validation import check_choice, check_float, check_int
+
 __all__ = ["Execution", "BACKENDS"]
 
 #: ``threads`` (in this process), ``processes`` (spawned local workers), ``dask``.
@@ -65,8 +68,6 @@ class Execution:
     connect_timeout: float = 5.0
 
     def __post_init__(self) -> None:
-        from infometer.core.progress import check_progress
-        from infometer.core.validation import check_choice, check_float, check_int
 
         if self.n_jobs is not None:
             object.__setattr__(self, "n_jobs", check_int(self.n_jobs, "n_jobs", min_value=1))

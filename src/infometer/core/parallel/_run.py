@@ -9,6 +9,7 @@ from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
+from infometer.core.progress import progress_bar
 from infometer.core.validation import check_float, check_int
 
 from ._dask import connect, run_dask
@@ -192,8 +193,6 @@ class _Run:
         if callable(progress):
             self._cb = progress
         elif progress is True:
-            from infometer.core.progress import progress_bar
-
             bar = progress_bar(total=len(self.todo), desc="jobs", unit="job", progress=True)
             self._bar = bar
             self._cb = lambda p: bar.update(p.done - bar.n)

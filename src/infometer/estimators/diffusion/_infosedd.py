@@ -29,6 +29,7 @@ import torch.nn.functional as F
 
 from infometer.core.data import InfometerWarning, check_choice, check_float, check_int
 from infometer.core.estimate import Estimate
+from infometer.core.plot import finish, new_axes
 from infometer.core.progress import check_progress
 from infometer.core.training import TrainLog, TrainSettings
 from infometer.core.training import train as train_loop
@@ -73,8 +74,6 @@ class ScanResult:
         """MI along the sequence with a band of ± 2 standard errors (Monte Carlo error
         only); draws on ``ax`` (a new figure if None), saves a PNG at ``path`` when given,
         returns the axes."""
-        from infometer.core.plot import finish, new_axes
-
         _, ax = new_axes(ax, figsize=(8, 3))
         ax.plot(self.starts, self.values, marker=".", lw=1, label="I(label; window)")
         ax.fill_between(

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from infometer.core.data import check_int
 from infometer.core.training import check_device
 
 __all__ = [
@@ -30,8 +31,6 @@ _SIZES = {"hidden": 1, "d_embed": 1, "blocks": 0, "d_model": 1, "n_heads": 1, "n
 
 def check_arch_kwargs(kwargs: dict[str, Any]) -> dict[str, int]:
     """Validate network sizes before anything is built or trained (``hidden=0`` trained)."""
-    from infometer.core.data import check_int
-
     out = {}
     for k, v in kwargs.items():
         if k not in _SIZES:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from infometer.core._threads import n_threads
 from infometer.core.data import DISCRETE, Variable, encode_columns
 
 __all__ = ["counts", "joint_codes", "count_histogram", "joint_table", "table_counts"]
@@ -101,8 +102,6 @@ def _compiled_table(codes: list[np.ndarray], shape: tuple[int, ...], cells: int)
     """:func:`joint_table` by the compiled kernel, the rows split over two threads when
     the table is small next to the data (each thread fills its own table; sums are exact)."""
     from concurrent.futures import ThreadPoolExecutor
-
-    from infometer.core._threads import n_threads
 
     from ._compiled import joint_table as fill
 

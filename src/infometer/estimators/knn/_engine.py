@@ -93,6 +93,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from infometer.core._cachedir import cache_dir
 from infometer.core._threads import n_threads
 
 from . import _rankbits as rankbits
@@ -187,8 +188,6 @@ def _marker() -> str:
     in that cache directory, named after the numba version and the kernels' sources."""
     import hashlib
     from importlib import metadata
-
-    from infometer.core._cachedir import cache_dir
 
     here = os.path.dirname(os.path.abspath(__file__))
     stamp = [metadata.version("numba")]

@@ -24,9 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.api import entropy
 from infometer.core.data import Variable, as_variable, check_choice, check_float
-from infometer.core.estimate import Estimate
+from infometer.core.estimate import Estimate, resolve_unit
 from infometer.core.registry import Raw, register
+from infometer.core.validation import check_memory
 
 from . import _kernels as K
 
@@ -71,8 +73,6 @@ def _check_memory(variables: Sequence[Variable], kernel: str) -> None:
     """Refuse, before allocating, kernels that would not fit: an RBF kernel is an n x n
     Gram matrix per variable (plus their product and the eigensolver's copy), a delta
     kernel an n x K one-hot table (10^5 rows asked 74.5 GiB and raised a MemoryError)."""
-    from infometer.core.validation import check_memory
-
     n = variables[0].n
     grams = sum(1 for v in variables if not v.is_discrete and kernel == "rbf")
     onehot = sum(
@@ -269,9 +269,6 @@ def von_neumann_entropy(
     Estimate
     """
     from dataclasses import replace
-
-    from infometer.core.api import entropy
-    from infometer.core.estimate import resolve_unit
 
     est = entropy(
         z, method="matrix_renyi", kernel="linear", alpha=1.0, discrete=False, ci=ci, seed=seed

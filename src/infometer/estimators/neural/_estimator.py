@@ -20,6 +20,7 @@ from infometer.core._saturation import ceiling_flags
 from infometer.core.data import (
     InfometerWarning,
     Variable,
+    as_variable,
     as_variables,
     check_choice,
     check_float,
@@ -606,8 +607,6 @@ def _convergence(log: TrainLog, value: float) -> tuple[dict[str, Any], list[str]
 
 def _recast(var: Variable, enc: _Encoder, role: str) -> Variable:
     """Re-validate new rows with the column kinds the model was fitted on."""
-    from infometer.core.data import as_variable
-
     if list(var.kinds) == enc.kinds:
         return var
     cols = [var.decoded(j) for j in range(var.d)]

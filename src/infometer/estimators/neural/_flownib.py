@@ -36,6 +36,8 @@ from infometer.core.data import (
     check_int,
     check_same_length,
 )
+from infometer.core.plot import new_axes, save
+from infometer.core.training import TrainSettings, train
 
 __all__ = ["participation_ratio", "flownib", "FlowNIBResult", "optimal_coordinate"]
 
@@ -139,8 +141,6 @@ class FlowNIBResult:
     def plot(self, ax: Any = None, path: str | None = None) -> Any:
         """Paths in the information plane with their OICs; draws on ``ax`` (a new figure
         if None), saves a PNG at ``path`` when given, returns the axes."""
-        from infometer.core.plot import new_axes, save
-
         fig, ax = new_axes(ax, figsize=(6, 4.5))
         for i, name in enumerate(self.layers):
             (line,) = ax.plot(self.i_xt[i], self.i_ty[i], lw=1.2, label=name)
@@ -296,8 +296,6 @@ def _layer_path(
 ) -> tuple[list[float], list[float], list[int], Any]:
     """Train the I(X;T) and I(T;Y) critics of one layer together; return its path."""
     import torch
-
-    from infometer.core.training import TrainSettings, train
 
     from ._estimator import NeuralMI
 

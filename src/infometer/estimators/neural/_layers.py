@@ -21,7 +21,11 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-from infometer.core.progress import progress_bar
+from infometer.core import api, registry
+from infometer.core._extras import require
+from infometer.core.data import as_variable, check_int
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import check_progress, progress_bar
 
 __all__ = ["collect_activations", "layer_info", "plot_information_plane", "plot_layers"]
 
@@ -143,8 +147,6 @@ def collect_activations(
     """
     import torch
 
-    from infometer.core.data import check_int
-
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     batch_size = check_int(batch_size, "batch_size", min_value=1)
@@ -213,8 +215,6 @@ def check_estimator(method: Any, params: dict[str, Any]) -> None:
     """An MI ``method`` and its parameters, checked before any work: an unknown method
     (listing the valid ones), an unknown parameter, and for the neural bounds every
     training setting (``steps=0``...)."""
-    from infometer.core import registry
-
     if not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__} {method!r}")
     if method.lower() == "auto":
@@ -276,13 +276,8 @@ def layer_info(
         Columns ``layer, quantity, value, ci, method, stderr, unit, n, d``, one row per
         layer and quantity; ``df.attrs["estimates"]`` holds the Estimates.
     """
-    from infometer.core._extras import require
-
     require("torch", "infometer.layer_info")
     import pandas as pd
-
-    from infometer.core import api
-    from infometer.core.data import as_variable
 
     n = _rows(inputs)
     if targets is not None:
@@ -311,7 +306,6 @@ def layer_info(
     if not quantities:
         raise ValueError("nothing to estimate: pass targets= and/or x=")
     check_estimator(method, params)  # before the forward passes, not after them
-    from infometer.core.progress import check_progress
 
     check_progress(progress)
     acts = collect_activations(
@@ -363,8 +357,6 @@ def plot_information_plane(df: Any, ax: Any = None, path: str | None = None) -> 
     saves a PNG at ``path`` when given, returns the axes.  Error bars, where the table
     has intervals, are its confidence intervals.
     """
-    from infometer.core.plot import finish, new_axes
-
     piv = df.pivot_table(index="layer", columns="quantity", values="value", sort=False)
     if not {"I(X;T)", "I(T;Y)"} <= set(piv.columns):
         raise ValueError("the information plane needs both I(X;T) and I(T;Y) in df")
@@ -425,8 +417,6 @@ def plot_layers(
     I(T;Y) <= H(Y) <= log 2 for a binary label) as a dashed line.  Draws on ``ax`` (a new
     figure if None), saves a PNG at ``path`` when given, returns the axes.
     """
-    from infometer.core.plot import finish, new_axes
-
     _, ax = new_axes(ax, figsize=(6.5, 4.0))
     labelled: set[str] = set()
     width = 0.08 * (len(frames) - 1)

@@ -8,7 +8,9 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import resolve_unit, unit_factor
-from infometer.core.validation import check_choice, check_float, check_int
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import progress_bar
+from infometer.core.validation import check_choice, check_float, check_int, check_pmf
 
 from ._ib import IBRun, ib_terms, iterate
 from ._inputs import tol_iter
@@ -67,8 +69,6 @@ class InformationBottleneck:
 
     def plot(self, ax=None, path=None):
         """Heat map of the encoder q(t | x); returns the Axes."""
-        from infometer.core.plot import finish, new_axes
-
         _, ax = new_axes(ax)
         im = ax.imshow(self.encoder.T, aspect="auto", cmap="viridis", vmin=0, vmax=1)
         ax.set_xlabel("x")
@@ -117,8 +117,6 @@ class IBCurve:
 
     def plot(self, ax=None, path=None):
         """I(T;Y) against I(X;T) (or H(T) for the deterministic IB); returns the Axes."""
-        from infometer.core.plot import finish, new_axes
-
         _, ax = new_axes(ax)
         det = self.points[0].method == "deterministic"
         xs = [p.h_t if det else p.i_xt for p in self.points]
@@ -136,7 +134,6 @@ class IBCurve:
 
 
 def _joint(pxy: Any) -> np.ndarray:
-    from infometer.core.validation import check_pmf
 
     return check_pmf(pxy, "pxy", ndim=2)
 
@@ -303,7 +300,6 @@ def ib_curve(
         if bs.ndim != 1 or bs.size == 0 or not np.all(np.isfinite(bs)) or np.any(bs <= 0):
             raise ValueError("betas must be a non-empty 1-D array of finite values > 0")
         bs = np.sort(bs)
-    from infometer.core.progress import progress_bar
 
     u = resolve_unit(unit, base)
     det = method == "deterministic"

@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.data import InfometerWarning
 from infometer.core.estimate import Estimate, resolve_unit, unit_factor
+from infometer.core.plot import finish, new_axes
 from infometer.core.uncertainty import make_estimate
 
 from ._blahut import capacity as _capacity
@@ -69,8 +71,6 @@ class ChannelCapacity:
 
     def plot(self, ax=None, path=None):
         """Bar chart of the capacity-achieving input pmf; returns the Axes."""
-        from infometer.core.plot import finish, new_axes
-
         _, ax = new_axes(ax)
         ax.bar(np.arange(self.input_pmf.size), self.input_pmf, color="tab:blue")
         ax.set_xlabel("input symbol x")
@@ -137,8 +137,6 @@ def channel_capacity(
             f"[{run.lower:.6g}, {run.upper:.6g}] nats"
         )
         import warnings
-
-        from infometer.core.data import InfometerWarning
 
         warnings.warn(warns[0], InfometerWarning, stacklevel=2)
     est = make_estimate(

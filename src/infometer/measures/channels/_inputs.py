@@ -6,13 +6,17 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core.validation import check_float, check_int
+from infometer.core.validation import (
+    check_float,
+    check_int,
+    check_probability_vector,
+    check_real_array,
+    check_stochastic_matrix,
+)
 
 
 def channel_matrix(W: Any, name: str = "channel") -> np.ndarray:
     """A channel matrix ``W[x, y] = P(y | x)``: 2-D, finite, >= 0, each row summing to 1."""
-    from infometer.core.validation import check_stochastic_matrix
-
     a = check_stochastic_matrix(W, name, axis=-1)
     if a.ndim != 2:
         raise ValueError(f"{name} must be a 2-D matrix (inputs x outputs), got shape {a.shape}")
@@ -20,15 +24,12 @@ def channel_matrix(W: Any, name: str = "channel") -> np.ndarray:
 
 
 def pmf(p: Any, name: str) -> np.ndarray:
-    from infometer.core.validation import check_probability_vector
 
     return np.asarray(check_probability_vector(p, name), dtype=np.float64)
 
 
 def distortion_matrix(d: Any, n_source: int, name: str = "distortion") -> np.ndarray:
     """A distortion matrix ``d[x, x^]``: 2-D, real, finite, >= 0, one row per source symbol."""
-    from infometer.core.validation import check_real_array
-
     a = np.asarray(check_real_array(d, name, ndim=2), dtype=np.float64)
     if a.shape[0] != n_source:
         raise ValueError(

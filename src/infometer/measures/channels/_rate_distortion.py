@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate, resolve_unit, unit_factor
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import progress_bar
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import check_float, check_int
 
@@ -87,8 +89,6 @@ class RateDistortionCurve:
 
     def plot(self, ax=None, path=None):
         """R(D) against D (line), with the certified lower bounds; returns the Axes."""
-        from infometer.core.plot import finish, new_axes
-
         _, ax = new_axes(ax)
         ax.plot(self.distortion, self.rate, "-", color="tab:blue", label="R(D) (achievable)")
         ax.plot(self.distortion, self.lower, ".", color="tab:orange", ms=3, label="lower bound")
@@ -278,7 +278,6 @@ def rate_distortion_curve(
         if bs.ndim != 1 or bs.size == 0 or not np.all(np.isfinite(bs)) or np.any(bs < 0):
             raise ValueError("betas must be a non-empty 1-D array of finite values >= 0")
         bs = np.sort(bs)
-    from infometer.core.progress import progress_bar
 
     pts = []
     q0 = None

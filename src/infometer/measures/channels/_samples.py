@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.api import estimate
 from infometer.core.data import Variable
 from infometer.core.estimate import Estimate
 from infometer.core.registry import (
@@ -142,8 +143,6 @@ def channel_capacity_from_samples(
     >>> round(im.channel_capacity_from_samples(x, y, unit="bits").value, 1)
     0.5
     """
-    from infometer.core.api import estimate
-
     return estimate(
         QUANTITY,
         {"x": x, "y": y},

@@ -8,7 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.api import estimate
 from infometer.core.estimate import Estimate
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import progress_bar
+from infometer.core.uncertainty import t_quantile
 from infometer.core.validation import check_choice, check_int, check_real_array
 
 from . import _measures as measures
@@ -75,8 +79,6 @@ def complexity(
     >>> im.complexity(np.arange(100.0), "permutation", order=4).value  # monotone: one pattern
     0.0
     """
-    from infometer.core.api import estimate
-
     if not isinstance(measure, str):
         raise TypeError(f"measure must be a string, got {type(measure).__name__}")
     _check_unit(measure, params, unit, base)
@@ -145,9 +147,6 @@ class MultiscaleResult:
         """The measure against the scale, with 95% CI bars where a stderr is known (the t
         quantile on blocks - 1 degrees of freedom, as the estimates' own intervals); returns
         the Axes."""
-        from infometer.core.plot import finish, new_axes
-        from infometer.core.uncertainty import t_quantile
-
         _, ax = new_axes(ax)
         q = t_quantile(0.95, int(self.params.get("stderr_blocks", 10)) - 1)
         se = np.where(np.isfinite(self.stderr), self.stderr, 0.0) * q
@@ -207,8 +206,6 @@ def multiscale(
     >>> list(res.to_frame()["scale"])
     [1, 2, 3]
     """
-    from infometer.core.progress import progress_bar
-
     method = check_choice(method, "method", ("standard", "composite", "refined"))
     if measure not in measures.MEASURES:
         raise ValueError(f"measure must be one of {sorted(measures.MEASURES)}, got {measure!r}")
@@ -289,8 +286,6 @@ class ComplexityEntropyPlane:
 
     def plot(self, ax=None, path=None):
         """The points with the plane's lower and upper limits; returns the Axes."""
-        from infometer.core.plot import finish, new_axes
-
         _, ax = new_axes(ax)
         lo, hi = plane_limits(math.factorial(self.order))
         ax.plot(lo[0], lo[1], "-", color="grey", lw=1)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core._lazy import lazy_module
-from infometer.core.validation import check_bool, check_choice, check_float, check_int
+from infometer.core.validation import check_bool, check_budget, check_choice, check_float, check_int
 
 #: The compiled kernels (numba), imported on first use: registering the family (which every
 #: registry lookup does) must not load numba (``tests/test_import_light.py``).
@@ -230,8 +230,6 @@ def fuzzy(
     max_pairs: int = MAX_FUZZY_PAIRS,
 ) -> float:
     """Fuzzy entropy ``log phi_m - log phi_{m+1}`` (Chen et al. 2007)."""
-    from infometer.core.validation import check_budget
-
     m, tau = check_embedding(x.size, order, delay, extra=1)
     n_exp = check_float(exponent, "exponent", low=0.0, inclusive=(False, True))
     tol = _tolerance(x, r, r_abs)

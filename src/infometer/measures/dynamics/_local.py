@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from infometer.core._local import LocalValues
+from infometer.core.api import estimate
 
 __all__ = [
     "LocalValues",
@@ -50,7 +51,6 @@ def _ml(method: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _local(quantity: str, data: dict[str, Any], method: str, **kw: Any) -> LocalValues:
-    from infometer.core.api import estimate
 
     params = _ml(method, kw.pop("params"))
     return estimate(quantity, data, method=method, local=True, **kw, **params)  # type: ignore[return-value]

@@ -45,11 +45,20 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core import registry
 from infometer.core.data import InfometerWarning
-from infometer.core.parallel import Execution
+from infometer.core.estimate import resolve_unit, unit_factor
+from infometer.core.parallel import Execution, MemorySink, run_jobs
+from infometer.core.progress import progress_bar as bar
 from infometer.core.validation import check_budget, check_choice, check_float, check_int
+from infometer.measures.stats import multipletests
+from infometer.measures.timeseries._embed import MIN_ROWS
 
+from ._algorithms import LinkTests, mci_target, pc_target, te_target
 from ._input import as_panel
+from ._pcmciplus import pcmciplus_graph
+from ._plot import plot_network
+from ._store import TargetStore, fingerprint
 
 __all__ = ["infer_network", "NetworkResult", "MAX_CANDIDATES", "MAX_LAG_MATRIX"]
 
@@ -207,8 +216,6 @@ class NetworkResult:
 
     def plot(self, ax=None, path=None):
         """Nodes on a circle, directed edges with width ∝ estimate, lags as labels."""
-        from ._plot import plot_network
-
         return plot_network(self, ax=ax, path=path)
 
     def __repr__(self) -> str:
@@ -224,7 +231,6 @@ class NetworkResult:
 
 
 def _bh(p: np.ndarray) -> np.ndarray:
-    from infometer.measures.stats import multipletests
 
     if p.size == 0:
         return p
@@ -235,8 +241,6 @@ def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
     """Run per-target jobs in process (one local job) or through ``parallel.run_jobs`` on
     ``ex``; with a ``store`` (a :class:`~._store.TargetStore`) finished targets are kept
     and skipped."""
-    from infometer.core.progress import progress_bar as bar
-
     progress = ex.progress
     if ex.workers == 1 and ex.resolve_backend("processes") != "dask" and store is None:
         out = {}
@@ -245,7 +249,6 @@ def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
                 out[key] = func(payload)
                 pb.update(1)
         return out
-    from infometer.core.parallel import MemorySink, run_jobs
 
     sink = MemorySink() if store is None else store
     todo = len(set(payloads) - set(sink.done_keys()))
@@ -423,7 +426,6 @@ def infer_network(
             check_int(v, nm, min_value=0)
     if seed is not None:
         seed = check_int(seed, "seed", min_value=0)
-    from infometer.core.estimate import resolve_unit, unit_factor
 
     unit_name = resolve_unit(unit)
     factor = unit_factor("nats", unit_name)
@@ -438,7 +440,6 @@ def infer_network(
             f"{why if pcm else ''}, which must be below half the length of "
             f"each series ({per_trial} rows per trial)"
         )
-    from infometer.measures.timeseries._embed import MIN_ROWS
 
     if (per_trial - span) * trials < MIN_ROWS:
         raise ValueError(
@@ -497,8 +498,6 @@ def infer_network(
     for w in warns:
         warnings.warn(w, InfometerWarning, stacklevel=2)
     if store is not None:
-        from ._store import fingerprint
-
         settings["_fingerprint"] = fingerprint(panel.values, panel.names, settings)
         settings["_store"] = str(store)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -580,7 +579,6 @@ def _name_key(names: list[str]):
 
 
 def _resolve_cmi(cmi: Any, discrete: bool, params: dict[str, Any]) -> str:
-    from infometer.core import registry
 
     if not isinstance(cmi, str):
         raise TypeError(f"cmi must be a CMI method name, got {type(cmi).__name__}")
@@ -608,7 +606,6 @@ def _target_index(t: Any, names: list[str], constant: list[str]) -> int:
 
 
 def _te(panel, tix, settings, fdr, ex):
-    from ._algorithms import te_target
 
     payloads = {int(j): {"data": panel.values, "target": int(j), "settings": settings} for j in tix}
     desc = f"{settings['method']} targets"
@@ -648,13 +645,11 @@ def _te(panel, tix, settings, fdr, ex):
 def _store(settings: dict[str, Any], phase: str):
     if "_store" not in settings:
         return None
-    from ._store import TargetStore
 
     return TargetStore(settings["_store"], phase, settings["_fingerprint"])
 
 
 def _pcmci(panel, tix, settings, fdr, ex):
-    from ._algorithms import mci_target, pc_target
 
     all_t = list(range(panel.n))  # MCI needs the parents of every source
     base = {j: {"data": panel.values, "target": j, "settings": settings} for j in all_t}
@@ -709,9 +704,6 @@ def _default_jobs() -> int:  # pragma: no cover - convenience for callers
 
 def _pcmciplus(panel, tix, settings, ex):
     """PCMCI+: PC1 per target (jobs), then phases 2-4 on all targets in this process."""
-    from ._algorithms import LinkTests, pc_target
-    from ._pcmciplus import pcmciplus_graph
-
     n, tau = panel.n, settings["max_lag"]
     base = {j: {"data": panel.values, "target": j, "settings": settings} for j in range(n)}
     pc = _run(

@@ -29,6 +29,7 @@ from infometer.core import registry
 from infometer.core.data import Variable
 from infometer.core.registry import Raw
 from infometer.core.validation import check_int
+from infometer.measures.timeseries._transfer import embed
 
 __all__ = ["ordinal_patterns"]
 
@@ -73,7 +74,6 @@ def _symbolise(v: Variable, order: int, delay: int, trials: int) -> Variable:
 
 
 def _embedded(vs: tuple[Variable, ...], params: dict[str, Any]) -> dict[str, Variable]:
-    from infometer.measures.timeseries._transfer import embed
 
     order = check_int(params.get("order", 3), "order", min_value=2, max_value=8)
     pdelay = check_int(params.get("pattern_delay", 1), "pattern_delay", min_value=1)

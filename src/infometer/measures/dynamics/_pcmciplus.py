@@ -31,6 +31,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from infometer.core.progress import progress_bar
+from infometer.core.validation import check_budget
+
 __all__ = ["pcmciplus_graph", "Test"]
 
 Node = tuple[int, int]
@@ -100,8 +103,6 @@ def _skeleton(
 
     dim = 0
     while (max_conds_dim is None or dim <= max_conds_dim) and (pairs := remaining(dim)):
-        from infometer.core.validation import check_budget
-
         check_budget(
             sum(math.comb(len([a for a in adj[j] if a != (i, g)]), dim) for i, j, g in pairs),
             name=f"contemporaneous condition sets of size {dim}",
@@ -155,8 +156,6 @@ def _unshielded(graph) -> list[tuple[Node, int, int]]:
 
 def _colliders(graph, sepsets, tester, conflict_resolution: bool, max_subsets: int = 2**14):
     """Majority-rule collider orientation; returns the ambiguous triples."""
-    from infometer.core.validation import check_budget
-
     triples = _unshielded(graph)
     adj = _contemp(graph)
     v_structures, ambiguous = [], []
@@ -333,7 +332,6 @@ def pcmciplus_graph(
     val_matrix = np.zeros((n, n, tau_max + 1)) if val_lagged is None else val_lagged.copy()
     if tau_min == 0:
         p_matrix[:, :, 0], val_matrix[:, :, 0] = 1.0, 0.0
-    from infometer.core.progress import progress_bar
 
     tester = _Tester(test, lagged_parents, alpha, max_conds_py, max_conds_px)
     with progress_bar(

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.plot import finish, new_axes
+
 #: arrow style, colour and line style of each link mark
 _STYLE = {
     "-->": ("-|>", "#3b75af", "-"),
@@ -17,8 +19,6 @@ _STYLE = {
 def plot_network(result: Any, ax=None, path=None):
     """Draw ``result`` (a :class:`~infometer.measures.dynamics._network.NetworkResult`)."""
     from matplotlib.patches import FancyArrowPatch
-
-    from infometer.core.plot import finish, new_axes
 
     _, ax = new_axes(ax, figsize=(5.5, 5.5))
     names = list(result.nodes)

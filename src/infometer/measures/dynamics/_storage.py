@@ -32,6 +32,7 @@ from typing import Any, Literal, overload
 
 from infometer.core import registry
 from infometer.core._local import LocalRaw, LocalValues
+from infometer.core.api import estimate
 from infometer.core.data import Variable
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoContext, AutoRule, EstimatorSpec, Raw
@@ -250,7 +251,6 @@ def _public(
     params: dict[str, Any],
     local: bool = False,
 ) -> Estimate | LocalValues:
-    from infometer.core.api import estimate
 
     return estimate(
         quantity,

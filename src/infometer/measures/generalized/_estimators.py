@@ -27,8 +27,18 @@ from infometer.core.registry import (
     register,
     register_auto,
 )
-from infometer.core.validation import check_bool, check_choice, check_float, check_int
+from infometer.core.validation import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_probability_vector,
+)
 from infometer.estimators.discrete._counting import counts
+from infometer.estimators.discrete._estimators import aligned_codes
+from infometer.estimators.knn._engine import kth_distance_to, kth_neighbours
+from infometer.estimators.knn._kernels import kozachenko_leonenko, log_unit_ball
+from infometer.estimators.knn._prep import JITTER_CHOICES, prepare
 
 from . import _kernels as kernels
 
@@ -148,9 +158,6 @@ def _make_lps(kind: str):
         jitter_scale: float = 1e-10,
         seed: int | None = 0,
     ) -> Raw:
-        from infometer.estimators.knn._engine import kth_neighbours
-        from infometer.estimators.knn._kernels import log_unit_ball
-        from infometer.estimators.knn._prep import JITTER_CHOICES, prepare
 
         a = check_order(order, kind)
         k = check_int(k, "k", min_value=1)
@@ -248,8 +255,6 @@ def _shared_pmfs(p: Variable, q: Variable) -> tuple[np.ndarray, np.ndarray]:
     if _codes_are_symbols(p) and _codes_are_symbols(q):
         cp, cq = p.columns[0], q.columns[0]  # small non-negative integers: codes = symbols
     else:
-        from infometer.estimators.discrete._estimators import aligned_codes
-
         cp, cq = aligned_codes(p, q)
     m = int(max(cp.max(), cq.max())) + 1
     a = np.bincount(cp, minlength=m).astype(float)
@@ -298,9 +303,6 @@ def renyi_divergence_knn(
     ``B = Γ(k)² / (Γ(k - a + 1) Γ(k + a - 1))``; consistent for ``|a - 1| < k``."""
     from scipy.special import gammaln, logsumexp
 
-    from infometer.estimators.knn._engine import kth_distance_to, kth_neighbours
-    from infometer.estimators.knn._prep import JITTER_CHOICES, prepare
-
     a = check_order(order)
     k = check_int(k, "k", min_value=1)
     check_choice(jitter, "jitter", JITTER_CHOICES)
@@ -338,7 +340,6 @@ def renyi_divergence_knn(
 def _weights(p: Variable, q: Variable, weights: Any) -> np.ndarray:
     if weights is None:
         return np.array([0.5, 0.5])
-    from infometer.core.validation import check_probability_vector
 
     return check_probability_vector(weights, "weights", size=2)
 
@@ -374,9 +375,6 @@ def jsd_knn(
 ) -> Raw:
     """JSD with weights ``n_p/N, n_q/N`` from kNN entropies: the pooled sample is a sample
     of the mixture ``(n_p P + n_q Q) / N``, so ``JSD = H(pooled) - sum_i w_i H(sample_i)``."""
-    from infometer.estimators.knn._kernels import kozachenko_leonenko
-    from infometer.estimators.knn._prep import JITTER_CHOICES, prepare
-
     k = check_int(k, "k", min_value=1)
     check_choice(jitter, "jitter", JITTER_CHOICES)
     if p.d != q.d:

@@ -18,11 +18,19 @@ from typing import Any
 import numpy as np
 
 from infometer.core import registry
-from infometer.core.data import Variable, check_choice
-from infometer.core.estimate import Estimate
+from infometer.core.api import run
+from infometer.core.data import Variable, as_variable, check_choice, check_same_length
+from infometer.core.estimate import Estimate, resolve_unit
+from infometer.core.plot import finish, new_axes
 from infometer.core.registry import AutoRule, Raw, register, register_auto
+from infometer.core.uncertainty import make_estimate
+from infometer.core.validation import check_budget, check_pmf
 
+from . import _kernels as kernels
 from . import _pid
+from ._estimators import _columns, gaussian_scores, scatter_of
+from ._gaussian_broja import union_information
+from ._measures import split_variables
 
 __all__ = ["pid", "PIDResult", "pid_of_pmf", "CONTINUOUS_MEASURES"]
 
@@ -121,8 +129,6 @@ class PIDResult:
 
     def plot(self, ax=None, path=None):
         """Horizontal bars of the atoms (with intervals when computed)."""
-        from infometer.core.plot import finish, new_axes
-
         m = len(self.sources)
         _, ax = new_axes(ax, figsize=(6.0, max(2.5, 0.32 * len(self.atoms) + 1.2)))
         nodes = {_pid.label(a): a for a in _pid.lattice(m)}
@@ -151,8 +157,6 @@ class PIDResult:
 def table_of(vs: Sequence[Variable]) -> np.ndarray:
     """Empirical joint pmf of discrete variables (one axis per variable, joint symbols of
     each variable's columns), checked against ``MAX_TABLE_CELLS`` before allocating."""
-    from infometer.core.validation import check_budget
-
     codes = []
     for v in vs:
         c = v.codes
@@ -173,8 +177,6 @@ def table_of(vs: Sequence[Variable]) -> np.ndarray:
 def _gaussian_atoms(
     vs: Sequence[Variable], measure: str, bias_correct: bool | None
 ) -> tuple[dict, dict]:
-    from . import _kernels as kernels
-    from ._estimators import _columns, gaussian_scores, scatter_of
 
     if measure not in CONTINUOUS_MEASURES:
         raise ValueError(
@@ -218,8 +220,6 @@ def _gaussian_atoms(
         if measure == "broja":
             diag["broja"] = "scalar target: the Gaussian BROJA PID is the MMI PID (Barrett 2015)"
     else:
-        from ._gaussian_broja import union_information
-
         nodes = _pid.lattice(2)
         i0, i1, i01 = mi(frozenset({0})), mi(frozenset({1})), mi(frozenset({0, 1}))
         if not groups[0] or not groups[1]:
@@ -335,8 +335,6 @@ def _result(
     n: int | None = None,
     estimates: Sequence[Estimate] | None = None,
 ) -> PIDResult:
-    from infometer.core.estimate import resolve_unit
-    from infometer.core.uncertainty import make_estimate
 
     u = resolve_unit(unit, base)
     labels = tuple(_pid.label(a) for a in atoms)
@@ -401,8 +399,6 @@ def pid_of_pmf(
     >>> round(pid_of_pmf(p, measure="imin", unit="bits").redundancy.value, 9)
     1.0
     """
-    from infometer.core.validation import check_pmf
-
     a = check_pmf(p, name)
     measure = check_choice(measure, "measure", _pid.MEASURES)
     if a.ndim < 3:
@@ -465,11 +461,6 @@ def pid(
     >>> round(r.redundancy.value, 4), round(r.synergy.value, 4)
     (0.3113, 0.5)
     """
-    from infometer.core.api import run
-    from infometer.core.data import as_variable, check_same_length
-
-    from ._measures import split_variables
-
     src = split_variables(sources, groups=groups, discrete=discrete)
     tname = "target"
     while tname in src:

@@ -15,6 +15,7 @@ import numpy as np
 from infometer.core import registry
 from infometer.core.data import Variable, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
+from infometer.estimators.parametric._gaussian import _copula, _gram, standardize
 
 from . import _kernels as kernels
 from ._terms import MIN_VARIABLES, QUANTITIES, check_count, terms
@@ -133,16 +134,12 @@ def _columns(vs: Sequence[Variable]) -> tuple[list[np.ndarray], list[list[int]],
 
 def scatter_of(a: np.ndarray) -> np.ndarray:
     """``(a - ā)ᵀ(a - ā)`` (one BLAS product)."""
-    from infometer.estimators.parametric._gaussian import _gram
-
     c = a - a.mean(axis=0)
     return _gram(c)
 
 
 def gaussian_scores(cols: Sequence[np.ndarray], copula: bool) -> tuple[np.ndarray, int]:
     """Standardised columns (``copula``: normal scores of the ranks) and the tie count."""
-    from infometer.estimators.parametric._gaussian import _copula, standardize
-
     a = np.column_stack(cols)
     if copula:
         return _copula(a)

@@ -9,6 +9,7 @@ import numpy as np
 from infometer.core.estimate import Estimate
 from infometer.core.uncertainty import exact_estimate
 
+from ._decomposition import pid_of_pmf
 from ._pmf import pmf_quantity
 
 __all__ = [
@@ -122,6 +123,4 @@ def pid(p: Any, *, measure: str = "broja", unit: str | None = "nats", base: floa
     >>> round(pid(p, measure="broja", unit="bits").redundancy.value, 6)
     1.0
     """
-    from ._decomposition import pid_of_pmf
-
     return pid_of_pmf(p, measure=measure, unit=unit, base=base)

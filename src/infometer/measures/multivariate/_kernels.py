@@ -18,6 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from infometer.core.data import encode_columns
+from infometer.estimators.parametric._gaussian import RESOLUTION, _wishart_offset
+
 __all__ = [
     "pmf_entropy_sum",
     "codes_entropy_sum",
@@ -61,7 +64,6 @@ def codes_entropy_sum(
 ) -> float:
     """``sum_S c_S Ĥ(X_S)`` where ``entropy(counts, S)`` estimates H from the non-zero
     counts of the joint symbols of the variables ``S`` (``codes[i]``: int64 per row)."""
-    from infometer.core.data import encode_columns
     from infometer.estimators.discrete._counting import counts
 
     total = 0.0
@@ -95,8 +97,6 @@ def gaussian_block_entropies(
         (m,) (or (b, m)) entropies ``½ (log det Σ̂ + s log 2πe)``; NaN where a block is
         singular (collinear or constant columns).
     """
-    from infometer.estimators.parametric._gaussian import RESOLUTION, _wishart_offset
-
     m, s = blocks.shape
     if s == 0:
         return np.zeros(scatter.shape[:-2] + (m,))

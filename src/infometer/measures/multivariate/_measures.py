@@ -10,8 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core.data import Variable, as_variable, check_int
+from infometer.core.api import run
+from infometer.core.data import Variable, as_variable, as_variables, check_int
 from infometer.core.estimate import Estimate
+from infometer.core.plot import finish, new_axes
+
+from ._terms import check_count
 
 __all__ = [
     "split_variables",
@@ -68,7 +72,6 @@ def split_variables(
     if isinstance(X, dict):
         if groups is not None:
             raise ValueError("groups is for a table X; a dict X already names each variable")
-        from infometer.core.data import as_variables
 
         return as_variables({str(k): v for k, v in X.items()}, discrete=discrete)
     v = as_variable(X, "X", discrete=discrete)
@@ -140,9 +143,6 @@ def _run(
     discrete,
     params: dict,
 ) -> Estimate:
-    from infometer.core.api import run
-
-    from ._terms import check_count
 
     variables = split_variables(X, groups=groups, discrete=discrete)
     check_count(quantity, len(variables))
@@ -290,8 +290,6 @@ class GradientOInformation:
 
     def plot(self, ax=None, path=None):
         """Bar chart of the contributions (red: synergy, blue: redundancy)."""
-        from infometer.core.plot import finish, new_axes
-
         _, ax = new_axes(ax)
         vals = np.array([e.value for e in self.estimates])
         colors = np.where(vals < 0, "tab:red", "tab:blue")
@@ -325,10 +323,6 @@ def gradient_o_information(
     Scagliarini, Marinazzo, Guo, Stramaglia & Rosas (2023).  Negative: the variable
     joins the others synergistically; positive: redundantly.
     """
-    from infometer.core.api import run
-
-    from ._terms import check_count
-
     variables = split_variables(X, groups=groups, discrete=discrete)
     check_count("o_information_gradient", len(variables))
     if "index" in params:

@@ -20,10 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core.parallel import Execution
+from infometer.core._warnings import warn_user
+from infometer.core.estimate import Estimate, resolve_unit
+from infometer.core.parallel import Execution, MemorySink, run_jobs
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import check_progress, progress_bar
 from infometer.core.validation import check_budget, check_choice, check_int
+from infometer.measures.stats import multipletests
 
 from . import _search
+from ._chunkstore import ChunkStore
+from ._estimators import gaussian_scores, scatter_of
+from ._measures import split_variables
 from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
 from ._surrogates import independent_orders
 
@@ -109,8 +117,6 @@ class MultipletResult:
     def plot(self, ax=None, path=None, *, kind: str = "bars", top: int = 20):
         """``kind="bars"``: the ``top`` multiplets by |value| (red < 0, blue > 0; a dot
         marks p_fwer < 0.05); ``"pairs"``: heat map of :meth:`pair_matrix`."""
-        from infometer.core.plot import finish, new_axes
-
         kind = check_choice(kind, "kind", ("bars", "pairs"))
         if kind == "pairs":
             _, ax = new_axes(ax, figsize=(6.0, 5.0))
@@ -256,12 +262,6 @@ def multiplets(
     >>> g.frame["multiplet"].tolist()  # the best of each size, best first
     [('x0', 'x1', 'x2', 'x3'), ('x0', 'x1', 'x2')]
     """
-    from infometer.core.estimate import Estimate, resolve_unit
-    from infometer.core.progress import check_progress
-
-    from ._estimators import gaussian_scores, scatter_of
-    from ._measures import split_variables
-
     measure = check_choice(measure, "measure", MEASURES)
     method = check_choice(method, "method", METHODS)
     search = check_choice(search, "search", SEARCHES)
@@ -358,8 +358,6 @@ def multiplets(
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
     diag.update(multiplets=int(count), search=search)
     if diag.get("singular_multiplets"):
-        from infometer.core._warnings import warn_user
-
         bad = frame.loc[frame["value"].isna(), "multiplet"].tolist()
         msg = (
             f"{len(bad)} multiplet(s) of X have a singular covariance (a column is a linear "
@@ -385,7 +383,6 @@ def multiplets(
 
 
 def _exhaustive(cfg: dict, progress, **_: Any):
-    from infometer.core.progress import progress_bar
 
     w, ws, n, d = cfg["w"], cfg["ws"], cfg["n"], cfg["d"]
     b_count = 0 if ws is None else ws.shape[0]
@@ -423,8 +420,6 @@ def _collect(parts: list[dict], b_count: int, rows_val, rows_p, rows_fwer) -> No
 
 def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None) -> None:
     """``func`` on every job through :func:`infometer.core.parallel.run_jobs` on ``ex``."""
-    from infometer.core.parallel import run_jobs
-
     outcome = run_jobs(
         func, jobs, sink, execution=ex, progress=True if progress else None, interruptible=False
     )
@@ -433,10 +428,6 @@ def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None)
 
 def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, seed):
     import hashlib
-
-    from infometer.core.parallel import MemorySink
-
-    from ._chunkstore import ChunkStore
 
     w, ws, d = cfg["w"], cfg["ws"], cfg["d"]
     b_count = 0 if ws is None else ws.shape[0]
@@ -511,8 +502,6 @@ def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Executio
 def _surrogate_bests(cfg: dict, width: int, sign: float, progress, ex: Execution):
     """(B, sizes): the same search on every surrogate, its best of each size (the null of
     the best); one job per surrogate on ``run_jobs`` when ``ex`` asks for workers."""
-    from infometer.core.progress import progress_bar
-
     ws = cfg["ws"]
     keys = ("n", "lo", "hi", "measure", "bias_correct")
     jobs = {
@@ -520,8 +509,6 @@ def _surrogate_bests(cfg: dict, width: int, sign: float, progress, ex: Execution
         for b in range(ws.shape[0])
     }
     if ex.workers > 1 or ex.scheduler is not None:
-        from infometer.core.parallel import MemorySink
-
         sink = MemorySink()
         _run(_search.best_of_search, jobs, sink, ex, progress)
         return np.vstack([sink.results[b] for b in jobs])
@@ -552,8 +539,6 @@ def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
     if np.isnan(vals).any():
         diag["singular_multiplets"] = int(np.isnan(vals).sum())
     if rows_p:
-        from infometer.measures.stats import multipletests
-
         p = np.concatenate(rows_p)
         frame["p_value"] = p
         frame["p_fwer"] = np.concatenate(rows_fwer)

@@ -24,7 +24,22 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core.validation import check_budget, check_choice, check_int, check_memory
+from infometer.core.data import InfometerWarning, as_variable, check_same_length
+from infometer.core.estimate import Estimate, resolve_unit
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import check_progress, progress_bar
+from infometer.core.validation import (
+    check_budget,
+    check_choice,
+    check_float,
+    check_int,
+    check_memory,
+)
+
+from ._decomposition import pid
+from ._estimators import gaussian_scores, scatter_of
+from ._kernels import gaussian_block_entropies as blocks_h
+from ._measures import split_variables
 
 __all__ = ["pid_pairs", "PairPIDResult", "pair_mutual_info", "MAX_PAIRS", "MAX_CI_RERUNS"]
 
@@ -81,8 +96,6 @@ def pair_mutual_info(
     >>> round(float(single[0]), 6), round(float(joint[0]), 6)  # -½log(1-ρ²), -½log(1-ρ²ᵢ-ρ²ⱼ) here
     (0.143841, 0.346574)
     """
-    from ._kernels import gaussian_block_entropies as blocks_h
-
     target = np.asarray(target, dtype=np.intp)
     d = scatter.shape[0]
     t = target.size
@@ -208,8 +221,6 @@ class PairPIDResult:
     def plot(self, ax=None, path=None):
         """Heat map of synergy − redundancy (frites' interaction information) of every
         pair: red where the pair is synergistic about the target, blue where redundant."""
-        from infometer.core.plot import finish, new_axes
-
         d = len(self.names)
         _, ax = new_axes(ax, figsize=(6.0, 5.0))
         mat = self.matrix("synergy_minus_redundancy")
@@ -290,13 +301,6 @@ def pid_pairs(
     >>> bool(f.iloc[0]["synergy"] > 0.5 > abs(f.iloc[5]["synergy"]))
     True
     """
-    from infometer.core.data import as_variable, check_same_length
-    from infometer.core.estimate import Estimate, resolve_unit
-    from infometer.core.progress import check_progress, progress_bar
-
-    from ._estimators import gaussian_scores, scatter_of
-    from ._measures import split_variables
-
     measure = check_choice(measure, "measure", MEASURES)
     method = check_choice(method, "method", METHODS)
     max_pairs = check_int(max_pairs, "max_pairs", min_value=1)
@@ -344,8 +348,6 @@ def pid_pairs(
         raise ValueError(f"X has {n} rows; a pair and the target need at least {tv.d + 4}")
     ci_level = None
     if ci is not None:
-        from infometer.core.validation import check_float
-
         ci_level = check_float(ci, "ci")
         if not 0.0 < ci_level < 1.0:
             raise ValueError(f"ci must be in (0, 1), got {ci!r}")
@@ -427,17 +429,12 @@ def _target_name(target: Any, default: str) -> str:
 
 
 def _warning_class():
-    from infometer.core.data import InfometerWarning
 
     return InfometerWarning
 
 
 def _intervals(scores, d, tidx, pairs, measure, level, seed, progress) -> dict:
     """Each atom's bootstrap interval through ``im.pid`` (the shared resampling)."""
-    from infometer.core.progress import progress_bar
-
-    from ._decomposition import pid
-
     keys = {"{0}{1}": "redundancy", "{0}": "unique_i", "{1}": "unique_j", "{01}": "synergy"}
     out = {k: np.full((pairs.shape[0], 2), np.nan) for k in keys.values()}
     t = scores[:, tidx]

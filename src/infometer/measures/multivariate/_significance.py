@@ -21,7 +21,10 @@ from typing import Any
 import numpy as np
 
 from infometer.core import registry
+from infometer.core.api import run
 from infometer.core.estimate import _fmt, resolve_unit, unit_factor
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import check_progress
 from infometer.core.validation import check_choice, check_int
 from infometer.measures.stats._independence import (
     MAX_PERMUTATIONS,
@@ -29,7 +32,9 @@ from infometer.measures.stats._independence import (
     permutation_null,
 )
 
+from ._measures import split_variables
 from ._surrogates import independent_orders, scheme_name
+from ._terms import check_count
 
 __all__ = ["multivariate_test", "MultivariateTest", "TEST_MEASURES"]
 
@@ -92,8 +97,6 @@ class MultivariateTest(IndependenceTest):
     def plot(self, ax=None, path=None):
         """Histogram of the permutation null with the observed statistic (and, for a
         two-sided test, its mirror image: the other edge of "as extreme")."""
-        from infometer.core.plot import finish, new_axes
-
         _, ax = new_axes(ax)
         s = self.statistic
         null = self.null
@@ -226,12 +229,6 @@ def multivariate_test(
     >>> t.statistic.value < 0, t.p_value  # XOR: synergy, far outside the null
     (True, 0.01)
     """
-    from infometer.core.api import run
-    from infometer.core.progress import check_progress
-
-    from ._measures import split_variables
-    from ._terms import check_count
-
     measure = check_choice(measure, "measure", tuple(TEST_MEASURES))
     quantity = TEST_MEASURES[measure]
     n_permutations = check_int(

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core import registry
+from infometer.core.api import run
 from infometer.core.data import Variable, as_variables, check_choice, check_float, check_int
 from infometer.core.estimate import Estimate, _fmt, unit_factor
 from infometer.core.progress import progress_bar
@@ -326,7 +327,6 @@ def independence_test(
             )
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None, got {progress!r}")
-    from infometer.core.api import run
 
     data = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
     variables = as_variables(data, discrete=discrete)

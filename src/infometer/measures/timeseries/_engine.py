@@ -32,7 +32,13 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core import registry
 from infometer.core.data import Variable
+from infometer.measures.stats._independence import (
+    _strata_permutation,
+    _z_neighbors,
+    local_permutation,
+)
 
 from ._select import Perms
 
@@ -278,7 +284,6 @@ class RegistryEngine:
         null: str = "permutation",
         n_neighbors: int = 5,
     ) -> None:
-        from infometer.core import registry
 
         self.null = null
         self.n_neighbors = n_neighbors
@@ -346,12 +351,6 @@ class RegistryEngine:
         key = tuple(sorted(cond))
         have = self._local.get(key)
         if have is None or have.shape[0] < len(perms):
-            from infometer.measures.stats._independence import (
-                _strata_permutation,
-                _z_neighbors,
-                local_permutation,
-            )
-
             rng = np.random.default_rng([0 if self.seed is None else self.seed, len(key), *key])
             z = self._block(list(key), None, "z")
             if self.discrete:

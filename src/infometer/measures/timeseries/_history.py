@@ -13,7 +13,9 @@ from infometer.core import registry
 from infometer.core.data import Variable
 from infometer.core.validation import check_choice, check_float, check_int
 
-from ._embed import check_lags, lagged, present_rows, uniform_lags
+from ._embed import check_lags, lag_matrix, lagged, present_rows, uniform_lags
+from ._engine import make_engine
+from ._select import include, prune
 
 __all__ = ["ragwitz_k", "choose_lags"]
 
@@ -84,9 +86,6 @@ def choose_lags(
     seed: int | None,
 ) -> tuple[list[int], dict[str, Any]]:
     """The history of ``x`` chosen by ``k_method`` (see the module docstring)."""
-    from ._engine import make_engine
-    from ._select import include, prune
-
     if x.d != 1:
         raise ValueError(f"k='auto' needs a one-column series; {x.name} has {x.d} columns")
     t = present_rows(x.n, max_lag * (tau if k_method == "ragwitz" else 1), trials)
@@ -179,10 +178,6 @@ def choose_source_lags(
         ``diagnostics["source_lags"]``: the kept source samples as lags of y_{t+1}
         (u = the newest); ``l = 1`` when none is significant (``no_significant_source_lag``).
     """
-    from ._embed import lag_matrix
-    from ._engine import make_engine
-    from ._select import include, prune
-
     series = [source, target] + ([cond] if cond is not None else [])
     for v in series:
         if v.d != 1:

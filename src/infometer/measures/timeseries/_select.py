@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.validation import check_memory
+
 __all__ = [
     "Perms",
     "pool_perms",
@@ -74,8 +76,6 @@ def permutations(rng: np.random.Generator, n: int, count: int) -> Perms:
     One pool per engine serves every test of a target (``engine.pool``): each test's null
     is valid on its own; only the tests' dependence on one another changes.
     """
-    from infometer.core.validation import check_memory
-
     check_memory(
         8.0 * count * n,
         what=f"table of {count} permutations of {n} rows",

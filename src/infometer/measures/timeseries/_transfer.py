@@ -34,9 +34,13 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core._local import LocalRaw, LocalValues
-from infometer.core.data import Variable, check_float, check_int
+from infometer.core.api import estimate, run
+from infometer.core.data import Variable, as_variables, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoContext, AutoRule, EstimatorSpec, Raw
+
+from ._history import _history as _select_history
+from ._history import choose_source_lags
 
 __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
 
@@ -179,8 +183,6 @@ def embed_arrays(
         ``(source_past, target_future, conditioning)`` as float arrays (discrete columns
         as their integer codes).
     """
-    from infometer.core.data import as_variables
-
     data = {"source": source, "target": target}
     if cond is not None:
         data["cond"] = cond
@@ -202,8 +204,6 @@ def _is_auto(v: Any) -> bool:
 
 def _auto_l(vs: list[Variable], params: dict[str, Any], method: str) -> tuple[int, dict]:
     """The source history length for ``l="auto"`` (after ``k``) and its diagnostics."""
-    from ._history import choose_source_lags
-
     tau = check_int(params.get("tau", 1), "tau", min_value=1)
     if tau != 1:
         raise ValueError(
@@ -247,8 +247,6 @@ def _auto_k(target: Variable, params: dict[str, Any], method: str) -> tuple[int,
     :func:`~._history.choose_lags`; TE's target history is uniform, so the greedy choice
     becomes the uniform history that holds every chosen lag (k = the largest one).
     """
-    from ._history import _history
-
     k_method = params.get("k_method", "greedy")
     tau = check_int(params.get("tau", 1), "tau", min_value=1)
     if k_method == "greedy" and tau != 1:
@@ -266,7 +264,7 @@ def _auto_k(target: Variable, params: dict[str, Any], method: str) -> tuple[int,
         "trials": params.get("trials", 1),
         "seed": params.get("seed", 0),
     }
-    lags, diag, _ = _history(target, own, method)
+    lags, diag, _ = _select_history(target, own, method)
     k = max(lags) if diag["k_method"] == "greedy" else len(lags)
     diag = {f"k_{p}" if p in ("selection_steps", "pruned_lags") else p: v for p, v in diag.items()}
     diag["chosen_k"] = k
@@ -334,7 +332,6 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         return cmi, e, inner
 
     def te(*vs: Variable, **params: Any) -> Raw:
-        from infometer.core.api import run
 
         names = dict(zip(ROLES, vs, strict=False))
         e, inner, _, auto, resolved = parts(names, params)
@@ -534,8 +531,6 @@ def transfer_entropy(
     >>> round(lv.mean, 2), int(lv.times[0])
     (0.69, 1)
     """
-    from infometer.core.api import estimate
-
     data = {"source": source, "target": target}
     if cond is not None:
         data["cond"] = cond

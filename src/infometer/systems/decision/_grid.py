@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.plot import finish, new_axes, new_panels
+
 from ._pomdp import POMDP, Episode, Policy, run_episode
 from ._validate import check_choice, check_float, check_int, distribution
 
@@ -529,8 +531,6 @@ def render_world(
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['left']
     """
-    from infometer.core.plot import finish, new_axes
-
     h, w = world.shape
     _, ax = new_axes(ax, figsize=(max(4.5, 1.0 + 0.55 * w), max(3.0, 0.6 + 0.55 * h)))
     _draw_world(ax, world, values, cmap, value_label)
@@ -585,8 +585,6 @@ def render_maps(
     >>> [a.get_title() for a in axes]
     ['rewarding cells: MDP value', 'informative cells: pair value']
     """
-    from infometer.core.plot import finish, new_panels
-
     h, w = world.shape
     _, axes = new_panels(ax, 2, figsize=(2.0 + 1.1 * w, 0.9 + 0.55 * h), name="ax")
     _draw_world(axes[0], world, reward_map, "viridis", "V(x)")

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate
+from infometer.core.validation import check_budget
 from infometer.measures import exact
 
 from ._validate import as_float_array, distribution, table
@@ -138,8 +139,6 @@ MAX_LP_ENTRIES = 25_000_000
 def _check_lp_size(n_a: int, n_s: int) -> None:
     """Refuse an LP whose dense constraint matrices would not fit, before building them
     (10^4 states: 1.6 GB of equality rows alone)."""
-    from infometer.core.validation import check_budget
-
     rows = n_a * (n_a - 1) + n_s
     check_budget(
         float(rows) * n_a * n_s,

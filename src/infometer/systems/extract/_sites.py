@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from ._html import parse, text_of
+
 __all__ = [
     "TEMPLATES",
     "DETAIL_TEMPLATES",
@@ -596,8 +598,6 @@ def layout_signature(html: str) -> str:
     >>> layout_signature(g.pages[0].html) == layout_signature(g.pages[1].html)
     True
     """
-    from ._html import parse
-
     root = parse(html, name="html")
     body = root.find("body")
     node = body if body is not None else root
@@ -634,8 +634,6 @@ def template_extractor(layout: Layout) -> Any:
     >>> sorted(f(g.pages[0].html)) == sorted(g.pages[0].gold())
     True
     """
-    from ._html import parse, text_of
-
     c = layout.cls
 
     def by_class(root: Any, name: str) -> list[Any]:

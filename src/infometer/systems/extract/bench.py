@@ -21,6 +21,16 @@ from typing import Any
 
 import numpy as np
 
+from infometer.systems.text._compressors import LeadK
+
+from ._documents import make_corpus
+from ._metrics import fuzzy_f1
+from ._sites import TEMPLATES, make_group, make_sites
+from ._sso import parse_output, serialize_sso
+from .bridge import extraction_mutual_info, layout_entropy, rank_agreement
+from .litecost import evaluate, run_cost, spans_of, train_extractor
+from .liveweb import VGS, make_benchmark, run_benchmark
+
 __all__ = ["PARTS", "SIZES", "run", "run_part", "write_html"]
 
 PARTS: tuple[str, ...] = ("scribes", "litecost", "liveweb", "bridge")
@@ -54,7 +64,6 @@ def _records(df: Any) -> list[dict[str, Any]]:
 
 
 def _scribes(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, Any]:
-    from ._sites import make_sites
     from .scribes import evaluate, page_features, search_program, token_costs, train_policy
 
     rows, tok, by_size = [], [], []
@@ -81,8 +90,6 @@ def _scribes(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str,
                 d2 = evaluate(sw, gs, progress=progress).to_frame()
                 by_size += _records(d2.drop(columns=["program"]))
     for size in (1, 2, 4, 8, 13):
-        from ._sites import make_group
-
         for t in ("header_table", "div_grid", "infobox"):
             tok.append({"template": t, **token_costs(make_group("book", t, size, seed=seed))})
     import pandas as pd
@@ -107,9 +114,6 @@ def _scribes(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str,
 
 def _litecost(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, Any]:
     import pandas as pd
-
-    from ._documents import make_corpus
-    from .litecost import evaluate, train_extractor
 
     rows = []
     for s in range(cfg["seeds"]):
@@ -146,7 +150,6 @@ def _litecost(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str
 def _liveweb(
     cfg: dict[str, int], seed: int, progress: bool | None, render: str, similarity: str
 ) -> dict[str, Any]:
-    from .liveweb import VGS, make_benchmark, run_benchmark
 
     b = make_benchmark(pages_per_group=cfg["lw_pages"], seed=seed)
     ext = VGS(render=render, similarity=similarity)
@@ -186,9 +189,6 @@ def _liveweb(
 def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, Any]:
     import warnings
 
-    from ._metrics import fuzzy_f1
-    from ._sites import TEMPLATES, make_group, make_sites
-    from .bridge import extraction_mutual_info, layout_entropy, rank_agreement
     from .scribes import Choice, resolve, run_choice
 
     pages = [p for g in make_sites(len(TEMPLATES), cfg["pages"], seed=seed) for p in g.pages]
@@ -259,13 +259,6 @@ def _litecost_mi(seed: int) -> list[dict[str, Any]]:
     """I(filing; structure | question): SSO of a trained extractor vs lead-k sentences."""
     import warnings
 
-    from infometer.systems.text._compressors import LeadK
-
-    from ._documents import make_corpus
-    from ._sso import serialize_sso
-    from .bridge import extraction_mutual_info
-    from .litecost import run_cost, spans_of, train_extractor
-
     ext, _ = train_extractor(
         make_corpus(4, seed=seed + 11, n_companies=3), grpo_steps=40, seed=seed
     )
@@ -275,7 +268,6 @@ def _litecost_mi(seed: int) -> list[dict[str, Any]]:
     def sso(text: str, question: str | None = None) -> str:
         q, sp = by_text[text]
         run = run_cost(q, sp, ext)
-        from ._sso import parse_output
 
         return serialize_sso(parse_output(run.output).sso) if run.schema else ""
 

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.systems.text import channel_mutual_info
+
 from ._sites import layout_signature
 
 __all__ = ["layout_entropy", "triples_text", "extraction_mutual_info", "rank_agreement"]
@@ -102,8 +104,6 @@ def extraction_mutual_info(
     True
     """
     import inspect
-
-    from infometer.systems.text import channel_mutual_info
 
     if not callable(extractor):
         raise TypeError(f"extractor must be callable, got {type(extractor).__name__}")

@@ -33,6 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import progress_bar
+
 from ._documents import METRICS, NUMBER_RE, Filing, Question, parse_amount
 from ._sso import (
     SSO,
@@ -451,7 +454,6 @@ def train_extractor(
         raise ValueError(
             f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
         )
-    from infometer.core.progress import progress_bar
 
     rng = np.random.default_rng(seed)
     cache: dict[int, list[Span]] = {}
@@ -553,8 +555,6 @@ class LiteCostResult:
 
     def plot(self, ax: Any = None, path: Any = None) -> Any:
         """AS by level for each system."""
-        from infometer.core.plot import finish, new_axes
-
         fig, ax = new_axes(ax, figsize=(6, 3.5))
         s = self.summary()
         systems = list(dict.fromkeys(s["system"]))
@@ -586,8 +586,6 @@ def evaluate(
     >>> sorted(r.summary().level.tolist())
     [1, 2, 3, 4]
     """
-    from infometer.core.progress import progress_bar
-
     cache: dict[int, list[Span]] = {}
     rows = []
     with progress_bar(

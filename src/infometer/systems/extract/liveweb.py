@@ -41,10 +41,24 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import progress_bar
+from infometer.systems.text._embed import minilm_sentence_encoder
+
 from ._html import parse, text_of
 from ._metrics import normalize_text, set_prf
 from ._server import SiteServer, chromium_path, fetch, render_boxes
-from ._sites import DETAIL_TEMPLATES, DRIFTS, Group, Page, drift, make_group, rerender
+from ._sites import (
+    DETAIL_TEMPLATES,
+    DOMAINS,
+    DRIFTS,
+    TEMPLATES,
+    Group,
+    Page,
+    drift,
+    make_group,
+    rerender,
+)
 
 __all__ = [
     "Query",
@@ -125,8 +139,6 @@ def make_benchmark(
     >>> sorted({q.qtype for q in b.queries})
     [1, 2, 3, 4]
     """
-    from ._sites import DOMAINS, TEMPLATES
-
     doms = sorted(DOMAINS)
     groups: dict[str, Group] = {}
     queries: list[Query] = []
@@ -206,8 +218,6 @@ class Similarity:
             return np.zeros(0)
         if self.kind == "minilm":
             if self._enc is None:
-                from infometer.systems.text._embed import minilm_sentence_encoder
-
                 self._enc = minilm_sentence_encoder()
             v = self._enc([attr, *texts])
             return v[1:] @ v[0]
@@ -692,8 +702,6 @@ class LiveWebResult:
 
     def plot(self, ax: Any = None, path: Any = None) -> Any:
         """Overall F1 by version for each method."""
-        from infometer.core.plot import finish, new_axes
-
         fig, ax = new_axes(ax, figsize=(7, 3.5))
         s = self.summary()["overall"].unstack(0)
         x = np.arange(len(s.index))
@@ -729,8 +737,6 @@ def run_benchmark(
     >>> float(res.summary().loc[("vgs", "wrapper"), "overall"])
     100.0
     """
-    from infometer.core.progress import progress_bar
-
     ext = extractor or VGS()
     versions = list(versions or bench.versions)
     unknown = set(versions) - set(bench.versions)

@@ -37,6 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.plot import finish, new_axes
+from infometer.core.progress import progress_bar
+
 from . import _script_runtime as rt
 from ._dedup import count_tokens, dedup_html
 from ._html import parse
@@ -436,7 +439,6 @@ def train_policy(
         raise ValueError(
             f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
         )
-    from infometer.core.progress import progress_bar
 
     rng = np.random.default_rng(seed)
     pol = Policy.uniform()
@@ -512,8 +514,6 @@ class ScribesResult:
 
     def plot(self, ax: Any = None, path: Any = None) -> Any:
         """Bars of All / Example / Holdout F1 per writer."""
-        from infometer.core.plot import finish, new_axes
-
         fig, ax = new_axes(ax, figsize=(6, 3.5))
         s = self.summary()
         cols = [c for c in ("All", "Example", "Holdout") if c in s.columns]
@@ -549,8 +549,6 @@ def evaluate(
     >>> float(evaluate({"rule": lambda grp, i: rule}, [g]).summary().loc["rule", "Holdout"])
     1.0
     """
-    from infometer.core.progress import progress_bar
-
     rows = []
     total = len(writers) * sum(len(g) for g in groups)
     with progress_bar(

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.special import rel_entr, softmax, xlogy
 
 from infometer.core import registry
+from infometer.core.api import estimate
 from infometer.core.data import (
     Variable,
     as_variable,
@@ -38,6 +39,7 @@ from infometer.core.data import (
 )
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoRule, Raw, register, register_auto
+from infometer.core.validation import check_bool
 
 __all__ = [
     "classifier_cond_mutual_info",
@@ -168,8 +170,6 @@ def _probs_input(probs: Any, from_logits: bool) -> Variable:
     Repeated values are normal for probabilities (identical predictions), so the generic
     "few distinct float values" diagnostic is dropped.
     """
-    from infometer.core.validation import check_bool
-
     if check_bool(from_logits, "from_logits"):  # "yes" would have been read as True
         v = as_variable(probs, "logits", discrete=False)
         if v.d < 2:
@@ -218,8 +218,6 @@ def classifier_cond_mutual_info(
     Estimate
         ``diagnostics["per_class"]`` lists ``I(X;Ŷ|Y=y)``, ``n_y`` and ``P(y)`` per class.
     """
-    from infometer.core.api import estimate
-
     return estimate(
         QUANTITY,
         {"probs": _probs_input(probs, from_logits), "labels": labels},

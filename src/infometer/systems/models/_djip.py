@@ -49,9 +49,11 @@ from infometer.core._torch import (
     predict_proba,
     torch,
 )
-from infometer.core.data import check_choice, check_float, check_int
+from infometer.core.data import as_variable, check_choice, check_float, check_int, check_labels
 from infometer.core.estimate import Estimate
 from infometer.core.training import optimizer, run_epochs
+
+from ._cmi import classifier_cond_mutual_info
 
 __all__ = [
     "LUMA_Q50",
@@ -239,7 +241,6 @@ def _teacher_outputs(
 
 
 def _labels(y: Any, n: int, n_classes: int | None, device: torch.device) -> torch.Tensor:
-    from infometer.core.data import as_variable, check_labels
 
     v = as_variable(y, "y")
     if v.n != n:
@@ -249,7 +250,6 @@ def _labels(y: Any, n: int, n_classes: int | None, device: torch.device) -> torc
 
 
 def _cmi(logp: torch.Tensor, y: torch.Tensor) -> Estimate:
-    from ._cmi import classifier_cond_mutual_info
 
     return classifier_cond_mutual_info(logp.cpu().numpy(), y.cpu().numpy(), from_logits=True)
 

@@ -55,7 +55,7 @@ from infometer.core.data import check_choice, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.progress import progress_bar
 from infometer.core.uncertainty import interval_from_stderr, make_estimate
-from infometer.core.validation import check_bool
+from infometer.core.validation import check_bool, check_budget, check_memory
 
 __all__ = ["fisher_information", "FisherInformation", "core_factor_torch"]
 
@@ -431,8 +431,6 @@ MAX_PROBES = 1_000_000
 def _check_size(n_params: int, want_matrix: bool, probes: int, n_tensors: int) -> None:
     """Refuse, before any Jacobian, a P x P matrix or a probe count that cannot fit
     (``matrix=True`` on a large model asked for 8 TB)."""
-    from infometer.core.validation import check_budget, check_memory
-
     if want_matrix:
         check_memory(
             8.0 * n_params * n_params,

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.api import entropy
 from infometer.core.data import as_variable
 from infometer.core.estimate import Estimate
 from infometer.core.uncertainty import make_estimate
@@ -91,8 +92,6 @@ def entropy_increment(
         No interval is given for the difference: the two estimates are dependent (the same
         inputs), so their separate intervals do not combine.
     """
-    from infometer.core.api import entropy
-
     vx = as_variable(x, "x", discrete=False)
     vn = as_variable(x_new, "x_new", discrete=False)
     if vx.d != vn.d:

@@ -40,6 +40,7 @@ from infometer.core._torch import torch
 from infometer.core.data import check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.training import optimizer, run_epochs
+from infometer.estimators.matrix import effective_rank, von_neumann_entropy
 
 __all__ = [
     "ridge_koopman",
@@ -183,15 +184,11 @@ class KoopmanModel:
 
     def latent_entropy(self, trajectories: Any) -> Estimate:
         """Von Neumann entropy of the latents of all states (an Estimate, nats)."""
-        from infometer.estimators.matrix import von_neumann_entropy
-
         traj = _trajectories(trajectories)
         return von_neumann_entropy(self.encode(traj.reshape(-1, traj.shape[-1])))
 
     def effective_rank(self, trajectories: Any, spectrum: str = "singular") -> float:
         """Effective rank (Roy & Vetterli) of the latents of all states."""
-        from infometer.estimators.matrix import effective_rank
-
         traj = _trajectories(trajectories)
         return effective_rank(self.encode(traj.reshape(-1, traj.shape[-1])), spectrum=spectrum)
 

@@ -41,6 +41,7 @@ from infometer.core.training import optimizer, run_epochs
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import check_pmf, check_real_array
 from infometer.measures import exact
+from infometer.systems.text._channel import channel_terms
 
 from ._common import as_float_matrix, entropy_rows, mean_estimate
 
@@ -262,9 +263,6 @@ def infonce_bound(
     n = s.shape[0]
     if n < 2:
         raise ValueError("InfoNCE needs at least 2 pairs")
-    from infometer.systems.text._channel import (
-        channel_terms,  # InfoNCE terms s_ii − logsumexp_j s_ij + log n
-    )
 
     pos = np.arange(n)
     per_row = channel_terms(s, pos)

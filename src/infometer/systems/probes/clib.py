@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.api import entropy, mutual_info
 from infometer.core.data import InfometerWarning, check_choice, check_float, check_int
 from infometer.core.progress import check_progress
 from infometer.core.training import optimizer, run_epochs
@@ -138,8 +139,6 @@ def normalized_mutual_info(y_true: Any, y_pred: Any) -> float:
     Matches scikit-learn's ``normalized_mutual_info_score`` (arithmetic mean); 1.0 when both
     labelings are constant, 0.0 when only one is.
     """
-    from infometer.core.api import entropy, mutual_info
-
     a, b = _labels(y_true, y_pred)
     with warnings.catch_warnings():  # NMI is the plug-in by definition: no bias warnings
         warnings.simplefilter("ignore", InfometerWarning)

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core import registry
+from infometer.core.api import run
 from infometer.core.data import (
     InfometerWarning,
     Variable,
@@ -52,7 +53,7 @@ from infometer.core.data import (
     check_float,
     check_int,
 )
-from infometer.core.estimate import Estimate, resolve_unit
+from infometer.core.estimate import Estimate, resolve_unit, unit_factor
 from infometer.core.registry import Raw, register
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import (
@@ -63,6 +64,7 @@ from infometer.core.validation import (
 )
 from infometer.estimators.discrete import _kernels as kernels
 from infometer.measures import exact
+from infometer.measures.stats._independence import IndependenceTest
 
 __all__ = [
     "fano_bound",
@@ -469,7 +471,6 @@ def cross_entropy_bound(
     k = p.shape[1]
     h_y = None if priors is None else _prior_entropy(priors, k)
     lq = _logq(p, codes, smoothing)
-    from infometer.core.api import run
 
     variables = {
         "logq": Variable(columns=(lq,), kinds=("continuous",), cardinalities=(None,), name="logq"),
@@ -554,9 +555,6 @@ def permutation_test(
     infometer.measures.stats.IndependenceTest
         ``p_value = (1 + #{null ≥ statistic}) / (1 + B)``.
     """
-    from infometer.core.estimate import unit_factor
-    from infometer.measures.stats._independence import IndependenceTest
-
     if (proba is None) == (predictions is None):
         raise ValueError("pass exactly one of proba= or predictions=")
     b = check_int(n_permutations, "n_permutations", min_value=1)

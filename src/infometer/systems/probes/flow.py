@@ -35,7 +35,9 @@ import torch
 from torch import nn
 
 from infometer.core.data import check_float, check_int
-from infometer.core.estimate import Estimate
+from infometer.core.encoders import load_hf
+from infometer.core.estimate import Estimate, unit_factor
+from infometer.core.plot import finish, new_axes
 from infometer.core.progress import progress_bar
 
 from ._common import mean_estimate
@@ -379,8 +381,6 @@ def as_adapter(model: Any) -> _Adapter:
     if isinstance(model, TinyTransformer):
         return _TinyAdapter(model)
     if isinstance(model, str) or hasattr(model, "__fspath__"):
-        from infometer.core.encoders import load_hf
-
         _, model = load_hf(model, kind="causal_lm")
     if isinstance(model, nn.Module) and hasattr(model, "config"):
         return _HFAdapter(model)
@@ -745,8 +745,6 @@ def logit_lens(
     """
     import pandas as pd
 
-    from infometer.core.estimate import unit_factor
-
     ad = as_adapter(model)
     x = _tokens(inputs, ad)
     position = _position(position, x.shape[1])
@@ -930,8 +928,6 @@ def plot_knockout(
     >>> plot_knockout(t).get_xlabel()
     'layer (window centre)'
     """
-    from infometer.core.plot import finish, new_axes
-
     if value not in table.columns:
         raise ValueError(f"table has no column {value!r}")
     piv = table.pivot(index="block", columns="layer", values=value)

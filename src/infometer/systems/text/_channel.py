@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from infometer.core import registry
-from infometer.core.data import Variable
+from infometer.core.api import run
+from infometer.core.data import InfometerWarning, Variable
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoRule, Raw, register, register_auto
 from infometer.core.validation import check_real_array
@@ -321,8 +322,6 @@ def channel_mutual_info_from_scores(
         ``bits_per_token_ci``, ``mean_tokens`` and ``bits_per_token_mean_of_ratios``.
         A negative value is flagged by ``diagnostics["negative"]``, never clipped.
     """
-    from infometer.core.api import run
-
     s, src = _check_scores(scores, source)
     if len(np.unique(src)) < 2:
         ci = None  # no spread over contexts to build it from (the estimator warns)
@@ -354,8 +353,6 @@ def with_rate(est: Estimate, lengths: Any, s: np.ndarray, src: np.ndarray) -> Es
         diag["bits_per_token"] = None
         diag["warnings"] = [*diag.get("warnings", []), msg]
         import warnings
-
-        from infometer.core.data import InfometerWarning
 
         warnings.warn(msg, InfometerWarning, stacklevel=3)
         return replace(est, diagnostics=diag)

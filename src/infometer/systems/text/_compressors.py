@@ -26,7 +26,15 @@ import numpy as np
 
 from infometer.core.data import check_float, check_int
 
-from ._embed import SentenceEncoder, check_sentence_vectors, minilm_sentence_encoder, normalize_rows
+from ._comi import compress, select_units
+from ._embed import (
+    SentenceEncoder,
+    check_sentence_vectors,
+    minilm_sentence_encoder,
+    minilm_token_embedder,
+    normalize_rows,
+)
+from ._scorers import word_tokens
 
 __all__ = [
     "split_sentences",
@@ -180,7 +188,6 @@ class MIGSelect:
         encoder: SentenceEncoder | None = None,
         count_tokens: Callable[[str], int] | None = None,
     ) -> None:
-        from ._scorers import word_tokens
 
         self.budget = check_int(budget, "budget", min_value=1)
         self.alpha = check_float(alpha, "alpha", low=0.0)
@@ -190,7 +197,6 @@ class MIGSelect:
         self.name = f"mig-{self.budget}"
 
     def __call__(self, context: str, query: str | None = None, rng: Any = None) -> str:
-        from ._comi import select_units
 
         sents = split_sentences(context)
         if not sents:
@@ -247,7 +253,6 @@ class TokenMerge:
         embedder: Callable[[str], tuple[list[str], Any]] | None = None,
         name: str | None = None,
     ) -> None:
-        from ._embed import minilm_token_embedder
 
         self.rate = check_int(rate, "rate", min_value=1)
         self.alpha = check_float(alpha, "alpha", low=0.0)
@@ -296,8 +301,6 @@ class TokenMerge:
         """Everything about one compression: ``compressed``, ``tokens``, ``vectors``,
         ``sentence_of_token``, ``sentences``, ``query_vector``, ``sentence_scores`` (max
         cosine of each sentence to the memory), ``readout_sentences``, ``readout``."""
-        from ._comi import compress
-
         toks, h, sid, sents = self.encode(context)
         q = self.query_vector(query, h)
         comp = compress(

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.encoders import load_sentence_encoder
+
 __all__ = [
     "SentenceEncoder",
     "TokenEmbedder",
@@ -49,7 +51,6 @@ def check_sentence_vectors(out: Any, n: int, who: str) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _sentence_model() -> Any:
-    from infometer.core.encoders import load_sentence_encoder
 
     return load_sentence_encoder()
 

@@ -23,11 +23,12 @@ import numpy as np
 
 from infometer.core.data import InfometerWarning, check_choice, check_int
 from infometer.core.estimate import Estimate
+from infometer.core.plot import _panel_title, finish, new_panels
 from infometer.core.progress import progress_bar
 
 from ._channel import _check_scores, channel_mutual_info_from_scores
 from ._compressors import _call_compressor
-from ._scorers import as_scorer, check_logprobs, make_prompt
+from ._scorers import as_scorer, check_logprobs, make_prompt, word_tokens
 
 __all__ = [
     "channel_mutual_info",
@@ -104,8 +105,6 @@ def score_matrix(
 def _lengths(scorer: Any, summaries: Sequence[str]) -> tuple[np.ndarray, str]:
     counter = getattr(scorer, "n_tokens", None)
     if counter is None:
-        from ._scorers import word_tokens
-
         return np.array([len(word_tokens(s)) for s in summaries]), "words"
     return np.asarray(counter(list(summaries)), dtype=np.int64), getattr(
         scorer, "token_unit", "scorer tokens"
@@ -542,12 +541,6 @@ def plot_compressors(
     >>> plot_compressors(df).shape
     (2,)
     """
-    from infometer.core.plot import (
-        _panel_title,
-        finish,
-        new_panels,
-    )
-
     has_rd = "distortion" in df
     ncols = 3 if has_rd else 2
     _, axes = new_panels(ax, ncols, figsize=(4.2 * ncols, 3.6), name="ax")

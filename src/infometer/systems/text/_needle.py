@@ -32,9 +32,13 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import check_int
+from infometer.core.plot import _panel_title, finish, new_panels
 from infometer.core.progress import progress_bar
 
 from ._compressors import TokenMerge, sentence_similarity
+from ._embed import minilm_token_embedder
+from ._measure import channel_mutual_info_of_summaries
+from ._scorers import as_scorer
 
 __all__ = ["NeedleItem", "needle_haystack", "retention", "needle_eval", "plot_needle", "METHODS"]
 
@@ -210,10 +214,6 @@ def needle_eval(
     """
     import pandas as pd
 
-    from ._embed import minilm_token_embedder
-    from ._measure import channel_mutual_info_of_summaries
-    from ._scorers import as_scorer
-
     methods = dict(METHODS if methods is None else methods)
     rates = [check_int(r, "rates", min_value=1) for r in rates]
     items = needle_haystack(n_contexts, n_sentences=n_sentences, n_near=n_near, seed=seed)
@@ -296,12 +296,6 @@ def plot_needle(
     >>> [a.get_ylabel() for a in plot_needle(df)][0]
     'max cos(memory, answer)'
     """
-    from infometer.core.plot import (
-        _panel_title,
-        finish,
-        new_panels,
-    )
-
     given = ax
     _, axes = new_panels(ax, 3, figsize=(12.6, 3.6), name="ax")
     panels = [

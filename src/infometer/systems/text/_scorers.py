@@ -29,6 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from infometer.core.data import check_float, check_int
+from infometer.core.encoders import load_hf, local_model_dir
 from infometer.core.progress import progress_bar
 
 __all__ = [
@@ -315,7 +316,6 @@ class HFScorer:
         text_prefix: str = " ",
         progress: bool | None = None,
     ) -> None:
-        from infometer.core.encoders import load_hf, local_model_dir
 
         local_model_dir(path, name="scorer")  # a clear error for hub ids and missing folders
         self.batch_size = check_int(batch_size, "batch_size", min_value=1)

@@ -17,11 +17,12 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable
-from infometer.core.parallel import Execution, Outcome
+from infometer.core.parallel import Execution, MemorySink, Outcome, run_jobs
 from infometer.core.progress import progress_bar
 
 from . import _compute as compute
 from ._compute import Config, Group, prepare_group
+from ._store import BlockStore, fingerprint_data, read_input_columns
 
 #: The backends ``pairwise`` runs on (blocks share the prepared groups in memory, or are
 #: Dask tasks that read them from the store's input file).
@@ -57,7 +58,6 @@ def _remote_group(cfg: Config, path: str, g: int, cols: np.ndarray) -> Group:
     with _REMOTE_LOCK:
         if key in _REMOTE_GROUPS:
             return _REMOTE_GROUPS[key]
-    from ._store import read_input_columns
 
     grp = prepare_group(cfg, cols, read_input_columns(path, cols))
     with _REMOTE_LOCK:
@@ -109,7 +109,6 @@ def _client(client: Any) -> Any:
 
 
 def _run(func, jobs, sink, workers, client, on_progress):
-    from infometer.core.parallel import run_jobs
 
     if client is None:
         ex = Execution(n_jobs=workers, backend="threads", progress=False)
@@ -121,10 +120,7 @@ def _run(func, jobs, sink, workers, client, on_progress):
 def _open_store(store, backend, cfg, variables, block_size):
     """The sink: in memory, or a :class:`BlockStore` folder (temporary for Dask if none)."""
     if store is None and backend == "threads":
-        from infometer.core.parallel import MemorySink
-
         return MemorySink(), None
-    from ._store import BlockStore, fingerprint_data
 
     tmp = None
     if store is None:

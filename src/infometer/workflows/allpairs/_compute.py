@@ -32,6 +32,13 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable
+from infometer.estimators.knn._prep import prepare
+from infometer.estimators.parametric import copula_normalize
+from infometer.measures.stats._independence import (
+    _strata_permutation,
+    _z_neighbors,
+    local_permutation,
+)
 
 from . import _kernels as kernels
 
@@ -145,11 +152,6 @@ def permutations(cfg: Config) -> np.ndarray:
     key = (cfg.token, cfg.n_permutations)
     if key in _PERMS:
         return _PERMS[key]
-    from infometer.measures.stats._independence import (
-        _strata_permutation,
-        _z_neighbors,
-        local_permutation,
-    )
 
     rng = np.random.default_rng([cfg.seed, 0x5EED])
     b, n = cfg.n_permutations, cfg.n
@@ -205,8 +207,6 @@ def _rank_variable(v: Variable) -> Variable:
 
 def _z_basis(z: Variable) -> np.ndarray:
     """Orthonormal basis (n, dz) of the centred copula scores of ``z``."""
-    from infometer.estimators.parametric import copula_normalize
-
     s = copula_normalize(z.values)
     s = s - s.mean(axis=0)
     q, _ = np.linalg.qr(s)
@@ -230,8 +230,6 @@ def is_constant(v: Variable) -> bool:
 
 def prepare_group(cfg: Config, cols: np.ndarray, variables: list[Variable]) -> Group:
     """Per-column work done once per group and reused by every block of it."""
-    from infometer.estimators.knn._prep import prepare
-
     if cfg.ranks:
         variables = [_rank_variable(v) if v.is_continuous else v for v in variables]
     const = np.array([is_constant(v) for v in variables])

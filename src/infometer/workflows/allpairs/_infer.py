@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core._jit import nb
+from infometer.core.validation import check_float
 
 from . import _plots
 
@@ -138,8 +139,6 @@ def aracne_network(frame: Any, w: np.ndarray, info: dict[str, Any], tolerance: f
     """ARACNE on the weights ``w`` of ``frame`` (from :func:`weights`)."""
     import pandas as pd
 
-    from infometer.core.validation import check_float
-
     tolerance = check_float(tolerance, "tolerance", low=0.0, high=1.0, inclusive=(True, False))
     keep = _dpi(np.ascontiguousarray(w), 1.0 - tolerance)
     keep = keep | keep.T
@@ -153,8 +152,6 @@ def aracne_network(frame: Any, w: np.ndarray, info: dict[str, Any], tolerance: f
 def clr_network(frame: Any, w: np.ndarray, info: dict[str, Any], threshold: float) -> Network:
     """CLR on the weights ``w`` of ``frame`` (from :func:`weights`)."""
     import pandas as pd
-
-    from infometer.core.validation import check_float
 
     threshold = check_float(threshold, "threshold", low=0.0)
     p = w.shape[0]

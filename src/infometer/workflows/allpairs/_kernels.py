@@ -31,6 +31,7 @@ import numpy as np
 from scipy.special import digamma
 
 from infometer.core._jit import nb
+from infometer.estimators.parametric import copula_normalize
 
 __all__ = [
     "MAX_K",
@@ -292,8 +293,6 @@ def copula_scores(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     dot product of two rows is then the sample correlation of their normal scores.
     A constant row has all scores equal: it is returned as zeros.
     """
-    from infometer.estimators.parametric import copula_normalize
-
     z = copula_normalize(np.asarray(values, dtype=np.float64).T).T
     srt = np.sort(values, axis=1)
     ties = (srt[:, 1:] == srt[:, :-1]).any(axis=1)

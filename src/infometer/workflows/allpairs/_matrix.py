@@ -24,6 +24,8 @@ from infometer.core.data import (
 )
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.parallel import Execution
+from infometer.core.validation import check_budget, check_memory
+from infometer.estimators.knn._estimators import SATURATION, knn_ceiling
 
 from . import _compute as compute
 from . import _significance
@@ -462,8 +464,6 @@ def _check_size(p: int, n: int, permutations: int, max_pairs: Any) -> None:
     """Refuse, before any work, a table whose pairs, result matrices or permutation
     indices would not fit (a 10^5-column table asked 6.9 GiB and 5 minutes before a
     MemoryError; permutations=10**12 asked 364 TiB)."""
-    from infometer.core.validation import check_budget, check_memory
-
     max_pairs = check_int(max_pairs, "max_pairs", min_value=1)
     pairs = p * (p - 1) // 2
     check_budget(
@@ -498,8 +498,6 @@ def _ceiling_pairs(
     """Flag pairs at their estimator's ceiling, as :func:`infometer.mutual_info` does for
     one pair (kNN: psi(n) - psi(k); a copied column saturates there whatever its true,
     infinite, MI)."""
-    from infometer.estimators.knn._estimators import SATURATION, knn_ceiling
-
     near = np.zeros(val.size, bool)
     ceilings = {}
     for i, name in enumerate(names_all):

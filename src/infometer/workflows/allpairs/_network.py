@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.data import _as_array
+
 from . import _plots
 from ._infer import Network, aracne_network, clr_network, weights
 from ._plots import MAX_PLOT_NODES
@@ -41,8 +43,6 @@ def _mi_frame(obj: Any) -> Any:
     """A user's MI matrix as a float DataFrame (NaN allowed: pairwise's diagonal), or a
     ``TypeError``/``ValueError`` naming ``obj``."""
     import pandas as pd
-
-    from infometer.core.data import _as_array
 
     if obj is None:
         raise TypeError(

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.plot import finish, new_axes
+
 #: The network plot is for small graphs; larger ones are read as edge lists or heatmaps.
 MAX_PLOT_NODES = 80
 
@@ -50,8 +52,6 @@ def draw_heatmap(
 ) -> Any:
     """The MI matrix ``frame`` (labelled DataFrame, values in ``unit``) as a heatmap on
     ``ax`` (a new figure if None), rows and columns in clustered order; saved at ``path``."""
-    from infometer.core.plot import finish, new_axes
-
     m = frame.to_numpy(dtype=float)
     order = cluster_order(m) if cluster else np.arange(m.shape[0])
     m = m[np.ix_(order, order)]
@@ -116,8 +116,6 @@ def draw_network(
 ) -> Any:
     """A small network (labelled matrix of kept edge weights, 0 = no edge) on ``ax``:
     nodes with edges, widths by weight, spring layout; saved at ``path``."""
-    from infometer.core.plot import finish, new_axes
-
     m = matrix.to_numpy(dtype=float)
     used = np.flatnonzero((m > 0).any(axis=0))
     if used.size > MAX_PLOT_NODES:

@@ -22,8 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core import registry
+from infometer.core.api import run
 from infometer.core.data import Variable, as_variable, check_choice, check_int
 from infometer.core.estimate import resolve_unit, unit_factor
+from infometer.core.parallel import Execution, MemorySink, run_jobs
 
 from . import _compute as compute
 from ._matrix import make_config
@@ -59,8 +62,6 @@ def information_with(
     cfg: compute.Config, variables: list[Variable], target: Variable, n_jobs: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
     """I(X_j; target) in nats for every variable, and the method used for each."""
-    from infometer.core.parallel import Execution, MemorySink, run_jobs
-
     p = len(variables)
     size = 64
     groups = [np.arange(s, min(s + size, p)) for s in range(0, p, size)]
@@ -212,9 +213,6 @@ def select_features(
 
 def _joint_mi(cfg: compute.Config, a: Variable, b: Variable, target: Variable) -> float:
     """I((a, b); target) in nats with the method ``auto`` (or the given one) picks."""
-    from infometer.core import registry
-    from infometer.core.api import run
-
     vs = {"x": a.join(b, name="x"), "y": target}
     name = cfg.method
     if name == "auto":

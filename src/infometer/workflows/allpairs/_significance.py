@@ -11,6 +11,8 @@ import numpy as np
 
 from infometer.core.data import Variable, as_variable
 from infometer.core.validation import check_choice, check_float, check_int
+from infometer.measures.stats import multipletests
+from infometer.measures.stats._independence import MAX_PERMUTATIONS
 
 from . import _compute as compute
 from ._compute import Config, prepare_group, signature
@@ -32,8 +34,6 @@ class Test:
 
 def check_test(permutations: Any, fdr: Any, correction: Any, null: Any) -> Test:
     """The test's settings checked, each error naming its argument."""
-    from infometer.measures.stats._independence import MAX_PERMUTATIONS
-
     permutations = check_int(permutations, "permutations", min_value=0, max_value=MAX_PERMUTATIONS)
     fdr = check_float(fdr, "fdr", low=0.0, high=1.0, inclusive=(False, True))
     check_choice(correction, "correction", CORRECTIONS)
@@ -104,8 +104,6 @@ def add_tests(
     """The p-values (own null where counted, the shared null elsewhere), q-values by
     ``test.correction`` and ``significant`` into ``edges``, ``res`` and ``diag``."""
     import pandas as pd
-
-    from infometer.measures.stats import multipletests
 
     a, b, val, ge, meth = parts["a"], parts["b"], parts["val"], parts["ge"], parts["meth"]
     order, idx, labels, p = parts["order"], parts["idx"], parts["labels"], parts["p"]

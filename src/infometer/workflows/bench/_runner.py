@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from infometer import __version__
-from infometer.core import registry
+from infometer.core import api, registry
 from infometer.core.data import as_variables, check_int
 from infometer.core.parallel import Execution, run_jobs
 from infometer.core.progress import progress_bar
@@ -70,7 +70,6 @@ def _variables(task: truth.Task, data: dict[str, np.ndarray]) -> dict:
 
 
 def _estimate(task: truth.Task, data: dict[str, np.ndarray], method: str, seed: int):
-    from infometer.core import api
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # they are in est.diagnostics -> flags

@@ -32,8 +32,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from infometer.core import api
+from infometer.core.estimate import resolve_unit
+from infometer.core.plot import finish, new_axes
 from infometer.core.progress import check_progress
+from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import check_choice, check_float, check_int
+from infometer.estimators.neural._layers import layer_info
 
 from ._modules import _FleSBase, kind_of
 from ._swap import find_activations, gate_values
@@ -138,8 +143,6 @@ def layer_curves(
     >>> sorted(set(df["quantity"]))
     ['I(T;Y)', 'I(X;T)']
     """
-    from infometer.estimators.neural._layers import layer_info
-
     _model(model)
     xa = x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
     ya = y.detach().cpu().numpy() if isinstance(y, torch.Tensor) else np.asarray(y)
@@ -329,9 +332,6 @@ def gate_entropy(
     """
     import pandas as pd
 
-    from infometer.core import api
-    from infometer.core.estimate import resolve_unit
-
     _model(model)
     top = check_float(top, "top", low=0.0, high=1.0, inclusive=(False, True))
     bins = check_int(bins, "bins", min_value=2)
@@ -454,9 +454,6 @@ def batch_dependence(
     >>> batch_dependence(net, x, y, n_probe=4, repeats=2, batch_size=8).value
     0.0
     """
-    from infometer.core import api
-    from infometer.core.uncertainty import make_estimate
-
     _model(model)
     mode = check_choice(mode, "mode", ("train", "eval"))
     n_probe = check_int(n_probe, "n_probe", min_value=1)
@@ -557,8 +554,6 @@ def plot_layer_curves(
     >>> plot_layer_curves(df).get_ylabel()
     'I(T;Y) [bits]'
     """
-    from infometer.core.plot import finish, new_axes
-
     check_choice(quantity, "quantity", ("I(T;Y)", "I(X;T)"))
     for col in ("model", "layer", "position", "quantity", "value"):
         if col not in frame:

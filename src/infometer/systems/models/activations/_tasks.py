@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core._torch import check_module
 from infometer.core.data import check_float, check_int
+from infometer.core.training import optimizer, run_epochs
 
 __all__ = ["digits_patches", "context_task", "split", "train_classifier", "accuracy"]
 
@@ -136,9 +138,6 @@ def train_classifier(
     """
     import torch
     import torch.nn.functional as F
-
-    from infometer.core._torch import check_module
-    from infometer.core.training import optimizer, run_epochs
 
     check_module(model)
     epochs = check_int(epochs, "epochs", min_value=1)
