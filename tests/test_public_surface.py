@@ -45,6 +45,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("infometer.stats.block_permutation", "seed"): "a kernel that draws from the caller's "
     "numpy Generator (the public tests take seed=)",
     ("infometer.stats.local_permutation", "seed"): "as block_permutation",
+    ("infometer.stats.circular_shift", "seed"): "as block_permutation",
+    ("infometer.stats.nulls.permutation", "seed"): "as block_permutation",
+    ("infometer.stats.nulls.strata_permutation", "seed"): "as block_permutation",
+    ("infometer.stats.nulls.permutation_table", "seed"): "as block_permutation",
+    ("infometer.stats.nulls.independent_orders", "seed"): "as block_permutation",
     ("infometer.truth.discrete.sample_symmetric_channel", "seed"): "a task's sampler kernel: it "
     "draws from the numpy Generator of the task's sampler(n, rng) protocol (users call "
     "Task.sample(n, seed=))",

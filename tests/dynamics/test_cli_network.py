@@ -38,7 +38,7 @@ def test_network_json_and_files(tmp_path):
             "2",
             "--cmi",
             "gaussian",
-            "--n-perm",
+            "--permutations",
             "50",
             "--out",
             str(out),

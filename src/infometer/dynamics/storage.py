@@ -54,7 +54,7 @@ _OWN: dict[str, Any] = {
     "max_lag": 5,
     "k_method": "greedy",
     "alpha": 0.05,
-    "n_perm": 200,
+    "n_permutations": 200,
     "trials": 1,
     "theiler": 0,
     "seed": 0,
@@ -276,7 +276,7 @@ def active_info_storage(
     max_lag: int = 5,
     k_method: str = "greedy",
     alpha: float = 0.05,
-    n_perm: int = 200,
+    n_permutations: int = 200,
     trials: int = 1,
     unit: str | None = "nats",
     base: float | None = None,
@@ -299,9 +299,9 @@ def active_info_storage(
         Explicit lags (e.g. ``[1, 3]``), overriding ``k`` and ``tau``.
     method
         Any MI method (``infometer.methods("active_info_storage")``) or ``"auto"``.
-    max_lag, k_method, alpha, n_perm
+    max_lag, k_method, alpha, n_permutations
         For ``k="auto"``: ``"greedy"`` (IDTxl's non-uniform embedding: lags 1..max_lag
-        added while a max-statistic test with ``n_perm`` permutations is significant at
+        added while a max-statistic test with ``n_permutations`` permutations is significant at
         ``alpha``, then min-statistic pruning) or ``"ragwitz"`` (uniform k with the
         smallest nearest-neighbour prediction error).
     trials
@@ -337,7 +337,7 @@ def active_info_storage(
         "max_lag": max_lag,
         "k_method": k_method,
         "alpha": alpha,
-        "n_perm": n_perm,
+        "n_permutations": n_permutations,
         "trials": trials,
     }
     return _public(
@@ -364,7 +364,7 @@ def entropy_rate(
     max_lag: int = 5,
     k_method: str = "greedy",
     alpha: float = 0.05,
-    n_perm: int = 200,
+    n_permutations: int = 200,
     trials: int = 1,
     unit: str | None = "nats",
     base: float | None = None,
@@ -383,7 +383,7 @@ def entropy_rate(
     ----------
     x
         The series, one row per time step.
-    k, tau, lags, max_lag, k_method, alpha, n_perm, trials
+    k, tau, lags, max_lag, k_method, alpha, n_permutations, trials
         The history, as for :func:`active_info_storage` (``k="auto"`` supported).
     method
         Any entropy method (``infometer.methods("entropy_rate")``) or ``"auto"``.
@@ -412,7 +412,7 @@ def entropy_rate(
         "max_lag": max_lag,
         "k_method": k_method,
         "alpha": alpha,
-        "n_perm": n_perm,
+        "n_permutations": n_permutations,
         "trials": trials,
     }
     return _public(

@@ -20,11 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from infometer.stats import nulls
+
 from ..parallel import Execution
 from ..validation import check_budget, check_choice, check_int
 from . import _search
 from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
-from ._surrogates import independent_orders
 
 __all__ = ["multiplets", "MultipletResult", "MEASURES", "METHODS", "multiplet_values"]
 
@@ -63,8 +64,9 @@ class MultipletResult:
         DataFrame sorted by ``|value|`` (the most redundant and most synergistic first):
         ``multiplet`` (tuple of names), ``size``, ``value``, ``unit``, and with surrogates
         ``p_value`` (per multiplet), ``p_fwer`` (max-statistic over all multiplets of the
-        same size) and ``q_value`` (Benjamini-Hochberg).
-    measure, method, unit, n, n_surrogates, names
+        same size), ``p_corrected`` (by ``correction``) and ``significant``
+        (``p_corrected ≤ alpha``).
+    measure, method, unit, n, n_permutations, names, correction, alpha
         What was computed.
     """
 
@@ -73,9 +75,11 @@ class MultipletResult:
     method: str
     unit: str
     n: int
-    n_surrogates: int
+    n_permutations: int
     names: tuple[str, ...]
     diagnostics: dict = field(default_factory=dict, compare=False)
+    correction: str = "fwer"
+    alpha: float = 0.05
 
     def to_frame(self):
         """The ranked DataFrame."""
@@ -107,7 +111,7 @@ class MultipletResult:
 
     def plot(self, ax=None, path=None, *, kind: str = "bars", top: int = 20):
         """``kind="bars"``: the ``top`` multiplets by |value| (red < 0, blue > 0; a dot
-        marks p_fwer < 0.05); ``"pairs"``: heat map of :meth:`pair_matrix`."""
+        marks the significant ones); ``"pairs"``: heat map of :meth:`pair_matrix`."""
         from ..plot import finish, new_axes
 
         kind = check_choice(kind, "kind", ("bars", "pairs"))
@@ -127,9 +131,11 @@ class MultipletResult:
         vals = f["value"].to_numpy()
         ax.barh(y, vals, color=np.where(vals < 0, "tab:red", "tab:blue"))
         ax.set_yticks(y, [",".join(map(str, m)) for m in f["multiplet"]], fontsize=7)
-        if "p_fwer" in f:
-            sig = f["p_fwer"].to_numpy() < 0.05
-            ax.plot(vals[sig], y[sig], "k.", label="p_fwer < 0.05")
+        if "significant" in f:
+            sig = f["significant"].to_numpy()
+            ax.plot(
+                vals[sig], y[sig], "k.", label=f"significant ({self.correction} {self.alpha:g})"
+            )
             if sig.any():
                 ax.legend(fontsize=7, loc="lower right")
         ax.axvline(0, color="k", lw=0.8)
@@ -163,7 +169,9 @@ def multiplets(
     measure: str = "o_information",
     sizes: int | tuple[int, int] = (3, 3),
     method: str = "gaussian_copula",
-    n_surrogates: int = 0,
+    n_permutations: int = 0,
+    correction: str = "fwer",
+    alpha: float = 0.05,
     unit: str | None = "nats",
     base: float | None = None,
     seed: int | None = 0,
@@ -192,9 +200,17 @@ def multiplets(
         One size, or ``(smallest, largest)`` inclusive (at least 3).
     method
         ``gaussian_copula`` (default; as hoi's ``gc``) or ``gaussian``.
-    n_surrogates
-        Surrogate data sets (each column permuted independently, the same surrogates for
+    n_permutations
+        Permuted data sets (each column permuted independently, the same permutations for
         every multiplet); 0: no p-values.
+    correction
+        Multiple-testing correction behind ``p_corrected`` and ``significant`` (the one
+        policy of :mod:`infometer.stats.correction`): ``"fwer"`` (default: the
+        max-statistic within each size, ``p_fwer``, times the number of sizes: P(any
+        multiplet significant on null data) ≤ ``alpha``), ``"fdr_bh"`` / ``"fdr_by"``
+        (over every multiplet of an exhaustive sweep) or ``"none"`` (``p_value``).
+    alpha
+        Level of the ``significant`` column.
     unit, base, seed, progress
         The usual; ``seed`` drives the surrogates.
     bias_correct
@@ -275,7 +291,18 @@ def multiplets(
         store=("store", store, None),
     )
     store = ex.store
-    n_surrogates = check_int(n_surrogates, "n_surrogates", min_value=0)
+    n_permutations = nulls.check_n_permutations(n_permutations, min_value=0)
+    from infometer.stats.correction import check_alpha, check_correction
+
+    correction = check_correction(correction)
+    alpha = check_alpha(alpha)
+    if search != "exhaustive" and correction in ("fdr_bh", "fdr_by"):
+        raise ValueError(
+            f"correction={correction!r} adjusts the p-values of every multiplet tested, "
+            f"but a {search} search tests only the ones it found (their p_value ignores "
+            "the search); use correction='fwer' (the same search on every permuted data "
+            "set) or search='exhaustive'"
+        )
     max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
     progress = check_progress(progress)
     if seed is not None:
@@ -323,8 +350,8 @@ def multiplets(
             override="pass max_multiplets=... to allow more, or a smaller beam_width",
         )
     check_budget(
-        float(count) * (n_surrogates + 1),
-        name="n_surrogates",
+        float(count) * (n_permutations + 1),
+        name="n_permutations",
         limit=max(max_multiplets, 1) * 100,
         what="multiplet evaluations (multiplets x (surrogates + 1))",
     )
@@ -337,12 +364,12 @@ def multiplets(
     if n < hi + 2:
         raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
     w = scatter_of(a)
-    rng = np.random.default_rng(seed)
+    rng = nulls.make_rng(seed)
     ws = None
-    if n_surrogates:
-        ws = np.empty((n_surrogates, d, d))
-        for b in range(n_surrogates):
-            orders = independent_orders(rng, n, d)
+    if n_permutations:
+        ws = np.empty((n_permutations, d, d))
+        for b in range(n_permutations):
+            orders = nulls.independent_orders(rng, n, d)
             ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
     cfg = dict(w=w, ws=ws, n=n, d=d, lo=lo, hi=hi, measure=measure, bias_correct=bias_correct)
     if search == "exhaustive":
@@ -356,6 +383,9 @@ def multiplets(
         )
     factor = Estimate(value=1.0, unit="nats").to(u).value
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
+    if rows_p:
+        frame["p_corrected"] = _corrected(frame, correction, hi - lo + 1)
+        frame["significant"] = frame["p_corrected"].to_numpy() <= alpha
     diag.update(multiplets=int(count), search=search)
     if diag.get("singular_multiplets"):
         from .._warnings import warn_user
@@ -378,8 +408,10 @@ def multiplets(
         method=method,
         unit=u,
         n=n,
-        n_surrogates=n_surrogates,
+        n_permutations=n_permutations,
         names=names,
+        correction=correction,
+        alpha=alpha,
         diagnostics=diag,
     )
 
@@ -415,10 +447,8 @@ def _collect(parts: list[dict], b_count: int, rows_val, rows_p, rows_fwer) -> No
     if b_count:
         hits = np.concatenate([p["hits"] for p in parts])
         null_max = np.max(np.vstack([p["null_max"] for p in parts]), axis=0)
-        rows_p.append((1.0 + hits) / (b_count + 1.0))
-        rows_fwer.append(
-            (1.0 + (null_max[None, :] >= np.abs(vals)[:, None]).sum(1)) / (b_count + 1.0)
-        )
+        rows_p.append(nulls.p_from_counts(hits, b_count))
+        rows_fwer.append(nulls.maxstat_p_values(np.abs(vals), null_max[:, None]))
 
 
 def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None) -> None:
@@ -473,7 +503,7 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
                 "measure": cfg["measure"],
                 "method": method,
                 "sizes": [cfg["lo"], cfg["hi"]],
-                "n_surrogates": b_count,
+                "n_permutations": b_count,
                 "seed": seed,
                 "bias_correct": cfg["bias_correct"],
                 "chunk_bytes": CHUNK_BYTES,
@@ -496,14 +526,11 @@ def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Executio
     rows_val = [k[1] for k in kept]
     rows_p, rows_fwer = [], []
     if ws is not None:
-        b_count = ws.shape[0]
         best = _surrogate_bests(cfg, width, sign, progress, ex)
         for j, (idx, v) in enumerate(kept):
             nv = sign * multiplet_values(ws, cfg["n"], idx, cfg["measure"], cfg["bias_correct"])
-            rows_p.append((1.0 + (nv >= sign * v[None, :]).sum(0)) / (b_count + 1.0))
-            rows_fwer.append(
-                (1.0 + (best[:, j][None, :] >= sign * v[:, None]).sum(1)) / (b_count + 1.0)
-            )
+            rows_p.append(nulls.p_values(sign * v, nv))
+            rows_fwer.append(nulls.maxstat_p_values(sign * v, best[:, j][:, None]))
     return rows_idx, rows_val, rows_p, rows_fwer, evaluated
 
 
@@ -551,13 +578,19 @@ def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
     if np.isnan(vals).any():
         diag["singular_multiplets"] = int(np.isnan(vals).sum())
     if rows_p:
-        from ..stats import multipletests
-
-        p = np.concatenate(rows_p)
-        frame["p_value"] = p
+        frame["p_value"] = np.concatenate(rows_p)
         frame["p_fwer"] = np.concatenate(rows_fwer)
-        frame["q_value"] = multipletests(p, method="bh").p_adjusted
     return frame, diag
+
+
+def _corrected(frame, correction: str, n_sizes: int) -> np.ndarray:
+    """``p_corrected`` by ``correction``: the per-size max-statistic times the number of
+    sizes (``"fwer"``), BH / BY over every multiplet, or the plain p-value."""
+    from infometer.stats.correction import adjust
+
+    if correction == "fwer":
+        return np.minimum(frame["p_fwer"].to_numpy() * n_sizes, 1.0)
+    return adjust(frame["p_value"].to_numpy(), correction)
 
 
 def _ranked(frame, sign: float | None):
