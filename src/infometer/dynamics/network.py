@@ -522,6 +522,16 @@ def infer_network(
         "seed": seed,
         "null": null,
     }
+    if correction in ("fdr_bh", "fdr_by") and method in ("mte", "bivariate_te"):
+        first = alpha / len(tix)  # BH's threshold for a single significant target
+        if 1.0 / (n_permutations_omnibus + 1) > first:
+            warns.append(
+                f"correction={correction!r} over {len(tix)} targets at alpha={alpha:g}: a "
+                f"lone significant target needs an omnibus p-value <= {first:.3g}, below "
+                f"the smallest of n_permutations_omnibus={n_permutations_omnibus} "
+                f"(1/{n_permutations_omnibus + 1}); pass n_permutations_omnibus >= "
+                f"{int(np.ceil(len(tix) / alpha))}"
+            )
     for w in warns:
         warnings.warn(w, InfometerWarning, stacklevel=2)
     if store is not None:
@@ -614,7 +624,7 @@ def _resolve_cmi(cmi: Any, discrete: bool, params: dict[str, Any]) -> str:
     if not isinstance(cmi, str):
         raise TypeError(f"cmi must be a CMI method name, got {type(cmi).__name__}")
     if cmi == "auto":
-        return "plugin" if discrete else "gaussian"
+        cmi = "plugin" if discrete else "gaussian"
     spec = registry.get("cond_mutual_info", cmi)
     kind = "discrete" if discrete else "continuous"
     if kind not in spec.kinds:
