@@ -32,7 +32,8 @@ def main() -> None:
             from idtxl.multivariate_te import MultivariateTE
 
             for a in alphas:
-                b = max(n_perm, int(np.ceil(n / a)))  # 1/(b+1) reaches the first FDR threshold
+                # 1/(b+1) reaches the first BY threshold alpha / (n c(n)), IDTxl's rule
+                b = max(n_perm, int(np.ceil(n * np.sum(1.0 / np.arange(1, n + 1)) / a)))
                 settings = {
                     "cmi_estimator": "JidtGaussianCMI",
                     "max_lag_sources": max_lag,

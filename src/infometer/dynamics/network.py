@@ -523,14 +523,15 @@ def infer_network(
         "null": null,
     }
     if correction in ("fdr_bh", "fdr_by") and method in ("mte", "bivariate_te"):
-        first = alpha / len(tix)  # BH's threshold for a single significant target
+        c = float(np.sum(1.0 / np.arange(1, len(tix) + 1))) if correction == "fdr_by" else 1.0
+        first = alpha / (len(tix) * c)  # the threshold for a single significant target
         if 1.0 / (n_permutations_omnibus + 1) > first:
             warns.append(
                 f"correction={correction!r} over {len(tix)} targets at alpha={alpha:g}: a "
                 f"lone significant target needs an omnibus p-value <= {first:.3g}, below "
                 f"the smallest of n_permutations_omnibus={n_permutations_omnibus} "
                 f"(1/{n_permutations_omnibus + 1}); pass n_permutations_omnibus >= "
-                f"{int(np.ceil(len(tix) / alpha))}"
+                f"{int(np.ceil(len(tix) * c / alpha))}"
             )
     for w in warns:
         warnings.warn(w, InfometerWarning, stacklevel=2)

@@ -35,6 +35,7 @@ from .._estimate import Estimate
 from .._local import LocalRaw, LocalValues
 from ..data import Variable
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
+from ..resample import serial_scheme
 from ..timeseries._embed import present_rows
 from ..timeseries._history import _history, _rows, choose_lags, ragwitz_k
 from ..validation import check_int
@@ -207,7 +208,9 @@ def _sync() -> None:
                 quantity,
                 kinds=tuple(spec.kinds),
                 family=spec.family,
-                resampling="bootstrap" if spec.resampling == "posterior" else spec.resampling,
+                # serial rows: block subsampling of the embedded rows (resample.py); a
+                # posterior sd of one estimate is no error bar for a time series
+                resampling=serial_scheme(spec.resampling),
                 summary=f"{quantity} via {inner_q}: {spec.summary}",
             )(build(spec))
 

@@ -37,6 +37,7 @@ from .._estimate import Estimate
 from .._local import LocalRaw, LocalValues
 from ..data import Variable, check_float, check_int
 from ..registry import AutoContext, AutoRule, EstimatorSpec, Raw
+from ..resample import serial_scheme
 
 __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
 
@@ -402,8 +403,9 @@ def _sync() -> None:
                 "transfer_entropy",
                 kinds=tuple(cmi.kinds),
                 family=cmi.family,
-                # a posterior sd of one CMI is no error bar for TE: resample the embedded rows
-                resampling="bootstrap" if cmi.resampling == "posterior" else cmi.resampling,
+                # serial rows: block subsampling of the embedded rows (resample.py); a
+                # posterior sd of one estimate is no error bar for a time series
+                resampling=serial_scheme(cmi.resampling),
                 summary=f"TE via CMI: {cmi.summary}",
             )(transfer_entropy_spec(cmi))
 
