@@ -159,7 +159,9 @@ def test_pcmciplus_correction_removes_links_and_their_mirrors():
         assert q[i, j, lag] <= 0.2
         if lag == 0:
             assert g[j, i, 0] != ""
-    assert {(0, 1, 0), (1, 2, 1)} <= {(i, j, lag) for i, j, lag in zip(*np.nonzero(g != ""))}
+    assert {(0, 1, 0), (1, 2, 1)} <= {
+        (i, j, lag) for i, j, lag in zip(*np.nonzero(g != ""), strict=True)
+    }
 
 
 def test_fdr_warns_when_the_omnibus_permutations_cannot_reach_its_threshold():
