@@ -238,7 +238,9 @@ def _block_indices(rng: np.random.Generator, n: int, n_blocks: int, keep: int) -
     differ by at most one), drawn without replacement, in time order."""
     edges = np.linspace(0, n, n_blocks + 1).round().astype(np.int64)
     chosen = np.sort(rng.choice(n_blocks, size=keep, replace=False))
-    return np.concatenate([np.arange(edges[b], edges[b + 1]) for b in chosen])
+    starts, lens = edges[chosen], edges[chosen + 1] - edges[chosen]
+    shift = starts - np.concatenate(([0], np.cumsum(lens)[:-1]))
+    return np.repeat(shift, lens) + np.arange(int(lens.sum()))
 
 
 def _rescaled_interval(
