@@ -83,6 +83,7 @@ __all__ = [
     "serial_scheme",
     "summary_interval",
     "block_stderr",
+    "interval_from_values",
 ]
 
 #: m / n for subsampling.
@@ -484,6 +485,23 @@ def error_bars(
     vals = resample_values(
         spec, variables, params, scheme=scheme, n_resamples=n_resamples, seed=seed
     )
+    return interval_from_values(spec, variables, params, raw, vals, level=level)
+
+
+def interval_from_values(
+    spec: EstimatorSpec,
+    variables: dict[str, Variable],
+    params: dict[str, Any],
+    raw: Raw,
+    vals: np.ndarray,
+    *,
+    level: float,
+) -> tuple[float, tuple[float, float], dict[str, Any]]:
+    """The interval of :func:`error_bars` from resample values already drawn by
+    :func:`resample_values` with ``spec.resampling`` (``"bootstrap"``, ``"subsample"``
+    or ``"block"``): several levels from one set of resamples."""
+    scheme = spec.resampling
+    n_resamples = vals.size
     bad = ~np.isfinite(vals)
     if bad.any():
         raise ValueError(
