@@ -197,55 +197,60 @@ def plot(rows: list[tuple]) -> None:
     import matplotlib.pyplot as plt
 
     names = sorted({r[0] for r in rows})
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.2), sharey=True)
     style = {
         "fdr_bh": ("tab:blue", "o"),
         "fdr_by": ("tab:cyan", "s"),
         "fwer": ("tab:green", "D"),
         "none": ("tab:red", "v"),
     }
+    handles: dict = {}
     for ax, kind, title in zip(
         axes, ("white", "ar1"), ("white noise", "independent AR(1), φ = 0.7"), strict=True
     ):
-        ax.plot([0, 0.105], [0, 0.105], "k:", lw=1, label="rate = α")
+        (h,) = ax.plot(ALPHAS, ALPHAS, "k:", lw=1.2)
+        handles["rate = α"] = h
         for j, name in enumerate(names):
             pts = sorted((r for r in rows if r[0] == name and r[1] == kind), key=lambda r: r[2])
             if not pts:
                 continue
-            a = np.array([p[2] for p in pts]) * (1 + 0.04 * (j - len(names) / 2))
+            a = np.array([p[2] for p in pts]) + 0.0012 * (j - len(names) / 2)
             y = np.array([p[5] for p in pts])
             err = np.array([[p[5] - p[6] for p in pts], [p[7] - p[5] for p in pts]])
             if name.startswith("infometer"):
                 meth, corr = name.split()[1:3]
                 color, marker = style[corr]
                 ls = "-" if meth == "mte" else "--"
-                label = f"infometer {meth}, correction={corr}"
+                label = f"infometer {meth}, correction={corr!r}"
             else:
-                color, marker, ls = "0.35" if "IDTxl" in name else "0.6", "x", ":"
-                marker = "x" if "IDTxl" in name else ("+" if "bh" in name else "1")
+                color = "0.25" if "IDTxl" in name else "0.55"
+                marker = "X" if "IDTxl" in name else ("P" if "bh" in name else "*")
+                ls = ":"
                 label = name
-            ax.errorbar(
-                a,
-                y,
-                yerr=err,
-                color=color,
-                marker=marker,
-                ls=ls,
-                lw=1.2,
-                ms=5,
-                capsize=2,
-                label=label,
+            h = ax.errorbar(
+                a, y, yerr=err, color=color, marker=marker, ls=ls, lw=1.3, ms=6, capsize=2
             )
-        ax.set_xscale("log")
-        ax.set_yscale("symlog", linthresh=0.01)
+            handles[label] = h
         ax.set_xticks(ALPHAS, [str(a) for a in ALPHAS])
-        ax.set_xlabel("α")
+        ax.set_xlim(0, 0.11)
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("α (level of the network's correction)")
         ax.set_title(f"{title}: 5 series, N = {N}, max_lag {MAX_LAG}", fontsize=10)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("networks with ≥ 1 false edge (95% CI)")
-    axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.suptitle("Network-wide false-positive rate on null networks", fontsize=11)
-    fig.tight_layout()
+    axes[0].set_ylabel("share of null networks with ≥ 1 false edge (95% CI)")
+    fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="lower center",
+        ncol=3,
+        fontsize=8,
+        frameon=False,
+    )
+    fig.suptitle(
+        "Network-wide false-positive rate on null networks (mTE solid, PCMCI dashed, peers dotted)",
+        fontsize=11,
+    )
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
     fig.savefig(PNG, dpi=130)
     print("wrote", PNG)
 

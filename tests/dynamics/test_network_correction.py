@@ -10,8 +10,10 @@ white noise and independent AR(1) with φ = 0.7, 40 networks each, alpha = 0.1.
 * ``"none"`` on the same networks must show the per-target level's inflation (about
   1 − 0.9⁵ = 41% of networks): count ≥ 9, above the 97.5% quantile of Binomial(40, 0.1)
   (8), so the calibration test above can fail (a null that always passes would not).
-* The FDR rules run over **every** analysed target: with omnibus p-values [0.03, 1, 1, 1, 1]
+* The FDR rules run over **every** analysed target: with p-values [0.03, 1, 1, 1, 1]
   no edge survives (infometer used to keep it), exact (a stubbed run).
+* ``"fdr_bh"`` over the targets' gate p-values controls the network rate on null networks
+  (FDR = FWER there): the same bound as ``"fwer"``.
 """
 
 from __future__ import annotations
@@ -58,12 +60,14 @@ def _false_networks(kind: str, method: str, correction: str, perms: int = 100) -
 
 
 @pytest.mark.parametrize("kind", ["white", "ar1"])
-@pytest.mark.parametrize("method", ["mte", "pcmci"])
-def test_fwer_keeps_the_network_false_positive_rate_at_alpha(kind, method):
+@pytest.mark.parametrize(
+    "method, correction", [("mte", "fwer"), ("pcmci", "fwer"), ("mte", "fdr_bh")]
+)
+def test_network_rules_keep_the_false_positive_rate_at_alpha(kind, method, correction):
     bound = stats.binom.ppf(0.999, NETS, ALPHA)
     assert bound == 11
-    hits = _false_networks(kind, method, "fwer")
-    assert hits <= bound, (kind, method, hits)
+    hits = _false_networks(kind, method, correction)
+    assert hits <= bound, (kind, method, correction, hits)
 
 
 @pytest.mark.parametrize("kind", ["white", "ar1"])
@@ -74,7 +78,8 @@ def test_per_target_level_inflates_the_network_rate(kind):
 
 
 def _stub(monkeypatch, omnibus: list[float]):
-    """Target results as the jobs return them: target 0 with one edge at omnibus p 0.03."""
+    """Target results as the jobs return them: target 0 with one edge, its omnibus and gate
+    p-values at ``omnibus[0]``."""
 
     def fake_run(func, payloads, ex, desc, store=None):
         out = {}
@@ -85,6 +90,7 @@ def _stub(monkeypatch, omnibus: list[float]):
                 "target_lags": [1],
                 "omnibus_te": 0.1 if p < 1 else 0.0,
                 "omnibus_p": p,
+                "gate_p": p,
                 "edges": [(1, 1, 0.1, 0.001)] if p < 1 else [],
                 "rows": 100,
             }
@@ -103,7 +109,7 @@ def test_fdr_runs_over_every_target(monkeypatch, correction, kept):
     net = im.infer_network(x, max_lag=1, correction=correction, progress=False, **kw)
     assert len(net.edges) == kept
     expect = {"none": 0.03, "fdr_bh": 0.15, "fdr_by": 0.15 * 137 / 60, "fwer": 0.15}
-    assert net.targets["omnibus_p_corrected"].iloc[0] == pytest.approx(expect[correction])
+    assert net.targets["p_corrected"].iloc[0] == pytest.approx(expect[correction])
     assert net.correction == correction
 
 
@@ -166,5 +172,5 @@ def test_pcmciplus_correction_removes_links_and_their_mirrors():
 
 def test_fdr_warns_when_the_omnibus_permutations_cannot_reach_its_threshold():
     x = np.random.default_rng(0).normal(size=(200, 5))
-    with pytest.warns(im.InfometerWarning, match="n_permutations_omnibus >= 500"):
-        im.infer_network(x, max_lag=1, alpha=0.01, n_permutations_omnibus=200, progress=False)
+    with pytest.warns(im.InfometerWarning, match="n_permutations >= 500"):
+        im.infer_network(x, max_lag=1, alpha=0.01, n_permutations=200, progress=False)

@@ -72,8 +72,10 @@ def te_target(payload: dict[str, Any]) -> dict[str, Any]:
         kept, _ = prune(
             eng, chosen, tsel, n_permutations=s["n_permutations_min_stat"], alpha=alpha, rng=rng
         )
+        gate = sel.steps[0].p_value if sel.steps else 1.0
     else:  # bivariate: each source on its own, given the target's past
         kept, others = [], {}
+        firsts = []
         for i in range(n_proc):
             if i == j:
                 continue
@@ -87,11 +89,18 @@ def te_target(payload: dict[str, Any]) -> dict[str, Any]:
             )
             kept += ki
             others.update({c: ki for c in ki})
+            if sel.steps:
+                firsts.append(sel.steps[0].p_value)
+        # Bonferroni over the target's source processes: one p-value of "no source"
+        gate = min(1.0, len(firsts) * min(firsts)) if firsts else 1.0
     out: dict[str, Any] = {
         "target": j,
         "target_lags": sorted(items[c][1] for c in tsel),
         "omnibus_te": 0.0,
         "omnibus_p": 1.0,
+        # the first source step's max-statistic p-value: a valid p-value of "no source
+        # informs the target" (the target's past was chosen without the sources)
+        "gate_p": float(gate),
         "edges": [],
         "rows": eng.n,
     }

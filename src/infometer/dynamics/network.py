@@ -317,11 +317,17 @@ def infer_network(
         Tigramite's ``run_pcmciplus``):
 
         * ``"fdr_bh"`` / ``"fdr_by"``: Benjamini–Hochberg / –Yekutieli over **every**
-          tested unit: mTE and bivariate TE: every analysed target's omnibus p-value (1
-          for a target that selected no source), as IDTxl's ``network_fdr``; PCMCI: every
-          MCI link test; PCMCI+: every link of the p-value matrix (each contemporaneous
-          pair once), links above ``alpha`` removed after the run, as Tigramite's
-          ``fdr_method``.
+          tested unit.  mTE and bivariate TE: every analysed target's *gate* p-value, the
+          max-statistic p-value of the first source-selection step (a valid p-value of "no
+          source informs this target": the target's past is chosen without the sources;
+          bivariate TE: Bonferroni over the source processes); a target keeps its
+          sources when its adjusted gate p-value is ≤ ``alpha`` (IDTxl corrects the
+          omnibus p-values instead, which are computed after the selection on the same
+          data and are not valid p-values: on null networks that rule's network-wide
+          false-positive rate stays near the per-target one; docs/networks.md).  PCMCI:
+          every MCI link test; PCMCI+: every link of the p-value matrix (each
+          contemporaneous pair once), links above ``alpha`` removed after the run, as
+          Tigramite's ``fdr_method``.
         * ``"fwer"``: network-wide family-wise error, P(any false edge) ≤ ``alpha``.
           mTE / bivariate TE: every target's whole procedure (max / min statistics,
           omnibus, sequential max statistic) at ``alpha / m`` for ``m`` analysed targets
@@ -329,6 +335,8 @@ def infer_network(
           first max-statistic test rejects, which has probability ≤ ``alpha / m``);
           PCMCI / PCMCI+: Holm over every link test.  It needs ``n_permutations ≥
           m / alpha`` (checked) and costs power: each target is tested at ``alpha / m``.
+          On networks without edges, ``"fdr_bh"`` controls the same rate (FDR = FWER
+          when every null is true).
         * ``"none"``: each target (each link) at ``alpha``: per-target error control only
           (on a network of m null targets about ``m·alpha`` false edges).
     n_permutations, n_permutations_omnibus
@@ -525,13 +533,12 @@ def infer_network(
     if correction in ("fdr_bh", "fdr_by") and method in ("mte", "bivariate_te"):
         c = float(np.sum(1.0 / np.arange(1, len(tix) + 1))) if correction == "fdr_by" else 1.0
         first = alpha / (len(tix) * c)  # the threshold for a single significant target
-        if 1.0 / (n_permutations_omnibus + 1) > first:
+        if 1.0 / (n_permutations + 1) > first:
             warns.append(
                 f"correction={correction!r} over {len(tix)} targets at alpha={alpha:g}: a "
-                f"lone significant target needs an omnibus p-value <= {first:.3g}, below "
-                f"the smallest of n_permutations_omnibus={n_permutations_omnibus} "
-                f"(1/{n_permutations_omnibus + 1}); pass n_permutations_omnibus >= "
-                f"{int(np.ceil(len(tix) * c / alpha))}"
+                f"lone significant target needs a p-value <= {first:.3g}, below the "
+                f"smallest of n_permutations={n_permutations} (1/{n_permutations + 1}); "
+                f"pass n_permutations >= {int(np.ceil(len(tix) * c / alpha))}"
             )
     for w in warns:
         warnings.warn(w, InfometerWarning, stacklevel=2)
@@ -648,8 +655,12 @@ def _target_index(t: Any, names: list[str], constant: list[str]) -> int:
 
 
 def _te(panel, tix, settings, correction, alpha, ex):
-    """mTE / bivariate TE: per-target jobs, then the network-level ``correction`` over
-    every analysed target's omnibus p-value (1 where no source was selected)."""
+    """mTE / bivariate TE: per-target jobs, then the network-level ``correction``.
+
+    ``"fdr_bh"`` / ``"fdr_by"``: over every analysed target's gate p-value (the first
+    source step's max-statistic test, a valid p-value of "no source informs the target";
+    1 where no candidate was tested); ``"fwer"``: every test ran at alpha / m, the omnibus
+    p-values Bonferroni-adjusted; ``"none"``: the omnibus p-values."""
     from infometer.stats.correction import adjust
 
     from ._algorithms import te_target
@@ -659,22 +670,27 @@ def _te(panel, tix, settings, correction, alpha, ex):
     res = _run(te_target, payloads, ex, desc, _store(settings, "te"))
     order = [res[j] for j in tix]
     p_omni = np.array([r["omnibus_p"] if r["edges"] else 1.0 for r in order])
+    gate = np.array([r["gate_p"] for r in order])
     m = len(order)
-    # "fwer": every test of a target ran at alpha / m; Bonferroni-adjusted p-values
-    adj = adjust(p_omni, "bonferroni" if correction == "fwer" else correction)
+    if correction in ("fdr_bh", "fdr_by"):
+        adj = adjust(gate, correction)
+    else:  # "fwer": every test of a target ran at alpha / m
+        adj = adjust(p_omni, "bonferroni" if correction == "fwer" else "none")
     scale = m if correction == "fwer" else 1
+    level = settings["alpha"]  # the level each target's own tests ran at
     names = panel.names
     edges, tframe = [], []
     for r, q in zip(order, adj, strict=True):
         j = r["target"]
-        ok = bool(r["edges"]) and q <= alpha
+        ok = bool(r["edges"]) and r["omnibus_p"] <= level and q <= alpha
         tframe.append(
             {
                 "target": names[j],
                 "target_lags": r["target_lags"],
                 "omnibus_te": r["omnibus_te"],
                 "omnibus_p": r["omnibus_p"],
-                "omnibus_p_corrected": float(q),
+                "gate_p": r["gate_p"],
+                "p_corrected": float(q),
                 "significant": bool(ok),
                 "rows": r["rows"],
             }
