@@ -390,7 +390,7 @@ def infer_network(
     >>> import numpy as np, infometer as im
     >>> rng = np.random.default_rng(1); x = rng.normal(size=(600, 3))
     >>> for t in range(1, 600): x[t, 1] += 0.8 * x[t - 1, 0]
-    >>> net = im.infer_network(x, method="mte", max_lag=2, cmi="gaussian", n_permutations=50)
+    >>> net = im.infer_network(x, method="mte", max_lag=2, cmi="gaussian", n_permutations=100)
     >>> sorted(net.edge_set())
     [(0, 1, 1)]
 
