@@ -44,7 +44,7 @@ import numpy as np
 from scipy import stats
 
 import infometer as im
-from infometer.dynamics import simulate
+from infometer.measures.dynamics import simulate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))

@@ -33,10 +33,10 @@ import warnings
 import numpy as np
 from scipy import linalg, stats
 
-from infometer import registry, resample
-from infometer.data import as_variables
-from infometer.truth import closed_forms
-from infometer.truth.discrete import markov_entropy_rate, sample_markov_chain
+from infometer.core import registry, resample
+from infometer.core.data import as_variables
+from infometer.measures.truth import closed_forms
+from infometer.measures.truth.discrete import markov_entropy_rate, sample_markov_chain
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "benchmarks", "results", "serial_coverage.json")

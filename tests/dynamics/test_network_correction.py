@@ -23,7 +23,7 @@ import pytest
 from scipy import stats
 
 import infometer as im
-from infometer.dynamics import network, simulate
+from infometer.measures.dynamics import network, simulate
 
 NETS, N, D, ALPHA = 40, 250, 5, 0.1
 

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import binom
 
 import infometer as im
-from infometer.stats.nulls import independent_orders, p_value
+from infometer.measures.stats.nulls import independent_orders, p_value
 
 
 def _rate_interval(k: int, alpha: float = 0.05, level: float = 0.999) -> tuple[int, int]:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import registry, resample
+from infometer.core import registry, resample
 
 
 def _ar1(phi: float, n: int, seed: int) -> np.ndarray:

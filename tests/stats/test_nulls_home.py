@@ -2,7 +2,7 @@
 corrections; one spelling of the count; the CLI says ``--permutations``.
 
 * The source walk fails on a p-value formula, a hand-written BH / Holm, or a direct call of
-  scipy's FDR outside :mod:`infometer.stats.nulls` / :mod:`infometer.stats.correction`.
+  scipy's FDR outside :mod:`infometer.measures.stats.nulls` / :mod:`infometer.measures.stats.correction`.
 * The signature walk fails on ``n_perm``, ``permutations``, ``n_surrogates``, ``fdr`` as
   a parameter of any public function.
 * The numbers: p-values against hand counts, BH/BY/Holm/Bonferroni against their
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import infometer
-from infometer.stats import correction, nulls
+from infometer.measures.stats import correction, nulls
 
 SRC = Path(infometer.__file__).parent
 HOME = {SRC / "stats" / "nulls.py", SRC / "stats" / "correction.py"}
@@ -63,7 +63,9 @@ def test_no_p_value_formula_or_correction_outside_the_home():
                 if "multipletests(" in line and "def multipletests" in line:
                     continue
                 stray.append(f"{path.relative_to(SRC)}:{i}: {line.strip()}")
-    assert not stray, "p-values / corrections belong in infometer.stats:\n" + "\n".join(stray)
+    assert not stray, "p-values / corrections belong in infometer.measures.stats:\n" + "\n".join(
+        stray
+    )
 
 
 def test_the_walk_would_catch_the_old_spellings():
