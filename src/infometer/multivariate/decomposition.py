@@ -368,6 +368,12 @@ def _result(
         if worst > 1e-9:
             raise RuntimeError(f"PID identities fail by {worst:.3g} nats: {resid}")
     mi = make_estimate(total, quantity="mutual_info", method=method, n=n)
+    notes = list(diag.get("notes", []))
+    if notes:
+        from .._warnings import warn_user
+
+        for note in notes:
+            warn_user(note)
     if u != "nats":
         estimates = [e.to(u) for e in estimates]
         mi = mi.to(u)
@@ -379,7 +385,11 @@ def _result(
         labels=labels,
         atoms=tuple(estimates),
         mutual_info=mi,
-        diagnostics={**{k: v for k, v in diag.items() if k != "notes"}, "identities": resid},
+        diagnostics={
+            **{k: v for k, v in diag.items() if k != "notes"},
+            "identities": resid,
+            **({"warnings": notes} if notes else {}),
+        },
     )
 
 
