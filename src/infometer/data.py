@@ -29,7 +29,6 @@ __all__ = [
     "as_variable",
     "as_variables",
     "check_same_length",
-    "few_distinct",
     "encode_columns",
     "check_int",
     "check_float",
@@ -580,8 +579,10 @@ def as_variable(
         kinds.append(kind)
         cards.append(card)
         syms.append(sym)
-        if kind == CONTINUOUS and few_distinct(enc):
-            diags.setdefault("few_distinct_float_columns", []).append(j)
+        if kind == CONTINUOUS and n >= 20:
+            nu = len(np.unique(enc[: min(n, 100_000)]))
+            if nu <= max(20, int(0.05 * min(n, 100_000))) and nu < n:
+                diags.setdefault("few_distinct_float_columns", []).append(j)
     if discrete is not None:  # a stated choice: auto rules respect it
         diags["discrete_override"] = bool(discrete)
     return Variable(
@@ -593,25 +594,6 @@ def as_variable(
         diagnostics=diags,
         symbols=tuple(syms),
     )
-
-
-def few_distinct(c: np.ndarray) -> bool:
-    """Whether a float column takes few distinct values for its length (at most
-    max(20, 5% of the rows) among the first 100,000 rows, and fewer than the rows; needs
-    20 rows): the flag ``few_distinct_float_columns`` of :func:`as_variable`, which the
-    ``auto`` rules read.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> few_distinct(np.arange(100) % 2 * 1.0), few_distinct(np.linspace(0, 1, 100))
-    (True, False)
-    """
-    n = c.shape[0]
-    if n < 20:
-        return False
-    nu = len(np.unique(c[: min(n, 100_000)]))
-    return nu <= max(20, int(0.05 * min(n, 100_000))) and nu < n
 
 
 def check_same_length(*variables: Variable) -> int:

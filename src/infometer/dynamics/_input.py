@@ -142,17 +142,16 @@ def as_panel(
                 )
     symbols, few = [], {}
     if discrete is None:
-        from ..data import few_distinct
+        from ..data import as_variable
 
         ints = [np.issubdtype(c.dtype, np.integer) or c.dtype == bool for c in cols]
         discrete = all(ints)
         if not discrete:
             symbols = [nm for nm, i in zip(names, ints, strict=True) if i]
-            few = {
-                nm: int(np.unique(c).size)
-                for nm, c, i in zip(names, cols, ints, strict=True)
-                if not i and few_distinct(c)
-            }
+            for nm, c, i in zip(names, cols, ints, strict=True):
+                # the data reader's flag of floats with few distinct values (one detector)
+                if not i and as_variable(c, str(nm)).diagnostics.get("few_distinct_float_columns"):
+                    few[nm] = int(np.unique(c).size)
     warns: list[str] = []
     constant = [nm for nm, c in zip(names, cols, strict=True) if c.size and np.all(c == c[0])]
     if constant:
