@@ -455,7 +455,13 @@ class Estimate:
                 s += " (Monte Carlo only)"
         if self.ci is not None:
             lvl = f"{round(100 * self.ci_level):d}% " if self.ci_level else ""
-            s += f" ({lvl}CI {lo}–{hi})"
+            clipped = self.diagnostics.get("ci_clipped")
+            note = (
+                ""
+                if not clipped
+                else f", {'lower bound' if clipped == 'lower' else 'both bounds'} clipped at 0"
+            )
+            s += f" ({lvl}CI {lo}–{hi}{note})"
         tag = self.method or "?"
         if self.n is not None:
             tag += f", n={self.n}"

@@ -241,6 +241,11 @@ def run(
             )
             stderr = se if se is not None else stderr
             diagnostics.update(rdiag)
+    if interval is not None:
+        from .uncertainty import respect_bounds
+
+        interval, clipped = respect_bounds(quantity, interval)
+        diagnostics.update(clipped)
     n = next(iter(variables.values())).n if variables else None
     if msgs:
         jittered = diagnostics.get("jittered_columns") or {}

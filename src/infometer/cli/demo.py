@@ -79,8 +79,14 @@ def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
     column names go in ``name``): value, unit, stderr, interval and method."""
     import pandas as pd
 
+    from .._estimate import unit_factor
+
     def ci(e: Any, i: int) -> float | None:
         return None if e.ci is None else e.ci[i]
+
+    def unclipped(e: Any) -> float | None:
+        raw = e.diagnostics.get("ci_unclipped_nats")
+        return None if raw is None else raw[0] * unit_factor("nats", e.unit)
 
     return pd.DataFrame(
         [
@@ -91,6 +97,8 @@ def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
                 "stderr": r["estimate"].stderr,
                 "ci_low": ci(r["estimate"], 0),
                 "ci_high": ci(r["estimate"], 1),
+                "ci_clipped": bool(r["estimate"].diagnostics.get("ci_clipped")),
+                "ci_low_unclipped": unclipped(r["estimate"]),
                 "method": r["estimate"].method,
             }
             for r in rows
@@ -109,12 +117,18 @@ def ranking_table(rows: list[dict[str, Any]], title: str, name: str = "feature")
     t = Table(title=cell(title))
     for col in ("rank", name, unit, "± se", "CI", "method"):
         t.add_column(col, justify="right" if col not in (name, "method") else "left")
+    clipped = False
     for i, r in enumerate(rows, 1):
         e = r["estimate"]
         value, lo, hi = e.rounded()
         se = "" if e.stderr is None else round_to_error(e.value, e.stderr)[1]
-        cis = "" if lo is None else f"{lo} – {hi}"
+        mark = "*" if e.diagnostics.get("ci_clipped") else ""
+        clipped = clipped or bool(mark)
+        cis = "" if lo is None else f"{lo}{mark} – {hi}"
         t.add_row(str(i), cell(r["feature"]), value, se, cis, e.method)
+    if clipped:
+        t.caption = "* lower bound clipped at 0 (MI >= 0; CSV: ci_low_unclipped)"
+        t.caption_justify = "left"
     return t
 
 
