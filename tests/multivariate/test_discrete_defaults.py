@@ -247,3 +247,11 @@ def test_auto_error_hints_discrete_for_float_symbols():
     xf = XOR[:, 0].astype(float)
     with pytest.raises(ValueError, match="few distinct values: discrete=True"):
         im.renyi_mutual_info(xf, XOR[:, 2].astype(float))
+
+
+def test_entropy_increment_refuses_symbols():
+    from infometer.models import entropy_increment
+
+    x = np.random.default_rng(0).integers(0, 3, size=(200, 2))
+    with pytest.raises(ValueError, match="x is discrete.*im.entropy"):
+        entropy_increment(x, x[:, ::-1])
