@@ -524,7 +524,9 @@ def _gaussian_pairs(vs, tv, tname, measure, method, bias_correct, ci_level, seed
         diag["broja"] = "scalar target: the Gaussian BROJA PID is the MMI PID (Barrett 2015)"
     intervals = None
     if ci_level is not None:
-        intervals = _intervals(scores, d, tidx, pairs, measure, ci_level, seed, progress)
+        intervals = _intervals(
+            scores, scores[:, tidx], pairs, measure, "gaussian", ci_level, seed, progress
+        )
         diag["ci_method"] = (
             "im.pid(method='gaussian', ci=...) per pair: the shared bootstrap of each atom"
             + (
@@ -619,7 +621,7 @@ def _discrete_pairs(vs, tv, measure, method, ci_level, seed, progress):
         )
     intervals = None
     if ci_level is not None:
-        intervals = _discrete_intervals(c, pairs, d, measure, ci_level, seed, progress)
+        intervals = _intervals(c, c[:, d], pairs, measure, "plugin", ci_level, seed, progress)
         diag["ci_method"] = (
             "im.pid(method='plugin', ci=...) per pair: the shared bootstrap of each atom"
             + (" (centred on the plug-in value)" if mm else "")
@@ -638,13 +640,16 @@ def _warning_class():
     return InfometerWarning
 
 
-def _discrete_intervals(c, pairs, d, measure, level, seed, progress) -> dict:
-    """Each atom's bootstrap interval through ``im.pid(method="plugin")``."""
+def _intervals(src, tgt, pairs, measure, method, level, seed, progress) -> dict:
+    """Each atom's bootstrap interval through ``im.pid`` (the shared resampling) on the
+    columns ``src[:, [i, j]]`` of every pair and the target ``tgt``: ``method="gaussian"``
+    on (normal scores of) numbers, ``"plugin"`` on symbols."""
     from ..progress import progress_bar
     from .decomposition import pid
 
     keys = {"{0}{1}": "redundancy", "{0}": "unique_i", "{1}": "unique_j", "{01}": "synergy"}
     out = {k: np.full((pairs.shape[0], 2), np.nan) for k in keys.values()}
+    tgt = tgt[:, 0] if tgt.ndim == 2 and tgt.shape[1] == 1 else tgt
     with progress_bar(
         total=pairs.shape[0], desc="pair intervals", unit="pair", progress=progress
     ) as bar:
@@ -652,41 +657,13 @@ def _discrete_intervals(c, pairs, d, measure, level, seed, progress) -> dict:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 r = pid(
-                    c[:, [i, j]],
-                    c[:, d],
+                    src[:, [i, j]],
+                    tgt,
                     measure=measure,
-                    method="plugin",
+                    method=method,
                     ci=level,
                     seed=seed,
-                    discrete=True,
-                )
-            for lab, e in zip(r.labels, r.atoms, strict=True):
-                out[keys[lab]][p] = e.ci
-            bar.update(1)
-    return out
-
-
-def _intervals(scores, d, tidx, pairs, measure, level, seed, progress) -> dict:
-    """Each atom's bootstrap interval through ``im.pid`` (the shared resampling)."""
-    from ..progress import progress_bar
-    from .decomposition import pid
-
-    keys = {"{0}{1}": "redundancy", "{0}": "unique_i", "{1}": "unique_j", "{01}": "synergy"}
-    out = {k: np.full((pairs.shape[0], 2), np.nan) for k in keys.values()}
-    t = scores[:, tidx]
-    with progress_bar(
-        total=pairs.shape[0], desc="pair intervals", unit="pair", progress=progress
-    ) as bar:
-        for p, (i, j) in enumerate(pairs):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                r = pid(
-                    scores[:, [i, j]],
-                    t[:, 0] if t.shape[1] == 1 else t,
-                    measure=measure,
-                    method="gaussian",
-                    ci=level,
-                    seed=seed,
+                    discrete=method == "plugin",
                 )
             for lab, e in zip(r.labels, r.atoms, strict=True):
                 out[keys[lab]][p] = e.ci
