@@ -301,3 +301,19 @@ def test_sign_of_exact_zeros():
     got, _ = _atoms(_pmf(DIT["erase"][0]), "ccs")
     assert got[0] == pytest.approx(DIT["erase"][1][0], abs=1e-9)
     assert _pid.SIGN_ZERO < 1e-6
+
+
+@pytest.mark.parametrize("name", ["and", "boom", "rand", "gband"])
+def test_large_problems_take_ipf_on_the_reduced_support(name, monkeypatch):
+    # above MAX_DENSE marginal cells the solver is IPF on the support the linear program
+    # leaves: the optimum is interior there, so IPF converges to the same certified answer
+    monkeypatch.setattr(_maxent, "MAX_DENSE", 0)
+    monkeypatch.setattr(_maxent, "FIRST_IPF", 1)
+    outcomes, ccs, _ = DIT[name]
+    got, r = _atoms(_pmf(outcomes), "ccs")
+    if name == "rand":
+        assert got[0] == pytest.approx(_RAND_R, abs=1e-9)
+    else:
+        assert got == pytest.approx(ccs, abs=1e-9)
+    cert = r.diagnostics["maxent"]
+    assert cert["solvers"] == ["ipf"] and cert["converged"] and cert["forced_zero_cells"] >= 1
