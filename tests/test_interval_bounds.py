@@ -20,8 +20,9 @@ def test_policy():
         (0.0, 0.5),
         {"ci_clipped": "lower", "ci_unclipped_nats": [-0.2, 0.5]},
     )
-    both = respect_bounds("transfer_entropy", (-0.3, -0.1))
-    assert both[0] == (0.0, 0.0) and both[1]["ci_clipped"] == "both"
+    # wholly below 0: no possible value left; kept as built and flagged, not (0, 0)
+    below = respect_bounds("transfer_entropy", (-0.3, -0.1))
+    assert below == ((-0.3, -0.1), {"ci_below_zero": True})
     assert respect_bounds("mutual_info", (0.1, 0.5)) == ((0.1, 0.5), {})
     # quantities that may be negative keep their intervals: differential entropy,
     # O-information, co-information, PID atoms
@@ -77,3 +78,15 @@ def test_ranking_table_marks_clipped_bounds():
     f = ranking_frame(rows)
     assert bool(f["ci_clipped"][0]) and f["ci_low"][0] == 0.0
     assert f["ci_low_unclipped"][0] == pytest.approx(-0.003 / np.log(2))
+
+
+def test_ranking_table_marks_intervals_wholly_below_zero():
+    from infometer.cli.demo import ranking_table
+
+    e = make_estimate(
+        -0.5, quantity="mutual_info", method="m", stderr=0.1, ci=(-0.7, -0.3), ci_level=0.95
+    )
+    assert e.ci == (-0.7, -0.3) and e.diagnostics["ci_below_zero"]
+    assert "wholly below 0" in repr(e)
+    t = ranking_table([{"feature": "f", "estimate": e}], "t")
+    assert str(t.columns[4]._cells[0]).endswith("†") and "wholly below 0" in t.caption

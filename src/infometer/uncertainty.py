@@ -10,7 +10,8 @@ Every interval in infometer is built here:
   TE, AIS, TC, DTC, capacity, ...), one policy for the bound (:func:`respect_bounds`,
   applied by :func:`infometer.api.run` and :func:`make_estimate`): a lower bound below 0
   is raised to 0, and the estimate records ``diagnostics["ci_clipped"]`` with the bounds
-  before (``ci_unclipped_nats``).  The truth lies in [0, ∞), so the clipped interval
+  before (``ci_unclipped_nats``); an interval wholly below 0 is kept and flagged
+  ``ci_below_zero``.  The truth lies in [0, ∞), so the clipped interval
   covers it whenever the unclipped one does (same coverage, never longer); the point
   estimate itself is never clipped (a negative value is the estimator's error, shown).
 
@@ -136,14 +137,17 @@ def respect_bounds(
     The one policy of infometer for intervals of non-negative quantities (the set
     ``registry.NONNEGATIVE``, which each family extends): intersecting a confidence
     interval with the parameter space [0, ∞) keeps its coverage, since the truth lies
-    there.  When the whole interval is below 0 the intersection is empty: the interval is
-    then (0, 0) and ``ci_clipped`` is ``"both"``: the estimator's bias exceeds its spread
-    (the caller's ``negative`` flag and warning say the same of the value).
+    there.  When the whole interval is below 0 the intersection is empty: no interval of
+    possible values is left, so the interval is kept as built and flagged
+    ``ci_below_zero`` (the estimator's error exceeds its spread there; a zero-width (0, 0)
+    would claim a certainty the data do not give).
 
     Examples
     --------
     >>> respect_bounds("mutual_info", (-0.0019, 0.0148))
     ((0.0, 0.0148), {'ci_clipped': 'lower', 'ci_unclipped_nats': [-0.0019, 0.0148]})
+    >>> respect_bounds("mutual_info", (-0.8, -0.3))
+    ((-0.8, -0.3), {'ci_below_zero': True})
     >>> respect_bounds("entropy", (-1.0, 2.0))  # differential entropy may be < 0
     ((-1.0, 2.0), {})
     """
@@ -158,8 +162,9 @@ def respect_bounds(
         registry._ensure_loaded()  # families add their quantities on import
         if quantity not in registry.NONNEGATIVE:
             return (lo, hi), {}
-    clipped = "lower" if hi >= 0 else "both"
-    return (0.0, max(hi, 0.0)), {"ci_clipped": clipped, "ci_unclipped_nats": [lo, hi]}
+    if hi < 0:
+        return (lo, hi), {"ci_below_zero": True}
+    return (0.0, hi), {"ci_clipped": "lower", "ci_unclipped_nats": [lo, hi]}
 
 
 def make_estimate(

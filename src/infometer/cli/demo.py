@@ -117,17 +117,23 @@ def ranking_table(rows: list[dict[str, Any]], title: str, name: str = "feature")
     t = Table(title=cell(title))
     for col in ("rank", name, unit, "± se", "CI", "method"):
         t.add_column(col, justify="right" if col not in (name, "method") else "left")
-    clipped = False
+    marks: set[str] = set()
     for i, r in enumerate(rows, 1):
         e = r["estimate"]
         value, lo, hi = e.rounded()
         se = "" if e.stderr is None else round_to_error(e.value, e.stderr)[1]
         mark = "*" if e.diagnostics.get("ci_clipped") else ""
-        clipped = clipped or bool(mark)
-        cis = "" if lo is None else f"{lo}{mark} – {hi}"
+        mark = "†" if e.diagnostics.get("ci_below_zero") else mark
+        marks.add(mark)
+        cis = "" if lo is None else f"{lo}{mark if mark == '*' else ''} – {hi}"
+        cis += "†" if mark == "†" and cis else ""
         t.add_row(str(i), cell(r["feature"]), value, se, cis, e.method)
-    if clipped:
-        t.caption = "* lower bound clipped at 0 (MI >= 0; CSV: ci_low_unclipped)"
+    notes = {
+        "*": "* lower bound clipped at 0 (MI >= 0; CSV: ci_low_unclipped)",
+        "†": "† interval wholly below 0: estimator error, not a value MI can take",
+    }
+    if marks - {""}:
+        t.caption = "; ".join(notes[m] for m in ("*", "†") if m in marks)
         t.caption_justify = "left"
     return t
 
