@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import registry
-from infometer.uncertainty import make_estimate, respect_bounds
+from infometer.core import registry
+from infometer.core.uncertainty import make_estimate, respect_bounds
 
 
 def test_policy():

@@ -66,8 +66,8 @@ def bian_entropy(x: np.ndarray, m: int) -> float:
 
 def ours(path: str) -> None:
     import infometer as im
-    from infometer.complexity import _kernels as K
-    from infometer.complexity import measures as M
+    from infometer.measures.complexity import _kernels as K
+    from infometer.measures.complexity import measures as M
 
     eh = json.load(open(path))
     for name, x in signals().items():

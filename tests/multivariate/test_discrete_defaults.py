@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import infometer as im
-from infometer import exact
+from infometer.measures import exact
 
 LOG2_3 = float(np.log2(3.0))
 R_AND = 1.5 - 0.75 * LOG2_3
@@ -250,7 +250,7 @@ def test_auto_error_hints_discrete_for_float_symbols():
 
 
 def test_entropy_increment_refuses_symbols():
-    from infometer.models import entropy_increment
+    from infometer.systems.models import entropy_increment
 
     x = np.random.default_rng(0).integers(0, 3, size=(200, 2))
     with pytest.raises(ValueError, match="x is discrete.*im.entropy"):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer import exact
-from infometer.multivariate import _maxent, _pid
+from infometer.measures import exact
+from infometer.measures.multivariate import _maxent, _pid
 
 LOG2_3 = float(np.log2(3.0))
 

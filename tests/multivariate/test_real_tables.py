@@ -4,7 +4,7 @@ against a reference computed another way, or a clear error naming the choices.
 
 * digits (1,797 8x8 images): pixel counts 0-16 stored as *floats* (17 distinct values):
   refused by name; with ``discrete=True`` the discrete reading, equal to the same quantity
-  of the empirical pmf built independently (``numpy.histogramdd`` → ``infometer.exact``);
+  of the empirical pmf built independently (``numpy.histogramdd`` → ``infometer.measures.exact``);
 * diabetes: ``sex`` is a float column with 2 values beside continuous ones: refused, naming
   ``sex``; ``discrete=False`` gives the Gaussian-copula reading, which is invariant to
   monotone maps of the columns (checked on the continuous columns);
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import exact
+from infometer.measures import exact
 
 datasets = pytest.importorskip("sklearn.datasets")
 
