@@ -14,7 +14,7 @@ def unisolated() -> bool:
     """Whether script runs must fall back to ``allow_unisolated=True`` on this machine (no
     OS sandbox, and ``make test`` did not require one): the contract tests then still run,
     the attack suite checks the refusal instead (tests/extract/test_sandbox_attacks.py)."""
-    from infometer.extract.sandbox import isolation
+    from infometer.systems.extract.sandbox import isolation
 
     iso = isolation()
     if not iso.available and REQUIRED:

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import pytest
 
-from infometer.extract import sandbox as sbmod
-from infometer.extract._isolation import bwrap_argv, environment
-from infometer.extract.sandbox import (
+from infometer.systems.extract import sandbox as sbmod
+from infometer.systems.extract._isolation import bwrap_argv, environment
+from infometer.systems.extract.sandbox import (
     ALLOWED_IMPORTS,
     LOG_BYTES,
     RESULT_BYTES,
@@ -507,7 +507,7 @@ def test_namespaces_alone_are_a_boundary(box, host):
 _REAPER = r"""
 import ctypes, json, os, sys, time
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come to us
-from infometer.extract.sandbox import Sandbox
+from infometer.systems.extract.sandbox import Sandbox
 sb = Sandbox(cpu_seconds=1, wall_seconds=2, allow_unisolated=True)
 res = sb.run(sys.argv[1], ["a", "b"])
 def kids():
@@ -562,14 +562,14 @@ def test_refuses_without_isolation_unless_allowed(no_isolation):
         Sandbox()
     with pytest.raises(SandboxUnavailableError, match="refusing"):
         sbmod.run_script(HONEST, ["x"])
-    from infometer.data import InfometerWarning
+    from infometer.core.data import InfometerWarning
 
     sb = Sandbox(allow_unisolated=True)
     with pytest.warns(InfometerWarning, match="WITHOUT operating-system isolation"):
         assert sb.run(HONEST, ["x"])[0].triples == (("s", "p", "x"),)
 
 
-@pytest.mark.filterwarnings("ignore::infometer.data.InfometerWarning")
+@pytest.mark.filterwarnings("ignore::infometer.core.data.InfometerWarning")
 @pytest.mark.parametrize(
     "name",
     [
@@ -601,7 +601,7 @@ def test_unisolated_mode_keeps_the_filter_and_limits(name, no_isolation, host):
     assert sb.run(HONEST, ["y"])[0].triples == (("s", "p", "y"),)
 
 
-@pytest.mark.filterwarnings("ignore::infometer.data.InfometerWarning")
+@pytest.mark.filterwarnings("ignore::infometer.core.data.InfometerWarning")
 def test_cli_refuses_and_names_the_flag(no_isolation, tmp_path, monkeypatch):
     from typer.testing import CliRunner
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from infometer.extract._seccomp import ARCHES, DENIED, WRITE_FLAGS, build_filter
+from infometer.systems.extract._seccomp import ARCHES, DENIED, WRITE_FLAGS, build_filter
 
 KILL, ALLOW = 0x80000000, 0x7FFF0000
 O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND = 0, 1, 2, 0o100, 0o1000, 0o2000
