@@ -210,6 +210,9 @@ def rank_cmd(
     top: int = typer.Option(0, "--top", help="Show only the N most informative (0 = all)."),
     out_dir: str = typer.Option("rank-out", "--out", "-o", help="Folder for CSV and PNG."),
     seed: int = typer.Option(0, "--seed"),
+    discrete: bool = typer.Option(
+        None, "--discrete/--continuous", help="Force columns to symbols / numbers."
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--no-progress)."),
     json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
@@ -240,7 +243,14 @@ def rank_cmd(
         raise ValueError(f"{file} has no column besides the target {target!r}")
     y = df[target]
     rows = rank_features(
-        X, y, method=method, unit=unit, ci=ci, seed=seed, progress=None if progress else False
+        X,
+        y,
+        method=method,
+        unit=unit,
+        ci=ci,
+        seed=seed,
+        progress=None if progress else False,
+        discrete=discrete,
     )
     e0 = rows[0]["estimate"]
     shown = rows[:top] if top > 0 else rows
@@ -256,7 +266,15 @@ def rank_cmd(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             sel = select_features(
-                X, y, k=min(k, X.shape[1]), criterion=select, method=method, unit=unit, seed=seed
+                X,
+                y,
+                k=min(k, X.shape[1]),
+                criterion=select,
+                method=method,
+                unit=unit,
+                seed=seed,
+                discrete=discrete,
+                discrete_target=discrete,
             )
         sel.table.to_csv(od / "selected.csv", index=False)
         files.append(od / "selected.csv")

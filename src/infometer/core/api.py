@@ -129,13 +129,21 @@ def run_local(
     diagnostics: dict[str, Any] = {}
     if not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__}")
+    have = local_methods(quantity)
     if method.lower() == "auto":
-        name, reason = registry.choose_auto(registry.AutoContext(quantity, variables))
+        ctx = registry.AutoContext(quantity, variables)
+        name, reason = registry.choose_auto(ctx)
+        if (
+            ctx.kinds == {"discrete"}
+            and "plugin" in have
+            and getattr(registry.get(quantity, name).func, "local_values", None) is None
+        ):  # a bias correction has no local values; the plug-in's are the counts' own
+            reason = f"symbols, local values: the plug-in's ({name}, auto's estimate, has none)"
+            name = "plugin"
         diagnostics["auto_reason"] = reason
     else:
         name = method
     spec = registry.get(quantity, name)
-    have = local_methods(quantity)
     hook = getattr(spec.func, "local_values", None)
     if hook is None:
         raise ValueError(
@@ -240,6 +248,11 @@ def run(
             )
             stderr = se if se is not None else stderr
             diagnostics.update(rdiag)
+    if interval is not None:
+        from infometer.core.uncertainty import respect_bounds
+
+        interval, clipped = respect_bounds(quantity, interval)
+        diagnostics.update(clipped)
     n = next(iter(variables.values())).n if variables else None
     if msgs:
         jittered = diagnostics.get("jittered_columns") or {}

@@ -583,6 +583,8 @@ def as_variable(
             nu = len(np.unique(enc[: min(n, 100_000)]))
             if nu <= max(20, int(0.05 * min(n, 100_000))) and nu < n:
                 diags.setdefault("few_distinct_float_columns", []).append(j)
+    if discrete is not None:  # a stated choice: auto rules respect it
+        diags["discrete_override"] = bool(discrete)
     return Variable(
         columns=tuple(cols),
         kinds=tuple(kinds),

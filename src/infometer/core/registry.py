@@ -314,7 +314,16 @@ def choose_auto(ctx: AutoContext) -> tuple[str, str]:
             reason = rule.reason(ctx) if callable(rule.reason) else rule.reason
             return method, reason
     kinds = ", ".join(f"{k}={v.kind}" for k, v in ctx.variables.items())
+    few = [k for k, v in ctx.variables.items() if v.diagnostics.get("few_distinct_float_columns")]
+    symbolic = any("discrete" in get(ctx.quantity, m).kinds for m in methods(ctx.quantity))
+    hint = (
+        f" ({', '.join(few)} {'is' if len(few) == 1 else 'are'} float but take few distinct "
+        "values: discrete=True reads them as symbols)"
+        if few and symbolic
+        else ""
+    )
     raise ValueError(
         f"method='auto' has no estimator of {ctx.quantity} for data of kinds ({kinds}); "
         f"pass method= explicitly, one of: {', '.join(methods(ctx.quantity)) or 'none registered'}"
+        + hint
     )
