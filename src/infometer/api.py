@@ -123,8 +123,9 @@ def run_local(
     if not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__}")
     if method.lower() == "auto":
-        name, reason = registry.choose_auto(registry.AutoContext(quantity, variables))
-        diagnostics["auto_reason"] = reason
+        choice = registry.choose(registry.AutoContext(quantity, variables))
+        name, diagnostics["auto_reason"] = choice.method, choice.reason
+        params = {**choice.params, **params}  # the user's own parameters win
     else:
         name = method
     spec = registry.get(quantity, name)
@@ -186,8 +187,9 @@ def run(
     if not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__}")
     if method.lower() == "auto":
-        name, reason = registry.choose_auto(registry.AutoContext(quantity, variables))
-        diagnostics["auto_reason"] = reason
+        choice = registry.choose(registry.AutoContext(quantity, variables))
+        name, diagnostics["auto_reason"] = choice.method, choice.reason
+        params = {**choice.params, **params}  # the user's own parameters win
     else:
         name = method
     spec = registry.get(quantity, name)
@@ -235,13 +237,17 @@ def run(
             diagnostics.update(rdiag)
     n = next(iter(variables.values())).n if variables else None
     if msgs:
-        jittered = diagnostics.get("jittered_columns") or {}
-        msgs = [  # tied values are one cause: the jitter warning says it, not both
-            m for m in msgs if not (m in few_msgs and few_msgs[m] in jittered)
-        ]
+        # tied values are one cause: the jitter warning (or the stated dequantisation) says
+        # it, not both
+        treated = {**(diagnostics.get("jittered_columns") or {})}
+        treated.update(diagnostics.get("dequantized_columns") or {})
+        treated.update(diagnostics.get("atom_values") or {})  # GKOV's point masses
+        treated.update(diagnostics.get("ties") or {})  # the tie facts were stated
+        msgs = [m for m in msgs if not (m in few_msgs and few_msgs[m] in treated)]
         msgs = _in_user_words(msgs, variables, unit_name)
-        diagnostics["warnings"] = msgs
-        _emit(msgs)
+        if msgs:
+            diagnostics["warnings"] = msgs
+            _emit(msgs)
     est = Estimate(
         value=raw.value,
         unit="nats",

@@ -24,6 +24,7 @@ from ..data import (
     check_int,
 )
 from ..parallel import Execution
+from ..validation import check_bool
 from . import _significance, compute
 from ._blocks import BACKENDS, run_blocks
 from ._blocks import remote_block as remote_block  # the Dask task's former path
@@ -146,6 +147,7 @@ def _check_fast_params(cfg: Config, names: set[str]) -> None:
         check_choice(p["jitter"], "jitter", ("auto", "always", "never"))
         check_float(p["jitter_scale"], "jitter_scale", low=0.0, inclusive=(False, True))
         check_int(p["theiler"], "theiler", min_value=0)
+        check_bool(p["dequantize"], "dequantize")
     if "gaussian_copula" in names:
         _, p = cfg.spec_params("gaussian_copula")
         if not isinstance(p["bias_correct"], bool):

@@ -55,8 +55,10 @@ def rank_features(
     ci: float,
     seed: int,
     progress: bool | None = None,
+    **params: Any,
 ) -> list[dict[str, Any]]:
-    """MI of every column of X with y, sorted from most to least informative."""
+    """MI of every column of X with y, sorted from most to least informative (``params``:
+    the estimator's, e.g. ``dequantize``)."""
     from ..api import mutual_info
     from ..progress import progress_bar
 
@@ -64,7 +66,7 @@ def rank_features(
     for col in progress_bar(X.columns, desc="estimating", unit="column", progress=progress):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            est = mutual_info(X[col], y, method=method, unit=unit, ci=ci, seed=seed)
+            est = mutual_info(X[col], y, method=method, unit=unit, ci=ci, seed=seed, **params)
         rows.append({"feature": str(col), "estimate": est})
     rows.sort(key=lambda r: -r["estimate"].value)
     return rows
