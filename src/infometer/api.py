@@ -198,15 +198,15 @@ def run(
         params.setdefault("seed", seed)
     full = spec.check_params(params)
     msgs: list[str] = []
-    few_msgs: dict[str, str] = {}  # message -> variable name
-    for var in variables.values():
+    few_msgs: dict[str, str] = {}  # message -> role (the key the estimator's facts use)
+    for role, var in variables.items():
         few = var.diagnostics.get("few_distinct_float_columns")
         if few and "continuous" in spec.kinds and spec.family != "discrete":
             msgs.append(
                 f"{var.name} is float but columns {few} take few distinct values; they are treated "
                 "as continuous (pass discrete=True to treat them as symbols)"
             )
-            few_msgs[msgs[-1]] = var.name
+            few_msgs[msgs[-1]] = role
     raw = spec.func(*variables.values(), **full)
     diagnostics.update(raw.diagnostics)
     msgs.extend(raw.warnings)

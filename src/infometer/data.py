@@ -130,18 +130,17 @@ class Ties:
         )
 
 
-def _distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(distinct values, their counts, group of each sorted row, sort order)``, with
-    values that differ by float noise (``NOISE`` times the largest magnitude) merged."""
-    order = np.argsort(col, kind="stable")
-    s = col[order]
+def _distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct values, their counts)``, sorted, with values that differ by float noise
+    (``NOISE`` times the largest magnitude) merged into the first of them."""
+    s = np.sort(col)
     top = max(abs(float(s[0])), abs(float(s[-1])))
     new = np.empty(s.size, bool)
     new[0] = True
     np.greater(np.diff(s), NOISE * top, out=new[1:])
-    group = np.cumsum(new) - 1
-    counts = np.bincount(group)
-    return s[new], counts, group, order
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, s.size))
+    return s[starts], counts
 
 
 def _grid_fit(
@@ -226,7 +225,7 @@ def find_ties(col: Any) -> Ties | None:
     n = col.size
     if n < 2:
         return None
-    u, c, _, _ = _distinct(col)
+    u, c = _distinct(col)
     if u.size == n:
         return None
     return Ties(
@@ -248,7 +247,7 @@ def cell_widths(col: np.ndarray, ties: Ties) -> np.ndarray:
     transformed units, such as the log of whole numbers); untied values keep width 0.
     """
     col = np.asarray(col, dtype=np.float64)
-    u, c, group, order = _distinct(col)
+    u, c = _distinct(col)
     if u.size < 2:
         return np.zeros(col.size)
     d = np.diff(u)
@@ -259,9 +258,8 @@ def cell_widths(col: np.ndarray, ties: Ties) -> np.ndarray:
         w = np.minimum(w, ties.step)
     else:
         w = np.where(c > 1, w, 0.0)
-    out = np.empty(col.size)
-    out[order] = w[group]
-    return out
+    # each row's value lies in the group that starts at the largest distinct value <= it
+    return w[np.searchsorted(u, col, side="right") - 1]
 
 
 def dequantize(

@@ -152,6 +152,8 @@ def _rate_rows_spec(h: EstimatorSpec) -> EstimatorSpec:
         joint = _quiet_run(h, (present.join(past, name="present_past"),), inner)
         marg = _quiet_run(h, (past,), inner)
         diag = {"joint_entropy": joint.value, "past_entropy": marg.value}
+        if joint.diagnostics.get("dequantized_columns"):  # the rounded series was spread
+            diag["dequantized_columns"] = {"x": list(range(present.d))}
         return Raw(value=joint.value - marg.value, diagnostics=diag, warnings=joint.warnings)
 
     return EstimatorSpec(

@@ -345,6 +345,10 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         diag = {k: v for k, v in est.diagnostics.items() if k != "warnings"}
         diag.update(auto)
         diag["embedded_rows"] = e["y"].n
+        if diag.get("dequantized_columns"):  # the embedded columns of these series were spread
+            diag["dequantized_columns"] = {
+                role: sorted(v.ties) for role, v in names.items() if v.ties
+            }
         return Raw(value=est.value, diagnostics=diag, warnings=est.warnings, params=resolved)
 
     te.__name__ = f"transfer_entropy_{cmi.name}"
