@@ -133,6 +133,18 @@ def _check_theiler(theiler: int, n: int, k: int) -> int:
     return theiler
 
 
+def _joint_prep(variables, k, standardize, jitter, jitter_scale, seed, theiler, dequantize):
+    """``(n, k, theiler, prepared, why constant or "")``: the checks and preparation every
+    joint-space kNN estimator (global or local) starts with."""
+    n = next(iter(variables.values())).n
+    k = _check(n, k, standardize, jitter, jitter_scale, dequantize)
+    theiler = _check_theiler(theiler, n, k)
+    p = _prep(variables, standardize, jitter, jitter_scale, seed, dequantize)
+    bx, by = p.blocks[:2]
+    constant = bx.shape[1] == 0 or by.shape[1] == 0
+    return n, k, theiler, p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant" if constant else ""
+
+
 def _joint_knn(
     variables: dict[str, Variable],
     kernel: Callable[..., tuple[float, dict]],
@@ -149,13 +161,11 @@ def _joint_knn(
 
     ``kernel(*blocks, k, theiler)``; a constant x or y gives exactly 0.
     """
-    n = next(iter(variables.values())).n
-    k = _check(n, k, standardize, jitter, jitter_scale, dequantize)
-    theiler = _check_theiler(theiler, n, k)
-    p = _prep(variables, standardize, jitter, jitter_scale, seed, dequantize)
-    bx, by = p.blocks[:2]
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
+    n, k, theiler, p, constant = _joint_prep(
+        variables, k, standardize, jitter, jitter_scale, seed, theiler, dequantize
+    )
+    if constant:
+        return _zero(p, constant)
     value, diag = kernel(*p.blocks, k, theiler)
     warns = list(p.warnings)
     diag = {**p.diagnostics, **diag}
@@ -176,13 +186,10 @@ def _joint_knn_local(
 ) -> LocalRaw:
     """:func:`_joint_knn` with a local kernel: the same checks, preparation (jitter from the
     same seed) and constant-variable rule, per point."""
-    n = next(iter(variables.values())).n
-    k = _check(n, k, standardize, jitter, jitter_scale, dequantize)
-    theiler = _check_theiler(theiler, n, k)
-    p = _prep(variables, standardize, jitter, jitter_scale, seed, dequantize)
-    bx, by = p.blocks[:2]
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        why = f"{'x' if bx.shape[1] == 0 else 'y'} is constant"
+    n, k, theiler, p, why = _joint_prep(
+        variables, k, standardize, jitter, jitter_scale, seed, theiler, dequantize
+    )
+    if why:
         diag = {**p.diagnostics, "exact_zero": why}
         warns = [*p.warnings, f"{why}: every local value is exactly 0"]
         return LocalRaw(np.zeros(n), diagnostics=diag, warnings=warns)
