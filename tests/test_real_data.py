@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.data import find_ties
+from infometer.core.data import find_ties
 
 sk = pytest.importorskip("sklearn.datasets")
 

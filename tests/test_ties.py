@@ -1,4 +1,4 @@
-"""The one tie / rounding-grid detector (``infometer.data.find_ties``) and the cells that
+"""The one tie / rounding-grid detector (``infometer.core.data.find_ties``) and the cells that
 dequantisation spreads values over (issue 35 §1).
 
 Ground truth here is the construction: data rounded to a known step Δ (or k/3 rounded to
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer.data import as_variable, cell_widths, dequantize, find_ties
+from infometer.core.data import as_variable, cell_widths, dequantize, find_ties
 
 
 def gauss(n=500, seed=0, sd=1.0, mean=0.0):

@@ -6,7 +6,7 @@
     python benchmarks/dev/ties.py real         # the defaults on scikit-learn's bundled tables
     python benchmarks/dev/ties.py complexity   # sample entropy of a rounded AR(1)
 
-Truths from ``infometer.truth.quantised``: h(X') = H(round(Y/Δ)) + log Δ from the
+Truths from ``infometer.measures.truth.quantised``: h(X') = H(round(Y/Δ)) + log Δ from the
 Gaussian's cell probabilities; the MI of a rounded bivariate Gaussian by quadrature.
 """
 
@@ -22,7 +22,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import infometer as im  # noqa: E402
-from infometer.truth.quantised import (  # noqa: E402
+from infometer.measures.truth.quantised import (  # noqa: E402
     rounded_gaussian_entropy,
     rounded_gaussian_pair_mutual_info,
 )

@@ -1,6 +1,6 @@
 """Rounded and tied continuous data under ``method="auto"`` and explicit kNN methods
 (issue 35 §1): the reading stated in ``diagnostics["auto_reason"]`` and the value checked
-against exact truths of rounded data (``infometer.truth.quantised``).
+against exact truths of rounded data (``infometer.measures.truth.quantised``).
 
 Tolerances: the dequantised Kozachenko-Leonenko estimate has sd about 1.2/sqrt(N) nats in
 1-D at these N (0.077 at N = 200, 0.03 at 1000, 0.013 at 5000: docs/knn.md, "Ties and
@@ -20,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import infometer as im
-from infometer import registry
-from infometer.data import InfometerWarning
-from infometer.truth.quantised import (
+from infometer.core import registry
+from infometer.core.data import InfometerWarning
+from infometer.measures.truth.quantised import (
     rounded_gaussian_entropy,
     rounded_gaussian_pair_mutual_info,
     rounded_gaussian_pmf,
