@@ -22,6 +22,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import infometer as im  # noqa: E402
+from infometer.core.data import find_ties  # noqa: E402
 from infometer.measures.truth.quantised import (  # noqa: E402
     rounded_gaussian_entropy,
     rounded_gaussian_pair_mutual_info,
@@ -118,7 +119,7 @@ def real_table() -> None:
             x = b.data[:, j]
             old = im.entropy(x, method="kozachenko_leonenko").value
             new = im.entropy(x).value
-            t = im.data.find_ties(x)
+            t = find_ties(x)
             bound = 0.5 * np.log(2 * np.pi * np.e * (x.var() + (t.step or 0) ** 2 / 12))
             _, c = np.unique(x, return_counts=True)
             p = c / x.size

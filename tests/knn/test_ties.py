@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import infometer as im
 from infometer.core import registry
-from infometer.core.data import InfometerWarning
+from infometer.core.data import InfometerWarning, find_ties
 from infometer.measures.truth.quantised import (
     rounded_gaussian_entropy,
     rounded_gaussian_pair_mutual_info,
@@ -272,7 +272,7 @@ def test_explicit_methods_warn_true_facts_and_a_remedy_that_exists(call, what):
         est = call(x, y)
     msgs = [str(m.message) for m in w if "tied values" in str(m.message)]
     assert msgs, [str(m.message) for m in w]
-    t = im.data.find_ties(x)
+    t = find_ties(x)
     assert f"{t.tied_share:.0%} of rows tied" in msgs[0]
     assert "step 0.1" in msgs[0] and "dequantize=True" in msgs[0]
     assert "fine for rounding" not in " ".join(msgs)
