@@ -26,14 +26,14 @@ _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
 
 
 def _warn(caught) -> None:
-    from .app import err
+    from ._console import warn_line
 
     seen = set()
     for w in caught:
         msg = str(w.message)
         if issubclass(w.category, UserWarning) and msg not in seen:
             seen.add(msg)
-            err.print(f"[yellow]warning:[/] {msg}", highlight=False, soft_wrap=True)
+            warn_line(msg)  # in the command's words: --dequantize, --discrete
 
 
 def _names(spec: str | None, what: str) -> list[str] | None:
@@ -69,6 +69,11 @@ def multi_cmd(
         help="Permutation test against mutual independence with B permuted data sets.",
     ),
     block: int = typer.Option(None, "--block", help="With --permutations: block length."),
+    dequantize: bool = typer.Option(
+        False,
+        "--dequantize",
+        help="--method ksg: spread tied (rounded) values over their rounding step first.",
+    ),
     json_out: bool = _JSON,
     quiet: bool = _QUIET,
 ) -> None:
@@ -96,7 +101,10 @@ def multi_cmd(
         raise ValueError("--block is for the permutation test; pass --permutations B too")
     with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
         warnings.simplefilter("always")
-        res = getattr(im, q)(df, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete)
+        extra = {"dequantize": True} if dequantize else {}
+        res = getattr(im, q)(
+            df, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete, **extra
+        )
     _warn(caught)
     if q != "gradient_o_information":
         emit(res, json_out, {"file": file, "columns": list(df.columns)})
