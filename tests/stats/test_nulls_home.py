@@ -2,7 +2,8 @@
 corrections; one spelling of the count; the CLI says ``--permutations``.
 
 * The source walk fails on a p-value formula, a hand-written BH / Holm, or a direct call of
-  scipy's FDR outside :mod:`infometer.measures.stats.nulls` / :mod:`infometer.measures.stats.correction`.
+  scipy's FDR outside :mod:`infometer.measures.stats.nulls` /
+  :mod:`infometer.measures.stats.correction`.
 * The signature walk fails on ``n_perm``, ``permutations``, ``n_surrogates``, ``fdr`` as
   a parameter of any public function.
 * The numbers: p-values against hand counts, BH/BY/Holm/Bonferroni against their
