@@ -25,7 +25,7 @@ import infometer
 from infometer.measures.stats import correction, nulls
 
 SRC = Path(infometer.__file__).parent
-HOME = {SRC / "stats" / "nulls.py", SRC / "stats" / "correction.py"}
+HOME = {SRC / "measures" / "stats" / "nulls.py", SRC / "measures" / "stats" / "correction.py"}
 
 #: ``(1 + hits) / (1 + B)`` or ``(1.0 + ...) / (... + 1.0)`` spelled out.
 P_FORMULA = re.compile(

@@ -176,6 +176,8 @@ def multiplets(
     sizes: int | tuple[int, int] = (3, 3),
     method: str = "auto",
     n_permutations: int = 0,
+    correction: str = "fwer",
+    alpha: float = 0.05,
     unit: str | None = "nats",
     base: float | None = None,
     seed: int | None = 0,

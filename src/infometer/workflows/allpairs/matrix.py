@@ -24,8 +24,8 @@ from infometer.core.data import (
 )
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.parallel import Execution
-from infometer.measures.stats.correction import CORRECTIONS
 from infometer.core.validation import check_bool
+from infometer.measures.stats.correction import CORRECTIONS
 
 from . import _significance, compute
 from ._blocks import BACKENDS, run_blocks
