@@ -45,11 +45,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("infometer.measures.stats.block_permutation", "seed"): "a kernel that draws from the caller's "
     "numpy Generator (the public tests take seed=)",
     ("infometer.measures.stats.local_permutation", "seed"): "as block_permutation",
-    ("infometer.measures.stats.circular_shift", "seed"): "as block_permutation",
-    ("infometer.measures.stats.nulls.permutation", "seed"): "as block_permutation",
-    ("infometer.measures.stats.nulls.strata_permutation", "seed"): "as block_permutation",
-    ("infometer.measures.stats.nulls.permutation_table", "seed"): "as block_permutation",
-    ("infometer.measures.stats.nulls.independent_orders", "seed"): "as block_permutation",
     (
         "infometer.measures.truth.discrete.sample_symmetric_channel",
         "seed",
@@ -68,6 +63,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     "seed=)",
     ("infometer.systems.models.cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
     "classifier_cmi quantity), named after its module, not a public quantity",
+    ("infometer.measures.stats.circular_shift", "seed"): "a kernel that draws from the caller's "
+    "numpy Generator (the public tests take seed=)",
+    ("infometer.measures.stats.nulls.permutation", "seed"): "as circular_shift",
+    ("infometer.measures.stats.nulls.strata_permutation", "seed"): "as circular_shift",
+    ("infometer.measures.stats.nulls.permutation_table", "seed"): "as circular_shift",
+    ("infometer.measures.stats.nulls.independent_orders", "seed"): "as circular_shift",
 }
 
 #: Spellings of a seed other than ``seed``.
@@ -164,7 +165,12 @@ def test_the_walk_reaches_the_families():
     # modules listed in no __all__ are reached too
     assert "infometer.measures.truth.closed_forms.gaussian_mutual_info" in PUBLIC
     assert "infometer.systems.extract.bridge.layout_entropy" in PUBLIC
-    assert "infometer.estimators.knn._rankbits.counts" in PUBLIC  # a module without __all__
+    # the compiled kernels are private modules (issue 37): not on the surface
+    assert not [
+        q
+        for q in PUBLIC
+        if q.startswith(("infometer.estimators.knn._", "infometer.estimators.discrete._"))
+    ]
 
 
 def test_the_walk_visits_every_public_module():
