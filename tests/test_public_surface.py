@@ -61,6 +61,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     "scheduler, not where work runs",
     ("infometer.core.training.set_threads", "execution"): "sets torch's thread count: the "
     "count is its subject",
+    ("infometer.measures.stats.circular_shift", "seed"): "a kernel that draws from the caller's "
+    "numpy Generator (the public tests take seed=)",
+    ("infometer.measures.stats.nulls.permutation", "seed"): "as circular_shift",
+    ("infometer.measures.stats.nulls.strata_permutation", "seed"): "as circular_shift",
+    ("infometer.measures.stats.nulls.permutation_table", "seed"): "as circular_shift",
+    ("infometer.measures.stats.nulls.independent_orders", "seed"): "as circular_shift",
 }
 
 #: Where work runs (issue 37 §2): the one object and its one shorthand; ``store`` (what a

@@ -1,9 +1,8 @@
 """Drawing of all-pairs results: the MI heatmap and the network picture.
 
-Pure drawing on a labelled matrix (no result classes: ``result.py``, ``_infer.py`` and
-``network.py`` all call these), in the ``plot_x(result, ax=None, path=None) -> Axes``
-convention of :mod:`infometer.core.plot` (whose ``deprecated_path_form`` serves the calls of
-the previous release, which passed the PNG path where ``ax`` now goes).
+Pure drawing on a labelled matrix (no result classes: ``_result.py``, ``_infer.py`` and
+``_network.py`` all call these), in the ``plot_x(result, ax=None, path=None) -> Axes``
+convention of :mod:`infometer.core.plot`.
 """
 
 from __future__ import annotations
