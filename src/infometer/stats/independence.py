@@ -35,6 +35,8 @@ from .. import registry
 from .._estimate import Estimate, _fmt, unit_factor
 from ..data import Variable, as_variables, check_choice, check_float, check_int
 from ..progress import progress_bar
+from ..results import Result
+from ..seeding import Seed, as_generator, resolve_seed
 
 __all__ = [
     "IndependenceTest",
@@ -47,7 +49,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, eq=False)
-class IndependenceTest:
+class IndependenceTest(Result):
     """Result of :func:`independence_test`.
 
     Attributes
@@ -91,15 +93,11 @@ class IndependenceTest:
         """Whether independence is rejected at level ``alpha``."""
         return self.p_value <= check_float(alpha, "alpha", low=0.0, high=1.0)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary (the null values are summarised, not listed)."""
-        return {
-            "statistic": self.statistic.to_dict(),
-            "p_value": self.p_value,
-            "n_permutations": self.n_permutations,
-            "scheme": self.scheme,
-            "null_summary": self.null_summary,
-        }
+    def _dict_fields(self) -> dict[str, Any]:
+        """``to_dict``'s fields: the null values are summarised, not listed."""
+        out = {k: v for k, v in self._fields().items() if k != "null"}
+        out["null_summary"] = self.null_summary
+        return out
 
     def __repr__(self) -> str:
         s = self.statistic
@@ -235,6 +233,7 @@ def permutation_null(
     order of evaluation), warnings of the permuted runs are silenced, a progress bar starts
     after the first (timed) draw, and a non-finite null value is an error.
     """
+    seed = resolve_seed(seed)
     null = np.empty(n_permutations)
     bar = None
     t0 = time.perf_counter()
@@ -242,7 +241,7 @@ def permutation_null(
         warnings.simplefilter("ignore")
         for b in range(n_permutations):
             if "seed" in run_params:
-                run_params["seed"] = None if seed is None else int(seed) + 1 + b
+                run_params["seed"] = seed + 1 + b
             null[b] = one(b, run_params)
             if b == 0 and progress is not False:
                 bar = progress_bar(
@@ -272,7 +271,7 @@ def independence_test(
     *,
     method: str = "auto",
     n_permutations: int = 199,
-    seed: int | None = 0,
+    seed: Seed = 0,
     unit: str = "nats",
     discrete: bool | None = None,
     block: int | None = None,
@@ -291,9 +290,11 @@ def independence_test(
     n_permutations
         Number of permuted data sets B; the smallest reachable p-value is 1/(B+1).
     seed
-        Seed of the permutations (and of the estimator, if it is random).  The same seed
-        and n give the same permutations of x, which :func:`multipletests`'s
-        ``"maxstat"`` needs for exact family-wise control.
+        Seed of the permutations (and of the estimator, if it is random). The same seed and n give
+        the same permutations of x, which :func:`multipletests`'s ``"maxstat"`` needs for exact
+        family-wise control. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     unit
         Unit of the statistic and the null values.
     discrete
@@ -326,6 +327,7 @@ def independence_test(
             )
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None, got {progress!r}")
+    seed = resolve_seed(seed)  # one root for the statistic, the permutations and the null
     from ..api import run
 
     data = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
@@ -336,7 +338,7 @@ def independence_test(
     run_params = {p: v for p, v in stat.params.items() if p in spec.params}
     xv = variables["x"]
     n = xv.n
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
 
     if z is None:
         scheme = "permutation" if block is None else f"block permutation, block={block}"
@@ -375,14 +377,20 @@ def independence_test(
 
 
 # ----------------------------------------------------------- multiple testing
-@dataclass(frozen=True)
-class MultipleTests:
+@dataclass(frozen=True, eq=False)
+class MultipleTests(Result):
     """Result of :func:`multipletests`: adjusted p-values and rejections at ``alpha``."""
 
     p_adjusted: np.ndarray
     reject: np.ndarray
     method: str
     alpha: float
+
+    def to_frame(self) -> Any:
+        """One row per test: ``p_adjusted``, ``reject``."""
+        import pandas as pd
+
+        return pd.DataFrame({"p_adjusted": self.p_adjusted, "reject": self.reject})
 
     def __repr__(self) -> str:
         return (

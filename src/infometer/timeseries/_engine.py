@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..data import Variable
+from ..seeding import derive, resolve_seed
 from ._select import Perms
 
 __all__ = ["GaussianEngine", "DiscreteEngine", "RegistryEngine", "make_engine", "MI_FOR_CMI"]
@@ -288,7 +289,7 @@ class RegistryEngine:
         mi_name = MI_FOR_CMI.get(method, method)
         self.mi_spec = registry.get("mutual_info", mi_name)
         self.params = dict(params or {})
-        self.seed = seed
+        self.seed = resolve_seed(seed)
         self.discrete = discrete
         self.n = len(y)
         if discrete:
@@ -347,7 +348,7 @@ class RegistryEngine:
         if have is None or have.shape[0] < len(perms):
             from ..stats.independence import _strata_permutation, _z_neighbors, local_permutation
 
-            rng = np.random.default_rng([0 if self.seed is None else self.seed, len(key), *key])
+            rng = derive(self.seed, len(key), *key)
             z = self._block(list(key), None, "z")
             if self.discrete:
                 codes = z.codes
