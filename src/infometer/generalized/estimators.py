@@ -19,6 +19,7 @@ from scipy.special import digamma
 
 from ..data import Variable
 from ..discrete.counting import counts
+from ..knn.prep import check_prep, takes_prep
 from ..registry import (
     NONNEGATIVE,
     QUANTITY_ROLES,
@@ -28,7 +29,7 @@ from ..registry import (
     register,
     register_auto,
 )
-from ..validation import check_bool, check_choice, check_float, check_int
+from ..validation import check_choice, check_int
 from . import kernels
 
 __all__ = ["check_order", "QUANTITIES"]
@@ -136,27 +137,23 @@ def _make_unbiased(kind: str):
 
 # -------------------------------------------------------------- continuous: LPS kNN
 def _make_lps(kind: str):
+    @takes_prep
     def lps(
         x: Variable,
         *,
         order: float = 2.0,
         k: int = 5,
         metric: str = "euclidean",
-        standardize: bool = True,
-        jitter: str = "auto",
-        jitter_scale: float = 1e-10,
-        seed: int | None = 0,
+        **prep: Any,
     ) -> Raw:
         from ..knn.engine import kth_neighbours
         from ..knn.kernels import log_unit_ball
-        from ..knn.prep import JITTER_CHOICES, prepare
+        from ..knn.prep import prepare
 
         a = check_order(order, kind)
         k = check_int(k, "k", min_value=1)
         check_choice(metric, "metric", ("max", "euclidean"))
-        check_bool(standardize, "standardize")
-        check_choice(jitter, "jitter", JITTER_CHOICES)
-        check_float(jitter_scale, "jitter_scale", low=0.0, inclusive=(False, True))
+        prep = check_prep(prep)
         if k >= x.n:
             raise ValueError(f"k must be smaller than the number of samples ({x.n}), got k={k}")
         if a == 0.0 or math.isinf(a):
@@ -169,13 +166,7 @@ def _make_lps(kind: str):
                 f"method 'lps' needs order < k + 1 (Gamma(k + 1 - order) must be finite), "
                 f"got order={a:g} with k={k}; raise k"
             )
-        p = prepare(
-            {"x": x.values},
-            standardize=bool(standardize),
-            jitter=jitter,
-            jitter_scale=float(jitter_scale),
-            seed=seed,
-        )
+        p = prepare({"x": x.values}, **prep)
         if p.constant:
             return Raw(
                 value=-math.inf,

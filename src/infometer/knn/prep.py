@@ -18,17 +18,71 @@ Policy (documented in ``docs/knn.md``):
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 
-from ..data import scaled_moments
+from ..data import check_choice, check_float, scaled_moments
+from ..seeding import Seed, as_generator
 from .engine import n_threads
 
-__all__ = ["Prepared", "prepare", "JITTER_CHOICES"]
+__all__ = ["Prepared", "prepare", "JITTER_CHOICES", "PREP_PARAMS", "takes_prep", "check_prep"]
 
 JITTER_CHOICES = ("auto", "always", "never")
+
+#: The preparation parameters of every kNN estimator (of the knn, generalized and
+#: multivariate families) and their defaults, declared once: :func:`takes_prep` lists them
+#: in each registered function's signature (where the registry reads them) and
+#: :func:`check_prep` checks them.
+PREP_PARAMS: dict[str, Any] = {
+    "standardize": True,
+    "jitter": "auto",
+    "jitter_scale": 1e-10,
+    "seed": 0,
+}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def takes_prep(func: _F) -> _F:
+    """Declare :data:`PREP_PARAMS` on ``func``, which takes them as ``**prep``.
+
+    The signature (``inspect.signature``, read by :func:`infometer.registry.register`)
+    lists ``func``'s own parameters, then the preparation parameters with their defaults.
+    """
+    sig = inspect.signature(func)
+    own = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    if len(own) == len(sig.parameters) or set(PREP_PARAMS) & {p.name for p in own}:
+        raise TypeError(f"{func.__name__} must take the preparation parameters as **prep")
+    prep = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, default in PREP_PARAMS.items()
+    ]
+    func.__signature__ = sig.replace(parameters=[*own, *prep])  # type: ignore[attr-defined]
+    return func
+
+
+def check_prep(prep: dict[str, Any]) -> dict[str, Any]:
+    """The preparation parameters, defaults filled in and checked, as :func:`prepare`
+    takes them; an unknown or bad one is an error naming it."""
+    unknown = sorted(set(prep) - set(PREP_PARAMS))
+    if unknown:
+        raise TypeError(f"unknown preparation parameters {unknown}; they are {list(PREP_PARAMS)}")
+    p = {**PREP_PARAMS, **prep}
+    if not isinstance(p["standardize"], bool | np.bool_):
+        raise TypeError(f"standardize must be True or False, got {p['standardize']!r}")
+    check_choice(p["jitter"], "jitter", JITTER_CHOICES)
+    check_float(p["jitter_scale"], "jitter_scale", low=0.0, inclusive=(False, True))
+    return {
+        "standardize": bool(p["standardize"]),
+        "jitter": p["jitter"],
+        "jitter_scale": float(p["jitter_scale"]),
+        "seed": p["seed"],
+    }
 
 
 @dataclass
@@ -117,7 +171,7 @@ def prepare(
     standardize: bool,
     jitter: str,
     jitter_scale: float,
-    seed: int | None,
+    seed: Seed,
     continuous: dict[str, np.ndarray] | None = None,
     pooled: bool = False,
     atom_min_count: int | None = None,
@@ -129,8 +183,12 @@ def prepare(
     ----------
     blocks
         Role name -> 2-D float array.
-    standardize, jitter, jitter_scale, seed
+    standardize, jitter, jitter_scale
         The policy (see the module docstring).
+    seed
+        The policy (see the module docstring). An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     continuous
         Role name -> boolean mask of continuous columns; other columns (discrete codes) are
         left untouched and never jittered.  Default: all columns continuous.
@@ -146,7 +204,7 @@ def prepare(
         values (``np.round(x, 1)``), not point masses: all its ties follow ``jitter``
         (recorded in ``diagnostics["lattice_columns"]``).
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     names = list(blocks)
     out: dict[str, np.ndarray] = {}
     log_scale: dict[str, float] = {}

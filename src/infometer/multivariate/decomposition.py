@@ -21,6 +21,8 @@ from .. import registry
 from .._estimate import Estimate
 from ..data import Variable, check_choice
 from ..registry import AutoRule, Raw, register, register_auto
+from ..results import Result
+from ..seeding import Seed, resolve_seed
 from . import _pid
 
 __all__ = ["pid", "PIDResult", "pid_of_pmf", "CONTINUOUS_MEASURES"]
@@ -45,8 +47,8 @@ def _kind_of(a: _pid.Antichain, m: int) -> str:
     return "mixed"
 
 
-@dataclass(frozen=True)
-class PIDResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class PIDResult(Result):
     """A partial information decomposition.
 
     Attributes
@@ -424,7 +426,7 @@ def pid(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     groups: Sequence[Sequence[int | str]] | None = None,
     **params: Any,
@@ -446,8 +448,11 @@ def pid(
         there: see the table in docs/multivariate.md).
     method
         ``auto``, ``plugin`` (discrete: the PID of the empirical pmf) or ``gaussian``.
-    unit, base, ci, seed, discrete
+    unit, base, ci, discrete
         As in :func:`infometer.mutual_info`; ``ci=`` bootstraps each atom.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     **params
         ``bias_correct`` for ``gaussian`` (``None``: Wishart-corrected mutual
         informations, plug-in for the optimised BROJA PID of a vector target).
@@ -520,6 +525,7 @@ def pid(
     atoms, diag = _atoms(list(variables.values()), measure, method, **extra)
     estimates = None
     if ci is not None:
+        seed = resolve_seed(seed)  # every atom's interval from the same bootstrap rows
         estimates = [
             run(
                 QUANTITY,

@@ -12,6 +12,8 @@ import numpy as np
 
 from .._estimate import Estimate
 from ..data import Variable, as_variable, check_int
+from ..results import Result
+from ..seeding import Seed, resolve_seed
 
 __all__ = [
     "split_variables",
@@ -168,7 +170,9 @@ _DOC = """
     ci
         Confidence level of an interval (the shared resampling); ``None``: none.
     seed
-        Seed for jitter and resampling.
+        Seed for jitter and resampling. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     discrete
         ``True``: every column is symbols; ``False``: numbers; ``None``: by dtype.
     **params
@@ -189,7 +193,7 @@ def _public(quantity: str, formula: str, example: str):
         unit: str | None = "nats",
         base: float | None = None,
         ci: float | None = None,
-        seed: int | None = 0,
+        seed: Seed = 0,
         discrete: bool | None = None,
         **params: Any,
     ) -> Estimate:
@@ -253,8 +257,8 @@ co_information = _public(
 )
 
 
-@dataclass(frozen=True)
-class GradientOInformation:
+@dataclass(frozen=True, eq=False, repr=False)
+class GradientOInformation(Result):
     """Each variable's contribution ``∂_i Ω = Ω(X) - Ω(X_{-i})`` (Scagliarini et al. 2023).
 
     Attributes
@@ -315,7 +319,7 @@ def gradient_o_information(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ) -> GradientOInformation:
@@ -323,6 +327,12 @@ def gradient_o_information(
 
     Scagliarini, Marinazzo, Guo, Stramaglia & Rosas (2023).  Negative: the variable
     joins the others synergistically; positive: redundantly.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     from ..api import run
     from ._terms import check_count
@@ -331,6 +341,7 @@ def gradient_o_information(
     check_count("o_information_gradient", len(variables))
     if "index" in params:
         raise TypeError("index is chosen by gradient_o_information itself (one per variable)")
+    seed = resolve_seed(seed)  # every variable's gradient from the same root
     out = []
     for i in range(len(variables)):
         out.append(

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from ..parallel import Execution
+from ..results import Result
+from ..seeding import Seed, as_generator, resolve_seed
 from ..validation import check_budget, check_choice, check_int
 from . import _search
 from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
@@ -53,8 +55,8 @@ def _chunks(d: int, s: int, size: int) -> Iterator[np.ndarray]:
         yield np.array(block, dtype=np.intp).reshape(len(block), s)
 
 
-@dataclass(frozen=True)
-class MultipletResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class MultipletResult(Result):
     """Every multiplet's estimate, ranked.
 
     Attributes
@@ -166,7 +168,7 @@ def multiplets(
     n_surrogates: int = 0,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     bias_correct: bool = True,
     max_multiplets: int = MAX_MULTIPLETS,
@@ -195,8 +197,11 @@ def multiplets(
     n_surrogates
         Surrogate data sets (each column permuted independently, the same surrogates for
         every multiplet); 0: no p-values.
-    unit, base, seed, progress
+    unit, base, progress
         The usual; ``seed`` drives the surrogates.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     bias_correct
         Wishart-unbiased log-determinants.
     max_multiplets
@@ -278,8 +283,7 @@ def multiplets(
     n_surrogates = check_int(n_surrogates, "n_surrogates", min_value=0)
     max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
     progress = check_progress(progress)
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # one root: the surrogates of every chunk and search
     if store is not None and not isinstance(store, str | os.PathLike):
         raise TypeError(
             f"store must be a folder path (str or os.PathLike), got {type(store).__name__}"
@@ -337,7 +341,7 @@ def multiplets(
     if n < hi + 2:
         raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
     w = scatter_of(a)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     ws = None
     if n_surrogates:
         ws = np.empty((n_surrogates, d, d))

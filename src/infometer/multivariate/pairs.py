@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from ..results import Result
+from ..seeding import Seed, resolve_seed
 from ..validation import check_budget, check_choice, check_int, check_memory
 
 __all__ = ["pid_pairs", "PairPIDResult", "pair_mutual_info", "MAX_PAIRS", "MAX_CI_RERUNS"]
@@ -118,8 +120,8 @@ def mmi_atoms(i_i: np.ndarray, i_j: np.ndarray, i_ij: np.ndarray) -> dict[str, n
 
 
 # ------------------------------------------------------------------------ result
-@dataclass(frozen=True)
-class PairPIDResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class PairPIDResult(Result):
     """The two-source PID of every pair of sources with one target.
 
     Attributes
@@ -242,7 +244,7 @@ def pid_pairs(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     bias_correct: bool = True,
     max_pairs: int = MAX_PAIRS,
@@ -263,8 +265,11 @@ def pid_pairs(
     method
         ``gaussian_copula`` (default: normal scores of each column's ranks, as frites'
         ``gcrn=True``) or ``gaussian``.
-    unit, base, seed, progress
+    unit, base, progress
         The usual; ``seed`` drives the bootstrap of ``ci=``.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     ci
         Confidence level of each atom's bootstrap interval: the shared resampling of
         ``im.pid(method="gaussian", ci=...)`` run per pair (on the normal scores for the
@@ -438,6 +443,7 @@ def _intervals(scores, d, tidx, pairs, measure, level, seed, progress) -> dict:
 
     keys = {"{0}{1}": "redundancy", "{0}": "unique_i", "{1}": "unique_j", "{01}": "synergy"}
     out = {k: np.full((pairs.shape[0], 2), np.nan) for k in keys.values()}
+    seed = resolve_seed(seed)  # every pair's intervals from the same root
     t = scores[:, tidx]
     with progress_bar(
         total=pairs.shape[0], desc="pair intervals", unit="pair", progress=progress
