@@ -24,6 +24,8 @@ import numpy as np
 
 from .._estimate import resolve_unit, unit_factor
 from ..data import Variable, as_variable, check_choice, check_int
+from ..results import Result
+from ..seeding import Seed, resolve_seed
 from . import compute
 from .matrix import make_config
 from .table import as_table
@@ -33,8 +35,8 @@ __all__ = ["CRITERIA", "Selection", "select_features", "information_with"]
 CRITERIA = ("relevance", "mrmr", "jmi")
 
 
-@dataclass
-class Selection:
+@dataclass(eq=False, repr=False)
+class Selection(Result):
     """Chosen features and the information behind the choice.
 
     Attributes
@@ -52,6 +54,10 @@ class Selection:
     criterion: str
     unit: str
     diagnostics: dict = field(default_factory=dict)
+
+    def to_frame(self) -> Any:
+        """One row per feature (:attr:`table`, a copy)."""
+        return self.table.copy()
 
 
 def information_with(
@@ -98,7 +104,7 @@ def select_features(
     unit: str = "nats",
     discrete_target: bool | None = None,
     discrete: bool | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
     n_jobs: int | None = None,
     **params: Any,
 ) -> Selection:
@@ -123,7 +129,9 @@ def select_features(
     discrete
         As for :func:`infometer.pairwise`, for the columns of ``X``.
     seed
-        Seed of the jitter of tied columns.
+        Seed of the jitter of tied columns. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     n_jobs
         Threads (default: all cores).
     **params
@@ -157,7 +165,7 @@ def select_features(
     p = len(variables)
     if k > p:
         raise ValueError(f"k={k} but X has only {p} usable column(s)")
-    cfg, reasons = make_config([*variables, target], method, params, seed=seed)
+    cfg, reasons = make_config([*variables, target], method, params, seed=resolve_seed(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         relevance, used = information_with(cfg, variables, target, n_jobs)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._estimate import Estimate, resolve_unit, unit_factor
+from ..results import Result
 from ..uncertainty import make_estimate
 from ._blahut import capacity as _capacity
 from ._inputs import channel_matrix, tol_iter
@@ -15,8 +16,8 @@ from ._inputs import channel_matrix, tol_iter
 __all__ = ["ChannelCapacity", "channel_capacity"]
 
 
-@dataclass(frozen=True)
-class ChannelCapacity:
+@dataclass(frozen=True, eq=False, repr=False)
+class ChannelCapacity(Result):
     """Capacity of a discrete memoryless channel and an input that achieves it.
 
     Attributes
