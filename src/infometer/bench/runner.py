@@ -26,6 +26,7 @@ from .. import __version__, registry, truth
 from ..data import as_variables, check_int
 from ..parallel import Execution, run_jobs
 from ..progress import progress_bar
+from ..results import Result
 from .store import Store
 
 __all__ = ["Job", "SweepResult", "plan", "applicable", "run_job", "run_sweep"]
@@ -47,8 +48,8 @@ class Job:
         return (self.task, self.method, self.n, self.seed)
 
 
-@dataclass
-class SweepResult:
+@dataclass(eq=False, repr=False)
+class SweepResult(Result):
     """What a sweep did."""
 
     planned: int = 0

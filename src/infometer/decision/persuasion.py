@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import exact
 from .._estimate import Estimate
+from ..results import Result
 from ._validate import as_float_array, distribution, table
 from .voi import utility_estimate
 
@@ -86,7 +87,7 @@ def signal_mutual_info(
 
 
 @dataclass(frozen=True, eq=False)
-class PersuasionResult:
+class PersuasionResult(Result):
     """The optimal signal and what it is worth.
 
     Attributes

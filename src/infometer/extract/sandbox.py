@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..results import Result
+
 __all__ = [
     "ALLOWED_IMPORTS",
     "MAX_OUTPUT",
@@ -195,8 +197,8 @@ for line in sys.stdin:
 """
 
 
-@dataclass(frozen=True)
-class RunResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class RunResult(Result):
     """The outcome of one script on one page: triples, or the error that scored it 0."""
 
     ok: bool
