@@ -141,7 +141,8 @@ def test_a_loop_would_be_found():
 GROUND = {
     f"infometer.{m}"
     for m in (
-        "_estimate _threads _deprecation _cachedir jit validation uncertainty progress plot "
+        "seeding results _estimate _threads _deprecation _cachedir jit validation uncertainty "
+        "progress plot "
         "saturation _torch _local "
         "data registry resample training parallel exact"
     ).split()
