@@ -1,4 +1,4 @@
-"""The result home (``infometer.results``, issue 37 §1): one base for every result class,
+"""The result home (``infometer.core.results``, issue 37 §1): one base for every result class,
 one protocol (``to_dict``, ``to_frame``, ``repr``, ``_repr_html_``, ``plot(ax=, path=)``),
 one rule of equality and hashing."""
 
@@ -21,33 +21,33 @@ from hypothesis import strategies as st
 
 import infometer as im
 from infometer import Estimate
-from infometer.results import Result, json_document, json_safe
+from infometer.core.results import Result, json_document, json_safe
 
 SRC = pathlib.Path(im.__file__).parent
 #: Methods that make a class a result (it reports something computed).
 _RESULT_METHODS = {"to_frame", "to_dict", "plot", "_repr_html_", "summary"}
 #: Result classes that the name/method rule alone would miss.
 _ALSO = {
-    "infometer._estimate.Estimate",
-    "infometer._local.LocalValues",
-    "infometer.allpairs._infer.Network",
-    "infometer.allpairs.select.Selection",
-    "infometer.models.fisher.FisherInformation",
-    "infometer.decision.grid.EpisodeStats",
-    "infometer.decision.multiturn.SenderTraining",
-    "infometer.decision.solve.POMDPSolution",
-    "infometer.stats.independence.IndependenceTest",
-    "infometer.stats.independence.MultipleTests",
-    "infometer.channels.rate_distortion.RateDistortionPoint",
-    "infometer.training.TrainLog",
-    "infometer.decision.learned.TrainLog",
-    "infometer.extract.litecost.TrainLog",
-    "infometer.extract.scribes.TrainLog",
+    "infometer.core.estimate.Estimate",
+    "infometer.core._local.LocalValues",
+    "infometer.workflows.allpairs._infer.Network",
+    "infometer.workflows.allpairs.select.Selection",
+    "infometer.systems.models.fisher.FisherInformation",
+    "infometer.systems.decision.grid.EpisodeStats",
+    "infometer.systems.decision.multiturn.SenderTraining",
+    "infometer.systems.decision.solve.POMDPSolution",
+    "infometer.measures.stats.independence.IndependenceTest",
+    "infometer.measures.stats.independence.MultipleTests",
+    "infometer.measures.channels.rate_distortion.RateDistortionPoint",
+    "infometer.core.training.TrainLog",
+    "infometer.systems.decision.learned.TrainLog",
+    "infometer.systems.extract.litecost.TrainLog",
+    "infometer.systems.extract.scribes.TrainLog",
 }
 #: Classes the rule names that are not results, with the reason.
 NOT_RESULTS = {
-    "infometer.decision.grid.GridWorld": "a problem (a maze), drawn by render_world",
-    "infometer.extract.liveweb.StageLog": "a log of one pipeline stage, inside LiveWebResult",
+    "infometer.systems.decision.grid.GridWorld": "a problem (a maze), drawn by render_world",
+    "infometer.systems.extract.liveweb.StageLog": "a log of one pipeline stage, inside LiveWebResult",
 }
 
 
@@ -90,7 +90,9 @@ def test_the_walk_finds_the_result_classes():
 @pytest.mark.parametrize(("mod", "name"), RESULT_CLASSES, ids=lambda v: str(v))
 def test_every_result_class_derives_from_the_base(mod, name):
     cls = _load(mod, name)
-    assert issubclass(cls, Result), f"{mod}.{name} does not derive from infometer.results.Result"
+    assert issubclass(cls, Result), (
+        f"{mod}.{name} does not derive from infometer.core.results.Result"
+    )
     # one rule of equality: the base's (content), unhashable; Estimate's is float-like
     if cls is Estimate:
         return

@@ -1,4 +1,4 @@
-"""The seed home (``infometer.seeding``, issue 37 §1): what ``seed=`` accepts, one meaning of
+"""The seed home (``infometer.core.seeding``, issue 37 §1): what ``seed=`` accepts, one meaning of
 ``None`` everywhere, and no random generator made anywhere else in ``src/``.
 
 The per-estimator checks (same seed, same number, for every registered estimator that
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.seeding import (
+from infometer.core.seeding import (
     SEED_DOC,
     as_generator,
     check_seed,
@@ -51,8 +51,8 @@ def _stray_calls() -> list[str]:
 
 def test_no_generator_is_made_outside_the_home():
     stray = _stray_calls()
-    assert not stray, "use infometer.seeding (as_generator / resolve_seed / derive):\n" + "\n".join(
-        stray
+    assert not stray, (
+        "use infometer.core.seeding (as_generator / resolve_seed / derive):\n" + "\n".join(stray)
     )
 
 
@@ -219,8 +219,8 @@ def test_transfer_entropy_auto_with_seed_none_is_one_stream(monkeypatch):
     # seed=None used to draw fresh nulls in the history search but seed 0 in the source
     # search.  Now the call resolves one root (recorded in diagnostics["seed"]) and both
     # searches derive their permutation streams from it.
-    from infometer.seeding import derive as real_derive
-    from infometer.timeseries import _history
+    from infometer.core.seeding import derive as real_derive
+    from infometer.measures.timeseries import _history
 
     roots: list[int] = []
 
