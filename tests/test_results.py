@@ -47,7 +47,7 @@ _ALSO = {
 #: Classes the rule names that are not results, with the reason.
 NOT_RESULTS = {
     "infometer.systems.decision.grid.GridWorld": "a problem (a maze), drawn by render_world",
-    "infometer.systems.extract.liveweb.StageLog": "a log of one pipeline stage, inside LiveWebResult",
+    "infometer.systems.extract.liveweb.StageLog": "a log of one pipeline stage, in LiveWebResult",
 }
 
 
@@ -184,7 +184,7 @@ def _results() -> dict[str, Result]:
         "ChannelCapacity": im.exact.channel_capacity(channel),
         "MultiscaleResult": im.complexity.multiscale(rng.normal(size=600), scales=(1, 2)),
     }
-    out["Network"] = im.allpairs.aracne(out["PairwiseResult"])
+    out["Network"] = im.aracne(out["PairwiseResult"])
     return out
 
 
