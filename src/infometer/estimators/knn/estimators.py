@@ -12,7 +12,7 @@ from infometer.core._local import LocalRaw
 from infometer.core.data import Variable, check_choice, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
 
-from . import kernels
+from . import _ties, kernels
 from .prep import Prepared, check_prep, prepare, takes_prep
 
 #: The estimator functions (``Variable`` in, ``Raw`` out) are registered, not exported:
@@ -33,7 +33,8 @@ def _check(n: int, k: int) -> int:
 
 
 def _prep(vs: dict[str, Variable], prep: dict[str, Any], **kw: Any) -> Prepared:
-    """The blocks of ``vs`` prepared with the estimator's preparation parameters."""
+    """The blocks of ``vs`` prepared with the estimator's preparation parameters
+    (:data:`~.prep.PREP_PARAMS`, checked by :func:`~.prep.check_prep`)."""
     return prepare({nm: v.values for nm, v in vs.items()}, **check_prep(prep), **kw)
 
 
@@ -75,7 +76,12 @@ def _zero(p: Prepared, why: str) -> Raw:
 )
 @takes_prep
 def kozachenko_leonenko(x: Variable, *, k: int = 3, metric: str = "max", **prep: Any) -> Raw:
-    """Kozachenko-Leonenko (1987) differential entropy from k-th neighbour distances."""
+    """Kozachenko-Leonenko (1987) differential entropy from k-th neighbour distances.
+
+    ``dequantize=True`` spreads each value of a tied (rounded) column uniformly over its
+    rounding step first: the estimate is then of ``h = H(values) + log(step)``, the
+    differential entropy of the rounded variable (docs/knn.md, "Ties and rounding").
+    """
     k = _check(x.n, k)
     check_choice(metric, "metric", ("max", "euclidean"))
     p = _prep({"x": x}, prep)
@@ -104,6 +110,18 @@ def _check_theiler(theiler: int, n: int, k: int) -> int:
     return theiler
 
 
+def _joint_prep(variables, k, theiler, prep):
+    """``(n, k, theiler, prepared, why constant or "")``: the checks and preparation every
+    joint-space kNN estimator (global or local) starts with."""
+    n = next(iter(variables.values())).n
+    k = _check(n, k)
+    theiler = _check_theiler(theiler, n, k)
+    p = _prep(variables, prep)
+    bx, by = p.blocks[:2]
+    constant = bx.shape[1] == 0 or by.shape[1] == 0
+    return n, k, theiler, p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant" if constant else ""
+
+
 def _joint_knn(
     variables: dict[str, Variable],
     kernel: Callable[..., tuple[float, dict]],
@@ -116,13 +134,9 @@ def _joint_knn(
 
     ``kernel(*blocks, k, theiler)``; a constant x or y gives exactly 0.
     """
-    n = next(iter(variables.values())).n
-    k = _check(n, k)
-    theiler = _check_theiler(theiler, n, k)
-    p = _prep(variables, prep)
-    bx, by = p.blocks[:2]
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
+    n, k, theiler, p, constant = _joint_prep(variables, k, theiler, prep)
+    if constant:
+        return _zero(p, constant)
     value, diag = kernel(*p.blocks, k, theiler)
     warns = list(p.warnings)
     diag = {**p.diagnostics, **diag}
@@ -139,13 +153,8 @@ def _joint_knn_local(
 ) -> LocalRaw:
     """:func:`_joint_knn` with a local kernel: the same checks, preparation (jitter from the
     same seed) and constant-variable rule, per point."""
-    n = next(iter(variables.values())).n
-    k = _check(n, k)
-    theiler = _check_theiler(theiler, n, k)
-    p = _prep(variables, prep)
-    bx, by = p.blocks[:2]
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        why = f"{'x' if bx.shape[1] == 0 else 'y'} is constant"
+    n, k, theiler, p, why = _joint_prep(variables, k, theiler, prep)
+    if why:
         diag = {**p.diagnostics, "exact_zero": why}
         warns = [*p.warnings, f"{why}: every local value is exactly 0"]
         return LocalRaw(np.zeros(n), diagnostics=diag, warnings=warns)
@@ -185,6 +194,8 @@ def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
 
     ``theiler`` (rows, default 0): Theiler window for time-ordered rows; rows with
     ``|i - j| <= theiler`` are never each other's neighbours nor counted.
+    ``dequantize=True``: each value of a tied (rounded) column is spread uniformly over its
+    rounding step first, which keeps the MI of the recorded values exactly.
     """
     )
     return f
@@ -231,7 +242,8 @@ def frenzel_pompe(
 ) -> Raw:
     """Frenzel-Pompe (2007) conditional mutual information I(X;Y|Z).
 
-    ``theiler`` (rows, default 0): Theiler window for time-ordered rows, as in KSG.
+    ``theiler`` (rows, default 0): Theiler window for time-ordered rows, as in KSG;
+    ``dequantize``: as in KSG.
     """
     data = {"x": x, "y": y, "z": z}
     return _joint_knn(data, kernels.frenzel_pompe, "Frenzel-Pompe CMI", k, theiler, prep)
@@ -262,7 +274,8 @@ def wkv(p: Variable, q: Variable, *, k: int = 3, metric: str = "euclidean", **pr
     """Wang-Kulkarni-Verdu (2009) kNN estimate of D(P||Q) from samples of P and Q.
 
     ``standardize`` applies one affine map (pooled mean and sd per column) to both samples,
-    to which the divergence is invariant.
+    to which the divergence is invariant.  ``dequantize=True`` spreads tied values over the
+    rounding step of the pooled column, which keeps the divergence of the recorded values.
     """
     k = _check(p.n, k)
     if k > q.n:
@@ -289,6 +302,12 @@ def _kl_flags(p: Variable, q: Variable, value: float, diag: dict, warns: list[st
     shared = _shared_rows(p.values, q.values)
     if shared:
         diag["shared_rows"] = shared
+    if shared >= 0.5 and (p.ties or q.ties):
+        # rounded samples share values by chance: only the same rows in the same order
+        # (one sample passed twice) count
+        m = min(p.n, q.n)
+        shared = float(np.all(p.values[:m] == q.values[:m], axis=1).mean())
+        diag["shared_rows_in_order"] = shared
     if shared >= 0.5:
         warns.append(
             f"{shared:.0%} of p's rows also occur in q (the same sample passed twice?): a kNN "
@@ -350,7 +369,10 @@ def gkov(x: Variable, y: Variable, z: Variable | None = None, *, k: int = 3, **p
     because counting rounding ties as atoms inflates MI (0.81 instead of 0.66 bits for
     'worst radius' of the breast-cancer data, where Ross's estimator and an 8-bin
     Miller-Madow give 0.65 and 0.64).  ``jitter="never"`` keeps every tie as an atom;
-    ``"always"`` jitters every non-atom float value.
+    ``"always"`` jitters every non-atom float value.  ``dequantize=True`` spreads the
+    values of a column with more than ``atom_lattice_limit`` atom values (a rounding
+    lattice) uniformly over its rounding step instead of jittering them; columns of few
+    heavy values stay atoms.
     """
     k = _check(x.n, k)
     vs = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
@@ -363,9 +385,6 @@ def gkov(x: Variable, y: Variable, z: Variable | None = None, *, k: int = 3, **p
         atom_max_values=atom_lattice_limit(x.n, k),
     )
     p.warnings = [w for w in p.warnings if not w.startswith("tied values")]
-    p.warnings = [
-        w.replace(" (discrete-looking data: consider method='gkov')", "") for w in p.warnings
-    ]
     bx, by = p.blocks[:2]
     if bx.shape[1] == 0 or by.shape[1] == 0:
         return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
@@ -383,10 +402,13 @@ def _continuous(ctx: AutoContext) -> bool:
 
 
 def _smooth(ctx: AutoContext) -> bool:
-    """All continuous and no float column with few distinct values."""
-    return _continuous(ctx) and not any(
-        v.diagnostics.get("few_distinct_float_columns") for v in ctx.variables.values()
-    )
+    """All continuous and no tied column (tie-free data: the plain kNN default)."""
+    return _continuous(ctx) and not _ties.any_tied(ctx.variables)
+
+
+def _rounded(ctx: AutoContext) -> bool:
+    """All continuous, tied, and no tied column of few values (those are GKOV's atoms)."""
+    return _continuous(ctx) and not _ties.any_few(ctx.variables)
 
 
 def _has_continuous(ctx: AutoContext) -> bool:
@@ -395,12 +417,39 @@ def _has_continuous(ctx: AutoContext) -> bool:
 
 def _mixed_reason(ctx: AutoContext) -> str:
     kinds = ", ".join(f"{nm}={v.kind}" for nm, v in ctx.variables.items())
+    fine = _ties.any_fine(ctx.variables)
+    spread = (
+        "; columns of more values are spread uniformly over their rounding step (seeded), "
+        "which keeps the information of the recorded values"
+        if fine
+        else ""
+    )
     if _continuous(ctx):
         return (
-            "continuous data with float columns taking few distinct values (ties): GKOV "
-            "treats tied points as discrete atoms instead of jittering them"
+            f"continuous data with float columns taking few distinct values "
+            f"({_ties.facts(ctx.variables)}): GKOV treats their values as point masses "
+            f"(the information of the recorded values){spread}"
         )
-    return f"discrete and continuous columns ({kinds}): GKOV handles discrete-continuous mixtures"
+    tied = f" ({_ties.facts(ctx.variables)})" if fine else ""
+    return (
+        f"discrete and continuous columns ({kinds}){tied}: GKOV handles discrete-continuous "
+        f"mixtures{spread}"
+    )
+
+
+def _entropy_method(ctx: AutoContext) -> str:
+    _ties.check_entropy_defined(ctx.variables)
+    return "kozachenko_leonenko"
+
+
+def _entropy_reason(ctx: AutoContext) -> str:
+    if not _ties.any_tied(ctx.variables):
+        return "continuous data: Kozachenko-Leonenko kNN entropy (k=3, max-norm)"
+    return _ties.entropy_reason(ctx.variables, "Kozachenko-Leonenko (k=3, max-norm)")
+
+
+def _tied_params(ctx: AutoContext) -> dict:
+    return _ties.dequantize_params(ctx.variables)
 
 
 register_auto(
@@ -408,8 +457,9 @@ register_auto(
         "entropy",
         200,
         _continuous,
-        "kozachenko_leonenko",
-        "continuous data: Kozachenko-Leonenko kNN entropy (k=3, max-norm)",
+        _entropy_method,
+        _entropy_reason,
+        params=lambda ctx: {"dequantize": True} if _ties.any_tied(ctx.variables) else {},
     )
 )
 register_auto(
@@ -423,6 +473,16 @@ register_auto(
 )
 register_auto(
     AutoRule(
+        "mutual_info",
+        201,
+        _rounded,
+        "ksg1",
+        lambda ctx: _ties.info_reason(ctx.variables, "KSG-1 (k=3, standardised)"),
+        params=_tied_params,
+    )
+)
+register_auto(
+    AutoRule(
         "cond_mutual_info",
         200,
         _smooth,
@@ -430,14 +490,29 @@ register_auto(
         "continuous data: Frenzel-Pompe kNN conditional mutual information (k=3, standardised)",
     )
 )
+register_auto(
+    AutoRule(
+        "cond_mutual_info",
+        201,
+        _rounded,
+        "frenzel_pompe",
+        lambda ctx: _ties.info_reason(ctx.variables, "Frenzel-Pompe CMI (k=3, standardised)"),
+        params=_tied_params,
+    )
+)
 for _q in ("mutual_info", "cond_mutual_info"):
-    register_auto(AutoRule(_q, 210, _has_continuous, "gkov", _mixed_reason))
+    register_auto(AutoRule(_q, 210, _has_continuous, "gkov", _mixed_reason, params=_tied_params))
 register_auto(
     AutoRule(
         "kl_divergence",
         200,
         _continuous,
         "wkv",
-        "continuous samples: Wang-Kulkarni-Verdu kNN divergence (k=3, Euclidean)",
+        lambda ctx: (
+            _ties.info_reason(ctx.variables, "Wang-Kulkarni-Verdu kNN divergence (k=3)")
+            if _ties.any_tied(ctx.variables)
+            else "continuous samples: Wang-Kulkarni-Verdu kNN divergence (k=3, Euclidean)"
+        ),
+        params=lambda ctx: {"dequantize": True} if _ties.any_tied(ctx.variables) else {},
     )
 )

@@ -265,7 +265,32 @@ def _ratio(ctx: AutoContext) -> float:
     return ctx.n / c.size
 
 
+def _needs_choice(ctx: AutoContext) -> bool:
+    """Mixed kinds, or float columns with few distinct values: ``auto`` makes the user
+    choose (:func:`._reading.table_reading` raises the error naming the choices)."""
+    from ._reading import flagged_floats
+
+    if ctx.kinds == {"discrete"}:
+        return False
+    if ctx.kinds != {"continuous"}:
+        return True
+    return any(flagged_floats(v) for v in ctx.variables.values())
+
+
+def _refuse(ctx: AutoContext) -> str:
+    from ._reading import table_reading
+
+    table_reading(
+        ctx.variables,
+        what=ctx.quantity,
+        discrete_use="Miller-Madow or NSB entropies of the symbols",
+        continuous_use="method='gaussian_copula' or 'ksg'",
+    )
+    raise AssertionError("unreachable: table_reading refuses these data")  # pragma: no cover
+
+
 for _q in QUANTITIES:
+    register_auto(AutoRule(_q, 150, _needs_choice, _refuse, ""))
     register_auto(
         AutoRule(
             _q,
