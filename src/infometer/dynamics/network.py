@@ -38,6 +38,7 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -232,8 +233,8 @@ def _bh(p: np.ndarray) -> np.ndarray:
 
 def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
     """Run per-target jobs in process (one local job) or through ``parallel.run_jobs`` on
-    ``ex``; with a ``store`` (a :class:`~._store.TargetStore`) finished targets are kept
-    and skipped."""
+    ``ex``; with a ``store`` (a :class:`~infometer.store.KeyedSink`) finished targets are
+    kept and skipped.  Ctrl-C is a ``KeyboardInterrupt`` (finished targets stay stored)."""
     from ..progress import progress_bar as bar
 
     progress = ex.progress
@@ -255,11 +256,14 @@ def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
             sink,
             execution=ex,
             progress=lambda pr: pb.update(1),
-            lock=None if store is None else str(store.folder / ".lock"),
         )
+    if outcome.interrupted:
+        outcome.raise_if_incomplete()  # KeyboardInterrupt when a target is missing
     if outcome.missing:
         raise RuntimeError(f"target jobs did not finish: {outcome.describe()}")
-    return dict(sink.results) if store is None else store.results(payloads)
+    if store is None:
+        return dict(sink.results)
+    return {key: store.get(key) for key in payloads}
 
 
 def infer_network(
@@ -496,19 +500,15 @@ def infer_network(
     }
     for w in warns:
         warnings.warn(w, InfometerWarning, stacklevel=2)
-    if store is not None:
-        from ._store import fingerprint
-
-        settings["_fingerprint"] = fingerprint(panel.values, panel.names, settings)
-        settings["_store"] = str(store)
     t0, c0 = time.perf_counter(), time.process_time()
     extra: dict[str, Any] = {}
-    if method == "pcmci":
-        edges, tframe = _pcmci(panel, tix, settings, fdr, ex)
-    elif method == "pcmciplus":
-        edges, tframe, extra = _pcmciplus(panel, tix, settings, ex)
-    else:
-        edges, tframe = _te(panel, tix, settings, fdr, ex)
+    with _open_store(store, panel, settings) as st:
+        if method == "pcmci":
+            edges, tframe = _pcmci(panel, tix, settings, fdr, ex, st)
+        elif method == "pcmciplus":
+            edges, tframe, extra = _pcmciplus(panel, tix, settings, ex, st)
+        else:
+            edges, tframe = _te(panel, tix, settings, fdr, ex, st)
     diag = {
         "warnings": warns,
         "constant_series": panel.constant,
@@ -607,12 +607,12 @@ def _target_index(t: Any, names: list[str], constant: list[str]) -> int:
     return check_int(t, "targets entry", min_value=0, max_value=len(names) - 1)
 
 
-def _te(panel, tix, settings, fdr, ex):
+def _te(panel, tix, settings, fdr, ex, st):
     from ._algorithms import te_target
 
     payloads = {int(j): {"data": panel.values, "target": int(j), "settings": settings} for j in tix}
     desc = f"{settings['method']} targets"
-    res = _run(te_target, payloads, ex, desc, _store(settings, "te"))
+    res = _run(te_target, payloads, ex, desc, _sink(st, "te"))
     order = [res[j] for j in tix]
     p_omni = np.array([r["omnibus_p"] for r in order])
     has = np.array([bool(r["edges"]) for r in order])
@@ -645,15 +645,47 @@ def _te(panel, tix, settings, fdr, ex):
     return edges, tframe
 
 
-def _store(settings: dict[str, Any], phase: str):
-    if "_store" not in settings:
+#: The keys of each phase's per-target result (a stored file without one is refused).
+_RESULT_KEYS = {
+    "te": ("target", "target_lags", "omnibus_te", "omnibus_p", "edges", "rows"),
+    "pc": ("target", "parents", "tests"),
+    "mci": ("target", "tests", "rows"),
+}
+
+
+def _open_store(store: Any, panel: Any, settings: dict[str, Any]):
+    """The resumable folder of ``store=`` (one JSON file per finished target and phase,
+    ``targets/<phase>-<target>.json``, in the one store service), or a null context."""
+    if store is None:
+        return contextlib.nullcontext()
+    from ..store import ResultStore, fingerprint
+
+    return ResultStore(
+        store,
+        kind="network",
+        data=fingerprint(panel.values, panel.names),
+        params=settings,
+        files={"targets": r"(te|pc|mci)-\d+\.json"},
+    )
+
+
+def _sink(st: Any, phase: str):
+    """The sink of one phase's per-target results in the store ``st`` (None: no store)."""
+    if st is None:
         return None
-    from ._store import TargetStore
+    from ..store import KeyedSink
 
-    return TargetStore(settings["_store"], phase, settings["_fingerprint"])
+    return KeyedSink(
+        st,
+        "targets",
+        name=lambda key: f"{phase}-{int(key)}.json",
+        key=lambda name: int(name[len(phase) + 1 : -5]) if name.startswith(f"{phase}-") else None,
+        format="json",
+        required=_RESULT_KEYS[phase],
+    )
 
 
-def _pcmci(panel, tix, settings, fdr, ex):
+def _pcmci(panel, tix, settings, fdr, ex, st):
     from ._algorithms import mci_target, pc_target
 
     all_t = list(range(panel.n))  # MCI needs the parents of every source
@@ -663,7 +695,7 @@ def _pcmci(panel, tix, settings, fdr, ex):
         base,
         ex,
         "PCMCI condition selection",
-        _store(settings, "pc"),
+        _sink(st, "pc"),
     )
     parents = {j: [tuple(p) for p in pc[j]["parents"]] for j in all_t}
     mci_pay = {j: {**base[j], "parents": parents} for j in tix}
@@ -672,7 +704,7 @@ def _pcmci(panel, tix, settings, fdr, ex):
         mci_pay,
         ex,
         "PCMCI MCI tests",
-        _store(settings, "mci"),
+        _sink(st, "mci"),
     )
     rows = []
     for j in tix:
@@ -707,7 +739,7 @@ def _default_jobs() -> int:  # pragma: no cover - convenience for callers
     return os.cpu_count() or 1
 
 
-def _pcmciplus(panel, tix, settings, ex):
+def _pcmciplus(panel, tix, settings, ex, st):
     """PCMCI+: PC1 per target (jobs), then phases 2-4 on all targets in this process."""
     from ._algorithms import LinkTests, pc_target
     from ._pcmciplus import pcmciplus_graph
@@ -719,7 +751,7 @@ def _pcmciplus(panel, tix, settings, ex):
         base,
         ex,
         "PCMCI+ lagged parents (PC1)",
-        _store(settings, "pc"),
+        _sink(st, "pc"),
     )
     parents = {j: [(int(i), int(g)) for i, g in pc[j]["parents"]] for j in range(n)}
     p_lag = np.ones((n, n, tau + 1))

@@ -11,6 +11,7 @@ every multiplet, which also gives a family-wise (max-statistic) p-value.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -432,10 +433,7 @@ def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None)
 
 
 def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, seed):
-    import hashlib
-
     from ..parallel import MemorySink
-    from ._chunkstore import ChunkStore
 
     w, ws, d = cfg["w"], cfg["ws"], cfg["d"]
     b_count = 0 if ws is None else ws.shape[0]
@@ -459,33 +457,69 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
             }
     if store is None:
         sink = MemorySink()
-        get = sink.results.__getitem__
-    else:
-        h = hashlib.blake2b(digest_size=16)
-        h.update(np.ascontiguousarray(w).tobytes())
-        if ws is not None:
-            h.update(np.ascontiguousarray(ws).tobytes())
-        sink = ChunkStore(
-            store,
-            {
-                "format": 1,
-                "data": h.hexdigest(),
-                "measure": cfg["measure"],
-                "method": method,
-                "sizes": [cfg["lo"], cfg["hi"]],
-                "n_surrogates": b_count,
-                "seed": seed,
-                "bias_correct": cfg["bias_correct"],
-                "chunk_bytes": CHUNK_BYTES,
-            },
-        )
-        get = sink.get
-    _run(_search.chunk_job, jobs, sink, ex, progress)
+        _run(_search.chunk_job, jobs, sink, ex, progress)
+        return _assemble(cfg, plan, b_count, sink.results.__getitem__)
+    with _chunk_store(store, cfg, b_count, method, seed) as (st, sink):
+        _run(_search.chunk_job, jobs, sink, ex, progress)
+        counts = {(s, i): cnt for s in plan for i, _, cnt in plan[s]}
+        return _assemble(cfg, plan, b_count, lambda key: _chunk(sink, key, counts[key]))
+
+
+def _assemble(cfg: dict, plan: dict, b_count: int, get) -> tuple:
+    """The sweep's rows from its chunks (``get((size, chunk))``), in the order computed."""
+    d = cfg["d"]
     rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
     for s in range(cfg["lo"], cfg["hi"] + 1):
         rows_idx.append(np.array(list(combinations(range(d), s)), dtype=np.intp).reshape(-1, s))
         _collect([get((s, i)) for i, _, _ in plan[s]], b_count, rows_val, rows_p, rows_fwer)
     return rows_idx, rows_val, rows_p, rows_fwer
+
+
+@contextlib.contextmanager
+def _chunk_store(store, cfg: dict, b_count: int, method: str, seed: Any):
+    """The resumable folder of a sweep: one ``chunks/s{size}_c{chunk}.npz`` per finished
+    chunk, in the one store service (identity, checksums, lock)."""
+    from ..store import KeyedSink, ResultStore, fingerprint
+
+    ws = cfg["ws"]
+    with ResultStore(
+        store,
+        kind="multiplets",
+        data=fingerprint(cfg["w"], *(() if ws is None else (ws,))),
+        params={
+            "measure": cfg["measure"],
+            "method": method,
+            "sizes": [cfg["lo"], cfg["hi"]],
+            "n_surrogates": b_count,
+            "seed": seed,
+            "bias_correct": cfg["bias_correct"],
+            "chunk_bytes": CHUNK_BYTES,
+        },
+        files={"chunks": r"s\d+_c\d+\.npz"},
+    ) as st:
+        sink = KeyedSink(
+            st,
+            "chunks",
+            name=lambda key: f"s{key[0]}_c{key[1]}.npz",
+            key=lambda name: tuple(int(t[1:]) for t in name[:-4].split("_")),
+            format="npz",
+            required=("value", "hits", "null_max") if b_count else ("value",),
+        )
+        yield st, sink
+
+
+def _chunk(sink: Any, key: tuple[int, int], count: int) -> dict:
+    """A stored chunk, refused (one line) unless it holds ``count`` multiplets."""
+    from ..store import StoreError
+
+    part = sink.get(key)
+    if part["value"].shape != (count,):
+        raise StoreError(
+            f"{sink.store.path / sink.folder / f's{key[0]}_c{key[1]}.npz'} holds "
+            f"{part['value'].shape} values, not the {count} of its chunk; delete it and run "
+            "again to recompute it"
+        )
+    return part
 
 
 def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Execution):
