@@ -346,6 +346,7 @@ def multiplets(
             orders = independent_orders(rng, n, d)
             ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
     cfg = dict(w=w, ws=ws, n=n, d=d, lo=lo, hi=hi, measure=measure, bias_correct=bias_correct)
+    cfg["columns"] = cols  # the input, fingerprinted by a store
     if search == "exhaustive":
         sweep = _exhaustive_parallel if parallel else _exhaustive
         rows_idx, rows_val, rows_p, rows_fwer = sweep(
@@ -481,11 +482,10 @@ def _chunk_store(store, cfg: dict, b_count: int, method: str, seed: Any):
     chunk, in the one store service (identity, checksums, lock)."""
     from ..store import KeyedSink, ResultStore, fingerprint
 
-    ws = cfg["ws"]
     with ResultStore(
         store,
         kind="multiplets",
-        data=fingerprint(cfg["w"], *(() if ws is None else (ws,))),
+        data=fingerprint(*cfg["columns"]),
         params={
             "measure": cfg["measure"],
             "method": method,

@@ -43,6 +43,12 @@ def what(kind: str) -> str:
     return KINDS.get(kind, f"{kind} job")
 
 
+def a_what(kind: str) -> str:
+    """``"a multiplets sweep"``, ``"an extraction benchmark"``."""
+    name = what(kind)
+    return ("an " if name[0] in "aeiou" else "a ") + name
+
+
 def fingerprint(*parts: Any) -> str:
     """SHA-256 of the data an analysis reads: arrays by dtype, shape and bytes, anything
     else by its JSON (names, kinds).
@@ -154,7 +160,7 @@ def refuse_other(label: str, held: dict[str, Any], want: dict[str, Any]) -> Stor
     made = f"made {held['created']} by infometer {held['version']}"
     if held["kind"] != want["kind"]:
         return StoreError(
-            f"{label} holds a {what(held['kind'])} ({made}), not a {what(want['kind'])}; "
+            f"{label} holds {a_what(held['kind'])} ({made}), not {a_what(want['kind'])}; "
             "use another folder, or delete this one to start afresh"
         )
     diff = differences(held, want)

@@ -180,7 +180,8 @@ class ResultStore:
             (self.path / folder).mkdir(exist_ok=True)
 
     def _entries(self) -> list[str]:
-        return sorted(e for e in os.listdir(self.path) if e != LOCK and not is_temporary(e))
+        names = [e for e in os.listdir(self.path) if e != LOCK and not is_temporary(e)]
+        return sorted(names, key=lambda e: (e.startswith("."), e))  # hidden ones last
 
     def _no_identity(self, entries: list[str]) -> StoreError:
         more = f" and {len(entries) - 3} more" if len(entries) > 3 else ""
