@@ -143,7 +143,7 @@ GROUND = {
     for m in (
         "_estimate _threads _deprecation _cachedir jit validation uncertainty progress plot "
         "saturation _torch _local "
-        "data registry resample training parallel exact"
+        "data registry resample training parallel store exact"
     ).split()
 }
 MEASUREMENTS = {

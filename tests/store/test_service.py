@@ -390,3 +390,13 @@ def test_a_foreign_or_damaged_database_is_refused(tmp_path):
         _rows(d)
     refused(info, str(db), "not a readable results store")
     assert not (tmp_path / "unpickled").exists()
+
+
+@pytest.mark.parametrize("seed", [None, np.random.default_rng(0)])
+def test_a_store_needs_a_seed_it_can_repeat(tmp_path, seed):
+    with pytest.raises(StoreError) as info:
+        _open(tmp_path / "s", params={"seed": seed})
+    refused(info, "give an int seed")
+    assert not (tmp_path / "s" / "manifest.json").exists()
+    with _open(tmp_path / "s", params={"seed": np.int64(3)}):  # numpy ints are ints
+        pass

@@ -75,7 +75,14 @@ def fingerprint(*parts: Any) -> str:
 def jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` as they read back from JSON (tuples become lists; other objects their
     ``str``), so that a new identity compares equal to a stored one."""
-    return json.loads(json.dumps(dict(params), sort_keys=True, default=str))
+    return json.loads(json.dumps(dict(params), sort_keys=True, default=_plain))
+
+
+def _plain(obj: Any) -> Any:
+    """numpy scalars and arrays as Python numbers and lists; anything else by ``str``."""
+    if isinstance(obj, np.generic | np.ndarray):
+        return obj.tolist()
+    return str(obj)
 
 
 def new_identity(kind: str, data: str | None, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import numbers
 import os
 import re
 import threading
@@ -151,6 +152,12 @@ class ResultStore:
 
         if params is None:
             raise TypeError("params is required to open a store for writing")
+        seed = params.get("seed", 0)
+        if not isinstance(seed, numbers.Integral) or isinstance(seed, bool):
+            raise StoreError(
+                f"{self.label}: a store resumes by running again what is missing, which "
+                f"seed={seed!r} (fresh random numbers each run) cannot repeat; give an int seed"
+            )
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
