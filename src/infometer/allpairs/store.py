@@ -24,24 +24,12 @@ from typing import Any
 import numpy as np
 
 from ..data import Variable
-from ..store import ResultStore, fingerprint
+from ..store import ResultStore, fingerprint, parquet_modules
 from .compute import BlockResult
 
 __all__ = ["BlockStore", "fingerprint_data", "read_input_columns"]
 
 _COLUMNS = ("a", "b", "value", "null_ge", "method")
-
-
-def _pyarrow():
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError as exc:  # pragma: no cover - pyarrow ships with the dask/io extras
-        raise ImportError(
-            "a pairwise store writes Parquet and needs pyarrow: pip install 'infometer[io]' "
-            "(or infometer[dask])"
-        ) from exc
-    return pa, pq
 
 
 def fingerprint_data(variables: list[Variable], z: Variable | None) -> str:
@@ -88,7 +76,7 @@ class BlockStore:
         return out
 
     def add(self, key: tuple[int, int], result: BlockResult) -> None:
-        pa, _ = _pyarrow()
+        pa, _ = parquet_modules()
         self.store.put_table(
             f"blocks/g{key[0]}_h{key[1]}.parquet",
             {
@@ -148,7 +136,7 @@ class BlockStore:
 
 @lru_cache(maxsize=4)
 def _input_meta(path: str, mtime: float) -> list[dict]:
-    _, pq = _pyarrow()
+    _, pq = parquet_modules()
     return json.loads(pq.read_schema(path).metadata[b"columns"])
 
 
@@ -158,7 +146,7 @@ def read_input_columns(path: str, cols: np.ndarray) -> list[Variable]:
     Raises a ``ValueError`` that says why when a worker cannot read the file (the Dask
     backend needs the store on a filesystem that every worker can read).
     """
-    _, pq = _pyarrow()
+    _, pq = parquet_modules()
     try:
         meta = _input_meta(path, os.path.getmtime(path))
         t = pq.read_table(path, columns=[f"c{int(j)}" for j in cols])

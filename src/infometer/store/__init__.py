@@ -51,6 +51,7 @@ store '...' holds another demo job
 
 from __future__ import annotations
 
+from ._codecs import parquet_modules as parquet_modules  # for readers of stored Parquet
 from ._files import atomic_write
 from ._identity import MANIFEST, StoreError, fingerprint
 from ._sqlite import RowStore, Table

@@ -68,7 +68,7 @@ def json_from_bytes(data: bytes, where: str, required: Iterable[str] = ()) -> An
     return obj
 
 
-def pyarrow() -> tuple[Any, Any]:
+def parquet_modules() -> tuple[Any, Any]:
     """``(pyarrow, pyarrow.parquet)``, or an ImportError that names the extra."""
     try:
         import pyarrow as pa
@@ -83,7 +83,7 @@ def pyarrow() -> tuple[Any, Any]:
 
 def table_to_bytes(columns: Mapping[str, Any], metadata: Mapping[str, str]) -> bytes:
     """A Parquet file of ``columns`` (pyarrow arrays) with string ``metadata``."""
-    pa, pq = pyarrow()
+    pa, pq = parquet_modules()
     table = pa.table(dict(columns)).replace_schema_metadata(dict(metadata))
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
@@ -92,7 +92,7 @@ def table_to_bytes(columns: Mapping[str, Any], metadata: Mapping[str, str]) -> b
 
 def table_from_bytes(data: bytes, where: str, required: Iterable[str] = ()) -> Any:
     """The ``pyarrow.Table`` of a stored Parquet file."""
-    pa, pq = pyarrow()
+    pa, pq = parquet_modules()
     try:
         table = pq.read_table(pa.BufferReader(data))
     except (OSError, ValueError, pa.ArrowException) as exc:
