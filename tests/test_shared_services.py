@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from infometer import plot, progress, uncertainty, validation
+from infometer.core import plot, progress, uncertainty, validation
 
 
 @pytest.mark.parametrize("module", [validation, uncertainty, progress])
@@ -135,7 +135,7 @@ def test_resolve_device():
 
 
 def test_data_reexports_the_same_checks():
-    from infometer import data, training
+    from infometer.core import data, training
 
     assert data.check_int is validation.check_int
     assert training.check_device is validation.resolve_device

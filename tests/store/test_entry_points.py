@@ -20,8 +20,8 @@ import pytest
 from typer.testing import CliRunner
 
 import infometer as im
-from infometer.store import StoreError
-from infometer.store._files import canonical_json, sha256
+from infometer.core.store import StoreError
+from infometer.core.store._files import canonical_json, sha256
 
 from .test_service import snapshot
 
@@ -34,7 +34,7 @@ def _x(seed=0, n=200, d=5):
 
 
 def _chain(n=300, seed=4):
-    from infometer.dynamics import simulate
+    from infometer.measures.dynamics import simulate
 
     a = np.zeros((1, 3, 3))
     a[0][np.diag_indices(3)] = 0.4
@@ -91,7 +91,7 @@ class Bench:
 
     def run(self, store, data=0, change=False):
         from infometer import Execution
-        from infometer.bench import Store, plan, run_sweep, suite_tasks
+        from infometer.workflows.bench import Store, plan, run_sweep, suite_tasks
 
         if data != 0 or change:
             pytest.skip("a bench store holds keyed runs of generated data (see other kinds)")
@@ -112,7 +112,7 @@ class _TmpStore:
     def __enter__(self):
         import tempfile
 
-        from infometer.bench import Store
+        from infometer.workflows.bench import Store
 
         self._d = tempfile.TemporaryDirectory()
         self._st = Store(self._d.name)
@@ -130,7 +130,7 @@ class Extract:
     def run(self, store, data=0, change=False):
         import tempfile
 
-        from infometer.extract import bench
+        from infometer.systems.extract import bench
 
         if data != 0:
             pytest.skip("extract bench generates its data from its settings (see other kinds)")
@@ -158,7 +158,7 @@ def _fake_part(part, *, size, seed, progress, render, similarity):
 
 @pytest.fixture(autouse=True)
 def _fast_extract(monkeypatch):
-    from infometer.extract import bench
+    from infometer.systems.extract import bench
 
     monkeypatch.setattr(bench, "run_part", _fake_part)
     monkeypatch.setattr(bench, "write_html", lambda results, path: Path(path))
@@ -178,7 +178,7 @@ def _made(tmp_path_factory):
     """One finished store per entry point (copied by each test that damages it)."""
     import shutil
 
-    from infometer.extract import bench
+    from infometer.systems.extract import bench
 
     base = tmp_path_factory.mktemp("made")
     out = {}

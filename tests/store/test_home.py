@@ -1,6 +1,6 @@
 """The store service is the only home of resumable state (issue 36 §2, issue 37 §1): a walk
 of the source (with :mod:`ast`) finds no stray copy of what it does outside
-``infometer/store/`` (renames onto a file, fsyncs, ``.npz`` or Parquet writes, JSON dumped
+``infometer/core/store/`` (renames onto a file, fsyncs, ``.npz`` or Parquet writes, JSON dumped
 to a file, SQLite), and nothing anywhere loads a pickle."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def test_no_stray_store_outside_the_store_service():
         for p in SOURCES
         if HOME not in p.parents and (found := stray_store_code(p.read_text(encoding="utf-8")))
     }
-    assert stray == {}, "these write resumable state themselves; use infometer.store"
+    assert stray == {}, "these write resumable state themselves; use infometer.core.store"
 
 
 def test_nothing_is_ever_unpickled():
@@ -123,7 +123,7 @@ pq.write_table(table, tmp)
 
 
 def test_the_service_is_where_the_layers_say():
-    import infometer.store as st
+    import infometer.core.store as st
 
     assert Path(st.__file__).parent == HOME
     assert {"ResultStore", "KeyedSink", "RowStore", "StoreError", "fingerprint"} <= set(st.__all__)

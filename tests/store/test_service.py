@@ -1,4 +1,4 @@
-"""The store service itself (``infometer.store``): identity, checksums, atomic writes, the
+"""The store service itself (``infometer.core.store``): identity, checksums, atomic writes, the
 lock, and the one-line refusals.  Each refusal is checked to leave every byte of the
 folder as it was."""
 
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import infometer
-from infometer import store as st_mod
-from infometer.store import (
+from infometer.core import store as st_mod
+from infometer.core.store import (
     KeyedSink,
     ResultStore,
     RowStore,
@@ -65,7 +65,7 @@ def full(tmp_path):
 
 
 def test_docstring_examples_run():
-    from infometer.store import _files, _identity, _sqlite, _store
+    from infometer.core.store import _files, _identity, _sqlite, _store
 
     for mod in (st_mod, _files, _identity, _store, _sqlite):
         assert doctest.testmod(mod, optionflags=doctest.ELLIPSIS).failed == 0
@@ -312,7 +312,7 @@ def test_a_second_open_waits_for_the_first(full):
     import sys
 
     code = (
-        "import sys; from infometer.store import ResultStore\n"
+        "import sys; from infometer.core.store import ResultStore\n"
         f"ResultStore({str(full)!r}, kind='multiplets', params={{'seed': 0}}, data='d0',"
         f" files={FILES!r}, log=print, lock_timeout=0.5)"
     )
@@ -327,7 +327,7 @@ def test_a_second_open_waits_for_the_first(full):
 
 
 def test_keyed_sink_is_a_run_jobs_sink(tmp_path):
-    from infometer.parallel import run_jobs
+    from infometer.core.parallel import run_jobs
 
     with _open(tmp_path / "s") as st:
         sink = KeyedSink(st, "chunks", name="c{}.npz".format, key=lambda n: int(n[1:-4]))

@@ -1,0 +1,166 @@
+"""Intervals, standard errors and the one constructor of an :class:`Estimate` from nats.
+
+Every interval in infometer is built here:
+
+* from a standard error: ``value ± z·se`` (normal), or ``value ± t·se`` with the Student
+  t quantile on ``dof`` degrees of freedom when the standard error itself was estimated
+  from few replicates (``dof = k - 1`` for k seeds, re-runs or items);
+* from k replicates (seeds, re-runs, items): mean ± t_{k-1}·sd/√k.
+
+The quantiles come from :mod:`scipy.special` (``ndtri``, ``stdtrit``: the functions
+behind ``norm.ppf`` and ``t.ppf``, without the slow import of :mod:`scipy.stats`).
+
+Examples
+--------
+>>> from infometer.core.uncertainty import interval_from_stderr, replicate_summary
+>>> lo, hi = interval_from_stderr(1.0, 0.1, 0.95)
+>>> round(hi - 1.0, 4)
+0.196
+>>> mean, se, (lo, hi) = replicate_summary([1.0, 1.2, 1.1], 0.95)
+>>> round(mean, 6), round(se, 6), round(hi - mean, 4)
+(1.1, 0.057735, 0.2484)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from infometer.core.estimate import Estimate, resolve_unit
+
+__all__ = [
+    "normal_quantile",
+    "t_quantile",
+    "interval_from_stderr",
+    "replicate_summary",
+    "make_estimate",
+]
+
+
+def _level(level: Any) -> float:
+    from infometer.core.validation import check_float
+
+    return check_float(level, "ci", low=0.0, high=1.0, inclusive=(False, False))
+
+
+def normal_quantile(level: float) -> float:
+    """Two-sided normal quantile z with P(|Z| <= z) = ``level`` (1.96 at 0.95).
+
+    Examples
+    --------
+    >>> round(normal_quantile(0.95), 4)
+    1.96
+    """
+    from scipy.special import ndtri
+
+    return float(ndtri(0.5 + _level(level) / 2))
+
+
+def t_quantile(level: float, dof: int) -> float:
+    """Two-sided Student t quantile on ``dof`` degrees of freedom (4.303 at 0.95, dof 2).
+
+    Examples
+    --------
+    >>> round(t_quantile(0.95, 2), 3)
+    4.303
+    """
+    from scipy.special import stdtrit
+
+    from infometer.core.validation import check_int
+
+    dof = check_int(dof, "dof", min_value=1)
+    return float(stdtrit(dof, 0.5 + _level(level) / 2))
+
+
+def interval_from_stderr(
+    value: float, stderr: float, level: float, *, dof: int | None = None
+) -> tuple[float, float]:
+    """``value ± q·stderr``: q the normal quantile, or the t quantile on ``dof`` degrees of
+    freedom when the standard error was estimated from ``dof + 1`` replicates.
+
+    Examples
+    --------
+    >>> interval_from_stderr(0.0, 1.0, 0.95, dof=2)[1] > 4.3
+    True
+    """
+    se = float(stderr)
+    if not math.isfinite(se) or se < 0:
+        raise ValueError(f"stderr must be a finite number >= 0, got {stderr!r}")
+    q = normal_quantile(level) if dof is None else t_quantile(level, dof)
+    v = float(value)
+    return (v - q * se, v + q * se)
+
+
+def replicate_summary(
+    values: Sequence[float], level: float
+) -> tuple[float, float, tuple[float, float]]:
+    """Mean, standard error of the mean and the t interval (k − 1 degrees of freedom) of k
+    replicate values (seeds, re-runs, items).
+
+    Examples
+    --------
+    >>> replicate_summary([2.0, 4.0], 0.95)[:2]
+    (3.0, 1.0)
+    """
+    import numpy as np
+
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size < 2:
+        raise ValueError(f"an interval from replicates needs at least 2 of them, got {v.size}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("replicate values contain NaN or inf; no interval")
+    mean = float(v.mean())
+    se = float(v.std(ddof=1) / math.sqrt(v.size))
+    return mean, se, interval_from_stderr(mean, se, level, dof=v.size - 1)
+
+
+def make_estimate(
+    value_nats: float,
+    *,
+    quantity: str,
+    method: str,
+    unit: str | None = "nats",
+    base: float | None = None,
+    n: int | None = None,
+    stderr: float | None = None,
+    ci: tuple[float, float] | None = None,
+    ci_level: float | None = None,
+    params: dict[str, Any] | None = None,
+    diagnostics: dict[str, Any] | None = None,
+    warnings: Sequence[str] | None = None,
+) -> Estimate:
+    """The one way to turn a value in nats (with its stderr and interval in nats) into an
+    :class:`Estimate` in the requested unit, outside :func:`infometer.core.api.run`.
+
+    ``warnings`` are recorded in ``diagnostics["warnings"]`` (emitting them is the
+    caller's business, at the user's line).  An interval without a standard error is
+    refused: wherever an interval is reported, the standard error behind it is too.
+
+    Examples
+    --------
+    >>> e = make_estimate(0.6931471805599453, quantity="entropy", method="exact", unit="bits")
+    >>> e.value, e.unit
+    (1.0, 'bits')
+    """
+    if ci is not None and stderr is None:
+        raise ValueError(f"{method}: an interval was given without the standard error behind it")
+    if (ci is None) != (ci_level is None):
+        raise ValueError(f"{method}: ci and ci_level must be given together")
+    unit_name = resolve_unit(unit, base)
+    diag = dict(diagnostics or {})
+    if warnings:
+        diag["warnings"] = list(diag.get("warnings", [])) + list(warnings)
+    est = Estimate(
+        value=value_nats,
+        unit="nats",
+        method=method,
+        quantity=quantity,
+        params=dict(params or {}),
+        n=n,
+        stderr=stderr,
+        ci=ci,
+        ci_level=ci_level,
+        diagnostics=diag,
+    )
+    return est if unit_name == "nats" else est.to(unit_name)
