@@ -30,12 +30,22 @@ What it does, in this order:
 5. Sorts the imports (``ruff check --select I --fix``) and formats (``ruff format``) the
    Python files it changed.
 
-Merge recipe (a branch made from the flat main, with its own commits)::
+Merge recipe for a branch made from the flat main (with its own commits and new files).
+``R`` is the commit on main that holds this script's result; ``R^`` the one that added the
+script, on the last flat main::
 
-    git show main:tools/relayout.py > /tmp/relayout.py     # main has been re-laid out
-    .venv/bin/python /tmp/relayout.py
+    R=$(git log main --format=%H --grep='^relayout: the layers are the folders' -1)
+    git merge $R^                       # the flat main + this script (ordinary merge)
+    .venv/bin/python tools/relayout.py  # the same moves and rewrites on this branch
     git add -A && git commit -qm "relayout: the codemod on this branch before merging main"
-    git merge main      # both sides made the same moves: conflicts are content-only
+    git merge $R                        # identical rewrites on both sides: clean, except
+                                        # lines this branch edited next to rewritten ones
+    git merge main                      # the fixes made after the relayout, and the rest
+
+Merging ``$R`` before ``main`` makes ``R`` the merge base of the last step, so the hand
+fixes made on main after the codemod (wrapped lines, tests) apply without conflict.  If
+the script refuses an entry your branch added, place it: add a line to :data:`TOP` in a
+copy of the script, run the copy, and say so when the branch is merged.
 
 The script is deterministic per file: the lines it rewrites come out the same on every
 branch, so they merge without conflict; only lines that a branch edited itself can clash.

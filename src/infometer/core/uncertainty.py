@@ -35,6 +35,7 @@ __all__ = [
     "interval_from_stderr",
     "replicate_summary",
     "make_estimate",
+    "exact_estimate",
 ]
 
 
@@ -164,3 +165,18 @@ def make_estimate(
         diagnostics=diag,
     )
     return est if unit_name == "nats" else est.to(unit_name)
+
+
+def exact_estimate(
+    value_nats: float, quantity: str, unit: str | None = "nats", base: float | None = None
+) -> Estimate:
+    """An exact value of a given pmf (no sampling error) as an :class:`Estimate` with
+    ``method="exact"``: the constructor that every ``exact`` function shares
+    (:mod:`infometer.measures.exact` and the families' exact modules).
+
+    Examples
+    --------
+    >>> exact_estimate(0.6931471805599453, "entropy", unit="bits").value
+    1.0
+    """
+    return make_estimate(value_nats, quantity=quantity, method="exact", unit=unit, base=base)

@@ -57,7 +57,8 @@ def complexity(
     **params
         The measure's parameters: ``order`` (embedding dimension), ``delay``, ``normalize``,
         ``r`` (tolerance as a multiple of the signal's sd), ``classes``, ``psd``
-        (``periodogram``/``welch``) ... (``infometer.core.registry.get("complexity", measure).params``).
+        (``periodogram``/``welch``) ... (``infometer.core.registry.get("complexity",
+        measure).params``).
 
     Returns
     -------

@@ -260,12 +260,13 @@ def run_sweep(
     retries
         Re-runs of a run whose worker died (or whose Dask result was lost).
     connect_timeout
-        Seconds to reach ``scheduler`` before :class:`~infometer.core.parallel.SchedulerUnreachable`.
+        Seconds to reach ``scheduler`` before
+        :class:`~infometer.core.parallel.SchedulerUnreachable`.
     log
         Called with one-line messages (lost workers).  The store holds its directory's
         lock while it is open: a second sweep on the same directory waits for the first
-        (when it opens its :class:`~infometer.workflows.bench.Store`), then runs only what is still
-        missing.
+        (when it opens its :class:`~infometer.workflows.bench.Store`), then runs only what
+        is still missing.
 
     Returns
     -------
