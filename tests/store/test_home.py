@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[2] / "src" / "infometer"
-HOME = PKG / "store"
+HOME = PKG / "core" / "store"
 
 #: ``module.function`` calls that write durable state: only the store service makes them.
 STORE_CALLS = {

@@ -43,7 +43,7 @@ SETUP = """
 import importlib
 import numpy as np
 import infometer as im
-M = importlib.import_module("infometer.measures.multivariate.multiplets")  # the module, not im.multiplets
+M = importlib.import_module("infometer.measures.multivariate.multiplets")  # not im.multiplets
 M.CHUNK_BYTES = 30_000  # many small chunks: many moments to be killed at
 from infometer.measures.dynamics import simulate
 
