@@ -400,3 +400,13 @@ def test_a_store_needs_a_seed_it_can_repeat(tmp_path, seed):
     assert not (tmp_path / "s" / "manifest.json").exists()
     with _open(tmp_path / "s", params={"seed": np.int64(3)}):  # numpy ints are ints
         pass
+
+
+def test_a_chunk_of_the_wrong_shape_is_refused(full):
+    # a chunk recorded as the store would, but holding fewer values than its job
+    with _open(full) as st:
+        sink = KeyedSink(st, "chunks", name="c{}.npz".format, key=lambda n: int(n[1:-4]))
+        assert sink.get(0, shapes={"value": (3,)})["value"].tolist() == [0.0, 1.0, 2.0]
+        with pytest.raises(StoreError) as info:
+            sink.get(0, shapes={"value": (4,)})
+    refused(info, "c0.npz", "shape (3,), not the (4,)")

@@ -28,8 +28,14 @@ def arrays_to_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
     return buf.getvalue()
 
 
-def arrays_from_bytes(data: bytes, where: str, required: Iterable[str] = ()) -> dict[str, Any]:
-    """The arrays of an ``.npz`` (``allow_pickle=False``: nothing is ever unpickled)."""
+def arrays_from_bytes(
+    data: bytes,
+    where: str,
+    required: Iterable[str] = (),
+    shapes: Mapping[str, tuple[int, ...]] | None = None,
+) -> dict[str, Any]:
+    """The arrays of an ``.npz`` (``allow_pickle=False``: nothing is ever unpickled), with
+    the ``required`` names and the given ``shapes``."""
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             out = {k: z[k] for k in z.files}
@@ -44,6 +50,12 @@ def arrays_from_bytes(data: bytes, where: str, required: Iterable[str] = ()) -> 
     missing = [k for k in required if k not in out]
     if missing:
         raise StoreError(f"{where} lacks the array {missing[0]!r} of a stored result; {_REDO}")
+    for k, shape in (shapes or {}).items():
+        if k in out and out[k].shape != tuple(shape):
+            raise StoreError(
+                f"{where} holds {k} of shape {out[k].shape}, not the {tuple(shape)} of its "
+                f"result; {_REDO}"
+            )
     return out
 
 

@@ -389,7 +389,8 @@ class KeyedSink:
     ) -> None:
         self.store, self.folder = store, folder
         self._name, self._key = name, key
-        req = tuple(required)
+        req = self._required = tuple(required)
+        self._format = format if encode is None or decode is None else None
         if encode is None or decode is None:
             if format == "npz":
                 encode = _as_npz
@@ -413,10 +414,13 @@ class KeyedSink:
         """Store one result (atomically, with its checksum)."""
         self.store.put(self._rel(key), self._encode(result))
 
-    def get(self, key: Hashable) -> Any:
-        """One stored result, verified."""
+    def get(self, key: Hashable, shapes: Mapping[str, tuple[int, ...]] | None = None) -> Any:
+        """One stored result, verified (``shapes``: of its arrays, ``"npz"`` format)."""
         rel = self._rel(key)
-        return self._decode(self.store.get(rel), str(self.store.path / rel))
+        data, where = self.store.get(rel), str(self.store.path / rel)
+        if shapes is not None and self._format == "npz":
+            return _codecs.arrays_from_bytes(data, where, self._required, shapes)
+        return self._decode(data, where)
 
 
 def _as_npz(result: Any) -> bytes:

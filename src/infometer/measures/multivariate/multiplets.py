@@ -465,7 +465,9 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
     with _chunk_store(store, cfg, b_count, method, seed) as (st, sink):
         _run(_search.chunk_job, jobs, sink, ex, progress)
         counts = {(s, i): cnt for s in plan for i, _, cnt in plan[s]}
-        return _assemble(cfg, plan, b_count, lambda key: _chunk(sink, key, counts[key]))
+        return _assemble(
+            cfg, plan, b_count, lambda key: sink.get(key, shapes={"value": (counts[key],)})
+        )
 
 
 def _assemble(cfg: dict, plan: dict, b_count: int, get) -> tuple:
@@ -508,20 +510,6 @@ def _chunk_store(store, cfg: dict, b_count: int, method: str, seed: Any):
             required=("value", "hits", "null_max") if b_count else ("value",),
         )
         yield st, sink
-
-
-def _chunk(sink: Any, key: tuple[int, int], count: int) -> dict:
-    """A stored chunk, refused (one line) unless it holds ``count`` multiplets."""
-    from infometer.core.store import StoreError
-
-    part = sink.get(key)
-    if part["value"].shape != (count,):
-        raise StoreError(
-            f"{sink.store.path / sink.folder / f's{key[0]}_c{key[1]}.npz'} holds "
-            f"{part['value'].shape} values, not the {count} of its chunk; delete it and run "
-            "again to recompute it"
-        )
-    return part
 
 
 def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Execution):
