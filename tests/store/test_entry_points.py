@@ -437,3 +437,18 @@ def test_cli_refuses_with_one_error_line(command, case, tmp_path, _made):
 
 def test_the_refusal_is_a_store_error():
     assert issubclass(StoreError, ValueError)
+
+
+def test_a_discrete_multiplet_sweep_resumes_and_refuses_other_symbols(tmp_path):
+    # symbols are fingerprinted by their codes: the same answer from the store, other data
+    # (one symbol changed) refused
+    x = np.random.default_rng(2).integers(0, 3, size=(150, 5))
+    x[:, 1] = (x[:, 0] + x[:, 2]) % 3
+    kw = {"sizes": (3, 3), "n_surrogates": 3, "method": "plugin", "store": tmp_path / "s"}
+    first = im.multiplets(x, **kw).frame
+    pd.testing.assert_frame_equal(first, im.multiplets(x, **{**kw, "store": None}).frame)
+    pd.testing.assert_frame_equal(first, im.multiplets(x, **kw).frame, check_exact=True)
+    y = x.copy()
+    y[0, 0] = (y[0, 0] + 1) % 3
+    with pytest.raises(StoreError, match="differs in data"):
+        im.multiplets(y, **kw)
