@@ -69,6 +69,20 @@ def _current_context() -> Any:
     return get_current_context(silent=True)
 
 
+#: Where a command says that it keeps finished work (see :func:`mark_resumable`).
+_RESUMABLE = "infometer.resumable"
+
+
+def mark_resumable() -> None:
+    """Say that the running command keeps its finished work (a store, an ``--out`` folder
+    of parts): Ctrl-C then prints "interrupted; run again to resume" instead of
+    "interrupted" (``app._interrupted``, the one handler).  Call it once the command knows
+    it has a store."""
+    ctx = _current_context()
+    if ctx is not None:
+        ctx.meta[_RESUMABLE] = True
+
+
 def _cli_option_words(message: str) -> str:
     """Python argument words in a library message, said as the running command's flags:
     ``pass discrete=True`` -> ``pass --discrete``, ``method='infosedd'`` -> ``--method

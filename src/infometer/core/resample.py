@@ -295,7 +295,7 @@ def summary_interval(
     *,
     statistic: Any = np.mean,
     level: float = 0.95,
-    seed: int | None = 0,
+    seed: Seed = 0,
     n_resamples: int = 200,
 ) -> tuple[float, tuple[float, float], dict[str, Any]]:
     """``(stderr, (low, high), diagnostics)`` of ``statistic(values)`` for a serially
@@ -317,7 +317,7 @@ def summary_interval(
         raise ValueError("values must be finite for an interval")
     value = float(statistic(v))
     ell, n_blocks, keep = _block_plan(v[:, None], n)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     vals, sizes = np.empty(n_resamples), np.empty(n_resamples)
     for b in range(n_resamples):
         idx = _block_indices(rng, n, n_blocks, keep)
