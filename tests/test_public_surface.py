@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import infometer as im
+from infometer.core.seeding import SEED_DOC, Seed
 
 #: Modules skipped by the walk: the typer commands of the CLI take typer ``OptionInfo``
 #: objects as defaults, so their signatures are the command line's, not the policy's.
@@ -61,6 +62,14 @@ ALLOWED: dict[tuple[str, str], str] = {
     "scheduler, not where work runs",
     ("infometer.core.training.set_threads", "execution"): "sets torch's thread count: the "
     "count is its subject",
+    ("infometer.core.seeding.derive", "seed"): "takes the call's resolved int root "
+    "(resolve_seed's), never a user's seed: a keyed stream from None would be the two meanings "
+    "of seed=None again",
+    ("infometer.core.seeding.derive_seed", "seed"): "as derive",
+    (
+        "infometer.workflows.bench.Job",
+        "seed",
+    ): "a record of one benchmark job's int seed (a key of the results store)",
     ("infometer.measures.stats.circular_shift", "seed"): "a kernel that draws from the caller's "
     "numpy Generator (the public tests take seed=)",
     ("infometer.measures.stats.nulls.permutation", "seed"): "as circular_shift",
@@ -90,6 +99,8 @@ OTHER_EXECUTION = {
 }
 EXECUTION_HOME = "infometer.Execution"
 
+#: The one sentence that says what ``seed`` accepts, as the docstrings wrap it.
+_SEED_DOC = " ".join(SEED_DOC.split())
 #: Spellings of a seed other than ``seed``.
 OTHER_SEEDS = {"random_state", "rng", "random_seed", "seed_value", "rs"}
 #: Abbreviated quantity names (the rule: full words, ``mutual_info``, ``cond_mutual_info``).
@@ -176,6 +187,12 @@ def _violations(qual: str, obj: object) -> list[tuple[str, str]]:
                     f"or n_jobs=",
                 )
             )
+        if p.name == "seed" and p.annotation not in (empty, "Seed", Seed):
+            bad.append(
+                ("seed", f"seed is annotated {p.annotation!r}, not infometer.core.seeding.Seed")
+            )
+        if p.name == "seed" and _SEED_DOC not in " ".join((inspect.getdoc(obj) or "").split()):
+            bad.append(("seed", "the docstring does not say what seed accepts (seeding.SEED_DOC)"))
     ret = sig.return_annotation
     takes_variable = any("Variable" in str(p.annotation) for p in sig.parameters.values())
     if takes_variable and "Raw" in str(ret):

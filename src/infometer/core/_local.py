@@ -19,6 +19,7 @@ import numpy as np
 from infometer.core.estimate import Estimate, unit_factor
 from infometer.core.plot import finish, new_axes
 from infometer.core.resample import summary_interval
+from infometer.core.results import Result
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import check_float
 
@@ -51,8 +52,8 @@ class LocalRaw:
     warnings: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class LocalValues:
+@dataclass(frozen=True, eq=False, repr=False)
+class LocalValues(Result):
     """Local values of one quantity, one per sample (row of the embedding).
 
     Attributes

@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
 from infometer.core.data import InfometerWarning, check_choice, check_int
+from infometer.core.seeding import Seed
 
 __all__ = ["MutualInfoSelector"]
 
@@ -90,7 +91,9 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
     n_neighbors
         k of the kNN estimators (KSG, GKOV).
     seed
-        Seed of the jitter of tied values (the same seed gives the same selection).
+        Seed of the jitter of tied values (the same seed gives the same selection). An int >= 0 (the
+        same int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None
+        (fresh entropy from the operating system).
     n_jobs
         Threads (default: all cores).
 
@@ -114,7 +117,7 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
         discrete_features: Any = False,
         discrete_target: Any = "auto",
         n_neighbors: int = 3,
-        seed: int = 0,
+        seed: Seed = 0,
         n_jobs: int | None = None,
     ) -> None:
         self.k = k

@@ -15,6 +15,8 @@ from infometer.core.data import InfometerWarning, as_variable
 from infometer.core.estimate import Estimate
 from infometer.core.plot import finish, new_axes
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
+from infometer.core.seeding import Seed
 from infometer.core.uncertainty import t_quantile
 from infometer.core.validation import check_choice, check_int, check_real_array
 
@@ -41,7 +43,7 @@ def complexity(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     **params: Any,
 ) -> Estimate:
     """Complexity of a signal (or an image) by one measure, as an :class:`Estimate`.
@@ -60,7 +62,9 @@ def complexity(
         Confidence level of a block-subsampling interval (``stderr_blocks`` blocks, 10 by
         default), or None.
     seed
-        Unused by these deterministic measures; accepted for a uniform API.
+        Unused by these deterministic measures; accepted for a uniform API. An int >= 0 (the same
+        int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh
+        entropy from the operating system).
     **params
         The measure's parameters: ``order`` (embedding dimension), ``delay``, ``normalize``,
         ``r`` (tolerance as a multiple of the signal's sd), ``classes``, ``psd``
@@ -102,8 +106,8 @@ def complexity(
     )
 
 
-@dataclass(frozen=True)
-class MultiscaleResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class MultiscaleResult(Result):
     """A measure at several coarse-graining scales.
 
     Attributes
@@ -283,8 +287,8 @@ def _own_params(fn) -> set[str]:
     return set(inspect.signature(fn).parameters)
 
 
-@dataclass(frozen=True)
-class ComplexityEntropyPlane:
+@dataclass(frozen=True, eq=False, repr=False)
+class ComplexityEntropyPlane(Result):
     """Points of the complexity–entropy plane (normalised PE, statistical complexity)."""
 
     labels: tuple[str, ...]

@@ -9,12 +9,18 @@ the public functions of :mod:`.measures` pass any number of variables to ``api.r
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
+from infometer.estimators.discrete import _kernels as dk
+from infometer.estimators.discrete._counting import counts, joint_codes
+from infometer.estimators.discrete._estimators import ENTROPY_KERNELS, _alphabets
+from infometer.estimators.knn._estimators import _check, _prep
+from infometer.estimators.knn._prep import takes_prep
 from infometer.estimators.parametric._gaussian import _copula, _gram, standardize
 
 from . import _kernels as kernels
@@ -46,9 +52,6 @@ def _index(quantity: str, index, n: int) -> int | None:
 
 # ---------------------------------------------------------------------- discrete
 def _discrete(method: str, quantity: str, vs: Sequence[Variable], alphabet_size, index) -> Raw:
-    from infometer.estimators.discrete import _kernels as dk
-    from infometer.estimators.discrete._counting import counts, joint_codes
-    from infometer.estimators.discrete._estimators import ENTROPY_KERNELS, _alphabets
 
     check_count(quantity, len(vs))
     t = terms(quantity, len(vs), _index(quantity, index, len(vs)))
@@ -193,24 +196,12 @@ def _make_gaussian(method: str, quantity: str) -> Callable[..., Raw]:
 
 
 # ------------------------------------------------------------------------- kNN
-def _ksg(
-    quantity: str,
-    vs: Sequence[Variable],
-    k,
-    standardize,
-    jitter,
-    jitter_scale,
-    seed,
-    index,
-    dequantize=False,
-):
-    from infometer.estimators.knn._estimators import _check, _prep
-
+def _ksg(quantity: str, vs: Sequence[Variable], k: int, index: int | None, prep: dict) -> Raw:
     check_count(quantity, len(vs))
     t = terms(quantity, len(vs), _index(quantity, index, len(vs)))
     n = vs[0].n
-    k = _check(n, k, standardize, jitter, jitter_scale, dequantize)
-    p = _prep({v.name: v for v in vs}, standardize, jitter, jitter_scale, seed, dequantize)
+    k = _check(n, k)
+    p = _prep({v.name: v for v in vs}, prep)
     if sum(b.shape[1] for b in p.blocks) == 0:
         return Raw(value=0.0, diagnostics=p.diagnostics, warnings=[*p.warnings])
     value, kd = kernels.ksg_entropy_sum(p.blocks, t, k)
@@ -221,35 +212,16 @@ def _ksg(
 def _make_ksg(quantity: str) -> Callable[..., Raw]:
     if quantity == "o_information_gradient":
 
-        def f(
-            *vs: Variable,
-            k: int = 3,
-            standardize: bool = True,
-            jitter: str = "auto",
-            jitter_scale: float = 1e-10,
-            seed: int | None = 0,
-            index: int = 0,
-            dequantize: bool = False,
-        ) -> Raw:
-            args = (k, standardize, jitter, jitter_scale, seed, index, dequantize)
-            return _ksg(quantity, vs, *args)
+        def f(*vs: Variable, k: int = 3, index: int = 0, **prep: Any) -> Raw:
+            return _ksg(quantity, vs, k, index, prep)
 
     else:
 
-        def f(
-            *vs: Variable,
-            k: int = 3,
-            standardize: bool = True,
-            jitter: str = "auto",
-            jitter_scale: float = 1e-10,
-            seed: int | None = 0,
-            dequantize: bool = False,
-        ) -> Raw:
-            args = (k, standardize, jitter, jitter_scale, seed, None, dequantize)
-            return _ksg(quantity, vs, *args)
+        def f(*vs: Variable, k: int = 3, **prep: Any) -> Raw:
+            return _ksg(quantity, vs, k, None, prep)
 
     f.__name__ = f"{quantity}_ksg"
-    return f
+    return takes_prep(f)
 
 
 _SUMMARY = {
@@ -284,8 +256,6 @@ for _q in QUANTITIES:
 
 
 def _ratio(ctx: AutoContext) -> float:
-    from infometer.estimators.discrete._counting import counts, joint_codes
-
     c = counts(joint_codes(*ctx.variables.values()))
     return ctx.n / c.size
 

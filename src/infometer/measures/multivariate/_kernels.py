@@ -19,6 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from infometer.core.data import encode_columns
+from infometer.estimators.discrete._counting import counts
+from infometer.estimators.knn._engine import RangeCounter
+from infometer.estimators.knn._kernels import neighbours
 from infometer.estimators.parametric._gaussian import RESOLUTION, _wishart_offset
 
 __all__ = [
@@ -65,8 +68,6 @@ def codes_entropy_sum(
 ) -> float:
     """``sum_S c_S Ĥ(X_S)`` where ``entropy(counts, S)`` estimates H from the non-zero
     counts of the joint symbols of the variables ``S`` (``codes[i]``: int64 per row)."""
-    from infometer.estimators.discrete._counting import counts
-
     total = 0.0
     for s, c in terms.items():
         cols = [codes[i] for i in sorted(s)]
@@ -213,9 +214,6 @@ def ksg_entropy_sum(blocks: Sequence[np.ndarray], terms: Terms, k: int) -> tuple
         The estimate (nats) and ``{"mean_counts": {subset label: mean n_S}}``.
     """
     from scipy.special import digamma
-
-    from infometer.estimators.knn._engine import RangeCounter
-    from infometer.estimators.knn._kernels import neighbours
 
     n = blocks[0].shape[0]
     full = frozenset(range(len(blocks)))

@@ -34,6 +34,7 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable
+from infometer.core.seeding import derive, resolve_seed
 from infometer.measures.stats import nulls
 
 from ._select import Perms
@@ -290,7 +291,7 @@ class RegistryEngine:
         mi_name = MI_FOR_CMI.get(method, method)
         self.mi_spec = registry.get("mutual_info", mi_name)
         self.params = dict(params or {})
-        self.seed = seed
+        self.seed = resolve_seed(seed)
         self.discrete = discrete
         self.n = len(y)
         if discrete:
@@ -347,7 +348,7 @@ class RegistryEngine:
         key = tuple(sorted(cond))
         have = self._local.get(key)
         if have is None or have.shape[0] < len(perms):
-            rng = nulls.make_rng(0 if self.seed is None else self.seed, len(key), *key)
+            rng = derive(self.seed, len(key), *key)
             z = self._block(list(key), None, "z")
             draw, _ = nulls.conditional_sampler(z, self.n_neighbors)
             have = np.stack([draw(rng) for _ in range(len(perms))])

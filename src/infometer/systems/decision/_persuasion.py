@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate
+from infometer.core.results import Result
 from infometer.core.validation import check_budget
 from infometer.measures import exact
 
@@ -88,7 +89,7 @@ def signal_mutual_info(
 
 
 @dataclass(frozen=True, eq=False)
-class PersuasionResult:
+class PersuasionResult(Result):
     """The optimal signal and what it is worth.
 
     Attributes

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import _as_array
+from infometer.core.seeding import Seed
 
 from . import _plots
 from ._infer import Network, aracne_network, clr_network, weights
@@ -162,7 +163,7 @@ def plot_heatmap(
 
 
 def plot_network(
-    net: Network, ax: Any = None, path: Any = None, *, title: str | None = None, seed: int = 0
+    net: Network, ax: Any = None, path: Any = None, *, title: str | None = None, seed: Seed = 0
 ) -> Any:
     """Draw a small network: nodes with edges, widths by weight, a seeded spring layout.
 
@@ -178,7 +179,9 @@ def plot_network(
     title
         Title (default: method and number of edges).
     seed
-        Seed of the layout.
+        Seed of the layout. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
 
     Returns
     -------

@@ -27,6 +27,8 @@ from infometer.core.api import run
 from infometer.core.data import Variable, as_variable, check_choice, check_int
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.parallel import Execution, MemorySink, run_jobs
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 
 from . import _compute as compute
 from ._matrix import make_config
@@ -37,8 +39,8 @@ __all__ = ["CRITERIA", "Selection", "select_features", "information_with"]
 CRITERIA = ("relevance", "mrmr", "jmi")
 
 
-@dataclass
-class Selection:
+@dataclass(eq=False, repr=False)
+class Selection(Result):
     """Chosen features and the information behind the choice.
 
     Attributes
@@ -56,6 +58,10 @@ class Selection:
     criterion: str
     unit: str
     diagnostics: dict = field(default_factory=dict)
+
+    def to_frame(self) -> Any:
+        """One row per feature (:attr:`table`, a copy)."""
+        return self.table.copy()
 
 
 def information_with(
@@ -100,7 +106,7 @@ def select_features(
     unit: str = "nats",
     discrete_target: bool | None = None,
     discrete: bool | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
     n_jobs: int | None = None,
     **params: Any,
 ) -> Selection:
@@ -125,7 +131,9 @@ def select_features(
     discrete
         As for :func:`infometer.pairwise`, for the columns of ``X``.
     seed
-        Seed of the dequantisation (or jitter) of tied columns.
+        Seed of the dequantisation (or jitter) of tied columns. An int >= 0 (the same int gives
+        the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
     n_jobs
         Threads (default: all cores).
     **params
@@ -159,7 +167,7 @@ def select_features(
     p = len(variables)
     if k > p:
         raise ValueError(f"k={k} but X has only {p} usable column(s)")
-    cfg, reasons = make_config([*variables, target], method, params, seed=seed)
+    cfg, reasons = make_config([*variables, target], method, params, seed=resolve_seed(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         relevance, used = information_with(cfg, variables, target, n_jobs)
