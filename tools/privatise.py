@@ -167,7 +167,17 @@ def _slashed(m: re.Match) -> str:
     return m.group(1) + new[len(PKG) + 1 :].replace(".", "/") + ".py"
 
 
+#: ``import_module("infometer.x.y")`` (and ``importlib.import_module``): always a module,
+#: also where :data:`FUNCTION_OF_PACKAGE` would read the dotted path as a function.
+_IMPORT_MODULE = re.compile(r"""(import_module\(\s*)(["'])(infometer(?:\.\w+)+)\2""")
+
+
+def _import_module(m: re.Match) -> str:
+    return m.group(1) + m.group(2) + _new_name(m.group(3)) + m.group(2)
+
+
 def rewrite(text: str, rel: str) -> str:
+    text = _IMPORT_MODULE.sub(_import_module, text)
     new = _rl.rewrite_imports(text, rel) if rel.endswith(".py") else text
     new = _rl._FROM_LINE.sub(_rl._from_line, new)
     new = _rl._DOTTED.sub(_rl._dotted, new)

@@ -43,7 +43,7 @@ SETUP = """
 import importlib
 import numpy as np
 import infometer as im
-M = importlib.import_module("infometer.measures.multivariate.multiplets")  # not im.multiplets
+M = importlib.import_module("infometer.measures.multivariate._multiplets")  # not im.multiplets
 M.CHUNK_BYTES = 30_000  # many small chunks: many moments to be killed at
 from infometer.measures.dynamics import simulate
 
@@ -108,7 +108,7 @@ def test_kill_minus_9_at_any_moment_resumes_bit_for_bit(kind, tmp_path, monkeypa
         pytest.importorskip("pyarrow")
     import importlib
 
-    mod = importlib.import_module("infometer.measures.multivariate.multiplets")
+    mod = importlib.import_module("infometer.measures.multivariate._multiplets")
     monkeypatch.setattr(mod, "CHUNK_BYTES", mod.CHUNK_BYTES)  # put back after the test
     ns = _here()  # the child's code, chunk size included
     store = tmp_path / "s"

@@ -331,12 +331,12 @@ def test_keyed_sink_is_a_run_jobs_sink(tmp_path):
 
     with _open(tmp_path / "s") as st:
         sink = KeyedSink(st, "chunks", name="c{}.npz".format, key=lambda n: int(n[1:-4]))
-        out = run_jobs(np.arange, {1: 1, 4: 4}, sink, workers=1)
+        out = run_jobs(np.arange, {1: 1, 4: 4}, sink, n_jobs=1)
         assert out.complete and sorted(sink.done_keys()) == [1, 4]
         assert sink.get(4)["value"].tolist() == [0, 1, 2, 3]
     with _open(tmp_path / "s") as st:  # resumed: nothing to run
         sink = KeyedSink(st, "chunks", name="c{}.npz".format, key=lambda n: int(n[1:-4]))
-        assert run_jobs(np.arange, {1: 1, 4: 4}, sink, workers=1).ran == 0
+        assert run_jobs(np.arange, {1: 1, 4: 4}, sink, n_jobs=1).ran == 0
 
 
 # ------------------------------------------------------------------ SQLite rows

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
-from infometer.core._extras import missing_extra
+from infometer.core._extras import MissingExtraError, missing_extra
 
 __all__ = ["attach", "lazy_module"]
 
@@ -56,9 +56,16 @@ def _load(package: str, module: str, name: str | None) -> Any:
         mod = importlib.import_module(module, package)
         return mod if name is None else getattr(mod, name)
     except ImportError as exc:
-        named = missing_extra(exc, f"{package}.{name or module.lstrip('.')}")
+        what = f"{package}.{name or module.lstrip('.')}"
+        inner = getattr(exc, "lazy_name", None)
+        if inner is not None:  # raised by a nested lazy package: name what was asked for
+            named = MissingExtraError(str(exc).replace(inner, what, 1), name=exc.name)
+            named.lazy_name = what  # type: ignore[attr-defined]
+            raise named from exc.__cause__
+        named = missing_extra(exc, what)
         if named is None:
             raise
+        named.lazy_name = what  # type: ignore[attr-defined]
         raise named from exc
 
 

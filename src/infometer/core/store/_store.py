@@ -370,7 +370,7 @@ class KeyedSink:
     >>> from infometer.core.parallel import run_jobs
     >>> st = ResultStore(tempfile.mkdtemp(), kind="demo", params={}, files={"c": r"\\d+\\.npz"})
     >>> sink = KeyedSink(st, "c", name="{}.npz".format, key=lambda n: int(n[:-4]))
-    >>> run_jobs(np.ones, {2: 2, 3: 3}, sink, workers=1).complete, sink.get(3)["value"]
+    >>> run_jobs(np.ones, {2: 2, 3: 3}, sink, n_jobs=1).complete, sink.get(3)["value"]
     (True, array([1., 1., 1.]))
     >>> st.close()
     """
