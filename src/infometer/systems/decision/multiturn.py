@@ -24,6 +24,7 @@ action, ties to the sender).  Everything is computed by enumerating the ``M**T``
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -203,8 +204,8 @@ def train_sender(
     seed
         Seed of the sampling and of the restarts' initial logits.
     threads
-        ``torch.set_num_threads`` while training (restored after); the tensors are tiny, so
-        one thread is fastest; ``None`` leaves the setting alone.
+        torch's threads while training (restored after); ``None``: the library's training
+        default (one thread: the tensors are tiny; ``infometer.core._threads``).
     """
     import torch
 
@@ -221,9 +222,12 @@ def train_sender(
         check_float(t, "temperature", low=0.0, inclusive=(False, True)) for t in temperature
     )
     seed = check_int(seed, "seed", min_value=0)
-    prev_threads = torch.get_num_threads()
+    from infometer.core._threads import training_threads
+
     if threads is not None:
-        torch.set_num_threads(check_int(threads, "threads", min_value=1))
+        check_int(threads, "threads", min_value=1)
+    stack = contextlib.ExitStack()
+    stack.enter_context(training_threads(threads))  # torch threads, restored after
     bar = progress_bar(total=steps * restarts, desc="policy-gradient sender", progress=progress)
     start = time.perf_counter()
     runs = []
@@ -240,7 +244,7 @@ def train_sender(
             pols, losses = _train(torch, mu0, u, v, init, steps, batch_size, lr, t0_, t1_, gen, bar)
             runs.append((evaluate_multiturn(mu0, u, v, pols, unit=unit), pols, losses))
     finally:
-        torch.set_num_threads(prev_threads)
+        stack.close()
         if bar is not None:
             bar.close()
     values = [res.value.value for res, _, _ in runs]
