@@ -38,7 +38,7 @@ def test_network_json_and_files(tmp_path):
             "2",
             "--cmi",
             "gaussian",
-            "--n-perm",
+            "--permutations",
             "50",
             "--out",
             str(out),
@@ -69,7 +69,7 @@ def test_network_table_output_and_pcmci(tmp_path):
             "2",
             "--out",
             str(tmp_path / "o"),
-            "--no-progress",
+            "-q",
         ],
     )
     assert r.exit_code == 0, r.output

@@ -49,10 +49,10 @@ def test_multi_json(files):
 
 
 def test_gradient_with_plot(files, tmp_path):
-    png = tmp_path / "g.png"
+    png = tmp_path / "gradient-o-information.png"
     r = runner.invoke(
         app,
-        ["multi", "gradient-o-information", str(files / "cont.csv"), "--json", "--plot", str(png)],
+        ["multi", "gradient-o-information", str(files / "cont.csv"), "--json", "-o", str(tmp_path)],
     )
     assert r.exit_code == 0, r.output
     rows = json.loads(r.stdout)["rows"]
@@ -72,9 +72,11 @@ def test_pid_json_and_plot(files, tmp_path):
             "y",
             "--measure",
             "broja",
+            "-u",
+            "bits",
             "--json",
-            "--plot",
-            str(png),
+            "--out",
+            str(tmp_path),
         ],
     )
     assert r.exit_code == 0, r.output
@@ -147,7 +149,7 @@ def test_multiplets_greedy_search(files, tmp_path):
     d = json.loads(r.stdout)
     # t = p + q + noise: the greedy synergy search starts from (p, q, t)
     assert d["top"][0]["multiplet"][:2] == ["p", "q"] and len(d["top"]) == 2
-    sur = [*args, "--search", "greedy", "--surrogates", "4", "--json", "-o", str(tmp_path)]
+    sur = [*args, "--search", "greedy", "--permutations", "4", "--json", "-o", str(tmp_path)]
     one = json.loads(runner.invoke(app, sur).stdout)
     r = runner.invoke(app, [*sur, "--jobs", "2"])  # surrogate searches on 2 processes
     assert r.exit_code == 0, r.output

@@ -2,16 +2,23 @@
 
 * Text that comes from users or the library (column names, file names, messages) is
   printed as plain text, never read as console markup: ``dose[mg]`` stays ``dose[mg]``.
-* Output written to a file or a pipe is not wrapped at 80 columns (a table keeps its
-  estimator names whole); ``COLUMNS`` still sets a width when given.
-* ``--json`` output goes through :func:`print_json` (one JSON document on stdout).
+* Output written to a file or a pipe is 80 columns wide (``COLUMNS`` sets another width);
+  tables made by :func:`table` fold a long cell onto more lines, never cut a name short.
+* Progress bars go to a terminal only (``infometer.core.progress``: ``progress=None``).
+* ``--json`` output goes through :func:`print_json` (one strict JSON document on stdout).
+* Library messages reach the user in the command's words (:func:`cli_words`:
+  ``pass discrete=True`` -> ``pass --discrete``); every ``warning:``/``error:`` line and
+  ``auto:`` note is printed through it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console, ConsoleDimensions
@@ -25,17 +32,25 @@ __all__ = [
     "warn_line",
     "error_line",
     "cell",
+    "table",
     "print_json",
+    "print_json_lines",
+    "strict_json",
+    "estimate_json",
     "summarize_warnings",
     "warn_summary",
+    "fail",
+    "warn",
+    "user_errors",
 ]
 
 #: Width of output that goes to a file or a pipe (no terminal to fit).
-PIPE_WIDTH = 1000
+PIPE_WIDTH = 80
 
 
 class _Console(Console):
-    """A rich console that does not wrap at 80 columns when its output is not a terminal."""
+    """A rich console whose width, when its output is not a terminal, is ``COLUMNS`` read
+    when printing (not when the console was made), else :data:`PIPE_WIDTH`."""
 
     @property
     def size(self) -> ConsoleDimensions:
@@ -69,10 +84,19 @@ def _current_context() -> Any:
     return get_current_context(silent=True)
 
 
-def _cli_option_words(message: str) -> str:
-    """Python argument words in a library message, said as the running command's flags:
-    ``pass discrete=True`` -> ``pass --discrete``, ``method='infosedd'`` -> ``--method
-    infosedd``.  Only names that are options of the command being run are rewritten."""
+def cli_words(message: str) -> str:
+    """Python argument words in a library message, said as the running command's flags --
+    the one translation between the two interfaces: ``pass discrete=True`` -> ``pass
+    --discrete``, ``discrete=False`` -> ``--continuous``, ``discrete=True/False`` ->
+    ``--discrete/--continuous``, ``method='infosedd'`` -> ``--method infosedd``, ``pass
+    method= explicitly`` -> ``pass --method explicitly``.  Only names that are options of
+    the command being run are rewritten (outside a command the text is returned as it is).
+
+    Examples
+    --------
+    >>> cli_words("pass discrete=True")  # no command running: unchanged
+    'pass discrete=True'
+    """
     import re
 
     ctx = _current_context()
@@ -86,20 +110,83 @@ def _cli_option_words(message: str) -> str:
         neg = [o for o in getattr(p, "secondary_opts", []) if o.startswith("--")]
         flags[p.name] = (opts[0], neg[0] if neg else None)
 
-    def swap(m: re.Match[str]) -> str:
-        name, value = m.group(1), m.group(2)
-        if name not in flags:
-            return m.group(0)
-        on, off = flags[name]
+    def one(on: str, off: str | None, value: str) -> str | None:
+        if value in ("", "..."):
+            return on if not value else f"{on} ..."
         if value == "True":
             return on
         if value == "False":
-            return off or m.group(0)
+            return off
         if value == "None":
-            return m.group(0)
+            return None
         return f"{on} {value.strip(chr(39) + chr(34))}"
 
-    return re.sub(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[\w.+-]+)", swap, message)
+    def swap(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2) or ""
+        if name not in flags:
+            return m.group(0)
+        on, off = flags[name]
+        said = [one(on, off, v) for v in (value.split("/") if value != "/" else [value])]
+        if any(s is None for s in said):
+            return m.group(0)
+        return "/".join(s for s in said if s is not None)
+
+    word = r"[\w+-]+(?:\.\w+)*"  # 0.5, ksg1, -inf; not a sentence's full stop
+    value = rf"'[^']*'|\"[^\"]*\"|\.\.\.|{word}(?:/{word})*"
+    return re.sub(rf"(?<![\w.-])([a-z_]+)=({value})?", swap, message)
+
+
+def _print_line(tag: str, style: str, message: str, console: Console | None = None) -> None:
+    """``tag message`` on one line; ``message`` is plain text, never console markup (a
+    column named ``dose[mg]`` or ``a[/x]`` prints as it is)."""
+    line = Text.assemble((tag, style), " ", str(message))
+    (console or err).print(line, highlight=False, soft_wrap=True)
+
+
+def fail(message: str) -> None:
+    """Print a one-line error (plain text, the command's flag names) and exit with status 2."""
+    import typer
+
+    _print_line("error:", "bold red", cli_words(str(message)))
+    raise typer.Exit(code=2)
+
+
+def warn(message: str) -> None:
+    """Print one ``warning:`` line on stderr (plain text, the command's flag names)."""
+    _print_line("warning:", "yellow", cli_words(str(message)))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn the library's ValueError/TypeError (bad input), OSError and a missing optional
+    dependency into a one-line error, exit 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from infometer.core._extras import missing_extra
+        from infometer.core.progress import quiet
+
+        try:
+            with quiet(bool(kwargs.get("quiet"))):  # --quiet: no bar anywhere below
+                return func(*args, **kwargs)
+        except ImportError as exc:
+            named = missing_extra(exc, f"infometer {_command_name()}")
+            fail(_first_line(named or exc))
+        except (ValueError, TypeError, OSError) as exc:
+            fail(_first_line(exc))
+
+    return wrapper
+
+
+def _command_name() -> str:
+    ctx = _current_context()
+    if ctx is None:
+        return "this command"
+    return " ".join(ctx.command_path.split()[1:]) or "this command"
 
 
 def say(message: Any, style: str = "", console: Console | None = None) -> None:
@@ -108,18 +195,36 @@ def say(message: Any, style: str = "", console: Console | None = None) -> None:
 
 
 def note(message: Any) -> None:
-    """A dim remark on stderr (progress notes, skipped items): plain text."""
-    err.print(Text(str(message), style="dim"), soft_wrap=True)
+    """A dim remark on stderr (progress notes, skipped items, ``auto`` choices): plain
+    text, in the command's words."""
+    err.print(Text(cli_words(str(message)), style="dim"), soft_wrap=True)
 
 
 def warn_line(message: Any) -> None:
     """One ``warning:`` line on stderr, ``message`` as plain text."""
-    err.print(_line("warning:", "yellow", _cli_option_words(str(message))), soft_wrap=True)
+    err.print(_line("warning:", "yellow", cli_words(str(message))), soft_wrap=True)
 
 
 def error_line(message: Any) -> None:
     """One ``error:`` line on stderr, ``message`` as plain text."""
-    err.print(_line("error:", "bold red", _cli_option_words(str(message))), soft_wrap=True)
+    err.print(_line("error:", "bold red", cli_words(str(message))), soft_wrap=True)
+
+
+def table(*headers: Any, **kwargs: Any) -> Any:
+    """A rich ``Table`` whose cells fold (wrap inside a word) rather than end in an ellipsis:
+    a name never loses its end when the table is narrowed to the output's width."""
+    from rich.table import Column, Table
+
+    cols = [h if isinstance(h, Column) else Column(str(h), overflow="fold") for h in headers]
+    t = Table(*cols, **kwargs)
+    add_column = t.add_column
+
+    def folding(*args: Any, **kw: Any) -> None:
+        kw.setdefault("overflow", "fold")
+        add_column(*args, **kw)
+
+    t.add_column = folding  # type: ignore[method-assign]
+    return t
 
 
 def cell(value: Any) -> Text:
@@ -127,12 +232,96 @@ def cell(value: Any) -> Text:
     return value if isinstance(value, Text) else Text(str(value))
 
 
-def print_json(obj: Any) -> None:
-    """One JSON document on stdout (numpy scalars, NaN and infinities made JSON-safe)."""
-    from infometer.core.estimate import _jsonable
+def _nonfinite(f: float) -> str:
+    return "nan" if math.isnan(f) else ("inf" if f > 0 else "-inf")
 
-    sys.stdout.write(json.dumps(_jsonable(obj)) + "\n")
+
+def _plain(obj: Any) -> tuple[Any, Any]:
+    """``obj`` in JSON types, and why it holds nulls where numbers were not finite: ``None``,
+    a string (``"nan"``, ``"inf"``, ``"-inf"``) for a scalar, or ``{index: string}`` for a
+    list of scalars."""
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return strict_json(obj), None
+    if isinstance(obj, np.ndarray):
+        obj = obj.tolist()
+    if isinstance(obj, list | tuple | set | frozenset):
+        items, why = [], {}
+        for i, v in enumerate(sorted(obj, key=str) if isinstance(obj, set | frozenset) else obj):
+            pv, w = _plain(v)
+            items.append(pv)
+            if isinstance(w, str):
+                why[str(i)] = w
+        return items, (why or None)
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, bool) or obj is None or isinstance(obj, str | int):
+        return obj, None
+    if isinstance(obj, float):
+        return (obj, None) if math.isfinite(obj) else (None, _nonfinite(obj))
+    try:  # pandas' missing values (NaT, NA)
+        import pandas as pd
+
+        if pd.isna(obj):
+            return None, "missing"
+        if isinstance(obj, pd.Timestamp | pd.Timedelta):
+            return obj.isoformat(), None
+    except (ImportError, TypeError, ValueError):
+        pass
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj), None
+    return str(obj), None
+
+
+def strict_json(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` for a strict JSON parser: numpy and pandas values as plain ones, and a number
+    that is not finite (NaN, ±inf) as ``null`` with a sibling ``<key>_nonfinite`` saying
+    which (``"nan"``, ``"inf"``, ``"-inf"``; for a list, ``{index: which}``).
+
+    Examples
+    --------
+    >>> strict_json({"value": float("-inf"), "ci": [0.1, float("nan")]})
+    {'value': None, 'value_nonfinite': '-inf', 'ci': [0.1, None], 'ci_nonfinite': {'1': 'nan'}}
+    """
+    out: dict[str, Any] = {}
+    for k, v in obj.items():
+        pv, why = _plain(v)
+        out[str(k)] = pv
+        if why is not None:
+            out[f"{k}_nonfinite"] = why
+    return out
+
+
+def estimate_json(est: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An Estimate as the CLI prints it with ``--json``: :meth:`Estimate.to_dict` with its
+    numbers as numbers (``to_dict`` spells a NaN ``"nan"``; here it is ``null`` with
+    ``value_nonfinite``), plus ``extra``."""
+    d = est.to_dict()
+    diag = d.get("diagnostics", {})
+    for key in ("warnings", "auto_reason"):  # said for this interface, as on stderr
+        if isinstance(diag.get(key), list):
+            diag[key] = [cli_words(str(w)) for w in diag[key]]
+        elif isinstance(diag.get(key), str):
+            diag[key] = cli_words(diag[key])
+    d["value"], d["stderr"] = est.value, est.stderr
+    d["ci"] = None if est.ci is None else list(est.ci)
+    d.update(extra or {})
+    return d
+
+
+def print_json(obj: Any) -> None:
+    """One JSON document on stdout that a strict parser reads (:func:`strict_json`: no NaN
+    or Infinity tokens); every ``--json`` of the CLI goes through here."""
+    doc = strict_json(obj) if isinstance(obj, dict) else _plain(obj)[0]
+    sys.stdout.write(json.dumps(doc, allow_nan=False) + "\n")
     sys.stdout.flush()
+
+
+def print_json_lines(rows: Any) -> None:
+    """One strict JSON document per row (``--json`` of the commands that stream rows)."""
+    for row in rows:
+        print_json(row)
 
 
 def _cause(message: str) -> str:

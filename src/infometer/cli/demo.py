@@ -15,6 +15,8 @@ import typer
 
 from infometer.core.estimate import round_to_error
 
+from . import _options as opt
+
 DATASETS = {
     "digits": (
         "load_digits",
@@ -111,12 +113,10 @@ def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
 def ranking_table(rows: list[dict[str, Any]], title: str, name: str = "feature") -> Any:
     """A rich table of :func:`rank_features` rows: rank, name, value ± se and interval,
     each rounded to its error; names printed as they are (no console markup)."""
-    from rich.table import Table
-
-    from ._console import cell
+    from ._console import cell, table
 
     unit = rows[0]["estimate"].unit if rows else ""
-    t = Table(title=cell(title))
+    t = table(title=cell(title))
     for col in ("rank", name, unit, "± se", "CI", "method"):
         t.add_column(col, justify="right" if col not in (name, "method") else "left")
     marks: set[str] = set()
@@ -151,13 +151,13 @@ def register(app: typer.Typer) -> None:
             "digits", "--dataset", "-d", help=f"One of: {', '.join(DATASETS)}."
         ),
         method: str = typer.Option("auto", "--method", "-m", help="Estimator, or 'auto'."),
-        unit: str = typer.Option("bits", "--unit", "-u", help="nats, bits or hartleys."),
+        unit: str = opt.UNIT,
         ci: float = typer.Option(0.95, "--ci", help="Confidence level of the error bars."),
         top: int = typer.Option(0, "--top", help="Show only the N most informative (0 = all)."),
-        out_dir: str = typer.Option("demo-out", "--out", "-o", help="Folder for the PNG and CSV."),
-        seed: int = typer.Option(0, "--seed"),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-        json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
+        out_dir: str = opt.out_dir("demo-out", "Folder for the PNG and CSV files."),
+        seed: int = opt.SEED,
+        quiet: bool = opt.QUIET,
+        json_out: bool = opt.JSON,
     ) -> None:
         """Rank a real dataset's features by their information about the target."""
         from infometer.core.plot import bar_with_errors, bars_beside_map
@@ -175,7 +175,9 @@ def register(app: typer.Typer) -> None:
             f"{dataset}: {source}",
             f"{X.shape[0]} samples, {X.shape[1]} features, target with {y.nunique()} classes",
         ]
-        rows = rank_features(X, y, method=method, unit=unit, ci=ci, seed=seed, progress=not quiet)
+        rows = rank_features(
+            X, y, method=method, unit=unit, ci=ci, seed=seed, progress=False if quiet else None
+        )
         warn_summary([w for r in rows for w in r["estimate"].warnings])
         shown = rows[:top] if top > 0 else rows
         e0 = rows[0]["estimate"]
