@@ -131,9 +131,11 @@ def cli_words(message: str) -> str:
             return m.group(0)
         return "/".join(s for s in said if s is not None)
 
-    word = r"[\w+-]+(?:\.\w+)*"  # 0.5, ksg1, -inf; not a sentence's full stop
-    value = rf"'[^']*'|\"[^\"]*\"|\.\.\.|{word}(?:/{word})*"
-    return re.sub(rf"(?<![\w.-])([a-z_]+)=({value})?", swap, message)
+    # a Python value: a quoted string, True/False/None, a number or "..." -- not a bare word
+    # ("kinds (x=continuous)" describes data, it names no argument); no sentence's full stop
+    word = r"True|False|None|[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?"
+    value = rf"'[^']*'|\"[^\"]*\"|\.\.\.|(?:{word})(?:/(?:{word}))*"
+    return re.sub(rf"(?<![\w.-])([a-z_]+)=(?:({value})|(?![\w'\"(\[]))", swap, message)
 
 
 def _print_line(tag: str, style: str, message: str, console: Console | None = None) -> None:

@@ -103,6 +103,7 @@ def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
                 "ci_high": ci(r["estimate"], 1),
                 "ci_clipped": bool(r["estimate"].diagnostics.get("ci_clipped")),
                 "ci_low_unclipped": unclipped(r["estimate"]),
+                "negative": bool(r["estimate"].diagnostics.get("negative")),
                 "method": r["estimate"].method,
             }
             for r in rows
@@ -129,13 +130,18 @@ def ranking_table(rows: list[dict[str, Any]], title: str, name: str = "feature")
         marks.add(mark)
         cis = "" if lo is None else f"{lo}{mark if mark == '*' else ''} – {hi}"
         cis += "†" if mark == "†" and cis else ""
+        if e.diagnostics.get("negative"):  # the value is kept (never clipped), and flagged
+            value += "‡"
+            marks.add("‡")
         t.add_row(str(i), cell(r["feature"]), value, se, cis, e.method)
     notes = {
         "*": "* lower bound clipped at 0 (MI >= 0; CSV: ci_low_unclipped)",
         "†": "† interval wholly below 0: estimator error, not a value MI can take",
+        "‡": "‡ estimate below 0: estimation error around a true value >= 0 (not clipped; "
+        "CSV: negative)",
     }
     if marks - {""}:
-        t.caption = "; ".join(notes[m] for m in ("*", "†") if m in marks)
+        t.caption = "\n".join(notes[m] for m in ("*", "†", "‡") if m in marks)
         t.caption_justify = "left"
     return t
 

@@ -169,6 +169,8 @@ def matrix_cmd(
             files.append(od / "network.png")
         except ValueError:
             note(f"network has over {MAX_PLOT_NODES} nodes: no drawing")
+        except ImportError as exc:  # networkx is an extra: the CSV files are written anyway
+            note(f"no network.png: {exc}")
         n_net = len(net.edges)
         lines.append(f"{network}: {len(net.edges)} edges")
     if json_out:
@@ -228,7 +230,8 @@ def rank_cmd(
     check_out_dir(out_dir, "--out")
     df = read_table(file)
     if target not in df.columns:
-        raise ValueError(f"--target: {file} has no column {target!r}; columns: {list(df)[:30]}")
+        real = ", ".join(map(str, df.columns[:30])) + (" ..." if df.shape[1] > 30 else "")
+        raise ValueError(f"--target: {file} has no column {target!r}; columns are: {real}")
     if select is not None:
         check_choice(select, "--select", CRITERIA)
     X = select_columns(df.drop(columns=[target]), columns, "--columns", file)
