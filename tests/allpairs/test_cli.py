@@ -38,9 +38,7 @@ def table(tmp_path_factory):
 @pytest.mark.slow
 def test_matrix_writes_matrix_edges_heatmap_network_and_resumes(table, tmp_path):
     out = tmp_path / "m"
-    r = run(
-        "matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "-q"
-    )
+    r = run("matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "-q")
     assert r.exit_code == 0, r.output
     m = pd.read_csv(out / "matrix.csv", index_col=0)
     assert list(m.columns) == ["a", "b", "c", "d", "cls"] and np.allclose(m, m.T, equal_nan=True)
@@ -51,9 +49,7 @@ def test_matrix_writes_matrix_edges_heatmap_network_and_resumes(table, tmp_path)
     net = pd.read_csv(out / "network.csv")
     assert ("a", "c") not in set(zip(net.x, net.y, strict=True))  # a-c only through b
     assert "blocks computed 1" in r.output
-    again = run(
-        "matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "-q"
-    )
+    again = run("matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "-q")
     assert again.exit_code == 0 and "already stored 1" in again.output
     pd.testing.assert_frame_equal(pd.read_csv(out / "matrix.csv", index_col=0), m)
 

@@ -55,10 +55,12 @@ OUT_COMMANDS = {
     "pid": lambda data, out: ["pid", data, "--target", "t", "-s", "a,b", "-o", out],
     "multi": lambda data, out: ["multi", "gradient-o-information", data, "-o", out],
     "complexity": lambda data, out: ["complexity", data, "--multiscale", "3", "-o", out],
-    "channel-mi": lambda data, out: ["text", "channel-mi", "--contexts", data]
-    + ["--summaries", data, "-o", out],
-    "select": lambda data, out: ["text", "select", "--contexts", data, "--budget", "5"]
-    + ["-o", out],
+    "channel-mi": lambda data, out: (
+        ["text", "channel-mi", "--contexts", data] + ["--summaries", data, "-o", out]
+    ),
+    "select": lambda data, out: (
+        ["text", "select", "--contexts", data, "--budget", "5"] + ["-o", out]
+    ),
     "seq": lambda data, out: ["seq", "entropy", data, "-o", out],
     "network": lambda data, out: ["network", data, "-o", out],
     "multiplets": lambda data, out: ["multiplets", data, "-o", out],

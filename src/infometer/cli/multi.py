@@ -486,10 +486,13 @@ def multiplets_cmd(
         highlight=False,
         markup=False,
     )
-    out.print(
-        f"written: {od / 'multiplets.csv'}, {od / 'multiplets.png'}, {od / 'pairs.png'}",
-        highlight=False,
-    )
+    if permutations:
+        say(
+            f"p_value, p_fwer (max-statistic), q_value: a permutation test against mutual "
+            f"independence of the variables ({permutations} permuted data sets); a small "
+            "p says the multiplet is not independent, not that its value is large"
+        )
+    say("written: " + ", ".join(_files(*files)))
 
 
 def register(app: typer.Typer) -> None:

@@ -55,11 +55,12 @@ def network_cmd(
 ) -> None:
     """Infer a lagged network (multivariate TE, bivariate TE, PCMCI) or, with PCMCI+, a
     network with contemporaneous links from time series."""
+    import matplotlib.pyplot as plt
+
     from infometer.core.io import read_table
     from infometer.measures.dynamics import infer_network
 
-    from ._console import cell, cli_words, out, print_json, say, table, warn_line
-
+    from ._console import cell, cli_words, note, out, print_json, say, table, warn_line
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")
@@ -108,7 +109,11 @@ def network_cmd(
         files["adjacency"]
     )
     net.targets.to_csv(files["targets"], index=False)
-    net.plot(path=files["plot"])
+    try:
+        plt.close(net.plot(path=files["plot"]).figure)
+    except ImportError as exc:  # networkx is an extra: the CSV files are written anyway
+        note(f"no network.png: {exc}")
+        del files["plot"]
     notes = [str(w.message) for w in caught]
     if json_out:
         doc = {
