@@ -109,7 +109,7 @@ CASES = {
     ),
     "network": (
         lambda f: (
-            ["network", f["ts"], "--max-lag", "1", "--permutations", "30", "-u", "bits"]
+            ["network", f["ts"], "--max-lag", "1", "--permutations", "60", "-u", "bits"]
             + ["-o", f["ts"] + ".n", "-q"]
         ),
         lambda d: any(

@@ -165,26 +165,17 @@ def permutations(cfg: Config) -> np.ndarray:
     key = (cfg.token, cfg.n_permutations)
     if key in _PERMS:
         return _PERMS[key]
-    from infometer.measures.stats.independence import (
-        _strata_permutation,
-        _z_neighbors,
-        local_permutation,
-    )
+    from infometer.measures.stats import nulls
 
-    rng = np.random.default_rng([cfg.seed, 0x5EED])
+    rng = nulls.make_rng(cfg.seed, 0x5EED)
     b, n = cfg.n_permutations, cfg.n
-    out = np.empty((b, n), np.int64)
-    if cfg.z is None:
-        for t in range(b):
-            out[t] = rng.permutation(n)
-    elif cfg.z.is_discrete:
-        codes = cfg.z.codes
-        for t in range(b):
-            out[t] = _strata_permutation(rng, codes)
+    if b == 0:
+        out = np.empty((0, n), np.int64)
+    elif cfg.z is None:
+        out = np.stack([nulls.permutation(rng, n) for _ in range(b)]).astype(np.int64)
     else:
-        nb = _z_neighbors(cfg.z, min(cfg.n_neighbors, n))
-        for t in range(b):
-            out[t] = local_permutation(rng, nb)
+        draw, _ = nulls.conditional_sampler(cfg.z, cfg.n_neighbors)
+        out = np.stack([draw(rng) for _ in range(b)]).astype(np.int64)
     if len(_PERMS) > 8:
         _PERMS.clear()
     _PERMS[key] = out
