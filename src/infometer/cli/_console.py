@@ -84,6 +84,10 @@ def _current_context() -> Any:
     return get_current_context(silent=True)
 
 
+#: Library argument names whose CLI option has another name (the option's parameter name).
+_PYTHON_NAMES = {"n_permutations": "permutations", "n_jobs": "jobs", "n_surrogates": "permutations"}
+
+
 def cli_words(message: str) -> str:
     """Python argument words in a library message, said as the running command's flags --
     the one translation between the two interfaces: ``pass discrete=True`` -> ``pass
@@ -123,6 +127,7 @@ def cli_words(message: str) -> str:
 
     def swap(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2) or ""
+        name = name if name in flags else _PYTHON_NAMES.get(name, name)
         if name not in flags:
             return m.group(0)
         on, off = flags[name]

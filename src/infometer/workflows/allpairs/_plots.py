@@ -57,7 +57,7 @@ def draw_heatmap(
     ``ax`` (a new figure if None), rows and columns in clustered order; saved at ``path``.
 
     ``significant``: a boolean matrix of the same labels (a permutation test's pairs with
-    ``q <= fdr``), marked with a dot, ``test`` saying which test (in the legend).  Up to
+    ``q <= alpha``), marked with a dot, ``test`` saying which test (in the legend).  Up to
     :data:`MAX_CELL_NUMBERS` variables each cell also shows its value."""
     from infometer.core.plot import finish, new_axes
 

@@ -119,7 +119,7 @@ class PairwiseResult:
         self, ax: Any = None, path: Any = None, *, cluster: bool = True, title: str | None = None
     ) -> Any:
         """Draw :attr:`matrix` as a heatmap, rows and columns in clustered order; with a
-        permutation test, a dot marks each pair with ``q_value <= fdr`` (the legend says
+        permutation test, a dot marks each pair with ``q_value <= alpha`` (the legend says
         the test); up to 12 variables each cell shows its value.
 
         Parameters
@@ -149,10 +149,10 @@ class PairwiseResult:
         ax, path, old = deprecated_path_form(ax, path, "PairwiseResult.heatmap", result=False)
         sig, test = None, None
         if self.q_values is not None:  # mark the pairs the permutation test keeps
-            sig = (self.q_values.to_numpy(dtype=float) <= self.fdr) & ~np.eye(
+            sig = (self.q_values.to_numpy(dtype=float) <= self.alpha) & ~np.eye(
                 len(self.labels), dtype=bool
             )
-            test = f"q <= {self.fdr:g}, {self.n_permutations} permutations, {self.correction}"
+            test = f"{self.correction} q <= {self.alpha:g}, {self.n_permutations} permutations"
         ax = _plots.draw_heatmap(
             self.matrix,
             self.unit,
