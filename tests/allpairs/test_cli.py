@@ -83,7 +83,7 @@ def test_matrix_errors_are_one_line(table, tmp_path, args, match):
 
 def test_rank_with_error_bars_and_mrmr_selection(table, tmp_path):
     r = run(
-        "rank", table / "t.csv", "--target", "cls", "--select", "mrmr", "--k", "2",
+        "rank", table / "t.csv", "--target", "cls", "--select", "mrmr", "--keep", "2",
         "-o", tmp_path, "-q",
     )  # fmt: skip
     assert r.exit_code == 0, r.output

@@ -49,7 +49,7 @@ def test_json_on_every_result_command(table, tmp_path):
         runner.invoke(
             app,
             ["rank", str(table), "--target", "cls", "--ci", "0.9", "-o", str(out), "-q", "--json"]
-            + ["--select", "mrmr", "--k", "2"],
+            + ["--select", "mrmr", "--keep", "2"],
         )
     )
     assert [r["column"] for r in d["ranking"]][0] == "a"  # cls = a mod 2

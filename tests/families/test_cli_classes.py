@@ -108,7 +108,7 @@ def test_layers_options_validated_before_loading_the_model(tmp_path, args, named
     "args,named",
     [
         (["rank", "{data}", "--target", "t", "--top", "-1"], "--top"),
-        (["rank", "{data}", "--target", "t", "--k", "0"], "--k"),
+        (["rank", "{data}", "--target", "t", "--keep", "0"], "--keep"),
         (["demo", "--top", "-3"], "--top"),
         (["matrix", "{data}", "--permutations", "-1"], "--permutations"),
         (["matrix", "{data}", "--k", "0"], "--k"),

@@ -144,7 +144,7 @@ def test_select_writes_summaries_that_channel_mi_reads(files, tmp_path):
 
 def test_needle_command(tmp_path):
     pytest.importorskip("sentence_transformers")
-    r = run("text", "needle", "--contexts", 3, "--rates", "32", "--json", "--out", tmp_path)
+    r = run("text", "needle", "--n-contexts", 3, "--rates", "32", "--json", "--out", tmp_path)
     assert r.exit_code == 0, r.output
     rows = json.loads(r.stdout)["rows"]
     assert len(rows) == 3 and {row["rate"] for row in rows} == {32}  # one row per method

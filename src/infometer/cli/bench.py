@@ -38,7 +38,6 @@ def bench_cmd(
     suite: str = typer.Option(
         "quick",
         "--suite",
-        "-s",
         help="quick, beyond-normal, high-mi, discrete, consistency or all.",
     ),
     estimators: str = typer.Option(

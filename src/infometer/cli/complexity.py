@@ -52,7 +52,7 @@ def complexity_cmd(
     dequantize: Annotated[
         bool,
         typer.Option(
-            "--dequantize",
+            "--dequantize/--no-dequantize",
             help="sample/approximate/fuzzy: spread tied (rounded) values uniformly over "
             "their rounding step first (seeded).",
         ),
@@ -62,12 +62,12 @@ def complexity_cmd(
         int | None, typer.Option(help="Compute at scales 1..S (multiscale entropy).")
     ] = None,
     method: Annotated[
-        str, typer.Option(help="Multiscale scheme: standard, composite, refined.")
+        str, typer.Option("--scheme", help="Multiscale scheme: standard, composite, refined.")
     ] = "standard",
     unit: str = opt.UNIT,
     ci: Annotated[float | None, typer.Option(help="Confidence level of an interval.")] = None,
     out_dir: str | None = opt.out_dir(None, "Folder for multiscale.png (with --multiscale)."),
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
     quiet: bool = opt.QUIET,
 ) -> None:
     """Complexity of a signal (one measure, or its multiscale curve)."""
@@ -120,7 +120,7 @@ def complexity_cmd(
     for w in caught:
         warn_line(w.message)
     if multiscale is None:
-        emit(est, as_json)
+        emit(est, json_out)
         return
     df = res.to_frame()
     png = None
@@ -130,7 +130,7 @@ def complexity_cmd(
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         png = Path(out_dir) / "multiscale.png"
         plt.close(res.plot(path=png).figure)
-    if as_json:
+    if json_out:
         print_json(
             {
                 "measure": measure,

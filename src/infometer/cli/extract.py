@@ -63,7 +63,7 @@ def score_cmd(
         ),
     ] = False,
     seed: _Seed = 0,
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
 ) -> None:
     """Fuzzy F1 (Hungarian) of a script on each page of a generated group, and its reward.
 
@@ -111,7 +111,7 @@ def score_cmd(
         "mean_f1_hungarian": sum(r["f1"] for r in rows) / len(rows),
         "per_page": rows,
     }
-    if as_json:
+    if json_out:
         print_json(summary)
         return
     _table(f"script on {g.name}", rows)
@@ -137,7 +137,7 @@ def bench_cmd(
     ] = "lexical",
     resume: Annotated[bool, typer.Option(help="Reuse parts already in --out.")] = True,
     seed: _Seed = 0,
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
     quiet: bool = opt.QUIET,
 ) -> None:
     """Run the systems end to end (resumable) and write one table and chart per system."""
@@ -161,7 +161,7 @@ def bench_cmd(
         )
     except RuntimeError as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    if as_json:
+    if json_out:
         print_json({"report": str(out / "report.html"), **res})
         return
     for p, r in res.items():
@@ -188,7 +188,7 @@ def serve_cmd(
     pages: Annotated[int, typer.Option(help="Pages per group.")] = 4,
     max_requests: Annotated[int, typer.Option(help="Stop after this many requests.")] = 5000,
     seed: _Seed = 0,
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
 ) -> None:
     """Serve the generated drifting sites on 127.0.0.1 until idle (prints the URLs)."""
     from infometer.systems.extract.liveweb import make_benchmark
@@ -202,7 +202,7 @@ def serve_cmd(
         "example": srv.url(f"/v0/{next(iter(b.groups))}/0"),
         "queries": [q.__dict__ for q in b.queries],
     }
-    if as_json:
+    if json_out:
         print_json(info)
     else:
         say(

@@ -90,7 +90,7 @@ def multi_cmd(
     block: int = typer.Option(None, "--block", help="With --permutations: block length."),
     dequantize: bool = typer.Option(
         False,
-        "--dequantize",
+        "--dequantize/--no-dequantize",
         help="--method ksg: spread tied (rounded) values over their rounding step first.",
     ),
     json_out: bool = _JSON,

@@ -208,7 +208,7 @@ def rank_cmd(
     select: str = typer.Option(
         None, "--select", help="Also choose features: mrmr, jmi, relevance."
     ),
-    k: int = typer.Option(20, "--k", help="How many features --select chooses."),
+    k: int = typer.Option(20, "--keep", help="How many features --select keeps."),
     columns: str = opt.columns("Candidate columns (comma-separated; default all)."),
     unit: str = opt.UNIT,
     ci: float = typer.Option(0.95, "--ci", help="Confidence level of the error bars."),
@@ -232,7 +232,7 @@ def rank_cmd(
     from .demo import rank_features, ranking_frame, ranking_table
 
     check_int(top, "--top", min_value=0)
-    check_int(k, "--k", min_value=1)
+    check_int(k, "--keep", min_value=1)
     check_out_dir(out_dir, "--out")
     df = read_table(file)
     if target not in df.columns:

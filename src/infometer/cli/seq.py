@@ -132,12 +132,12 @@ class _Run:
         m.save(str(od / "model.safetensors"))
         return [str(od / "model.safetensors")]
 
-    def emit(self, est: Any, as_json: bool, files: list[str]) -> None:
+    def emit(self, est: Any, json_out: bool, files: list[str]) -> None:
         from .app import emit
 
         est = est.to(self.unit) if self.unit != "nats" else est
-        emit(est, as_json, {"files": files} if as_json else None)
-        if files and not as_json:
+        emit(est, json_out, {"files": files} if json_out else None)
+        if files and not json_out:
             from ._console import say
 
             say("written: " + ", ".join(files))
@@ -197,7 +197,7 @@ def entropy_cmd(
     device: _Device = "cpu",
     threads: _Threads = 1,
     unit: str = opt.UNIT,
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
     out_dir: str | None = opt.out_dir(None, _OUT_HELP),
     quiet: bool = opt.QUIET,
 ) -> None:
@@ -206,7 +206,7 @@ def entropy_cmd(
     tok = run.load(file)[0]
     m = run.model("entropy", tok)
     est = m.entropy(positions, estimator=estimator, passes=passes)
-    run.emit(est, as_json, run.save(m))
+    run.emit(est, json_out, run.save(m))
 
 
 @app.command("mi")
@@ -227,7 +227,7 @@ def mi_cmd(
     device: _Device = "cpu",
     threads: _Threads = 1,
     unit: str = opt.UNIT,
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
     out_dir: str | None = opt.out_dir(None, _OUT_HELP),
     quiet: bool = opt.QUIET,
 ) -> None:
@@ -238,7 +238,7 @@ def mi_cmd(
     tok = run.load(file)[0]
     m = run.model("joint" if variant == "j" else "conditional", tok, x=x, y=y)
     est = m.mutual_info(estimator=estimator, passes=passes)
-    run.emit(est, as_json, run.save(m))
+    run.emit(est, json_out, run.save(m))
 
 
 @app.command("scan")
@@ -260,7 +260,7 @@ def scan_cmd(
     threads: _Threads = 1,
     out_dir: str | None = opt.out_dir(None, "Folder for scan.csv, scan.png and model.safetensors."),
     quiet: bool = opt.QUIET,
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
 ) -> None:
     """MI between a label and every window of the sequence, from one joint model."""
     import numpy as np
@@ -296,7 +296,7 @@ def scan_cmd(
         (od / "scan.csv").write_text("\n".join(lines) + "\n")
         plt.close(res.plot(ax=None, path=str(od / "scan.png")).figure)
         files = [str(od / "scan.csv"), str(od / "scan.png"), *files]
-    if as_json:
+    if json_out:
         print_json(
             {
                 "window": window,
@@ -331,7 +331,7 @@ def kl_cmd(
     device: _Device = "cpu",
     threads: _Threads = 1,
     unit: str = opt.UNIT,
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
     quiet: bool = opt.QUIET,
 ) -> None:
     """KL(p || q) between two sets of sequences (two models; held-out samples of p)."""
@@ -353,7 +353,7 @@ def kl_cmd(
     mp = run.model("entropy", tp)
     mq = run.model("entropy", tq, holdout=0.0)
     est = kl_divergence(mp, mq, estimator=estimator, passes=passes, seed=seed)
-    run.emit(est, as_json, [])
+    run.emit(est, json_out, [])
 
 
 def register(root: typer.Typer) -> None:

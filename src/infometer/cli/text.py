@@ -74,7 +74,7 @@ def channel_mi_cmd(
     batch_size: Annotated[int, typer.Option(help="Pairs per forward pass (LM scorer).")] = 16,
     device: Annotated[str, typer.Option(help="Torch device of the LM scorer.")] = "cpu",
     out_dir: str | None = opt.out_dir(None, "Folder for channel-mi.png comparing the labels."),
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
     quiet: bool = opt.QUIET,
 ) -> None:
     """I(X;Z|Q) of each compressor (summary label) and its bits per summary token."""
@@ -107,7 +107,7 @@ def channel_mi_cmd(
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         png = Path(out_dir) / "channel-mi.png"
         _plot(results, png)
-    if as_json:
+    if json_out:
         print_json(
             {
                 "scorer": scorer,
@@ -226,14 +226,14 @@ def select_cmd(
 @app.command("needle")
 @user_errors
 def needle_cmd(
-    n_contexts: Annotated[int, typer.Option("--contexts", help="Generated contexts (N).")] = 24,
+    n_contexts: Annotated[int, typer.Option("--n-contexts", help="Generated contexts (N).")] = 24,
     rates: Annotated[str, typer.Option(help="Compression rates, comma-separated.")] = "4,8,16,32",
     scorer: Annotated[
         str, typer.Option("--scorer", help="Scorer of the readouts: 'builtin' or a folder.")
     ] = "builtin",
     seed: int = opt.SEED,
     out_dir: str | None = opt.out_dir(None, "Folder for needle.csv and needle.png."),
-    as_json: bool = opt.JSON,
+    json_out: bool = opt.JSON,
     quiet: bool = opt.QUIET,
 ) -> None:
     """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
@@ -259,7 +259,7 @@ def needle_cmd(
         png = out / "needle.png"
         close_and_path(plot_needle(df, path=png), png)
         files = [str(out / "needle.csv"), str(png)]
-    if as_json:
+    if json_out:
         print_json({"contexts": n_contexts, "rows": df.to_dict(orient="records"), "files": files})
         return
     cols = ["method", "rate", "memory_vectors", "retention", "hit_rate", "recall", "mi_bits"]
