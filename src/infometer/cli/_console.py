@@ -143,11 +143,37 @@ def cli_words(message: str) -> str:
     return re.sub(rf"(?<![\w.-])([a-z_]+)=(?:({value})|(?![\w'\"(\[]))", swap, message)
 
 
+def _fit(message: str, console: Console) -> str:
+    """``message`` folded at spaces to the width of ``console`` when it is stdout (80
+    columns on a pipe), later lines indented two spaces; a word longer than the width (a
+    path) stays whole.  Lines on stderr stay one per message (``grep warning:`` finds each
+    whole)."""
+    import textwrap
+
+    if console is not out:
+        return message
+    width = max(40, console.width)
+    return "\n".join(
+        textwrap.fill(
+            part,
+            width,
+            subsequent_indent="  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        if len(part) > width
+        else part
+        for part in message.split("\n")
+    )
+
+
 def _print_line(tag: str, style: str, message: str, console: Console | None = None) -> None:
-    """``tag message`` on one line; ``message`` is plain text, never console markup (a
-    column named ``dose[mg]`` or ``a[/x]`` prints as it is)."""
-    line = Text.assemble((tag, style), " ", str(message))
-    (console or err).print(line, highlight=False, soft_wrap=True)
+    """``tag message`` on one line (on stdout: folded to its width); ``message`` is plain
+    text, never console markup (a column named ``dose[mg]`` or ``a[/x]`` prints as it is)."""
+    console = console or err
+    text = _fit(f"{tag} {message}", console)
+    line = Text.assemble((tag, style), text[len(tag) :])
+    console.print(line, highlight=False, soft_wrap=True)
 
 
 def fail(message: str) -> None:
@@ -197,8 +223,10 @@ def _command_name() -> str:
 
 
 def say(message: Any, style: str = "", console: Console | None = None) -> None:
-    """Print ``message`` as plain text (no markup) on stdout, or on ``console``."""
-    (console or out).print(Text(str(message), style=style), soft_wrap=True)
+    """Print ``message`` as plain text (no markup) on stdout (folded at spaces to its
+    width, 80 columns on a pipe), or on ``console``."""
+    console = console or out
+    console.print(Text(_fit(str(message), console), style=style), soft_wrap=True)
 
 
 def note(message: Any) -> None:

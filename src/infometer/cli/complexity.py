@@ -77,7 +77,7 @@ def complexity_cmd(
     from infometer.measures.complexity import complexity
     from infometer.measures.complexity import multiscale as run_multiscale
 
-    from ._console import print_json, say, warn_line
+    from ._console import print_json, say, warn_summary
     from ._paths import check_out_dir
     from .app import emit, out
 
@@ -117,8 +117,7 @@ def complexity_cmd(
                 progress=False if quiet else None,
                 **params,
             )
-    for w in caught:
-        warn_line(w.message)
+    warn_summary([str(w.message) for w in caught])  # one line per cause, not per scale
     if multiscale is None:
         emit(est, json_out)
         return

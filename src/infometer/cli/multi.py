@@ -28,14 +28,10 @@ _QUIET = opt.QUIET
 
 
 def _warn(caught) -> None:
-    from ._console import warn_line
+    from ._console import warn_summary
 
-    seen = set()
-    for w in caught:
-        msg = str(w.message)
-        if issubclass(w.category, UserWarning) and msg not in seen:
-            seen.add(msg)
-            warn_line(msg)  # in the command's words: --dequantize, --discrete
+    # one line per cause, in the command's words: --dequantize, --discrete
+    warn_summary([str(w.message) for w in caught if issubclass(w.category, UserWarning)])
 
 
 def _figure(res, out_dir: str | None, name: str) -> Path | None:

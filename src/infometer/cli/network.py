@@ -65,7 +65,7 @@ def network_cmd(
     from infometer.core.io import read_table
     from infometer.measures.dynamics import infer_network
 
-    from ._console import cell, cli_words, note, out, print_json, say, table, warn_line
+    from ._console import cell, cli_words, note, out, print_json, say, table, warn_summary
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")
@@ -135,8 +135,7 @@ def network_cmd(
         }
         print_json(doc)
         return
-    for n in notes:
-        warn_line(n)
+    warn_summary(notes)
     unit_name = net.diagnostics["unit"]
     link = "link" in net.edges
     t = table(
