@@ -26,6 +26,11 @@ Which scheme applies is a property of the estimator (``EstimatorSpec.resampling`
   train/test split in estimators that split) and the interval is value ± t·sd.
 * ``"none"``: no error bars; asking for them is an error.
 
+A trained estimator that checks its own bias (``diagnostics["bias_check"]`` in nats, see
+:func:`infometer.uncertainty.bias_check`) gets every interval widened by ``|bias check|``
+on both sides (:func:`infometer.uncertainty.widen_by_bias`); its ``func.resample_params(params)``
+gives the parameters of the re-runs (the check is made once, on the estimate itself).
+
 An estimator function may expose ``func.resample_view(variables, params)`` returning
 ``(inner_spec, inner_variables, inner_params)``: rows of ``inner_variables`` are then
 resampled with ``inner_spec`` (transfer entropy resamples its embedded rows, never the
@@ -50,7 +55,7 @@ from .data import Variable
 from .progress import progress_bar
 from .registry import UNPAIRED, EstimatorSpec, Raw
 from .registry import get as get_spec
-from .uncertainty import interval_from_stderr
+from .uncertainty import interval_from_stderr, widen_by_bias
 
 __all__ = [
     "error_bars",
@@ -163,7 +168,8 @@ def resample_values(
     paired = spec.quantity not in UNPAIRED
     replace = scheme == "bootstrap"
     out = np.empty(n_resamples)
-    p = dict(params)
+    hook = getattr(spec.func, "resample_params", None)
+    p = dict(params) if hook is None else hook(dict(params))
     bar = None
     t0 = time.perf_counter()
     for b in range(n_resamples):
@@ -228,13 +234,35 @@ def error_bars(
     Returns
     -------
     tuple
-        ``(stderr, (low, high), diagnostics)`` in nats.
+        ``(stderr, (low, high), diagnostics)`` in nats; an estimate with a bias check
+        (``raw.diagnostics["bias_check"]``) has its interval widened by it.
 
     Raises
     ------
     ValueError
         When the scheme is ``"none"``, or the estimate or a resample is not finite.
     """
+    se, interval, diag = _error_bars(
+        spec, variables, params, raw, level=level, seed=seed, n_resamples=n_resamples
+    )
+    bias = raw.diagnostics.get("bias_check")
+    if bias is not None and np.isfinite(bias) and bias != 0:
+        interval = widen_by_bias(interval, bias)
+        diag["ci_method"] += f", widened by the bias check (|{bias:.3g}| nats)"
+    return se, interval, diag
+
+
+def _error_bars(
+    spec: EstimatorSpec,
+    variables: dict[str, Variable],
+    params: dict[str, Any],
+    raw: Raw,
+    *,
+    level: float,
+    seed: int | None,
+    n_resamples: int = 200,
+) -> tuple[float | None, tuple[float, float], dict[str, Any]]:
+    """:func:`error_bars` before the bias check: the interval of the scheme."""
     scheme = spec.resampling
     if scheme == "posterior" or (scheme in ("native", "seeds") and raw.stderr is not None):
         if raw.stderr is None:

@@ -18,9 +18,10 @@ and returns the loss of the trained network, ``val_loss()`` scores the EMA netwo
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -36,12 +37,22 @@ __all__ = [
     "optimizer",
     "run_epochs",
     "set_threads",
+    "small_network_threads",
+    "scaled_eval_every",
+    "scaled_width",
     "train",
 ]
 
 _CLOCKS = ("wall", "cpu")
 _SCHEDULES = ("constant", "cosine")
 _LR_FLOOR = 0.05
+#: Networks with fewer parameters than this train (in :func:`train`) and are evaluated (the
+#: estimators' held-out passes) on one torch thread on the CPU: their matrix products are
+#: too small to share out, and torch's default of one thread per core spends more time in
+#: synchronisation than in arithmetic (an InfoSEDD MLP: 30 steps in 38.5 s on all cores
+#: against 2.7 s on one; docs/neural.md times its examples).  The caller's thread count
+#: is restored afterwards.
+SMALL_NETWORK = 5_000_000
 
 
 #: The device check of every trainable estimator (one implementation, in validation).
@@ -214,6 +225,61 @@ def set_threads(threads: int | None) -> int:
     return torch.get_num_threads()
 
 
+@contextlib.contextmanager
+def small_network_threads(net: Any, device: Any = "cpu") -> Iterator[int]:
+    """Run the block on one torch thread when ``net`` is small and on the CPU (restored
+    after); yields the thread count in use.
+
+    Examples
+    --------
+    >>> import torch
+    >>> with small_network_threads(torch.nn.Linear(2, 2)) as k:
+    ...     k
+    1
+    """
+    import torch
+
+    n_params = sum(p.numel() for p in net.parameters())
+    cpu = torch.device(device).type == "cpu"
+    before = torch.get_num_threads()
+    one = cpu and n_params < SMALL_NETWORK and before > 1
+    if one:
+        torch.set_num_threads(1)
+    try:
+        yield torch.get_num_threads()
+    finally:
+        if one:
+            torch.set_num_threads(before)
+
+
+def scaled_eval_every(n_train: int, largest: int, *, smallest: int = 25) -> int:
+    """Steps between validation evaluations scaled to the data: ``n_train / 8``, at least
+    ``smallest`` and at most ``largest`` (the setting for large data).  A few hundred rows
+    are then checked every few dozen steps, before a network that memorises them gets far
+    (the early-stopping rule of docs/neural.md and docs/infosedd.md).
+
+    Examples
+    --------
+    >>> scaled_eval_every(216, 250), scaled_eval_every(720, 250), scaled_eval_every(40_000, 250)
+    (27, 90, 250)
+    """
+    return int(min(largest, max(smallest, round(n_train / 8))))
+
+
+def scaled_width(n_train: int, largest: int, *, smallest: int = 32) -> int:
+    """Hidden width scaled to the data: the power of two nearest ``n_train / 4``, between
+    ``smallest`` and ``largest`` (the width for large data), so that a few hundred rows do
+    not meet a network with a hundred times as many parameters.
+
+    Examples
+    --------
+    >>> scaled_width(216, 256), scaled_width(720, 256), scaled_width(3600, 256)
+    (64, 128, 256)
+    """
+    width = 2 ** round(math.log2(max(1.0, n_train / 4)))
+    return int(min(largest, max(smallest, width)))
+
+
 def _clock(kind: str) -> Callable[[], float]:
     return time.perf_counter if kind == "wall" else time.process_time
 
@@ -257,7 +323,29 @@ def train(
         Score the untrained network too (step 0): if training never beats it on the
         validation split, the initial weights are kept (a neural MI critic initialised to a
         constant then reports 0 instead of an overfitted value).
+
+    A network below :data:`SMALL_NETWORK` parameters trains on one torch thread on the CPU
+    (:func:`small_network_threads`).
     """
+    device = next((p.device for p in net.parameters()), "cpu")
+    with small_network_threads(net, device):
+        return _train(
+            net, ema_net, step_loss, val_loss, settings, desc, progress, on_eval, log, val_at_start
+        )
+
+
+def _train(
+    net: Any,
+    ema_net: Any,
+    step_loss: Callable[[int], Any],
+    val_loss: Callable[[], float] | None,
+    settings: TrainSettings,
+    desc: str,
+    progress: bool | None,
+    on_eval: Callable[[int], None] | None,
+    log: TrainLog | None,
+    val_at_start: bool,
+) -> TrainLog:
     import torch
 
     s = settings
