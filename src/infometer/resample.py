@@ -253,16 +253,10 @@ def error_bars(
 
 
 def _error_bars(
-    spec: EstimatorSpec,
-    variables: dict[str, Variable],
-    params: dict[str, Any],
-    raw: Raw,
-    *,
-    level: float,
-    seed: int | None,
-    n_resamples: int = 200,
+    spec: EstimatorSpec, variables: dict[str, Variable], params: dict[str, Any], raw: Raw, **kw: Any
 ) -> tuple[float | None, tuple[float, float], dict[str, Any]]:
     """:func:`error_bars` before the bias check: the interval of the scheme."""
+    level, seed, n_resamples = kw["level"], kw["seed"], kw["n_resamples"]
     scheme = spec.resampling
     if scheme == "posterior" or (scheme in ("native", "seeds") and raw.stderr is not None):
         if raw.stderr is None:

@@ -19,6 +19,7 @@ and returns the loss of the trained network, ``val_loss()`` scores the EMA netwo
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -284,6 +285,19 @@ def _clock(kind: str) -> Callable[[], float]:
     return time.perf_counter if kind == "wall" else time.process_time
 
 
+def _on_small_network_threads(func: Callable[..., TrainLog]) -> Callable[..., TrainLog]:
+    """Run ``func(net, ...)`` inside :func:`small_network_threads` of ``net``."""
+
+    @functools.wraps(func)
+    def wrapper(net: Any, *args: Any, **kwargs: Any) -> TrainLog:
+        device = next((p.device for p in net.parameters()), "cpu")
+        with small_network_threads(net, device):
+            return func(net, *args, **kwargs)
+
+    return wrapper
+
+
+@_on_small_network_threads
 def train(
     net: Any,
     ema_net: Any,
@@ -327,25 +341,6 @@ def train(
     A network below :data:`SMALL_NETWORK` parameters trains on one torch thread on the CPU
     (:func:`small_network_threads`).
     """
-    device = next((p.device for p in net.parameters()), "cpu")
-    with small_network_threads(net, device):
-        return _train(
-            net, ema_net, step_loss, val_loss, settings, desc, progress, on_eval, log, val_at_start
-        )
-
-
-def _train(
-    net: Any,
-    ema_net: Any,
-    step_loss: Callable[[int], Any],
-    val_loss: Callable[[], float] | None,
-    settings: TrainSettings,
-    desc: str,
-    progress: bool | None,
-    on_eval: Callable[[int], None] | None,
-    log: TrainLog | None,
-    val_at_start: bool,
-) -> TrainLog:
     import torch
 
     s = settings
