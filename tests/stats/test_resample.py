@@ -93,21 +93,26 @@ def test_bootstrap_coverage_gaussian():
     assert _coverage("gaussian", n_resamples=100, reps=40) >= 0.8
 
 
+def _trainable_spec(func, params):
+    """A stand-in for a trainable estimator of an entropy (resampling by seeds)."""
+    return EstimatorSpec(
+        name=func.__name__,
+        quantity="entropy",
+        func=func,
+        kinds=frozenset({"continuous"}),
+        family="test",
+        params=params,
+        resampling="seeds",
+    )
+
+
 def test_seeds_scheme_uses_reruns():
     """A trainable-style estimator without native stderr: spread over re-runs with seeds."""
 
     def noisy(x, *, seed=0):
         return Raw(value=1.0 + 0.1 * np.random.default_rng(seed).normal())
 
-    spec = EstimatorSpec(
-        name="noisy",
-        quantity="entropy",
-        func=noisy,
-        kinds=frozenset({"continuous"}),
-        family="test",
-        params={"seed": 0},
-        resampling="seeds",
-    )
+    spec = _trainable_spec(noisy, {"seed": 0})
     vs = as_variables({"x": np.arange(10.0)})
     se, (lo, hi), diag = error_bars(spec, vs, {"seed": 0}, noisy(None), level=0.95, seed=0)
     assert 0.03 < se < 0.3 and lo < 1.0 < hi
@@ -157,15 +162,7 @@ def test_bias_check_widens_every_interval_and_reruns_skip_it():
         return Raw(value=1.0 + 0.1 * np.random.default_rng(seed).normal())
 
     trained.resample_params = lambda p: {**p, "bias_check": False}
-    spec = EstimatorSpec(
-        name="trained",
-        quantity="entropy",
-        func=trained,
-        kinds=frozenset({"continuous"}),
-        family="test",
-        params={"seed": 0, "bias_check": True},
-        resampling="seeds",
-    )
+    spec = _trainable_spec(trained, {"seed": 0, "bias_check": True})
     vs = as_variables({"x": np.arange(10.0)})
     params = {"seed": 0, "bias_check": True}
     plain = Raw(value=1.0)
