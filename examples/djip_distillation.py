@@ -70,9 +70,9 @@ def main() -> None:
 
     import torch
 
-    from infometer.models import classifier_cmi, predict_proba
-    from infometer.models.djip import DiffJPEG, accuracy, distill, fit_djip
-    from infometer.models.synthetic import texture_images
+    from infometer.systems.models import classifier_cmi, predict_proba
+    from infometer.systems.models.djip import DiffJPEG, accuracy, distill, fit_djip
+    from infometer.systems.models.synthetic import texture_images
 
     n_train = 20 if args.quick else args.n_train
     epochs_t, epochs_s, epochs_d = (2, 2, 1) if args.quick else (8, 100, 5)

@@ -23,8 +23,8 @@ def main() -> None:
 
     import torch
 
-    from infometer.models import fisher_information
-    from infometer.models.djip import distill
+    from infometer.systems.models import fisher_information
+    from infometer.systems.models.djip import distill
 
     rng = np.random.default_rng(0)
     c, d, n = 4, 6, 200

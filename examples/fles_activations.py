@@ -7,7 +7,7 @@ Two CPU-sized tasks, a 2-layer PatchTransformer (d_model 32, MLP 128, 2 heads):
   the other 15 tokens?) lies in the relation between tokens, 2 classes.
 
 For every activation (GELU, SiLU, FleS-Proto, FleS, FleS-DG, FleS-P&N) and seed: train
-through ``infometer.training.run_epochs`` (AdamW, cosine decay), then measure
+through ``infometer.core.training.run_epochs`` (AdamW, cosine decay), then measure
 
 * test accuracy in evaluation mode (running cue), and with class-sorted test batches in
   training mode (batch statistics: the paper's shuffled-batch sensitivity, in reverse);
@@ -64,22 +64,22 @@ def main() -> None:
     args, plt, out, t0 = start(__doc__, _args)
     import pandas as pd
 
-    from infometer.models.activations import swap_activations
-    from infometer.models.activations.information import (
+    from infometer.core.progress import progress_bar
+    from infometer.systems.models.activations import swap_activations
+    from infometer.systems.models.activations.information import (
         batch_dependence,
         gate_bits,
         gate_entropy,
         layer_curves,
     )
-    from infometer.models.activations.nets import PatchTransformer
-    from infometer.models.activations.tasks import (
+    from infometer.systems.models.activations.nets import PatchTransformer
+    from infometer.systems.models.activations.tasks import (
         accuracy,
         context_task,
         digits_patches,
         split,
         train_classifier,
     )
-    from infometer.progress import progress_bar
 
     seeds = 2 if args.quick else max(2, args.seeds)
     tasks = {

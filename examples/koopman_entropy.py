@@ -31,8 +31,8 @@ def _args(ap) -> None:
 def main() -> None:
     args, plt, out, t0 = start(__doc__, _args)
 
-    from infometer.models.koopman import fit_koopman
-    from infometer.models.synthetic import lorenz63, pendulum
+    from infometer.systems.models.koopman import fit_koopman
+    from infometer.systems.models.synthetic import lorenz63, pendulum
 
     n_tr, epochs = (32, 3) if args.quick else (256, args.epochs)
     systems = {

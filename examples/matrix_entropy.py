@@ -27,8 +27,8 @@ def main() -> None:
     import torch
 
     import infometer as im
-    from infometer.models import entropy_increment, linear_entropy_increment
-    from infometer.models.djip import distill
+    from infometer.systems.models import entropy_increment, linear_entropy_increment
+    from infometer.systems.models.djip import distill
 
     rng = np.random.default_rng(0)
     res: dict = {}

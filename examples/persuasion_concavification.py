@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from infometer.decision.multiturn import evaluate_multiturn, train_sender
-from infometer.decision.persuasion import concave_envelope, persuade
-from infometer.plot import _pyplot
+from infometer.core.plot import _pyplot
+from infometer.systems.decision.multiturn import evaluate_multiturn, train_sender
+from infometer.systems.decision.persuasion import concave_envelope, persuade
 
 PROBLEMS = {
     "prosecutor and judge": (

@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from infometer import encoders
-from infometer.plot import _pyplot
-from infometer.probes import alignment as al
+from infometer.core import encoders
+from infometer.core.plot import _pyplot
+from infometer.systems.probes import alignment as al
 
 NAMES = ["Ana", "Ben", "Chen", "Dara", "Eli", "Femi", "Goran", "Hana", "Ivo", "Jun"]
 ACTS = [

@@ -33,7 +33,7 @@ import pandas as pd
 import torch
 from sklearn.cluster import KMeans
 
-from infometer.probes import clib
+from infometer.systems.probes import clib
 
 
 def main(out: Path, seeds: tuple[int, ...] = (0, 1, 2)) -> pd.DataFrame:
@@ -113,7 +113,7 @@ def main(out: Path, seeds: tuple[int, ...] = (0, 1, 2)) -> pd.DataFrame:
 
 def plot_ladder(table: pd.DataFrame, path: Path) -> Path:
     """ACC, NMI and ECE per rung: bars at the mean over seeds, one dot per seed."""
-    from infometer.plot import _pyplot, _save
+    from infometer.core.plot import _pyplot, _save
 
     plt = _pyplot()
     rungs = list(dict.fromkeys(table["rung"]))

@@ -29,8 +29,8 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_predict
 
-from infometer.plot import _pyplot
-from infometer.probes import decoding
+from infometer.core.plot import _pyplot
+from infometer.systems.probes import decoding
 
 SPAN = {0: slice(10, 20), 1: slice(10, 20), 2: slice(35, 45)}
 

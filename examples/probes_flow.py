@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from infometer.probes import flow
+from infometer.systems.probes import flow
 
 K, G = 3, 8  # objects per frame, horizontal slots
 T = 2 * K + 1

@@ -25,8 +25,8 @@ import torch
 from sklearn.datasets import load_digits
 
 import infometer as im
-from infometer.plot import _pyplot
-from infometer.probes import imagemaps as maps
+from infometer.core.plot import _pyplot
+from infometer.systems.probes import imagemaps as maps
 
 PATCH = 2
 GRID = 8 // PATCH

@@ -39,7 +39,7 @@ def main() -> None:
 
     torch.set_num_threads(1)  # small forwards on 2 shared cores: one thread is fastest
     from infometer import InfometerWarning
-    from infometer.text import (
+    from infometer.systems.text import (
         LeadK,
         MIGSelect,
         RandomK,
@@ -47,8 +47,8 @@ def main() -> None:
         compare_compressors,
         plot_compressors,
     )
-    from infometer.text.needle import needle_eval, plot_needle
-    from infometer.text.records import patient_records
+    from infometer.systems.text.needle import needle_eval, plot_needle
+    from infometer.systems.text.records import patient_records
 
     out = Path(args.out or args.out_option or "examples-out")
     out.mkdir(parents=True, exist_ok=True)

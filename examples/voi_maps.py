@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from infometer.decision import (
+from infometer.systems.decision import (
     PairPolicy,
     generate_world,
     momdp_pair_value_iteration,

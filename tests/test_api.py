@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import exact, registry
+from infometer.core import registry
+from infometer.measures import exact
 
 
 def test_auto_says_what_it_chose_and_why():
@@ -106,7 +107,7 @@ def test_bootstrap_interval_coverage_for_bias_corrected_mi():
 
 
 def test_object_api_is_reachable_lazily():
-    from infometer.diffusion.infosedd import InfoSEDD
+    from infometer.estimators.diffusion.infosedd import InfoSEDD
 
     assert im.InfoSEDD is InfoSEDD
     with pytest.raises(AttributeError, match="no attribute 'nope'"):

@@ -11,10 +11,10 @@ import warnings
 import numpy as np
 import pytest
 
-from infometer.probes import alignment as al
-from infometer.probes import decoding as dec
-from infometer.probes import imagemaps as maps
-from infometer.text import channel_mutual_info, channel_mutual_info_from_scores
+from infometer.systems.probes import alignment as al
+from infometer.systems.probes import decoding as dec
+from infometer.systems.probes import imagemaps as maps
+from infometer.systems.text import channel_mutual_info, channel_mutual_info_from_scores
 
 LN2 = math.log(2.0)
 
@@ -91,8 +91,8 @@ def test_text_channel_mi_has_no_interval_unless_asked():
 
 def test_flow_and_activations_default_to_nats():
     torch = pytest.importorskip("torch")
-    from infometer.models.activations.information import gate_entropy
-    from infometer.probes import flow
+    from infometer.systems.models.activations.information import gate_entropy
+    from infometer.systems.probes import flow
 
     v, t, j, big = 10, 6, 2, 5.0
     m = flow.copy_circuit(v, t, j, big)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import infometer as im
-from infometer.data import as_variable, encode_columns
+from infometer.core.data import as_variable, encode_columns
 
 
 def test_containers_give_the_same_answer():
@@ -130,7 +130,7 @@ def test_kl_dimension_mismatch():
 def test_joint_codes_of_many_wide_variables_do_not_overflow():
     # 2 x 30 columns of 4 symbols: each variable's own code is sparse (up to 4**30), so their
     # joint needs the column codes densified too (this raised OverflowError before).
-    from infometer.discrete import counts, joint_codes
+    from infometer.estimators.discrete import counts, joint_codes
 
     rng = np.random.default_rng(0)
     x = as_variable(rng.integers(0, 4, (300, 30)), "x")

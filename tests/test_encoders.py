@@ -2,7 +2,7 @@
 
 import pytest
 
-from infometer import encoders
+from infometer.core import encoders
 
 
 def test_hub_ids_and_missing_folders_are_refused(tmp_path):

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from infometer import Estimate
-from infometer._estimate import resolve_unit, unit_factor
+from infometer.core.estimate import resolve_unit, unit_factor
 
 
 def make(**kw):

@@ -1,7 +1,7 @@
 """``ci=``, re-running with the recorded params, and ``independence_test`` for *every*
 registered estimator (issue 9 §3).
 
-The parametrisation is read from :func:`infometer.registry.specs`, so an estimator added
+The parametrisation is read from :func:`infometer.core.registry.specs`, so an estimator added
 by a new family is exercised here the day it registers, without editing this file.
 Torch-trained estimators run at tiny settings (a smoke test of the plumbing, not of
 accuracy: that is in their own tests and in benchmarks/).
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import registry
-from infometer.api import run
-from infometer.data import as_variables
+from infometer.core import registry
+from infometer.core.api import run
+from infometer.core.data import as_variables
 
 #: Settings that make a trainable estimator take well under a second (only the names a spec
 #: has are passed): ci= re-trains it 10 times (resampling="seeds").
@@ -87,7 +87,7 @@ def _all_specs() -> list[registry.EstimatorSpec]:
 def test_ci_and_rerun_with_recorded_params(spec, monkeypatch):
     data, params = _case(spec)
     # resampling="seeds" re-trains MAX_SEEDS times; 3 exercise the same code
-    monkeypatch.setattr("infometer.resample.MAX_SEEDS", 3)
+    monkeypatch.setattr("infometer.core.resample.MAX_SEEDS", 3)
     variables = as_variables(data, paired=spec.quantity not in registry.UNPAIRED)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -36,7 +36,7 @@ def test_a_capped_heatmap_says_so(tmp_path, monkeypatch):
 
 
 def test_layers_plot_has_error_bars_and_the_ceiling():
-    from infometer.neural import plot_layers
+    from infometer.estimators.neural import plot_layers
 
     frame = pd.DataFrame(
         {
@@ -61,7 +61,7 @@ def test_layers_plot_has_error_bars_and_the_ceiling():
 
 
 def test_bar_chart_marks_the_selected(tmp_path):
-    from infometer.plot import bar_with_errors
+    from infometer.core.plot import bar_with_errors
 
     bar_with_errors(
         ["a", "b", "c"],
@@ -78,7 +78,7 @@ def test_bar_chart_marks_the_selected(tmp_path):
 
 
 def test_point_labels_do_not_overlap():
-    from infometer.text.measure import _label_points
+    from infometer.systems.text.measure import _label_points
 
     fig, ax = plt.subplots()
     xs, ys = np.array([0.30, 0.31, 0.32, 0.9]), np.array([0.0, 0.0, 0.01, 0.5])
@@ -95,7 +95,7 @@ def test_point_labels_do_not_overlap():
 
 
 def test_scan_plot_takes_ax_or_path(tmp_path):
-    from infometer.diffusion.infosedd import ScanResult
+    from infometer.estimators.diffusion.infosedd import ScanResult
 
     res = ScanResult(
         starts=np.arange(5), values=np.linspace(0, 1, 5), stderr=np.full(5, 0.05), window=3

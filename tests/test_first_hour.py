@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import infometer as im
-from infometer._estimate import Estimate, round_to_error
+from infometer.core.estimate import Estimate, round_to_error
 
 
 def test_rounded_to_the_error():
@@ -64,7 +64,7 @@ def test_warnings_point_at_the_users_line_in_their_names():
     ours = [w for w in seen if issubclass(w.category, im.InfometerWarning)]
     assert ours, "rounded data warn about ties"
     for w in ours:
-        assert w.filename == __file__, w.filename  # was: infometer/api.py
+        assert w.filename == __file__, w.filename  # was: infometer/core/api.py
     text = " ".join(str(w.message) for w in ours)
     assert "['dose[mg]']" in text and "columns [0]" not in text
     # one warning per cause: ties are said once per variable, not also as "few distinct"
@@ -87,7 +87,7 @@ def test_warning_amounts_in_the_results_unit():
 
 
 def test_lock_creates_its_folder(tmp_path):
-    from infometer.parallel import dir_lock
+    from infometer.core.parallel import dir_lock
 
     # was: FileNotFoundError for lock="out/.lock" before out/ existed (docs/parallel.md)
     with dir_lock(tmp_path / "out" / "sub" / ".lock"):

@@ -33,8 +33,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import infometer as im
-from infometer import exact, registry
-from infometer.stats import multipletests
+from infometer.core import registry
+from infometer.measures import exact
+from infometer.measures.stats import multipletests
 
 FUZZ = settings(
     derandomize=True,

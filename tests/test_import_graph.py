@@ -1,8 +1,8 @@
 """No import loops (issue 29 §4): the package's imports, read with :mod:`ast` (top-level and
 inside functions), form no cycle between subpackages and none between modules.
 
-Nodes of the coarse graph are the subpackages (``infometer.allpairs``) and the ground-floor
-modules (``infometer.api``, ``infometer.data``...); an import from one into another is an
+Nodes of the coarse graph are the subpackages (``infometer.workflows.allpairs``) and the ground-floor
+modules (``infometer.core.api``, ``infometer.core.data``...); an import from one into another is an
 edge.  The fine graph has one node per module; an import of a package's ``__init__`` by
 one of its own modules is ignored there (``from . import kernels`` reads a sibling, and a
 package's ``__init__`` exists to gather its modules).  The lazy root package
@@ -58,7 +58,7 @@ def _imports(name: str) -> set[str]:
         else:
             continue
         for t in targets:
-            while t and t not in MODULES:  # ``import infometer.data.x`` -> the module part
+            while t and t not in MODULES:  # ``import infometer.core.data.x`` -> the module part
                 t = t.rsplit(".", 1)[0] if "." in t else ""
             if t.startswith("infometer") and t != "infometer":
                 out.add(t)
@@ -69,7 +69,7 @@ EDGES = {name: _imports(name) for name in MODULES if name != "infometer"}
 
 
 def _unit(name: str) -> str:
-    """``infometer.allpairs.matrix`` -> ``infometer.allpairs``; ground modules stay."""
+    """``infometer.workflows.allpairs.matrix`` -> ``infometer.workflows.allpairs``; ground modules stay."""
     parts = name.split(".")
     return ".".join(parts[:2])
 
@@ -111,8 +111,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_parser_sees_the_known_edges():
     # a check that the graph is read at all: api.run calls the ground-floor resampling
-    assert "infometer.resample" in EDGES["infometer.api"]
-    assert "infometer.api" in EDGES["infometer.stats.independence"]
+    assert "infometer.core.resample" in EDGES["infometer.core.api"]
+    assert "infometer.core.api" in EDGES["infometer.measures.stats.independence"]
     assert len(EDGES) > 100
 
 
@@ -171,6 +171,9 @@ def test_measurements_do_not_import_the_methods_built_on_them():
 
 
 def test_discrete_counting_does_not_reach_into_knn():
-    # the thread count is a ground-floor helper (infometer._threads), not knn's
-    assert not any(t.startswith("infometer.knn") for t in EDGES["infometer.discrete.counting"])
-    assert "infometer._threads" in EDGES["infometer.discrete.counting"]
+    # the thread count is a ground-floor helper (infometer.core._threads), not knn's
+    assert not any(
+        t.startswith("infometer.estimators.knn")
+        for t in EDGES["infometer.estimators.discrete.counting"]
+    )
+    assert "infometer.core._threads" in EDGES["infometer.estimators.discrete.counting"]

@@ -63,12 +63,12 @@ def test_public_names_resolve(name):
 
 
 def test_estimate_is_the_function_not_the_submodule():
-    # the Estimate class lives in the private module infometer._estimate (issue 29), so
+    # the Estimate class lives in the private module infometer.core.estimate (issue 29), so
     # no submodule named "estimate" can shadow the function im.estimate
     import infometer
-    import infometer._estimate  # noqa: F401
-    from infometer.api import estimate
+    import infometer.core.estimate  # noqa: F401
+    from infometer.core.api import estimate
 
     assert infometer.estimate is estimate
-    assert infometer.Estimate is infometer._estimate.Estimate
+    assert infometer.Estimate is infometer.core.estimate.Estimate
     assert not hasattr(infometer, "_Package")

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import infometer as im
-from infometer import exact
-from infometer.data import as_variable
-from infometer.stats import multipletests
+from infometer.core.data import as_variable
+from infometer.measures import exact
+from infometer.measures.stats import multipletests
 
 RNG = np.random.default_rng(0)
 

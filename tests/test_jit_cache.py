@@ -1,4 +1,4 @@
-"""numba's cache directory (infometer.jit): a user cache directory unless the user chose
+"""numba's cache directory (infometer.core.jit): a user cache directory unless the user chose
 one, so compiled kernels are cached even when the package is installed read-only."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-PROBE = "import infometer.jit, numba; print(numba.config.CACHE_DIR)"
+PROBE = "import infometer.core.jit, numba; print(numba.config.CACHE_DIR)"
 
 
 pytestmark = pytest.mark.slow  # the slow lane: deselected by make test-fast
@@ -60,7 +60,7 @@ def test_unwritable_location_leaves_numba_alone(tmp_path):
 
 def test_modules_import_numba_through_jit():
     """The convention that keeps the cache directory right: compiled modules take numba
-    from ``infometer.jit`` (``from ..jit import nb``), never directly."""
+    from ``infometer.core.jit`` (``from ..jit import nb``), never directly."""
     import pathlib
     import re
 

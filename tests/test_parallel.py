@@ -1,4 +1,4 @@
-"""infometer.parallel: real processes and threads, no mocks.
+"""infometer.core.parallel: real processes and threads, no mocks.
 
 Worker deaths are real SIGKILLs of real spawned workers; the lock is a real flock.
 (The Dask back end is exercised against a real LocalCluster in tests/bench/test_dask.py,
@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from infometer.parallel import (
+from infometer.core.parallel import (
     IncompleteRun,
     LockTimeout,
     MemorySink,

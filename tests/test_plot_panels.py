@@ -1,4 +1,4 @@
-"""The plot convention for figures of several panels (issue 29 §2, infometer.plot):
+"""The plot convention for figures of several panels (issue 29 §2, infometer.core.plot):
 ``plot_x(result, ax=None, path=None)`` where ``ax`` is None, a Figure/SubFigure or a
 sequence of exactly n Axes, returning the n Axes; the older ``plot_x(result, path)`` form
 warns, saves, closes its figure and returns the path."""
@@ -14,10 +14,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from infometer.decision import render_maps, render_world, tmaze  # noqa: E402
-from infometer.models.activations.information import plot_layer_curves  # noqa: E402
-from infometer.plot import finish, new_panels  # noqa: E402
-from infometer.text import plot_compressors, plot_needle  # noqa: E402
+from infometer.core.plot import finish, new_panels  # noqa: E402
+from infometer.systems.decision import render_maps, render_world, tmaze  # noqa: E402
+from infometer.systems.models.activations.information import plot_layer_curves  # noqa: E402
+from infometer.systems.text import plot_compressors, plot_needle  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -176,7 +176,7 @@ def test_the_title_goes_over_a_new_or_given_figure_not_over_the_callers_axes():
 
 # --------------------------------------------------------------- one-panel figures
 def test_one_panel_figures_take_an_axes_and_keep_the_path_form(tmp_path):
-    from infometer.probes.flow import plot_knockout
+    from infometer.systems.probes.flow import plot_knockout
 
     table = pd.DataFrame(
         {"block": ["a", "a", "b", "b"], "layer": [0, 1, 0, 1], "delta_bits": [0.5, 0, 0, 1.0]}

@@ -40,19 +40,28 @@ def _public_modules() -> list[str]:
 
 #: (qualified name, rule) -> why the departure is allowed.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("infometer.progress.progress_bar", "unit"): "the unit of a progress bar (items), not of "
+    ("infometer.core.progress.progress_bar", "unit"): "the unit of a progress bar (items), not of "
     "information",
-    ("infometer.stats.block_permutation", "seed"): "a kernel that draws from the caller's "
+    ("infometer.measures.stats.block_permutation", "seed"): "a kernel that draws from the caller's "
     "numpy Generator (the public tests take seed=)",
-    ("infometer.stats.local_permutation", "seed"): "as block_permutation",
-    ("infometer.truth.discrete.sample_symmetric_channel", "seed"): "a task's sampler kernel: it "
+    ("infometer.measures.stats.local_permutation", "seed"): "as block_permutation",
+    (
+        "infometer.measures.truth.discrete.sample_symmetric_channel",
+        "seed",
+    ): "a task's sampler kernel: it "
     "draws from the numpy Generator of the task's sampler(n, rng) protocol (users call "
     "Task.sample(n, seed=))",
-    ("infometer.truth.discrete.sample_markov_chain", "seed"): "as sample_symmetric_channel",
-    ("infometer.extract.litecost.run_cost", "seed"): "rng=None decides greedily (how users call "
+    (
+        "infometer.measures.truth.discrete.sample_markov_chain",
+        "seed",
+    ): "as sample_symmetric_channel",
+    (
+        "infometer.systems.extract.litecost.run_cost",
+        "seed",
+    ): "rng=None decides greedily (how users call "
     "it); a Generator samples the GRPO rollouts from train_extractor's stream (which takes "
     "seed=)",
-    ("infometer.models.cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
+    ("infometer.systems.models.cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
     "classifier_cmi quantity), named after its module, not a public quantity",
 }
 
@@ -79,8 +88,8 @@ def _exported(mod: object) -> list[str]:
 def _walk() -> dict[str, object]:
     """Qualified public name -> callable, over the ``__all__`` of every public module (and of
     every module listed in an ``__all__``).  A callable re-exported under the same name is
-    checked once, under its shortest path (``infometer.stats.block_permutation``, not
-    ``infometer.stats.independence.block_permutation``)."""
+    checked once, under its shortest path (``infometer.measures.stats.block_permutation``, not
+    ``infometer.measures.stats.independence.block_permutation``)."""
     todo, seen_mods, found = _public_modules(), set(), {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -143,19 +152,22 @@ def _violations(qual: str, obj: object) -> list[tuple[str, str]]:
 
 def test_the_walk_reaches_the_families():
     assert len(PUBLIC) > 100
-    assert "infometer.mutual_info" in PUBLIC and "infometer.probes.decoding.fano_bound" in PUBLIC
+    assert (
+        "infometer.mutual_info" in PUBLIC
+        and "infometer.systems.probes.decoding.fano_bound" in PUBLIC
+    )
     # modules listed in no __all__ are reached too
-    assert "infometer.truth.closed_forms.gaussian_mutual_info" in PUBLIC
-    assert "infometer.extract.bridge.layout_entropy" in PUBLIC
-    assert "infometer.knn.rankbits.counts" in PUBLIC  # a module without __all__
+    assert "infometer.measures.truth.closed_forms.gaussian_mutual_info" in PUBLIC
+    assert "infometer.systems.extract.bridge.layout_entropy" in PUBLIC
+    assert "infometer.estimators.knn._rankbits.counts" in PUBLIC  # a module without __all__
 
 
 def test_the_walk_visits_every_public_module():
     mods = _public_modules()
     assert {
-        "infometer.truth.discrete",
-        "infometer.extract.bridge",
-        "infometer.text.channel",
+        "infometer.measures.truth.discrete",
+        "infometer.systems.extract.bridge",
+        "infometer.systems.text.channel",
     } <= set(mods)
     assert not [m for m in mods if any(p.startswith("_") for p in m.split("."))]
     assert not [m for m in mods if m.startswith("infometer.cli")]
@@ -184,35 +196,67 @@ def test_dir_shows_public_names_only():
     ("module", "old", "new"),
     [
         ("infometer", "classifier_cmi", "classifier_cond_mutual_info"),
-        ("infometer.models", "classifier_cmi_per_class", "classifier_cond_mutual_info_per_class"),
-        ("infometer.text", "channel_mi", "channel_mutual_info"),
-        ("infometer.text", "channel_mi_of_summaries", "channel_mutual_info_of_summaries"),
-        ("infometer.text", "channel_mi_from_scores", "channel_mutual_info_from_scores"),
-        ("infometer.probes.clib", "nmi", "normalized_mutual_info"),
-        ("infometer.truth.closed_forms", "gaussian_mi", "gaussian_mutual_info"),
-        ("infometer.truth.closed_forms", "gaussian_cmi", "gaussian_cond_mutual_info"),
-        ("infometer.truth.closed_forms", "bivariate_normal_mi", "bivariate_normal_mutual_info"),
-        ("infometer.truth.closed_forms", "correlation_for_mi", "correlation_for_mutual_info"),
-        ("infometer.truth.closed_forms", "student_t_mi", "student_t_mutual_info"),
-        ("infometer.truth.closed_forms", "additive_uniform_mi", "additive_uniform_mutual_info"),
         (
-            "infometer.truth.closed_forms",
+            "infometer.systems.models",
+            "classifier_cmi_per_class",
+            "classifier_cond_mutual_info_per_class",
+        ),
+        ("infometer.systems.text", "channel_mi", "channel_mutual_info"),
+        ("infometer.systems.text", "channel_mi_of_summaries", "channel_mutual_info_of_summaries"),
+        ("infometer.systems.text", "channel_mi_from_scores", "channel_mutual_info_from_scores"),
+        ("infometer.systems.probes.clib", "nmi", "normalized_mutual_info"),
+        ("infometer.measures.truth.closed_forms", "gaussian_mi", "gaussian_mutual_info"),
+        ("infometer.measures.truth.closed_forms", "gaussian_cmi", "gaussian_cond_mutual_info"),
+        (
+            "infometer.measures.truth.closed_forms",
+            "bivariate_normal_mi",
+            "bivariate_normal_mutual_info",
+        ),
+        (
+            "infometer.measures.truth.closed_forms",
+            "correlation_for_mi",
+            "correlation_for_mutual_info",
+        ),
+        ("infometer.measures.truth.closed_forms", "student_t_mi", "student_t_mutual_info"),
+        (
+            "infometer.measures.truth.closed_forms",
+            "additive_uniform_mi",
+            "additive_uniform_mutual_info",
+        ),
+        (
+            "infometer.measures.truth.closed_forms",
             "discrete_uniform_mixture_mi",
             "discrete_uniform_mixture_mutual_info",
         ),
         (
-            "infometer.truth.closed_forms",
+            "infometer.measures.truth.closed_forms",
             "zero_inflated_poissonization_mi",
             "zero_inflated_poissonization_mutual_info",
         ),
-        ("infometer.truth.continuous", "gaussian_cmi_task", "gaussian_cond_mutual_info_task"),
-        ("infometer.truth.discrete", "symmetric_channel_mi", "symmetric_channel_mutual_info"),
-        ("infometer.truth.discrete", "ising2d_strip_mi_task", "ising2d_strip_mutual_info_task"),
-        ("infometer.truth.discrete", "table_mi_task", "table_mutual_info_task"),
-        ("infometer.truth.quantised", "quantised_gaussian_mi", "quantised_gaussian_mutual_info"),
-        ("infometer.dynamics.simulate", "gaussian_cmi", "gaussian_cond_mutual_info"),
-        ("infometer.allpairs.kernels", "copula_mi", "copula_mutual_info"),
-        ("infometer.extract.bridge", "extraction_mi", "extraction_mutual_info"),
+        (
+            "infometer.measures.truth.continuous",
+            "gaussian_cmi_task",
+            "gaussian_cond_mutual_info_task",
+        ),
+        (
+            "infometer.measures.truth.discrete",
+            "symmetric_channel_mi",
+            "symmetric_channel_mutual_info",
+        ),
+        (
+            "infometer.measures.truth.discrete",
+            "ising2d_strip_mi_task",
+            "ising2d_strip_mutual_info_task",
+        ),
+        ("infometer.measures.truth.discrete", "table_mi_task", "table_mutual_info_task"),
+        (
+            "infometer.measures.truth.quantised",
+            "quantised_gaussian_mi",
+            "quantised_gaussian_mutual_info",
+        ),
+        ("infometer.measures.dynamics.simulate", "gaussian_cmi", "gaussian_cond_mutual_info"),
+        ("infometer.workflows.allpairs.kernels", "copula_mi", "copula_mutual_info"),
+        ("infometer.systems.extract.bridge", "extraction_mi", "extraction_mutual_info"),
     ],
 )
 def test_renamed_functions_keep_a_deprecated_alias(module, old, new):

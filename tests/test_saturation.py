@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import registry
+from infometer.core import registry
 
 RNG = np.random.default_rng(0)
 

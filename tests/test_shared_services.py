@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from infometer import plot, progress, uncertainty, validation
+from infometer.core import plot, progress, uncertainty, validation
 
 
 @pytest.mark.parametrize("module", [validation, uncertainty, progress])
@@ -135,7 +135,7 @@ def test_resolve_device():
 
 
 def test_data_reexports_the_same_checks():
-    from infometer import data, training
+    from infometer.core import data, training
 
     assert data.check_int is validation.check_int
     assert training.check_device is validation.resolve_device
@@ -180,7 +180,7 @@ def test_plot_convention(tmp_path):
 
 # ------------------------------------------------------------------- bias check (issue 35)
 def test_bias_check_flag_rule_and_widening():
-    from infometer.uncertainty import BIAS_FLOOR, BIAS_RELATIVE, bias_check, widen_by_bias
+    from infometer.core.uncertainty import BIAS_FLOOR, BIAS_RELATIVE, bias_check, widen_by_bias
 
     # the issue's case: 2.43 nats on independent halves, the check ~ the value: flagged
     diag, warns = bias_check(2.43, 2.40, method="shuffled_pairs", what="on shuffled pairs")
@@ -199,7 +199,7 @@ def test_bias_check_flag_rule_and_widening():
 
 
 def test_training_scaled_to_the_data():
-    from infometer.training import scaled_eval_every, scaled_width
+    from infometer.core.training import scaled_eval_every, scaled_width
 
     # a few hundred rows: evaluate every few dozen steps, narrow network; large data: caps
     assert scaled_eval_every(216, 250) == 27 and scaled_eval_every(10**6, 250) == 250
@@ -212,7 +212,7 @@ def test_training_scaled_to_the_data():
 
 def test_small_networks_train_on_one_thread_and_threads_are_restored():
     torch = pytest.importorskip("torch")
-    from infometer.training import SMALL_NETWORK, small_network_threads
+    from infometer.core.training import SMALL_NETWORK, small_network_threads
 
     before = torch.get_num_threads()
     torch.set_num_threads(2)

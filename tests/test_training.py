@@ -1,4 +1,4 @@
-"""The shared training loop (infometer.training): schedule, stopping rules, divergence."""
+"""The shared training loop (infometer.core.training): schedule, stopping rules, divergence."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from infometer.training import TrainSettings, ema_decay, run_epochs, train
+from infometer.core.training import TrainSettings, ema_decay, run_epochs, train
 
 torch = pytest.importorskip("torch")
 

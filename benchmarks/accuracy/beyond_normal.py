@@ -36,10 +36,11 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
-from infometer import registry, truth  # noqa: E402
-from infometer.bench import Store, plan, run_sweep  # noqa: E402
-from infometer.bench.report import aggregate, load  # noqa: E402
-from infometer.registry import Raw  # noqa: E402
+from infometer.core import registry  # noqa: E402
+from infometer.core.registry import Raw  # noqa: E402
+from infometer.measures import truth  # noqa: E402
+from infometer.workflows.bench import Store, plan, run_sweep  # noqa: E402
+from infometer.workflows.bench.report import aggregate, load  # noqa: E402
 
 OURS = ["ksg1", "ksg2", "gaussian", "gaussian_copula"]
 ONE_D_ONLY = {"peer_sklearn", "peer_ennemi"}

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=40)
     a = ap.parse_args(argv)
     import infometer as im
-    from infometer import resample
+    from infometer.core import resample
 
     resample.MAX_SUBSAMPLE = a.m
     rho, truth = 0.6, -0.5 * math.log(1 - 0.36)

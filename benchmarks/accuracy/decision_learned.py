@@ -28,16 +28,16 @@ import time
 import numpy as np
 import torch
 
-from infometer.decision import (
+from infometer.systems.decision import (
     PairPolicy,
     generate_world,
     momdp_pair_value_iteration,
     qmdp,
     solve_pomdp,
 )
-from infometer.decision.grid import success_rate
-from infometer.decision.learned import LearnedPlanner, imitation_data
-from infometer.decision.multiturn import train_sender
+from infometer.systems.decision.grid import success_rate
+from infometer.systems.decision.learned import LearnedPlanner, imitation_data
+from infometer.systems.decision.multiturn import train_sender
 
 TABULAR = {
     "exact (belief DP)": lambda w: solve_pomdp(w.pomdp(), method="exact").policy,

@@ -33,7 +33,7 @@ def main() -> None:
     a = ap.parse_args()
     warnings.simplefilter("ignore")
     import infometer as im
-    from infometer.generalized import (
+    from infometer.measures.generalized import (
         exponential_renyi_entropy,
         gaussian_renyi_entropy,
         renyi_to_tsallis,

@@ -17,7 +17,7 @@ import os
 import platform
 import time
 
-from infometer.extract.bench import PARTS, run
+from infometer.systems.extract.bench import PARTS, run
 
 
 def main() -> None:

@@ -99,7 +99,7 @@ def model_kwargs(a) -> dict:
 
 def _entropy_run(a, name: str, temp: float, truth: float, data, n_states: float, sampled: bool):
     """Fit InfoSEDD-H on the first ``a.n`` rows, evaluate on the rest, log against ``truth``."""
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     train, ev = data[: a.n], data[a.n :]
     t0 = time.perf_counter()
@@ -138,8 +138,8 @@ def task_ising(a) -> None:
 
 
 def task_ising8(a) -> None:
-    """8x8 torus: transfer-matrix truth and exact samples from infometer.truth.ising."""
-    from infometer.truth import ising
+    """8x8 torus: transfer-matrix truth and exact samples from infometer.measures.truth.ising."""
+    from infometer.measures.truth import ising
 
     for temp in a.T:
         truth = float(ising.exact(8, 8, 1.0 / temp).entropy)
@@ -148,7 +148,7 @@ def task_ising8(a) -> None:
 
 
 def task_channel(a) -> None:
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     for pairs in a.mi:
         rng = np.random.default_rng(a.seed)
@@ -173,7 +173,7 @@ def task_channel(a) -> None:
 
 
 def task_consistency(a) -> None:
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     rng = np.random.default_rng(a.seed)
     n = a.n + a.n_eval
@@ -234,7 +234,7 @@ def rho_mixing(a, rng, n, mi) -> None:
 
 
 def task_motif(a) -> None:
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     rng = np.random.default_rng(a.seed)
     n, length, w, at = a.n + a.n_eval, a.length, 6, a.length // 2 + 3
@@ -259,7 +259,7 @@ def task_motif(a) -> None:
 
 
 def task_timing(a) -> None:
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     rng = np.random.default_rng(a.seed)
     data = rng.integers(0, 4, (a.n, 64))
@@ -282,7 +282,7 @@ OLD_DEFAULTS = {"steps": 4000, "schedule": "constant"}
 
 def task_speed(a) -> None:
     """Library defaults vs the previous defaults, same data, interleaved repeats."""
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     states = ising_states()
     for temp in a.T:
@@ -332,9 +332,9 @@ def task_showdown(a) -> None:
     """Same data, same CPU budget per trainable estimator, staircase of true MI."""
     import warnings
 
-    from infometer.diffusion import InfoSEDD
-    from infometer.neural import NeuralMI
-    from infometer.truth import get_task
+    from infometer.estimators.diffusion import InfoSEDD
+    from infometer.estimators.neural import NeuralMI
+    from infometer.measures.truth import get_task
 
     budget = {"max_seconds": a.budget, "clock": "cpu"}
     for pairs in a.mi:

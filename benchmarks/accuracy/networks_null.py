@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 
 import infometer as im
-from infometer.dynamics import simulate
+from infometer.measures.dynamics import simulate
 
 
 def main(n_nets: int = 40) -> None:

@@ -135,8 +135,8 @@ def main() -> None:
     a = ap.parse_args()
     import torch
 
-    from infometer.neural import NeuralMI
-    from infometer.truth import get_task
+    from infometer.estimators.neural import NeuralMI
+    from infometer.measures.truth import get_task
 
     torch.set_num_threads(1)
     log(

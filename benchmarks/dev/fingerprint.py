@@ -30,9 +30,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import infometer as im  # noqa: E402
-from infometer import registry  # noqa: E402
-from infometer.api import run  # noqa: E402
-from infometer.data import as_variables  # noqa: E402
+from infometer.core import registry  # noqa: E402
+from infometer.core.api import run  # noqa: E402
+from infometer.core.data import as_variables  # noqa: E402
 
 N = 120
 TINY = {"steps": 10, "hidden": 8, "passes": 1, "batch_size": 32, "progress": False}
@@ -140,7 +140,7 @@ def _composites(out: dict[str, str]) -> None:
 
 
 def _bench(out: dict[str, str]) -> None:
-    from infometer.bench import runner, suites
+    from infometer.workflows.bench import runner, suites
 
     suite = suites.SUITES["quick"]
     jobs, _ = runner.plan(suites.suite_tasks("quick"), suite.methods, (200,), (0,))
@@ -159,7 +159,7 @@ def _execution(out: dict[str, str]) -> None:
 
     import pandas as pd
 
-    from infometer.bench import Store, plan, run_sweep, suite_tasks
+    from infometer.workflows.bench import Store, plan, run_sweep, suite_tasks
 
     rng = np.random.default_rng(3)
     n = 300

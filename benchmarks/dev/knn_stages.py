@@ -9,13 +9,13 @@ interleaved A/Bs of the grid's marginal count on the same radii.
 Data: x ~ N(0, I_d), y = 0.6 x + 0.8 noise, seed 0; the marginal counted is the first
 ``--dx`` columns of x (default all ``d``).  Each stage prints wall and CPU time (all
 threads) and the 1-minute load.  ``--grid NAME=V[:NAME=V],...`` times the marginal count
-(grid layout and count, from radii to counts) with each setting of :mod:`infometer.knn.grid`'s
+(grid layout and count, from radii to counts) with each setting of :mod:`infometer.estimators.knn._grid`'s
 module constants, interleaved, min of ``--rounds``; ``--against REF`` times this checkout's
-grid against ``src/infometer/knn/grid.py`` of the git revision ``REF`` the same way (both
+grid against ``src/infometer/estimators/knn/_grid.py`` of the git revision ``REF`` the same way (both
 grid APIs it has had are understood).  Every setting must give the same counts (only the
 speed may change).
 ``--bitset`` times the joint max-norm kNN query (2d columns) and the marginal count of x
-(d columns) on the kd-tree and on the bitset index of :mod:`infometer.knn.bitset`
+(d columns) on the kd-tree and on the bitset index of :mod:`infometer.estimators.knn._bitset`
 (structure set-up included), interleaved, min of ``--rounds``, and checks that both give
 the same distances and counts.
 """
@@ -28,7 +28,8 @@ import time
 
 import numpy as np
 
-from infometer.knn import engine, grid
+from infometer.estimators.knn import _grid as grid
+from infometer.estimators.knn import engine
 
 
 def timed(f):
@@ -88,17 +89,17 @@ def _count_with(module, points, ranks, cols, radii):
 
 
 def _reference_grid(ref: str):
-    """``src/infometer/knn/grid.py`` at git revision ``ref``, imported as a module."""
+    """``src/infometer/estimators/knn/_grid.py`` at git revision ``ref``, imported as a module."""
     import importlib.util
     import subprocess
     import tempfile
 
     src = subprocess.run(
-        ["git", "show", f"{ref}:src/infometer/knn/grid.py"],
+        ["git", "show", f"{ref}:src/infometer/estimators/knn/_grid.py"],
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.replace("from ..jit import nb", "from infometer.jit import nb")
+    ).stdout.replace("from ..jit import nb", "from infometer.core.jit import nb")
     path = os.path.join(tempfile.mkdtemp(prefix="grid-ref-"), "grid_ref.py")
     with open(path, "w") as f:
         f.write(src)

@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
 from _timing import speed_probe  # noqa: E402
 
 import infometer as im
-from infometer.knn import engine, estimators, grid
+from infometer.estimators.knn import _grid as grid
+from infometer.estimators.knn import engine, estimators
 
 _WRAPPED = [
     (estimators, "_prep", "prepare input"),

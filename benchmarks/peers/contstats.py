@@ -25,9 +25,9 @@ import numpy as np
 from scipy.linalg import solve_discrete_lyapunov
 
 import infometer as im
-from infometer import registry
-from infometer.data import as_variables
-from infometer.stats import resample_values
+from infometer.core import registry
+from infometer.core.data import as_variables
+from infometer.measures.stats import resample_values
 
 warnings.simplefilter("ignore")
 A = np.array([[0.5, 0.0], [0.5, 0.4]])

@@ -110,8 +110,8 @@ def profile(n: int, d: int) -> dict[str, float]:
     """Stage times of one KSG-1 run (same calls as the estimator, timed one by one)."""
     from scipy.special import digamma
 
-    from infometer.knn import engine
-    from infometer.knn.prep import prepare
+    from infometer.estimators.knn import engine
+    from infometer.estimators.knn.prep import prepare
 
     x, y = make(n, d)
     out = {}
@@ -145,7 +145,7 @@ def counts(n: int, repeats: int) -> list[dict]:
     meant to stress the grid: Gaussian with MI, independent, nearly collinear columns,
     ties (values rounded to 0.1) and Cauchy tails.
     """
-    from infometer.knn import engine
+    from infometer.estimators.knn import engine
 
     rng = np.random.default_rng(1)
     rows = []
@@ -186,7 +186,7 @@ def counts(n: int, repeats: int) -> list[dict]:
 def rankbits(repeats: int, sizes=(250, 500, 2000, 8000), dims=(2, 3, 8, 16)) -> list[dict]:
     """The scipy backend's marginal counts: cKDTree against the rank-interval bitsets of
     ``knn/rankbits.py`` (both exact; KSG-1 radii of Gaussian data with rho = RHO)."""
-    from infometer.knn import engine
+    from infometer.estimators.knn import engine
 
     engine.BACKEND = "scipy"
     rows = []
@@ -239,7 +239,7 @@ def rss(key):
 n, d = {n}, {d}
 rng = np.random.default_rng(0)
 x = rng.standard_normal((n, d)); y = 0.75 * x + 0.66 * rng.standard_normal((n, d))
-from infometer.knn import engine
+from infometer.estimators.knn import engine
 engine.BACKEND = "compiled"  # the warm-up loads numba and the kernels (not counted below)
 im.mutual_info(x[:1000], y[:1000], method="ksg1")
 engine.BACKEND = "auto"
@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     # npeet-plus and infomeasure take ~30 s each at 1-D N=1e6 (brief §3.1): not in the grid
     slow_skip = {("npeet-plus", 1, 10**6), ("infomeasure", 1, 10**6)}
 
-    from infometer.knn import engine
+    from infometer.estimators.knn import engine
 
     t = time.perf_counter()
     engine.BACKEND = "compiled"  # load (or compile, on a new install) the kernels here ...

@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _timing import Candidate, Run, interleave  # noqa: E402
 
 import infometer as im  # noqa: E402
-from infometer import exact  # noqa: E402
-from infometer.multivariate import _pid  # noqa: E402
+from infometer.measures import exact  # noqa: E402
+from infometer.measures.multivariate import _pid  # noqa: E402
 
 LN2 = np.log(2.0)
 DIT_PID = {
@@ -432,7 +432,7 @@ def _ours_pairs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
 def _ours_pairs_loop(x: np.ndarray, y: np.ndarray, pairs) -> tuple[np.ndarray, np.ndarray]:
     """The per-pair route (normal scores once, then ``im.pid`` per pair): the
     reference the batched values are checked against."""
-    from infometer.parametric.gaussian import copula_normalize
+    from infometer.estimators.parametric.gaussian import copula_normalize
 
     cx, cy = copula_normalize(x), copula_normalize(y[:, None])[:, 0]
     red, syn = [], []

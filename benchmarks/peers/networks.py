@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from _timing import Candidate, Measured, Run, interleave  # noqa: E402
 
 import infometer as im  # noqa: E402
-from infometer.dynamics import simulate  # noqa: E402
+from infometer.measures.dynamics import simulate  # noqa: E402
 
 PEERS_PY = os.environ.get("PEERS_PY", "/work/peers-25/bin/python")
 PEER = os.path.join(os.path.dirname(__file__), "_networks_peer.py")

@@ -69,7 +69,7 @@ def truth(p: int) -> np.ndarray:
 
 # ------------------------------------------------------------------ the contenders
 def run_infometer(x: np.ndarray, method: str) -> np.ndarray:
-    from infometer.allpairs import pairwise
+    from infometer.workflows.allpairs import pairwise
 
     return pairwise(x, method=method, n_jobs=2, progress=False).matrix.to_numpy()
 

@@ -154,7 +154,7 @@ def run_tasks(run: T.Run, only: set[str], repeats: int) -> dict:
                 slow_s=60,
             )
     if "ksg_large" in only:
-        from infometer.knn import engine
+        from infometer.estimators.knn import engine
 
         engine.BACKEND = "compiled"  # compile (or load) outside the timed runs, whatever the
         im.mutual_info(*gauss(30_000, 3), method="ksg1")  # install's cold-cache rule says

@@ -16,57 +16,57 @@ __version__ = "0.1.0"
 # ``infometer --help`` load nothing heavy, not even numpy: name -> (module, attribute;
 # ``None``: the module itself).
 _LAZY: dict[str, tuple[str, str | None]] = {
-    "exact": (".exact", None),
-    "registry": (".registry", None),
-    "entropy": (".api", "entropy"),
-    "mutual_info": (".api", "mutual_info"),
-    "cond_mutual_info": (".api", "cond_mutual_info"),
-    "kl_divergence": (".api", "kl_divergence"),
-    "estimate": (".api", "estimate"),
-    "InfometerWarning": (".data", "InfometerWarning"),
-    "MissingExtraError": ("._extras", "MissingExtraError"),
-    "Estimate": ("._estimate", "Estimate"),
-    "LocalValues": ("._local", "LocalValues"),
-    "independence_test": (".stats", "independence_test"),
-    "multipletests": (".stats", "multipletests"),
-    "transfer_entropy": (".timeseries", "transfer_entropy"),
-    "active_info_storage": (".dynamics", "active_info_storage"),
-    "entropy_rate": (".dynamics", "entropy_rate"),
-    "infer_network": (".dynamics", "infer_network"),
-    "InfoSEDD": (".diffusion", "InfoSEDD"),  # needs torch (an extra)
-    "NeuralMI": (".neural", "NeuralMI"),  # needs torch
-    "layer_info": (".neural", "layer_info"),
-    "flownib": (".neural", "flownib"),
-    "classifier_cond_mutual_info": (".models", "classifier_cond_mutual_info"),
-    "classifier_cmi": (".models", "classifier_cmi"),  # deprecated alias, not in __all__
-    "fisher_information": (".models", "fisher_information"),
-    "decision": (".decision", None),
-    "probes": (".probes", None),
-    "pairwise": (".allpairs", "pairwise"),
-    "Execution": (".parallel", "Execution"),
-    "aracne": (".allpairs", "aracne"),
-    "clr": (".allpairs", "clr"),
-    "select_features": (".allpairs", "select_features"),
-    "total_correlation": (".multivariate", "total_correlation"),
-    "dual_total_correlation": (".multivariate", "dual_total_correlation"),
-    "o_information": (".multivariate", "o_information"),
-    "s_information": (".multivariate", "s_information"),
-    "co_information": (".multivariate", "co_information"),
-    "gradient_o_information": (".multivariate", "gradient_o_information"),
-    "pid": (".multivariate", "pid"),
-    "pid_pairs": (".multivariate", "pid_pairs"),
-    "multiplets": (".multivariate", "multiplets"),
-    "multivariate_test": (".multivariate", "multivariate_test"),
-    "channel_capacity_from_samples": (".channels", "channel_capacity_from_samples"),
-    "renyi_entropy": (".generalized", "renyi_entropy"),
-    "tsallis_entropy": (".generalized", "tsallis_entropy"),
-    "renyi_divergence": (".generalized", "renyi_divergence"),
-    "jensen_shannon_divergence": (".generalized", "jensen_shannon_divergence"),
-    "jensen_renyi_divergence": (".generalized", "jensen_renyi_divergence"),
-    "renyi_mutual_info": (".generalized", "renyi_mutual_info"),
-    "complexity": (".complexity", None),  # the package is callable: im.complexity(x, ...)
-    "multiscale": (".complexity", "multiscale"),
-    "complexity_entropy_plane": (".complexity", "complexity_entropy_plane"),
+    "exact": (".measures.exact", None),
+    "registry": (".core.registry", None),
+    "entropy": (".core.api", "entropy"),
+    "mutual_info": (".core.api", "mutual_info"),
+    "cond_mutual_info": (".core.api", "cond_mutual_info"),
+    "kl_divergence": (".core.api", "kl_divergence"),
+    "estimate": (".core.api", "estimate"),
+    "InfometerWarning": (".core.data", "InfometerWarning"),
+    "MissingExtraError": (".core._extras", "MissingExtraError"),
+    "Estimate": (".core.estimate", "Estimate"),
+    "LocalValues": (".core._local", "LocalValues"),
+    "independence_test": (".measures.stats", "independence_test"),
+    "multipletests": (".measures.stats", "multipletests"),
+    "transfer_entropy": (".measures.timeseries", "transfer_entropy"),
+    "active_info_storage": (".measures.dynamics", "active_info_storage"),
+    "entropy_rate": (".measures.dynamics", "entropy_rate"),
+    "infer_network": (".measures.dynamics", "infer_network"),
+    "InfoSEDD": (".estimators.diffusion", "InfoSEDD"),  # needs torch (an extra)
+    "NeuralMI": (".estimators.neural", "NeuralMI"),  # needs torch
+    "layer_info": (".estimators.neural", "layer_info"),
+    "flownib": (".estimators.neural", "flownib"),
+    "classifier_cond_mutual_info": (".systems.models", "classifier_cond_mutual_info"),
+    "classifier_cmi": (".systems.models", "classifier_cmi"),  # deprecated alias, not in __all__
+    "fisher_information": (".systems.models", "fisher_information"),
+    "decision": (".systems.decision", None),
+    "probes": (".systems.probes", None),
+    "pairwise": (".workflows.allpairs", "pairwise"),
+    "Execution": (".core.parallel", "Execution"),
+    "aracne": (".workflows.allpairs", "aracne"),
+    "clr": (".workflows.allpairs", "clr"),
+    "select_features": (".workflows.allpairs", "select_features"),
+    "total_correlation": (".measures.multivariate", "total_correlation"),
+    "dual_total_correlation": (".measures.multivariate", "dual_total_correlation"),
+    "o_information": (".measures.multivariate", "o_information"),
+    "s_information": (".measures.multivariate", "s_information"),
+    "co_information": (".measures.multivariate", "co_information"),
+    "gradient_o_information": (".measures.multivariate", "gradient_o_information"),
+    "pid": (".measures.multivariate", "pid"),
+    "pid_pairs": (".measures.multivariate", "pid_pairs"),
+    "multiplets": (".measures.multivariate", "multiplets"),
+    "multivariate_test": (".measures.multivariate", "multivariate_test"),
+    "channel_capacity_from_samples": (".measures.channels", "channel_capacity_from_samples"),
+    "renyi_entropy": (".measures.generalized", "renyi_entropy"),
+    "tsallis_entropy": (".measures.generalized", "tsallis_entropy"),
+    "renyi_divergence": (".measures.generalized", "renyi_divergence"),
+    "jensen_shannon_divergence": (".measures.generalized", "jensen_shannon_divergence"),
+    "jensen_renyi_divergence": (".measures.generalized", "jensen_renyi_divergence"),
+    "renyi_mutual_info": (".measures.generalized", "renyi_mutual_info"),
+    "complexity": (".measures.complexity", None),  # the package is callable: im.complexity(x, ...)
+    "multiscale": (".measures.complexity", "multiscale"),
+    "complexity_entropy_plane": (".measures.complexity", "complexity_entropy_plane"),
 }
 
 
@@ -81,7 +81,7 @@ def __getattr__(name: str):
         if attr is not None:
             value = getattr(value, attr)
     except ImportError as exc:  # an optional dependency: say which extra installs it
-        from ._extras import missing_extra
+        from infometer.core._extras import missing_extra
 
         named = missing_extra(exc, f"infometer.{name}")
         if named is None:
@@ -98,7 +98,7 @@ def __dir__() -> list[str]:
 
 def methods(quantity: str = "mutual_info") -> list[str]:
     """Names of the estimators registered for ``quantity``."""
-    from . import registry
+    from infometer.core import registry
 
     return registry.methods(quantity)
 

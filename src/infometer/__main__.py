@@ -1,5 +1,5 @@
 """``python -m infometer`` runs the CLI."""
 
-from .cli.app import main
+from infometer.cli.app import main
 
 main()

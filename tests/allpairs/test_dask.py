@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from infometer.allpairs import pairwise
-from infometer.parallel import Execution
+from infometer.core.parallel import Execution
+from infometer.workflows.allpairs import pairwise
 
 distributed = pytest.importorskip("distributed")
 

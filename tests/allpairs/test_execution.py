@@ -19,8 +19,8 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import infometer as im  # noqa: E402
-from infometer.allpairs import network, plot_heatmap, plot_network  # noqa: E402
-from infometer.parallel import Execution, MemorySink, run_jobs  # noqa: E402
+from infometer.core.parallel import Execution, MemorySink, run_jobs  # noqa: E402
+from infometer.workflows.allpairs import network, plot_heatmap, plot_network  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,7 @@ def test_run_jobs_takes_an_execution():
 
 
 def test_run_sweep_takes_an_execution(tmp_path):
-    from infometer.bench import Store, plan, run_sweep, suite_tasks
+    from infometer.workflows.bench import Store, plan, run_sweep, suite_tasks
 
     jobs, _ = plan(suite_tasks("quick")[:2], ["auto"], [100], [0, 1])
     with Store(tmp_path / "a") as a, Store(tmp_path / "b") as b:

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import digamma
 
-from infometer.allpairs import kernels
-from infometer.knn.kernels import ksg as engine_ksg
+from infometer.estimators.knn.kernels import ksg as engine_ksg
+from infometer.workflows.allpairs import kernels
 
 
 def brute_ksg1(x, y, k):

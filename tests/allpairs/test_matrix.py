@@ -8,7 +8,7 @@ import pytest
 
 import infometer as im
 from infometer import InfometerWarning
-from infometer.allpairs import pairwise
+from infometer.workflows.allpairs import pairwise
 
 
 def gaussian_mi(rho):

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from infometer.allpairs import aracne, clr, pairwise
+from infometer.workflows.allpairs import aracne, clr, pairwise
 
 
 def mi_from_corr(rho):

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from infometer import InfometerWarning
-from infometer.allpairs import select_features
+from infometer.workflows.allpairs import select_features
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_selector_fit_transform_pipeline_clone():
     from sklearn.model_selection import cross_val_score
     from sklearn.pipeline import make_pipeline
 
-    from infometer.sklearn import MutualInfoSelector
+    from infometer.workflows.sklearn import MutualInfoSelector
 
     rng = np.random.default_rng(4)
     bits = rng.integers(0, 2, (300, 3))
@@ -99,7 +99,7 @@ def test_check_estimator():
     scikit-learn itself unless SCIPY_ARRAY_API is set; MutualInfoSelector skips none)."""
     from sklearn.utils.estimator_checks import check_estimator
 
-    from infometer.sklearn import MutualInfoSelector
+    from infometer.workflows.sklearn import MutualInfoSelector
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

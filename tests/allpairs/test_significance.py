@@ -6,9 +6,9 @@ import pytest
 from scipy import stats
 
 import infometer as im
-from infometer.allpairs import pairwise
-from infometer.allpairs._significance import shared_null
-from infometer.allpairs.matrix import make_config
+from infometer.workflows.allpairs import pairwise
+from infometer.workflows.allpairs._significance import shared_null
+from infometer.workflows.allpairs.matrix import make_config
 
 
 def blocks_gaussian(n, seed):
@@ -27,7 +27,7 @@ def test_shared_null_is_the_copula_statistic_on_permuted_ranks():
     u = np.arange(300.0)
     cfg, _ = make_config([im.data.as_variable(u, "u")] * 2, "copula", {}, seed=3, permutations=40)
     null = shared_null(cfg)
-    from infometer.allpairs.compute import permutations
+    from infometer.workflows.allpairs.compute import permutations
 
     ref = sorted(im.mutual_info(u, u[p], method="gaussian_copula").value for p in permutations(cfg))
     assert np.allclose(null, ref, atol=1e-12)

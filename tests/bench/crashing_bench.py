@@ -8,8 +8,8 @@ re-import this script, so they know the estimator too.
 import multiprocessing
 import os
 
-from infometer import registry
-from infometer.registry import Raw
+from infometer.core import registry
+from infometer.core.registry import Raw
 
 
 @registry.register(

@@ -1,8 +1,8 @@
 import typer
 from typer.testing import CliRunner
 
-from infometer.bench import Store
 from infometer.cli import bench as bench_cli
+from infometer.workflows.bench import Store
 
 
 def _app():

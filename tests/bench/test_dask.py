@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from infometer import truth
-from infometer.bench import Store, plan, run_sweep
-from infometer.parallel import MemorySink, run_jobs
+from infometer.core.parallel import MemorySink, run_jobs
+from infometer.measures import truth
+from infometer.workflows.bench import Store, plan, run_sweep
 
 distributed = pytest.importorskip("distributed")
 

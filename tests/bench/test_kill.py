@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from infometer import truth
-from infometer.bench import Store, plan
+from infometer.measures import truth
+from infometer.workflows.bench import Store, plan
 
 TASKS = "symchannel-1pair-V2-0.5nat,table-4x5-dirichlet,zipf-100,ising1d-K0.5-mi"
 METHODS = "plugin,miller_madow,grassberger"
@@ -162,7 +162,7 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /
 def test_local_worker_killed_mid_run_store_equals_plan(tmp_path):
     import multiprocessing
 
-    from infometer.bench import run_sweep
+    from infometer.workflows.bench import run_sweep
 
     jobs, _ = plan([truth.get_task(t) for t in TASKS.split(",")], ["plugin"], [300], range(10))
     stored, killed = [], []
@@ -219,7 +219,7 @@ def test_two_benches_on_one_dir_run_each_job_once(tmp_path, bench_env, bench_cmd
         "--workers",
         "1",
     )
-    from infometer.parallel import dir_lock
+    from infometer.core.parallel import dir_lock
 
     # Both start while the lock is held (here, as a third run would), so both must wait;
     # then it is released and they race for it: one runs all 120 runs, and the other,

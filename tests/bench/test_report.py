@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer import truth
-from infometer.bench import Store, plan, run_sweep
-from infometer.bench.report import (
+from infometer.measures import truth
+from infometer.workflows.bench import Store, plan, run_sweep
+from infometer.workflows.bench.report import (
     aggregate,
     completeness,
     incomplete_message,
@@ -269,7 +269,7 @@ def _runs(spec):
 
 
 def test_winner_is_lowest_median_abs_error_with_ties_failures_and_coverage():
-    from infometer.bench.report import winners
+    from infometer.workflows.bench.report import winners
 
     df = _runs(
         [
@@ -306,7 +306,7 @@ def test_winner_is_lowest_median_abs_error_with_ties_failures_and_coverage():
 
 
 def test_quick_suite_compares_the_main_estimators_on_every_family():
-    from infometer.bench import SUITES, suite_tasks
+    from infometer.workflows.bench import SUITES, suite_tasks
 
     quick = SUITES["quick"]
     jobs, skipped = plan(suite_tasks("quick"), quick.methods, [1000], [0])
@@ -342,7 +342,7 @@ def test_quick_suite_compares_the_main_estimators_on_every_family():
 )
 @pytest.mark.slow
 def test_winner_properties(spec, rnd):
-    from infometer.bench.report import TIE_NATS, winners
+    from infometer.workflows.bench.report import TIE_NATS, winners
 
     df = _runs([(f, t, m, e, "a" if m == "auto" else None) for f, t, m, e in spec])
     w = winners(df)
@@ -368,7 +368,7 @@ def test_winner_properties(spec, rnd):
 def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkeypatch):
     # issue 31 §5: panels show estimate − truth (tasks of 0.3 and 3.7 nats on one axis hid
     # the errors), every estimator has its own colour, the legend sits off the points
-    from infometer.bench import report
+    from infometer.workflows.bench import report
 
     figs = []
 

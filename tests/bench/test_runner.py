@@ -3,9 +3,10 @@ import sqlite3
 
 import pytest
 
-from infometer import api, truth
-from infometer.bench import Job, Store, applicable, plan, run_job, run_sweep, suite_tasks
-from infometer.bench.suites import SUITES
+from infometer.core import api
+from infometer.measures import truth
+from infometer.workflows.bench import Job, Store, applicable, plan, run_job, run_sweep, suite_tasks
+from infometer.workflows.bench.suites import SUITES
 
 TASKS = ["symchannel-1pair-V2-0.5nat", "table-4x5-dirichlet", "zipf-100"]
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.stats import multivariate_normal, norm
 
 import infometer as im
-from infometer.binned import bins_per_column
+from infometer.estimators.binned import bins_per_column
 from tests._tol import sqrt0
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.data import InfometerWarning
+from infometer.core.data import InfometerWarning
 
 LN2 = np.log(2.0)
 

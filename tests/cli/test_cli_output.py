@@ -122,7 +122,7 @@ def test_a_piped_table_is_not_wrapped(monkeypatch):
     lines = r.output.splitlines()
     assert max(len(ln) for ln in lines) > 80  # one row per estimator, nothing folded
     rows = [ln for ln in lines if ln.startswith("│")]
-    from infometer import registry
+    from infometer.core import registry
 
     assert len(rows) == len(registry.specs("mutual_info"))
     assert any("gaussian_copula" in ln for ln in rows)

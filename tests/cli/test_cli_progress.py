@@ -1,4 +1,4 @@
-"""The progress bar of resampling (issues 10 and 29): one helper, ``infometer.progress``;
+"""The progress bar of resampling (issues 10 and 29): one helper, ``infometer.core.progress``;
 drawn on a terminal when the re-runs take a while, never under ``--quiet``
 (``progress.quiet()``)."""
 
@@ -9,8 +9,8 @@ import sys
 
 import numpy as np
 
-from infometer import progress
 from infometer.cli import app as cli
+from infometer.core import progress
 
 
 def _data():

@@ -10,8 +10,8 @@ import pytest
 from scipy.special import ndtr
 
 import infometer as im
-from infometer.complexity import measures
-from infometer.complexity.api import plane_limits
+from infometer.measures.complexity import measures
+from infometer.measures.complexity.api import plane_limits
 
 EULER = 0.5772156649015329
 
@@ -239,8 +239,8 @@ def test_bad_input(measure, x, kw, match):
 def test_fast_ordinal_histograms_match_the_reference_codes(m, tau):
     # the digit-update kernels (generic and unrolled) against plain per-window Lehmer codes,
     # on data with many ties (broken by time in both)
-    from infometer.complexity import _kernels as K
-    from infometer.complexity._ordinal_unrolled import HIST
+    from infometer.measures.complexity import _kernels as K
+    from infometer.measures.complexity._ordinal_unrolled import HIST
 
     x = np.round(np.random.default_rng(14).normal(size=2000), 1)
     want = np.bincount(K.ordinal_codes(x, m, tau), minlength=math.factorial(m))
@@ -277,14 +277,14 @@ def test_fast_periodogram_is_scipys_up_to_a_constant(n):
 
 
 def test_im_complexity_is_callable_whatever_was_imported_first():
-    # the package infometer.complexity and the function share the name: importing the
+    # the package infometer.measures.complexity and the function share the name: importing the
     # families first (any registry lookup) binds the package, which must still be callable
     import subprocess
     import sys
 
     code = (
         "import numpy as np, infometer as im; im.methods('entropy');"
-        "import infometer.complexity.measures;"
+        "import infometer.measures.complexity.measures;"
         "print(im.complexity(np.arange(50.0), 'permutation').value)"
     )
     import os

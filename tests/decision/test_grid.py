@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.decision import (
+from infometer.systems.decision import (
     GridWorld,
     PairPolicy,
     generate_world,
@@ -16,7 +16,7 @@ from infometer.decision import (
     solve_pomdp,
     tmaze,
 )
-from infometer.decision.grid import success_rate
+from infometer.systems.decision.grid import success_rate
 
 
 def test_tmaze_layout():

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.decision import generate_world, solve_mdp, solve_pomdp
+from infometer.systems.decision import generate_world, solve_mdp, solve_pomdp
 
 torch = pytest.importorskip("torch")
 
-from infometer.decision.learned import (  # noqa: E402
+from infometer.systems.decision.learned import (  # noqa: E402
     LearnedPlanner,
     _build_net,
     _inputs,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.decision.multiturn import evaluate_multiturn, train_sender
-from infometer.decision.persuasion import persuade
+from infometer.systems.decision.multiturn import evaluate_multiturn, train_sender
+from infometer.systems.decision.persuasion import persuade
 
 PRIOR = [0.7, 0.3]
 JUDGE = [[1, 0], [0, 1]]

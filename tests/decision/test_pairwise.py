@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from infometer import InfometerWarning
-from infometer.decision import (
+from infometer.systems.decision import (
     POMDP,
     PairPolicy,
     distinguishability,

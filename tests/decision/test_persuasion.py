@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer.decision.persuasion import (
+from infometer.systems.decision.persuasion import (
     concave_envelope,
     persuade,
     receiver_action,

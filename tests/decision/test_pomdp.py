@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import infometer.decision.solve as solve_mod
-from infometer.decision import (
+import infometer.systems.decision.solve as solve_mod
+from infometer.systems.decision import (
     POMDP,
     policy_value,
     pomdp_evpi,

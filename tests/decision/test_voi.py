@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer.decision import evpi, evsi
+from infometer.systems.decision import evpi, evsi
 
 GUESS = np.eye(2)  # U[a, s] = 1 if a == s
 

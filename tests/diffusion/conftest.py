@@ -41,8 +41,8 @@ def sample(pmf: np.ndarray, vocab: int, length: int, n: int, rng) -> np.ndarray:
 @pytest.fixture
 def oracle():
     """Build an InfoSEDD object whose denoiser is the exact conditional of ``pmf``."""
-    from infometer.diffusion.infosedd import InfoSEDD
-    from infometer.diffusion.tokens import Tokens
+    from infometer.estimators.diffusion.infosedd import InfoSEDD
+    from infometer.estimators.diffusion.tokens import Tokens
 
     def make(pmf, vocab, length, mode="entropy", holdout_rows=None, **kw):
         m = InfoSEDD(mode, **kw)

@@ -60,7 +60,7 @@ def test_with_the_exact_denoiser_both_forms_agree(oracle):
         g = est.diagnostics
         assert abs(g["bias_check"]) < 4 * g["bias_check_se"], (mode, g)
     q = _pmf(rng, 3, 3)
-    from infometer.diffusion import kl_divergence
+    from infometer.estimators.diffusion import kl_divergence
 
     kl = kl_divergence(oracle(p, 3, 3, holdout_rows=rows), oracle(q, 3, 3), passes=2)
     g = kl.diagnostics
@@ -101,7 +101,7 @@ def random_20mers():
 
 def test_issue_case_mi_of_independent_halves(random_20mers):
     # was 2.43 ± 0.11 nats (Monte Carlo only), no warning; the truth is 0
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     m = InfoSEDD("joint", x="0:10", y="10:20", seed=0).fit(random_20mers)
     with warnings.catch_warnings(record=True) as caught:
@@ -113,7 +113,7 @@ def test_issue_case_mi_of_independent_halves(random_20mers):
     if est.diagnostics["untrained_model"]:  # no evidence of structure: said so
         assert any("never beat the untrained" in str(w.message) for w in caught)
     # the defaults were scaled to 216 training rows (docs/infosedd.md, "Settings")
-    from infometer.training import scaled_eval_every
+    from infometer.core.training import scaled_eval_every
 
     assert m.settings.eval_every == scaled_eval_every(m.log.n_train, 250) == 27
     assert m.settings.warmup == 54 and m.arch_kwargs["hidden"] == 128
@@ -134,7 +134,7 @@ def test_issue_case_entropy_of_random_20mers(random_20mers):
 
 
 def test_explicit_settings_are_kept():
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     data = np.random.default_rng(3).integers(0, 2, (200, 4))
     m = InfoSEDD(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer import exact
+from infometer.measures import exact
 
 torch = pytest.importorskip("torch")
 
@@ -75,7 +75,7 @@ def test_conditional_mi_identity(oracle, estimator):
 
 
 def test_kl_identity(oracle):
-    from infometer.diffusion.infosedd import kl_divergence
+    from infometer.estimators.diffusion.infosedd import kl_divergence
 
     p, q = _pmf(11), _pmf(12)
     mp = oracle(p, V, D, holdout_rows=_rows(p, 3000, 13))

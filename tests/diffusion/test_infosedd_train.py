@@ -39,7 +39,7 @@ def channel(n, pairs, v, err, seed):
 
 
 def test_entropy_of_iid_tokens():
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     rng = np.random.default_rng(0)
     p = np.array([0.6, 0.3, 0.1])
@@ -54,7 +54,7 @@ def test_entropy_of_iid_tokens():
 
 @pytest.fixture(scope="module")
 def channel_models():
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     x, y, mi = channel(8000, 2, 4, 0.1, seed=1)
     data = np.hstack([x, y])
@@ -99,7 +99,7 @@ def test_channel_mi_joint(channel_models):
 
 
 def test_independent_blocks_near_zero():
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     rng = np.random.default_rng(2)
     data = rng.integers(0, 4, (6000, 4))
@@ -147,7 +147,7 @@ def test_functional_entropy_on_strings_and_kl():
 def test_save_load_roundtrip(tmp_path, channel_models):
     from safetensors.torch import save_file
 
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     _, m, _ = channel_models
     path = tmp_path / "m.safetensors"
@@ -162,7 +162,7 @@ def test_save_load_roundtrip(tmp_path, channel_models):
 
 
 def test_motif_scan_finds_planted_window():
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     rng = np.random.default_rng(7)
     n, length, w, at = 5000, 10, 3, 4
@@ -178,7 +178,7 @@ def test_motif_scan_finds_planted_window():
 
 
 def test_transformer_denoiser_trains():
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     rng = np.random.default_rng(8)
     data = (rng.random((2000, 6)) < 0.2).astype(int)  # biased bits: H = 6 h(0.2) = 3.00 nats

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer.diffusion.tokens import as_tokens, encode_strings, parse_positions
-from infometer.io_seq import is_fasta, read_fasta, read_labels, read_sequences, read_token_ids
+from infometer.core.io_seq import is_fasta, read_fasta, read_labels, read_sequences, read_token_ids
+from infometer.estimators.diffusion.tokens import as_tokens, encode_strings, parse_positions
 
 torch = pytest.importorskip("torch")
 typer = pytest.importorskip("typer")
@@ -47,7 +47,7 @@ def test_bad_inputs_name_the_argument():
         as_tokens(np.array([[0, -1]]))
     with pytest.raises(TypeError, match="integer tokens"):
         as_tokens(np.array([[0.5, 1.0]]))
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     with pytest.raises(ValueError, match="mode must be one of"):
         InfoSEDD("marginal")
@@ -61,8 +61,8 @@ def test_bad_inputs_name_the_argument():
 
 def test_alphabets_are_aligned_across_columns():
     # column 0 never shows "A": per-column codes differ, tokens must not
-    import infometer.data as d
-    from infometer.diffusion.tokens import variable_tokens
+    import infometer.core.data as d
+    from infometer.estimators.diffusion.tokens import variable_tokens
 
     v = d.as_variable(np.array([["C", "A"], ["G", "C"], ["T", "G"]]), "x")
     tok, alph = variable_tokens(v)

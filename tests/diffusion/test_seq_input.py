@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer.data import InfometerWarning
-from infometer.diffusion import tokens
-from infometer.diffusion.tokens import as_tokens, clean_sequences
-from infometer.io_seq import read_sequences
+from infometer.core.data import InfometerWarning
+from infometer.core.io_seq import read_sequences
+from infometer.estimators.diffusion import tokens
+from infometer.estimators.diffusion.tokens import as_tokens, clean_sequences
 
 torch = pytest.importorskip("torch")
 typer = pytest.importorskip("typer")
@@ -32,7 +32,7 @@ def runner():
 @pytest.fixture
 def no_training(monkeypatch):
     """Fail the test if a model starts training: options must be checked before that."""
-    from infometer.diffusion.infosedd import InfoSEDD
+    from infometer.estimators.diffusion.infosedd import InfoSEDD
 
     def fit(*a, **k):
         raise AssertionError("training started before the options were validated")
@@ -184,7 +184,7 @@ def test_cuda_device_on_a_machine_without_one(tmp_path, runner, no_training):
 
 
 def test_library_checks_network_sizes_and_device():
-    from infometer.diffusion import InfoSEDD
+    from infometer.estimators.diffusion import InfoSEDD
 
     with pytest.raises(ValueError, match="hidden must be >= 1"):
         InfoSEDD(arch_kwargs={"hidden": 0})

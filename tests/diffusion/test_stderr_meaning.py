@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import exact
-from infometer.truth import ising
+from infometer.measures import exact
+from infometer.measures.truth import ising
 
 torch = pytest.importorskip("torch")
 

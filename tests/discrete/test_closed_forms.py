@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import exact
+from infometer.measures import exact
 
 METHODS = ["plugin", "miller_madow", "chao_shen", "grassberger", "shrinkage", "nsb"]
 LN2 = math.log(2)

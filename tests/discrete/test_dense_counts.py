@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.data import as_variable
-from infometer.discrete import counting
-from infometer.discrete.counting import counts, joint_codes, joint_table, table_counts
+from infometer.core.data import as_variable
+from infometer.estimators.discrete import counting
+from infometer.estimators.discrete.counting import counts, joint_codes, joint_table, table_counts
 
 SUBSETS = {
     1: [(0,)],

@@ -8,8 +8,8 @@ import pytest
 from scipy.special import xlogy
 
 import infometer as im
-from infometer.discrete import kernels
-from infometer.discrete.kernels import _nsb_moments
+from infometer.estimators.discrete import kernels
+from infometer.estimators.discrete.kernels import _nsb_moments
 
 TRUE = math.log(1000)  # 6.908 nats
 

@@ -9,7 +9,7 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from infometer.cli.app import app
-from infometer.dynamics import simulate
+from infometer.measures.dynamics import simulate
 
 runner = CliRunner()
 

@@ -8,7 +8,11 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.dynamics import local_cond_mutual_info, local_mutual_info, local_transfer_entropy
+from infometer.measures.dynamics import (
+    local_cond_mutual_info,
+    local_mutual_info,
+    local_transfer_entropy,
+)
 
 
 def _cont(n=600, seed=0):
@@ -89,7 +93,7 @@ def test_local_te_and_ais_average_to_te_and_ais():
         im.active_info_storage(y, method="gaussian", bias_correct=False).value, abs=1e-10
     )
     # the named function keeps its ML default
-    from infometer.dynamics import local_active_info_storage
+    from infometer.measures.dynamics import local_active_info_storage
 
     assert local_active_info_storage(y, method="gaussian").mean == pytest.approx(ml.mean, abs=0)
 
@@ -311,8 +315,8 @@ def test_local_true_errors_name_the_argument():
 
 
 def test_local_methods_table_matches_the_registry():
-    from infometer.api import local_methods
-    from infometer.dynamics.local import LOCAL_METHODS
+    from infometer.core.api import local_methods
+    from infometer.measures.dynamics.local import LOCAL_METHODS
 
     for q, names in LOCAL_METHODS.items():
         assert tuple(local_methods(q)) == names
@@ -322,8 +326,8 @@ def test_local_methods_table_matches_the_registry():
 
 
 def _every_local_spec():
-    from infometer import registry
-    from infometer.api import local_methods
+    from infometer.core import registry
+    from infometer.core.api import local_methods
 
     out = []
     for q in ("entropy", "mutual_info", "cond_mutual_info", "transfer_entropy"):
@@ -362,7 +366,7 @@ def test_local_ais_with_auto_history_uses_the_chosen_lags():
 
 
 def simulate_ar2(n=2000, seed=6):
-    from infometer.dynamics import simulate
+    from infometer.measures.dynamics import simulate
 
     a = np.zeros((2, 1, 1))
     a[:, 0, 0] = [0.5, 0.3]

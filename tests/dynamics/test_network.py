@@ -10,11 +10,11 @@ import pytest
 from scipy import stats
 
 import infometer as im
-from infometer.data import InfometerWarning
-from infometer.dynamics import simulate
-from infometer.dynamics._embed import lag_matrix, present_rows
-from infometer.dynamics._engine import GaussianEngine, RegistryEngine
-from infometer.dynamics._select import permutations
+from infometer.core.data import InfometerWarning
+from infometer.measures.dynamics import simulate
+from infometer.measures.dynamics._embed import lag_matrix, present_rows
+from infometer.measures.dynamics._engine import GaussianEngine, RegistryEngine
+from infometer.measures.dynamics._select import permutations
 
 
 def _chain(n: int, seed: int) -> np.ndarray:
@@ -262,7 +262,7 @@ def test_a_constant_series_warns_and_is_left_out():
 
 
 def test_discrete_engine_is_the_registry_plugin_cmi():
-    from infometer.dynamics._engine import DiscreteEngine
+    from infometer.measures.dynamics._engine import DiscreteEngine
 
     x, _ = simulate.boolean_network(4, 2, 600, seed=3)
     items = [(0, 1), (1, 1), (2, 1), (3, 1), (0, 2)]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.dynamics.ordinal import ordinal_patterns
+from infometer.measures.dynamics.ordinal import ordinal_patterns
 
 
 def test_patterns_are_the_rankings_of_the_windows():

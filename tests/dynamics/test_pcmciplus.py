@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.dynamics._algorithms import pc1
-from infometer.dynamics._pcmciplus import pcmciplus_graph
+from infometer.measures.dynamics._algorithms import pc1
+from infometer.measures.dynamics._pcmciplus import pcmciplus_graph
 
 # --------------------------------------------------------------------------- the oracle
 
@@ -253,7 +253,7 @@ def test_bad_lags_and_levels(kw, match):
 
 
 def test_skeleton_tests_are_budgeted():
-    from infometer.dynamics import _pcmciplus
+    from infometer.measures.dynamics import _pcmciplus
 
     g = np.full((6, 6, 2), "", dtype="<U3")
     g[:, :, 0] = "o-o"
@@ -266,7 +266,7 @@ def test_skeleton_tests_are_budgeted():
 
 
 def test_collider_subsets_are_budgeted():
-    from infometer.dynamics import _pcmciplus
+    from infometer.measures.dynamics import _pcmciplus
 
     test = listed_model({(0, 2, frozenset())})
     with pytest.raises(ValueError, match="majority collider rule"):
@@ -298,7 +298,7 @@ def test_oracle_window_is_long_enough():
 def test_gram_parcorr_equals_the_qr_route():
     # the correlation-matrix ParCorr of PCMCI+'s tests against the engine's QR route (the
     # one PCMCI uses): equal to rounding; collinear conditions fall back to the QR route
-    from infometer.dynamics._algorithms import LinkTests, ci_test
+    from infometer.measures.dynamics._algorithms import LinkTests, ci_test
 
     x = runge_data(800, 4)
     x = np.column_stack([x, x[:, 0] + x[:, 1]])  # a 4th series = x0 + x1: collinear

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.dynamics import simulate
-from infometer.dynamics.storage import ragwitz_k
+from infometer.measures.dynamics import simulate
+from infometer.measures.dynamics.storage import ragwitz_k
 from tests._tol import tol
 
 

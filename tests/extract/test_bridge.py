@@ -8,14 +8,14 @@ import warnings
 
 import pytest
 
-from infometer.extract.bridge import (
+from infometer.systems.extract.bridge import (
     extraction_mutual_info,
     layout_entropy,
     rank_agreement,
     triples_text,
 )
-from infometer.extract.scribes import Choice, resolve, run_choice
-from infometer.extract.sites import make_group, make_sites
+from infometer.systems.extract.scribes import Choice, resolve, run_choice
+from infometer.systems.extract.sites import make_group, make_sites
 
 
 @pytest.mark.parametrize("k", [1, 2, 4, 5])

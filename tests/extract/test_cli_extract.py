@@ -87,7 +87,7 @@ def test_report_renders_in_headless_chromium(bench_dir, tmp_path):
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
         pytest.skip("headless Chromium is not installed (.ci/ensure-chromium installs it)")
-    from infometer.extract.bench import write_html
+    from infometer.systems.extract.bench import write_html
 
     results = {"litecost": json.loads((bench_dir[0] / "litecost.json").read_text())}
     page = write_html(results, tmp_path / "report.html")

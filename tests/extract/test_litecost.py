@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.extract.documents import make_corpus, make_filing, make_questions
-from infometer.extract.litecost import (
+from infometer.systems.extract.documents import make_corpus, make_filing, make_questions
+from infometer.systems.extract.litecost import (
     CLASSES,
     Extractor,
     answer_from_table,
@@ -21,7 +21,7 @@ from infometer.extract.litecost import (
     spans_of,
     train_extractor,
 )
-from infometer.extract.sso import (
+from infometer.systems.extract.sso import (
     SSO,
     SSOParseError,
     Table,

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from infometer.extract._html import parse
-from infometer.extract.liveweb import (
+from infometer.systems.extract._html import parse
+from infometer.systems.extract.liveweb import (
     VGS,
     Similarity,
     make_benchmark,
     parse_attributes,
     run_benchmark,
 )
-from infometer.extract.server import SiteServer, chromium_path, fetch, render_boxes
-from infometer.extract.sites import drift, make_group, rerender
+from infometer.systems.extract.server import SiteServer, chromium_path, fetch, render_boxes
+from infometer.systems.extract.sites import drift, make_group, rerender
 
 
 # ------------------------------------------------------------------------- server
@@ -60,7 +60,7 @@ def test_parse_attributes():
 
 
 def _f1(vals, gold):
-    from infometer.extract.metrics import set_prf
+    from infometer.systems.extract.metrics import set_prf
 
     return set_prf(vals, gold).f1
 

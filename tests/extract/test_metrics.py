@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from infometer.extract.metrics import (
+from infometer.systems.extract.metrics import (
     DUMP_FACTOR,
     fuzzy_f1,
     match,
@@ -115,7 +115,7 @@ def test_bad_input():
 
 
 def test_size_checked_before_allocating(monkeypatch):
-    import infometer.extract.metrics as m
+    import infometer.systems.extract.metrics as m
 
     monkeypatch.setattr(m, "MAX_PAIRS", 10)
     with pytest.raises(ValueError, match="pairs exceeds the limit"):

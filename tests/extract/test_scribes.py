@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.extract.dedup import count_tokens, dedup_html
-from infometer.extract.metrics import fuzzy_f1
-from infometer.extract.sandbox import Sandbox, extract_code, run_script
-from infometer.extract.scribes import (
+from infometer.systems.extract.dedup import count_tokens, dedup_html
+from infometer.systems.extract.metrics import fuzzy_f1
+from infometer.systems.extract.sandbox import Sandbox, extract_code, run_script
+from infometer.systems.extract.scribes import (
     SLOTS,
     Choice,
     Policy,
@@ -24,7 +24,7 @@ from infometer.extract.scribes import (
     token_costs,
     train_policy,
 )
-from infometer.extract.sites import TEMPLATES, drift, make_group, rerender
+from infometer.systems.extract.sites import TEMPLATES, drift, make_group, rerender
 
 #: A correct class-keyed program for each template (read off the templates' markup).
 CORRECT = {

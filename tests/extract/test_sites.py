@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from infometer.extract.documents import (
+from infometer.systems.extract.documents import (
     METRICS,
     NUMBER_RE,
     make_filing,
     make_questions,
     parse_amount,
 )
-from infometer.extract.metrics import fuzzy_f1
-from infometer.extract.sites import (
+from infometer.systems.extract.metrics import fuzzy_f1
+from infometer.systems.extract.sites import (
     DOMAINS,
     DRIFTS,
     TEMPLATES,

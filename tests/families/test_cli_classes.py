@@ -143,7 +143,7 @@ def test_malformed_csv(tmp_path, text, named, command):
 
 # ----------------------------------------------------------------- stores
 def _truncated_store(d):
-    from infometer.bench.store import Store
+    from infometer.workflows.bench.store import Store
 
     with Store(d) as s:
         for i in range(50):
@@ -230,7 +230,7 @@ def test_block_store_with_an_empty_manifest_and_no_blocks_is_reused(tmp_path, ta
 
 # ------------------------------------------------------------------------ Ctrl-C
 def test_matrix_ctrl_c_is_exit_130_and_says_how_to_resume(tmp_path, table, monkeypatch):
-    import infometer.allpairs as ap
+    import infometer.workflows.allpairs as ap
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -244,7 +244,7 @@ def test_matrix_ctrl_c_is_exit_130_and_says_how_to_resume(tmp_path, table, monke
 
 def test_pairwise_raises_keyboard_interrupt_when_its_run_was_interrupted(monkeypatch):
     import infometer as im
-    from infometer.allpairs import _blocks
+    from infometer.workflows.allpairs import _blocks
 
     real = _blocks._run
 

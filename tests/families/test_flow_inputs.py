@@ -13,8 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from infometer.probes import flow  # noqa: E402
-from infometer.text import compressors  # noqa: E402
+from infometer.systems.probes import flow  # noqa: E402
+from infometer.systems.text import compressors  # noqa: E402
 
 MODEL = flow.copy_circuit(vocab=5, length=4, source=1, logit=4.0)
 GOOD = np.random.default_rng(0).integers(0, 5, size=(8, 4))

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import infometer as im
-from infometer import decision
-from infometer.probes import alignment, decoding, imagemaps
+from infometer.systems import decision
+from infometer.systems.probes import alignment, decoding, imagemaps
 from tests.test_fuzz import FUZZ, NOT_ARRAYS, Col, _call, tables
 
 # ------------------------------------------------------------------ real tables

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 import infometer as im
-from infometer.decision import persuade
-from infometer.probes import imagemaps
-from infometer.probes.decoding import fano_bound
+from infometer.systems.decision import persuade
+from infometer.systems.probes import imagemaps
+from infometer.systems.probes.decoding import fano_bound
 
 RNG = np.random.default_rng(0)
 SMALL = RNG.normal(size=(30, 3))
@@ -164,7 +164,7 @@ def _renyi_exact(lam, a):
 
 @pytest.mark.parametrize("alpha", [0.5, 2.0, 3.0, 10.0, 100.0, 700.0])
 def test_matrix_renyi_spectrum_matches_the_formula(alpha):
-    from infometer.matrix.kernels import renyi_from_spectrum
+    from infometer.estimators.matrix.kernels import renyi_from_spectrum
 
     lam = np.array([0.5, 0.25, 0.125, 0.125])
     assert renyi_from_spectrum(lam, alpha) == pytest.approx(_renyi_exact(lam, alpha), rel=1e-12)
@@ -172,7 +172,7 @@ def test_matrix_renyi_spectrum_matches_the_formula(alpha):
 
 @pytest.mark.parametrize("alpha", [1e3, 1e4, 1e6, 1e12, 1e300])
 def test_matrix_renyi_large_alpha_tends_to_min_entropy(alpha):
-    from infometer.matrix.kernels import renyi_from_spectrum
+    from infometer.estimators.matrix.kernels import renyi_from_spectrum
 
     lam = np.array([0.5, 0.25, 0.25])
     v = renyi_from_spectrum(lam, alpha)
@@ -194,7 +194,7 @@ def test_matrix_renyi_is_non_increasing_in_alpha_through_the_api():
 # ---------------------------------------------------------------- saturation
 @pytest.mark.parametrize("ceiling", [math.log(16), math.log(256), math.log(4096)])
 def test_saturation_rule_boundary(ceiling):
-    from infometer.saturation import SATURATION_GAP, ceiling_flags
+    from infometer.core.saturation import SATURATION_GAP, ceiling_flags
 
     eps = 1e-9
     assert ceiling_flags(ceiling - SATURATION_GAP - eps, ceiling)["saturated"] is False
@@ -205,7 +205,7 @@ def test_saturation_rule_boundary(ceiling):
 
 def test_saturation_sensitivity_is_the_slope_of_the_optimal_infonce():
     """d/dI of log B - log(1 + (B-1) e^-I), by finite differences, equals 1 - e^v / B."""
-    from infometer.saturation import ceiling_flags
+    from infometer.core.saturation import ceiling_flags
 
     b = 256
     for i in (0.5, 3.0, 5.0, 7.83):
@@ -217,7 +217,7 @@ def test_saturation_sensitivity_is_the_slope_of_the_optimal_infonce():
 
 
 def test_infonce_probe_uses_the_rule():
-    from infometer.probes.alignment import infonce_bound
+    from infometer.systems.probes.alignment import infonce_bound
 
     n = 64
     z = np.random.default_rng(0).normal(size=(n, 8))

@@ -29,8 +29,8 @@ import pandas as pd
 import pytest
 
 import infometer as im
-from infometer import decision
-from infometer.probes import alignment, decoding
+from infometer.systems import decision
+from infometer.systems.probes import alignment, decoding
 
 GOOD_PRIOR = [0.25, 0.75]
 GOOD_U = [[1.0, 0.0], [0.0, 1.0]]
@@ -114,7 +114,9 @@ REAL_TARGETS = {
     ),
     "js_divergence_pmf(p)": (lambda b: alignment.js_divergence_pmf(b, GOOD_PRIOR), "p"),
     "channel_mi_from_scores(scores)": (
-        lambda b: __import__("infometer.text", fromlist=["x"]).channel_mi_from_scores(_square(b)),
+        lambda b: __import__("infometer.systems.text", fromlist=["x"]).channel_mi_from_scores(
+            _square(b)
+        ),
         "scores",
     ),
     "aracne(obj)": (lambda b: im.aracne(_square(b)), "obj"),
@@ -240,7 +242,7 @@ def test_flags_class(flag):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(30, 3))
     _refused(lambda: im.pairwise(x, method="gaussian_copula", progress=flag), "progress")
-    from infometer.sklearn import MutualInfoSelector
+    from infometer.workflows.sklearn import MutualInfoSelector
 
     y = rng.integers(0, 2, 30)
     sel = MutualInfoSelector(k=2, discrete_features=flag)
@@ -276,7 +278,7 @@ def test_flags_class_models(flag):
 
 @pytest.mark.parametrize("bad", [[0.5], [5], [-4], ["0"], [[0, 1]], np.array([True, False])])
 def test_discrete_features_indices_and_masks(bad):
-    from infometer.sklearn import MutualInfoSelector
+    from infometer.workflows.sklearn import MutualInfoSelector
 
     rng = np.random.default_rng(0)
     x, y = rng.integers(0, 3, (40, 3)).astype(float), rng.integers(0, 2, 40)
@@ -402,13 +404,13 @@ def _local():
     ],
 )
 def test_unpicklable_work_class(func, jobs, name):
-    from infometer.parallel import run_jobs
+    from infometer.core.parallel import run_jobs
 
     _refused(lambda: run_jobs(func, jobs, _Sink(), workers=2, pool="processes"), name)
 
 
 def test_picklable_work_and_threads_accept_lambdas():
-    from infometer.parallel import run_jobs
+    from infometer.core.parallel import run_jobs
 
     s = _Sink()
     run_jobs(lambda p: p + 1, {1: 1, 2: 2}, s, workers=2, pool="threads", interruptible=False)

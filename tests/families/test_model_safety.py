@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("transformers")
 pytest.importorskip("safetensors")
 
-from infometer.encoders import check_weights, load_hf, load_sentence_encoder  # noqa: E402
+from infometer.core.encoders import check_weights, load_hf, load_sentence_encoder  # noqa: E402
 
 
 class _Exploit:

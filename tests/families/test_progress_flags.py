@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("torch")
 
 import infometer as im  # noqa: E402
-from infometer.probes.clib import CLIB  # noqa: E402
+from infometer.systems.probes.clib import CLIB  # noqa: E402
 
 MAKERS = {
     "NeuralMI": lambda p: im.NeuralMI("infonce", progress=p),

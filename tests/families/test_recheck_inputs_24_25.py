@@ -75,7 +75,7 @@ def test_multiplets_store_of_wrong_type_names_store():
 )
 def test_frame_with_repeated_column_names_is_refused(call):
     # was pandas' AttributeError "'DataFrame' object has no attribute 'dtype'" (df['a'] of
-    # a repeated name is a DataFrame), from the one reader of raw input, infometer.data
+    # a repeated name is a DataFrame), from the one reader of raw input, infometer.core.data
     df = pd.DataFrame(X[:, :3], columns=["a", "a", "b"])
     with pytest.raises(ValueError, match=r"repeated column names \['a'\]"):
         call(df)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.generalized import (
+from infometer.measures.generalized import (
     exponential_renyi_entropy,
     gaussian_renyi_entropy,
     renyi_to_tsallis,
@@ -52,7 +52,7 @@ def test_unbiased_power_sum_is_unbiased_where_plugin_is_not():
     truth = 1 - (p**2).sum()
     R, n = 4000, 15
     # the replicates go through the kernels (the API call is checked once below)
-    from infometer.generalized.kernels import falling_power_sum, tsallis
+    from infometer.measures.generalized.kernels import falling_power_sum, tsallis
 
     ub, pl = [], []
     for _ in range(R):

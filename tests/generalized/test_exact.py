@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.generalized import (
+from infometer.measures.generalized import (
     exponential_renyi_entropy,
     gaussian_renyi_entropy,
     renyi_to_tsallis,

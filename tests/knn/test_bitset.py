@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from infometer.knn import bitset, engine
-from infometer.knn.engine import KDTree, RangeCounter, count_within, kth_neighbours
+from infometer.estimators.knn import _bitset as bitset
+from infometer.estimators.knn import engine
+from infometer.estimators.knn.engine import KDTree, RangeCounter, count_within, kth_neighbours
 
 from .test_engine import _data, _pairwise
 
@@ -193,7 +194,7 @@ def test_ksg_x_counts_share_the_joint_index(forced, monkeypatch, parallel):
     """KSG's x marginal counts on the head of the joint search's bitset index (no second
     index) where the rules make both bitset indexes; the estimate is bitwise the one with
     an index of its own, and the counts are brute force's."""
-    from infometer.knn import kernels
+    from infometer.estimators.knn import kernels
 
     monkeypatch.setattr(engine, "PARALLEL_MIN", 100 if parallel else 10**9)
     rng = np.random.default_rng(11)

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from infometer.knn import engine
-from infometer.knn.engine import (
+from infometer.estimators.knn import engine
+from infometer.estimators.knn.engine import (
     KDTree,
     RangeCounter,
     count_within,
@@ -138,7 +138,7 @@ def test_sorted_counts_fix_the_searchsorted_trap(backend):
 def test_rank_intervals_are_exact(ties):
     """The rank-space primitive: per sorted position, exactly the positions within r
     (boundary radii taken from real gaps, ties, zero and negative radii)."""
-    from infometer.knn import compiled
+    from infometer.estimators.knn import _compiled as compiled
 
     rng = np.random.default_rng(3)
     s = np.sort(_data(rng, 400, 1, ties)[:, 0])
@@ -163,7 +163,7 @@ def test_rank_intervals_are_exact(ties):
 def test_rank_bitset_counts_brute_force(d, ties, n, monkeypatch):
     """The scipy backend's rank-interval bitsets (many columns, small N): brute force,
     with N a multiple of the 64-bit word and not, ties, zero and negative radii."""
-    from infometer.knn import rankbits
+    from infometer.estimators.knn import _rankbits as rankbits
 
     monkeypatch.setattr(engine, "BACKEND", "scipy")
     monkeypatch.setattr(engine, "RANKBITS_MIN_POINTS", 0)
@@ -314,7 +314,7 @@ def test_concurrent_structures_change_no_estimate(monkeypatch):
     """From PARALLEL_MIN rows the estimators build the joint tree and the marginal
     structures on several threads (engine.start) and split tree builds in two; the
     estimates must be bit-identical to the one-thread path."""
-    from infometer.knn import kernels
+    from infometer.estimators.knn import kernels
 
     rng = np.random.default_rng(11)
     n = engine.PARALLEL_MIN + 1000
@@ -381,7 +381,7 @@ def test_backend_rule(monkeypatch):
     import sys
 
     monkeypatch.setattr(engine, "BACKEND", "auto")
-    monkeypatch.delitem(sys.modules, "infometer.knn.compiled", raising=False)
+    monkeypatch.delitem(sys.modules, "infometer.estimators.knn._compiled", raising=False)
     monkeypatch.setattr(engine, "_scipy_seconds", 0.0)
     monkeypatch.setattr(engine, "_cached", True)
     assert not engine.uses_compiled(100)
@@ -475,7 +475,7 @@ def test_neighbour_lists_do_not_depend_on_threads(monkeypatch):
 def test_select_partitions_rows(kind):
     """The build's quickselect: the kth row holds the kth key, no key before it is larger
     and none after it smaller, and rows move whole (with their original index)."""
-    from infometer.knn import compiled
+    from infometer.estimators.knn import _compiled as compiled
 
     rng = np.random.default_rng(4)
     for n in (2, 3, 5, 17, 1000):

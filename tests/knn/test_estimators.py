@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy.special import digamma
 
 import infometer as im
-from infometer.data import InfometerWarning
+from infometer.core.data import InfometerWarning
 
 from .truth import (
     additive_uniform_mi,

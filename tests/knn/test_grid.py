@@ -1,10 +1,11 @@
-"""The rank grid of 2 to 4 columns (infometer.knn.grid): exact counts against brute force
+"""The rank grid of 2 to 4 columns (infometer.estimators.knn._grid): exact counts against brute force
 under every layout its tuning constants can produce, and its internal invariants."""
 
 import numpy as np
 import pytest
 
-from infometer.knn import engine, grid
+from infometer.estimators.knn import _grid as grid
+from infometer.estimators.knn import engine
 
 
 def _brute(p: np.ndarray, r: np.ndarray) -> np.ndarray:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.jit import nb
-from infometer.knn.intrinsics import BLOCK, block_dist, ctz, popcount
+from infometer.core.jit import nb
+from infometer.estimators.knn._intrinsics import BLOCK, block_dist, ctz, popcount
 
 
 @nb.njit(cache=False)

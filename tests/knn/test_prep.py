@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.knn import prep
+from infometer.estimators.knn import prep
 
 
 def _blocks(n: int = 2000, seed: int = 0) -> dict[str, np.ndarray]:

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import infometer as im
-from infometer.matrix import effective_rank, von_neumann_entropy
-from infometer.matrix import kernels as K
+from infometer.estimators.matrix import effective_rank, von_neumann_entropy
+from infometer.estimators.matrix import kernels as K
 
 
 def test_registered_and_reachable_from_the_api():

@@ -15,7 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from infometer.models.activations import (  # noqa: E402
+from infometer.systems.models.activations import (  # noqa: E402
     FLES_KINDS,
     KINDS,
     FleS,
@@ -26,8 +26,8 @@ from infometer.models.activations import (  # noqa: E402
     make_activation,
     swap_activations,
 )
-from infometer.models.activations.nets import PatchTransformer, SmallResNet  # noqa: E402
-from infometer.probes.flow import TinyTransformer  # noqa: E402
+from infometer.systems.models.activations.nets import PatchTransformer, SmallResNet  # noqa: E402
+from infometer.systems.probes.flow import TinyTransformer  # noqa: E402
 
 # max_u u·σ(−u) = u/(1 + e^u): the maximiser solves 1 + e^u = u e^u, i.e. u = 1 + e^{−u},
 # and the maximum is then u − 1 (W below, computed by fixed-point iteration of u = 1 + e^{-u}).
@@ -56,14 +56,14 @@ def test_kappa_one_is_silu_exactly():
     assert torch.allclose(act(x), x * torch.sigmoid(x), rtol=1e-14, atol=1e-15)
     assert torch.allclose(act(x), torch.nn.functional.silu(x), rtol=1e-14, atol=1e-15)
     # with κ exactly 1.0 the kernel is bit for bit x·σ(x)
-    from infometer.models.activations._functional import fles_phi
+    from infometer.systems.models.activations._functional import fles_phi
 
     assert torch.equal(fles_phi(x, 1.0, 1.0), torch.sigmoid(x) * x)
 
 
 @pytest.mark.parametrize("kve", [0.5, 1.0, 2.5])
 def test_kappa_ho_to_infinity_is_scaled_relu(kve):
-    from infometer.models.activations._functional import fles_phi
+    from infometer.systems.models.activations._functional import fles_phi
 
     x = torch.linspace(-20, 20, 40001, dtype=torch.float64)
     gaps = []
@@ -236,7 +236,7 @@ def test_swap_example_input_gives_channels():
 @pytest.mark.slow
 def test_swap_hugging_face_bert():
     pytest.importorskip("transformers")
-    from infometer.models.activations.nets import tiny_bert
+    from infometer.systems.models.activations.nets import tiny_bert
 
     m = tiny_bert(seed=0)
     ids = {"input_ids": torch.randint(0, 64, (2, 6), generator=torch.Generator().manual_seed(0))}
@@ -287,7 +287,7 @@ def test_bad_input(call, exc, match):
 def test_docstring_examples_run():
     import doctest
 
-    from infometer.models.activations import modules, swap, theory
+    from infometer.systems.models.activations import modules, swap, theory
 
     for mod in (modules, swap, theory):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -295,7 +295,7 @@ def test_docstring_examples_run():
 
 
 def test_lazy_names():
-    import infometer.models as m
+    import infometer.systems.models as m
 
     assert m.make_activation is make_activation
     assert m.swap_activations is swap_activations

@@ -17,8 +17,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import infometer as im  # noqa: E402
-from infometer.models.activations import find_activations, swap_activations  # noqa: E402
-from infometer.models.activations.information import (  # noqa: E402
+from infometer.estimators.neural.layers import collect_activations  # noqa: E402
+from infometer.systems.models.activations import find_activations, swap_activations  # noqa: E402
+from infometer.systems.models.activations.information import (  # noqa: E402
     batch_dependence,
     default_layers,
     gate_bits,
@@ -26,9 +27,8 @@ from infometer.models.activations.information import (  # noqa: E402
     layer_curves,
     plot_layer_curves,
 )
-from infometer.models.activations.nets import PatchTransformer  # noqa: E402
-from infometer.models.activations.tasks import context_task  # noqa: E402
-from infometer.neural.layers import collect_activations  # noqa: E402
+from infometer.systems.models.activations.nets import PatchTransformer  # noqa: E402
+from infometer.systems.models.activations.tasks import context_task  # noqa: E402
 
 
 def _identity_then(act: torch.nn.Module, d: int = 4) -> torch.nn.Sequential:
@@ -273,7 +273,7 @@ def test_bad_input(call, exc, match):
 def test_docstring_examples_run():
     import doctest
 
-    from infometer.models.activations import information, nets, tasks
+    from infometer.systems.models.activations import information, nets, tasks
 
     for mod in (information, nets, tasks):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

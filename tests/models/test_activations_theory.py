@@ -16,7 +16,7 @@ from scipy.special import expit, ndtr
 
 pytest.importorskip("torch")
 
-from infometer.models.activations import theory as th  # noqa: E402
+from infometer.systems.models.activations import theory as th  # noqa: E402
 
 
 @pytest.mark.parametrize("gate", ["sigmoid", "gelu"])

@@ -10,8 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import infometer as im
-from infometer import exact
-from infometer.models import classifier_cond_mutual_info, classifier_cond_mutual_info_per_class
+from infometer.measures import exact
+from infometer.systems.models import (
+    classifier_cond_mutual_info,
+    classifier_cond_mutual_info_per_class,
+)
 
 
 def random_outputs(rng, n=300, c=5, conc=0.7):

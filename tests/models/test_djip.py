@@ -8,8 +8,8 @@ from scipy.fft import dctn, idctn
 
 torch = pytest.importorskip("torch")
 
-from infometer.models import classifier_cond_mutual_info, predict_proba  # noqa: E402
-from infometer.models.djip import (  # noqa: E402
+from infometer.systems.models import classifier_cond_mutual_info, predict_proba  # noqa: E402
+from infometer.systems.models.djip import (  # noqa: E402
     CHROMA_Q50,
     LUMA_Q50,
     DiffJPEG,
@@ -19,7 +19,7 @@ from infometer.models.djip import (  # noqa: E402
     quality_table,
     soft_quantize,
 )
-from infometer.models.synthetic import texture_images  # noqa: E402
+from infometer.systems.models.synthetic import texture_images  # noqa: E402
 
 
 def hard_jpeg(x: np.ndarray, luma: np.ndarray, chroma: np.ndarray) -> np.ndarray:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from infometer.models import core
+from infometer.systems.models import core
 
 torch = pytest.importorskip("torch")
 
-from infometer.models.fisher import core_factor_torch, fisher_information  # noqa: E402
+from infometer.systems.models.fisher import core_factor_torch, fisher_information  # noqa: E402
 
 C, D, N = 3, 4, 40
 
@@ -220,7 +220,7 @@ def test_device_mismatch_is_an_error():
     model = torch.nn.Linear(3, 2)
     with pytest.raises(ValueError, match="model is on cpu but device='meta'"):
         fisher_information(model, np.zeros((2, 3)), device=torch.device("meta"))
-    # a device name goes through infometer.validation.resolve_device (issue 29)
+    # a device name goes through infometer.core.validation.resolve_device (issue 29)
     with pytest.raises(ValueError, match="device 'meta': only cpu, cuda and mps"):
         fisher_information(model, np.zeros((2, 3)), device="meta")
     meta = torch.nn.Linear(3, 2, device="meta")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.models import entropy_increment, linear_entropy_increment
-from infometer.models.synthetic import texture_images
+from infometer.systems.models import entropy_increment, linear_entropy_increment
+from infometer.systems.models.synthetic import texture_images
 
 
 def test_linear_map_increment_is_log_abs_det():

@@ -7,14 +7,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from infometer.matrix import von_neumann_entropy  # noqa: E402
-from infometer.models.koopman import (  # noqa: E402
+from infometer.estimators.matrix import von_neumann_entropy  # noqa: E402
+from infometer.systems.models.koopman import (  # noqa: E402
     fit_koopman,
     infonce_time,
     ridge_koopman,
     von_neumann_entropy_torch,
 )
-from infometer.models.synthetic import linear_system, lorenz63, pendulum  # noqa: E402
+from infometer.systems.models.synthetic import linear_system, lorenz63, pendulum  # noqa: E402
 
 
 def test_ridge_fit_recovers_a_linear_system():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from infometer.multivariate import _broja
+from infometer.measures.multivariate import _broja
 
 SHAPES = [((2, 2, 2), 1.0), ((3, 3, 2), 1.0), ((3, 3, 3), 0.5), ((4, 4, 4), 1.0)]
 SHAPES += [((4, 4, 4), 0.3), ((2, 5, 3), 0.5), ((5, 3, 4), 0.2)]

@@ -11,7 +11,11 @@ import pytest
 from scipy.optimize import minimize
 
 import infometer as im
-from infometer.multivariate._gaussian_broja import _objective, union_information, whitened_channel
+from infometer.measures.multivariate._gaussian_broja import (
+    _objective,
+    union_information,
+    whitened_channel,
+)
 
 
 def _ld(c):

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import infometer as im
-import infometer.multivariate  # noqa: F401
+import infometer.measures.multivariate  # noqa: F401
 
-MOD = sys.modules["infometer.multivariate.multiplets"]
+MOD = sys.modules["infometer.measures.multivariate.multiplets"]
 
 
 def _planted5(n=2000, d=30, seed=0):

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import infometer as im
-from infometer.data import InfometerWarning
-from infometer.multivariate.pairs import pair_mutual_info
-from infometer.parametric.gaussian import copula_normalize
+from infometer.core.data import InfometerWarning
+from infometer.estimators.parametric.gaussian import copula_normalize
+from infometer.measures.multivariate.pairs import pair_mutual_info
 
 # float rounding: the batched and the one-pair paths evaluate the same log-det kernel, but
 # the scatter matrix of all columns and that of three columns are different BLAS products

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import exact
-from infometer.multivariate import _pid
+from infometer.measures import exact
+from infometer.measures.multivariate import _pid
 
 LOG2_3 = np.log2(3.0)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import exact
+from infometer.measures import exact
 
 LN2 = np.log(2.0)
 QUANTITIES = [

@@ -9,8 +9,8 @@ import pytest
 from scipy.stats import binom
 
 import infometer as im
-from infometer.multivariate._surrogates import independent_orders
-from infometer.multivariate.significance import p_value
+from infometer.measures.multivariate._surrogates import independent_orders
+from infometer.measures.multivariate.significance import p_value
 
 
 def _rate_interval(k: int, alpha: float = 0.05, level: float = 0.999) -> tuple[int, int]:

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.data import as_variables
-from infometer.neural._reference import reference_data
+from infometer.core.data import as_variables
+from infometer.estimators.neural._reference import reference_data
 
 torch = pytest.importorskip("torch")
 
@@ -33,7 +33,7 @@ def gaussian(n, seed, rho=RHO):
 
 
 def test_reference_data_has_the_known_answer():
-    from infometer.truth.closed_forms import gaussian_mutual_info
+    from infometer.measures.truth.closed_forms import gaussian_mutual_info
 
     x, y = gaussian(2000, seed=0)
     v = as_variables({"x": x, "y": y})

@@ -14,7 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from infometer.neural import bounds as B  # noqa: E402
+from infometer.estimators.neural import bounds as B  # noqa: E402
 
 
 def gaussian(n, d, rho, rng):

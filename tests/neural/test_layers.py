@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.neural import collect_activations, flownib, participation_ratio
-from infometer.neural.flownib import optimal_coordinate
+from infometer.estimators.neural import collect_activations, flownib, participation_ratio
+from infometer.estimators.neural.flownib import optimal_coordinate
 
 from .conftest import TINY
 

@@ -29,7 +29,7 @@ def test_sentences_carry_the_label_in_word_order_only():
 
 
 def test_causal_mask_hides_the_right_context():
-    from infometer.encoders import load_hf
+    from infometer.core.encoders import load_hf
 
     tok, model = load_hf()
     batch = dict(

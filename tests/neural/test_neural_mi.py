@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.neural import BOUND_NAMES
+from infometer.estimators.neural import BOUND_NAMES
 
 from .conftest import TINY
 
@@ -129,7 +129,7 @@ def test_ci_by_seeds():
 
 @pytest.mark.slow
 def test_discrete_tokens_through_learned_embeddings():
-    from infometer.truth import get_task
+    from infometer.measures.truth import get_task
 
     task = get_task("symchannel-2pairs-V8-1nat")  # 2 pairs of 8-symbol tokens, 1 nat each
     s = task.sample(6000, seed=0)

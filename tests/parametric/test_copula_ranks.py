@@ -5,7 +5,7 @@ import pytest
 from scipy.special import ndtri
 from scipy.stats import rankdata
 
-from infometer.parametric import gaussian as G
+from infometer.estimators.parametric import gaussian as G
 
 
 def _column(kind: str, n: int, rng) -> np.ndarray:

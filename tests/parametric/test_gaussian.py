@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import infometer as im
-from infometer.parametric import gaussian_entropy, gaussian_entropy_terms, gaussian_kl
+from infometer.estimators.parametric import gaussian_entropy, gaussian_entropy_terms, gaussian_kl
 
 
 def logdet(s: np.ndarray) -> float:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import infometer as im
-from infometer.probes import alignment as al
+from infometer.systems.probes import alignment as al
 
 
 def test_jsd_of_disjoint_and_equal_pmfs():

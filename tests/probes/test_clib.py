@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer.probes import clib
+from infometer.systems.probes import clib
 
 
 def test_redundancy_score_known_values():

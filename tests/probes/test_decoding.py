@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import infometer as im
-from infometer.probes import decoding as dec
+from infometer.systems.probes import decoding as dec
 
 
 def _fano_by_hand(acc: float, k: int) -> float:

@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from infometer.probes import flow  # noqa: E402
+from infometer.systems.probes import flow  # noqa: E402
 
 V, T, J, L = 10, 6, 2, 5.0
 
@@ -135,7 +135,7 @@ def llama_dir(tmp_path_factory):
 
 
 def test_hf_adapter_from_a_local_folder(llama_dir):
-    from infometer import encoders
+    from infometer.core import encoders
 
     tok, model = encoders.load_hf(llama_dir, kind="causal_lm")
     ids = tok(["w1 w5 w7 w3 w9", "w2 w2 w8 w4 w6"], return_tensors="pt")

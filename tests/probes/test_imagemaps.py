@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer.probes import imagemaps as maps
+from infometer.systems.probes import imagemaps as maps
 
 
 def test_constant_two_level_and_eight_level_patches_plugin():

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import infometer as im
-from infometer import registry
-from infometer.data import as_variables
-from infometer.stats import block_permutation, local_permutation, multipletests
+from infometer.core import registry
+from infometer.core.data import as_variables
+from infometer.measures.stats import block_permutation, local_permutation, multipletests
 
 # Under H0 the rejection rate of 100 tests at alpha = 0.05 is Binomial(100, 0.05)
 # (sd 0.022): the window [0.01, 0.11] is about ±2.7 sd.
@@ -108,7 +108,7 @@ def test_cmi_power_and_discrete_strata():
     assert res.p_value == pytest.approx(1 / 20)
     # within-strata permutation keeps every row's z: each permuted x comes from its stratum
     codes = as_variables({"z": z})["z"].codes
-    from infometer.stats.independence import _strata_permutation
+    from infometer.measures.stats.independence import _strata_permutation
 
     perm = _strata_permutation(np.random.default_rng(0), codes)
     assert np.array_equal(codes[perm], codes) and np.array_equal(np.sort(perm), np.arange(300))
@@ -146,7 +146,7 @@ def test_block_permutation_for_autocorrelated_series():
 def test_local_permutation_properties():
     rng = np.random.default_rng(5)
     z = rng.normal(size=500)
-    from infometer.stats.independence import _z_neighbors
+    from infometer.measures.stats.independence import _z_neighbors
 
     nb = _z_neighbors(as_variables({"z": z})["z"], 5)
     perm = local_permutation(rng, nb)

@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 import pytest
 
-from infometer import api, registry
-from infometer.data import as_variables
-from infometer.registry import EstimatorSpec, Raw
-from infometer.stats import error_bars
+from infometer.core import api, registry
+from infometer.core.data import as_variables
+from infometer.core.registry import EstimatorSpec, Raw
+from infometer.measures.stats import error_bars
 
 RHO = 0.6
 TRUTH = -0.5 * np.log(1 - RHO**2)
@@ -46,7 +46,7 @@ def test_capped_subsample_keeps_the_spread_of_the_full_sample(monkeypatch):
     n = 4000 (m/n = 0.125) the sqrt(m/(n-m)) rescaling must still give the full-sample sd
     rho/sqrt(n) (same 15% tolerance as above: the se of an sd from 400 resamples is 3.5%;
     without the rescaling the spread would be sqrt((n-m)/m) = 2.6x too wide)."""
-    from infometer import resample
+    from infometer.core import resample
 
     monkeypatch.setattr(resample, "MAX_SUBSAMPLE", 500)
     rng = np.random.default_rng(0)

@@ -11,9 +11,14 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer import InfometerWarning, exact
-from infometer.text import channel_mutual_info, channel_mutual_info_from_scores, fit_rate_distortion
-from infometer.text.channel import channel_terms, loo_terms
+from infometer import InfometerWarning
+from infometer.measures import exact
+from infometer.systems.text import (
+    channel_mutual_info,
+    channel_mutual_info_from_scores,
+    fit_rate_distortion,
+)
+from infometer.systems.text.channel import channel_terms, loo_terms
 
 
 # ----------------------------------------------------------------- Gaussian channel

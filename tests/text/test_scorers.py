@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from infometer import InfometerWarning
-from infometer.text import CopyBigramScorer, HFScorer, as_scorer, channel_mutual_info, score_matrix
-from infometer.text.scorers import make_prompt, word_tokens
+from infometer.systems.text import (
+    CopyBigramScorer,
+    HFScorer,
+    as_scorer,
+    channel_mutual_info,
+    score_matrix,
+)
+from infometer.systems.text.scorers import make_prompt, word_tokens
 
 from .conftest import build_tiny_gpt2
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import infometer as im
-from infometer.dynamics import simulate
-from infometer.timeseries._history import ragwitz_k
+from infometer.measures.dynamics import simulate
+from infometer.measures.timeseries._history import ragwitz_k
 
 #: x -> y with y an AR(2) in its own past: y_t = 0.5 y_{t-1} + 0.3 y_{t-2} + 0.5 x_{t-1} + e
 #: and x white noise, so y's own past is exactly two lags deep (x_{t-1} is independent of

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.linalg import solve_discrete_lyapunov
 
 import infometer as im
-from infometer.timeseries import embed_arrays
+from infometer.measures.timeseries import embed_arrays
 from tests._tol import nonneg, sqrt0, tol
 
 

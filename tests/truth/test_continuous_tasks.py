@@ -8,9 +8,9 @@ import pytest
 from scipy import integrate, stats
 from scipy.linalg import expm
 
-from infometer import truth
-from infometer.truth import beyond_normal as bn
-from infometer.truth import closed_forms as cf
+from infometer.measures import truth
+from infometer.measures.truth import beyond_normal as bn
+from infometer.measures.truth import closed_forms as cf
 
 # Published values (Czyż et al. 2023, bmi BENCHMARK_TASKS), 4 decimals.
 PUBLISHED = {

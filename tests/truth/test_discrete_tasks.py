@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infometer import exact, truth
-from infometer.truth import discrete as D
+from infometer.measures import exact, truth
+from infometer.measures.truth import discrete as D
 
 
 @given(st.integers(2, 40), st.floats(0.0, 1.0))

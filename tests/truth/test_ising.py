@@ -9,7 +9,7 @@ from scipy import stats
 from scipy.special import logsumexp
 from tests._tol import sqrt0
 
-from infometer.truth import ising
+from infometer.measures.truth import ising
 
 KC = ising.CRITICAL_COUPLING
 

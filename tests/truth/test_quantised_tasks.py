@@ -11,8 +11,8 @@ import pytest
 from scipy.special import logsumexp, ndtr
 
 import infometer as im
-from infometer import truth
-from infometer.truth.quantised import lattice_pmf, quantised_gaussian_mutual_info
+from infometer.measures import truth
+from infometer.measures.truth.quantised import lattice_pmf, quantised_gaussian_mutual_info
 
 NAMES = [
     "quantised-gauss-r1-noise1",

@@ -8,8 +8,8 @@ import math
 import pytest
 
 import infometer as im
-from infometer import truth
-from infometer.bench import runner, suites
+from infometer.measures import truth
+from infometer.workflows.bench import runner, suites
 
 
 def _tasks():

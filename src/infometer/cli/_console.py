@@ -129,7 +129,7 @@ def cell(value: Any) -> Text:
 
 def print_json(obj: Any) -> None:
     """One JSON document on stdout (numpy scalars, NaN and infinities made JSON-safe)."""
-    from .._estimate import _jsonable
+    from infometer.core.estimate import _jsonable
 
     sys.stdout.write(json.dumps(_jsonable(obj)) + "\n")
     sys.stdout.flush()

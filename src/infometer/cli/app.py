@@ -17,7 +17,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from .. import __version__
+from infometer import __version__
+
 from ._console import _cli_option_words, _current_context, cell, err, out, print_json
 
 #: Modules that add sub-commands (skipped when not installed in this build).
@@ -136,8 +137,8 @@ def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .._extras import missing_extra
-        from ..progress import quiet
+        from infometer.core._extras import missing_extra
+        from infometer.core.progress import quiet
 
         try:
             with quiet(bool(kwargs.get("quiet"))):  # --quiet: no bar anywhere below
@@ -199,8 +200,8 @@ def _estimate(
 ) -> Any:
     import warnings
 
-    from ..api import estimate
-    from ..progress import quiet as no_bars
+    from infometer.core.api import estimate
+    from infometer.core.progress import quiet as no_bars
 
     with warnings.catch_warnings(), no_bars(quiet):
         warnings.simplefilter("ignore")  # warnings are in diagnostics; printed below
@@ -223,8 +224,8 @@ def _set_threads(threads: int | None) -> None:
     """``--threads``: torch's intra-op threads, only when given (torch is not imported else)."""
     if threads is None:
         return
-    from ..data import check_int
-    from ..training import set_threads
+    from infometer.core.data import check_int
+    from infometer.core.training import set_threads
 
     set_threads(check_int(threads, "--threads", min_value=1))
 
@@ -260,7 +261,7 @@ def entropy_cmd(
     threads: int = _THREADS,
 ) -> None:
     """Entropy of the selected columns (taken together as one variable)."""
-    from ..io import read_table, select_columns
+    from infometer.core.io import read_table, select_columns
 
     df = select_columns(read_table(file), columns, "--columns", file)
     _set_threads(threads)
@@ -285,7 +286,7 @@ def mi_cmd(
     threads: int = _THREADS,
 ) -> None:
     """Mutual information I(X;Y), or I(X;Y|Z) with --given."""
-    from ..io import read_table, select_columns
+    from infometer.core.io import read_table, select_columns
 
     df = read_table(file)
     data = {"x": select_columns(df, x, "--x", file), "y": select_columns(df, y, "--y", file)}
@@ -316,7 +317,7 @@ def kl_cmd(
     threads: int = _THREADS,
 ) -> None:
     """KL divergence D(P||Q) between the samples in two files."""
-    from ..io import read_table, select_columns
+    from infometer.core.io import read_table, select_columns
 
     p = select_columns(read_table(p_file), columns, "--columns", p_file)
     q = select_columns(read_table(q_file), columns, "--columns", q_file)
@@ -333,7 +334,7 @@ def methods_cmd(
     """List the registered estimators."""
     from rich.table import Table
 
-    from .. import registry
+    from infometer.core import registry
 
     if quantity is not None and quantity not in registry.quantities():
         fail(f"unknown quantity {quantity!r}; known: {', '.join(registry.quantities())}")
@@ -378,7 +379,7 @@ def main() -> None:
     except Exception as exc:  # the last resort: never a traceback for a user
         if os.environ.get("INFOMETER_DEBUG"):
             raise
-        from .._extras import missing_extra
+        from infometer.core._extras import missing_extra
 
         named = missing_extra(exc, "this command")
         if named is not None:  # an optional dependency, not a bug

@@ -69,7 +69,7 @@ def bench_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Benchmark estimators on tasks with exact answers; results go to OUT/results.sqlite."""
-    from ..bench import SUITES, suite_tasks
+    from infometer.workflows.bench import SUITES, suite_tasks
 
     if suite not in SUITES:
         _fail(f"--suite must be one of {', '.join(SUITES)}, got {suite!r}")
@@ -77,7 +77,7 @@ def bench_cmd(
     ts = suite_tasks(suite)
     if tasks:
         want = [t.strip() for t in tasks.split(",") if t.strip()]
-        from .. import truth
+        from infometer.measures import truth
 
         try:
             ts = [truth.get_task(t) for t in want]
@@ -107,7 +107,7 @@ def bench_cmd(
     methods = [m.strip() for m in estimators.split(",") if m.strip()]
     if not methods:
         _fail("--estimators is empty")
-    from ..parallel import SchedulerUnreachable, connect
+    from infometer.core.parallel import SchedulerUnreachable, connect
 
     client = None
     if scheduler is not None:  # before planning: an unreachable cluster fails at once
@@ -139,9 +139,9 @@ def bench_cmd(
 def _bench(
     suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose, json_out
 ):
-    from .. import __version__
-    from ..bench import Store, plan, run_sweep
-    from ..parallel import Execution, LockTimeout, WorkerStartError
+    from infometer import __version__
+    from infometer.core.parallel import Execution, LockTimeout, WorkerStartError
+    from infometer.workflows.bench import Store, plan, run_sweep
 
     jobs, skipped = plan(ts, methods, ns, range(n_seeds))
     if skipped:
@@ -212,7 +212,7 @@ def _bench(
         )
         raise typer.Exit(code=130)
     if res.missing:
-        from ..parallel import Outcome
+        from infometer.core.parallel import Outcome
 
         text = Outcome(planned=res.planned, missing=res.missing).describe(limit=5)
         error_line(f"{text}; run the same command again to retry them")
@@ -258,7 +258,7 @@ def _summary_rows(mine: list[dict]) -> list[dict]:
 def _summary(mine: list[dict]) -> None:
     import pandas as pd
 
-    from ..bench.report import winners
+    from infometer.workflows.bench.report import winners
 
     t = Table(
         Column("estimator", overflow="fold"),
@@ -314,14 +314,15 @@ def report_cmd(
     ),
 ) -> None:
     """Write a self-contained HTML report of a benchmark directory."""
-    from ..bench.report import write_report
-    from ..bench.store import DB_NAME
+    from infometer.workflows.bench.report import write_report
+    from infometer.workflows.bench.store import DB_NAME
 
     if not os.path.exists(os.path.join(directory, DB_NAME)):
         _fail(f"{directory} has no {DB_NAME}; run `infometer bench --out {directory}` first")
     if not tolerance > 0:
         _fail(f"--tolerance must be > 0, got {tolerance}")
-    from ..bench.report import completeness, incomplete_message
+    from infometer.workflows.bench.report import completeness, incomplete_message
+
     from ._paths import check_out_file
 
     check_out_file(output, "--output")  # before the store is read

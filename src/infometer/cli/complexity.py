@@ -2,7 +2,7 @@
 
     infometer complexity signal.csv --measure permutation --order 5 --multiscale 20
 
-FILE is a CSV/TSV, Parquet, NPY or JSONL table (``infometer.io.read_table``); ``--column``
+FILE is a CSV/TSV, Parquet, NPY or JSONL table (``infometer.core.io.read_table``); ``--column``
 picks the signal when it has several columns.  With ``--multiscale S`` the measure is
 computed at scales 1..S and printed as a table (``--plot`` saves the curve).
 """
@@ -20,7 +20,7 @@ __all__ = ["register", "complexity_cmd"]
 
 
 def _signal(path: Path, column: str | None) -> Any:
-    from ..io import read_table, select_columns
+    from infometer.core.io import read_table, select_columns
 
     df = select_columns(read_table(path), column, "--column", path)
     if df.shape[1] != 1:
@@ -63,9 +63,10 @@ def complexity_cmd(
     """Complexity of a signal (one measure, or its multiscale curve)."""
     import warnings
 
-    from ..complexity import complexity
-    from ..complexity import multiscale as run_multiscale
-    from ..progress import quiet as silence
+    from infometer.core.progress import quiet as silence
+    from infometer.measures.complexity import complexity
+    from infometer.measures.complexity import multiscale as run_multiscale
+
     from .app import emit, err, out
 
     x = _signal(file, column)

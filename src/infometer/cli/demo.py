@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from .._estimate import round_to_error
+from infometer.core.estimate import round_to_error
 
 DATASETS = {
     "digits": (
@@ -57,8 +57,8 @@ def rank_features(
     progress: bool | None = None,
 ) -> list[dict[str, Any]]:
     """MI of every column of X with y, sorted from most to least informative."""
-    from ..api import mutual_info
-    from ..progress import progress_bar
+    from infometer.core.api import mutual_info
+    from infometer.core.progress import progress_bar
 
     rows = []
     for col in progress_bar(X.columns, desc="estimating", unit="column", progress=progress):
@@ -134,8 +134,9 @@ def register(app: typer.Typer) -> None:
         json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
     ) -> None:
         """Rank a real dataset's features by their information about the target."""
-        from ..plot import bar_with_errors, bars_beside_map
-        from ..validation import check_int
+        from infometer.core.plot import bar_with_errors, bars_beside_map
+        from infometer.core.validation import check_int
+
         from ._console import note, out, print_json, say, warn_summary
         from ._paths import check_out_dir
 

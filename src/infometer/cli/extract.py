@@ -63,10 +63,10 @@ def score_cmd(
     as_json: _Json = False,
 ) -> None:
     """Fuzzy F1 (Hungarian) of a script on each page of a generated group, and its reward."""
-    from ..extract.metrics import fuzzy_f1
-    from ..extract.sandbox import Sandbox
-    from ..extract.scribes import group_reward
-    from ..extract.sites import make_group
+    from infometer.systems.extract.metrics import fuzzy_f1
+    from infometer.systems.extract.sandbox import Sandbox
+    from infometer.systems.extract.scribes import group_reward
+    from infometer.systems.extract.sites import make_group
 
     try:
         if not script.is_file():
@@ -131,7 +131,7 @@ def bench_cmd(
     quiet: _Quiet = False,
 ) -> None:
     """Run the systems end to end (resumable) and write one table and chart per system."""
-    from ..extract.bench import run
+    from infometer.systems.extract.bench import run
 
     try:
         names = [p.strip() for p in parts.split(",") if p.strip()]
@@ -176,8 +176,8 @@ def serve_cmd(
     as_json: _Json = False,
 ) -> None:
     """Serve the generated drifting sites on 127.0.0.1 until idle (prints the URLs)."""
-    from ..extract.liveweb import make_benchmark
-    from ..extract.server import SiteServer
+    from infometer.systems.extract.liveweb import make_benchmark
+    from infometer.systems.extract.server import SiteServer
 
     try:
         b = make_benchmark(pages_per_group=pages, seed=seed)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from .._estimate import round_to_error
+from infometer.core.estimate import round_to_error
 
 __all__ = ["register", "sentences", "encoder_layers"]
 
@@ -95,11 +95,12 @@ def register(app: typer.Typer) -> None:
         import pandas as pd
         from rich.table import Table
 
-        from ..data import check_int
-        from ..encoders import load_hf, local_model_dir
-        from ..neural import layer_info, plot_layers
-        from ..neural.layers import check_estimator
-        from ..training import set_threads
+        from infometer.core.data import check_int
+        from infometer.core.encoders import load_hf, local_model_dir
+        from infometer.core.training import set_threads
+        from infometer.estimators.neural import layer_info, plot_layers
+        from infometer.estimators.neural.layers import check_estimator
+
         from ._console import cell, note, out, print_json, say, warn_line, warn_summary
         from ._paths import check_out_dir
 
@@ -195,7 +196,7 @@ def _flownib(
     quiet: bool,
 ) -> list[Path]:
     """FlowNIB paths of every encoder block, both attention masks; one plot each."""
-    from ..neural import collect_activations, flownib
+    from infometer.estimators.neural import collect_activations, flownib
 
     files = []
     for label, fwd in (("bidirectional", None), ("causal", causal_forward)):

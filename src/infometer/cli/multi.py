@@ -74,10 +74,10 @@ def multi_cmd(
 ) -> None:
     """A multivariate information quantity of the columns of a table."""
     import infometer as im
+    from infometer.core.data import check_choice
+    from infometer.core.io import read_table, select_columns
+    from infometer.core.progress import quiet as quiet_bars
 
-    from ..data import check_choice
-    from ..io import read_table, select_columns
-    from ..progress import quiet as quiet_bars
     from .app import emit, out
 
     q = QUANTITIES[check_choice(quantity, "QUANTITY", tuple(QUANTITIES))]
@@ -117,8 +117,8 @@ def multi_cmd(
 
 def _test(q, df, method, unit, seed, discrete, permutations, block, file, json_out, quiet):
     import infometer as im
+    from infometer.core.progress import quiet as quiet_bars
 
-    from ..progress import quiet as quiet_bars
     from .app import emit, out
 
     with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
@@ -178,9 +178,9 @@ def pid_cmd(
     """Partial information decomposition of I(sources; target); with --all-pairs, of
     every pair of sources (heat map of synergy - redundancy with --plot)."""
     import infometer as im
+    from infometer.core.io import read_table, select_columns
+    from infometer.core.progress import quiet as quiet_bars
 
-    from ..io import read_table, select_columns
-    from ..progress import quiet as quiet_bars
     from .app import out
 
     df = read_table(file)
@@ -245,10 +245,10 @@ def _pid_pairs(
     df, file, sources, target, measure, method, unit, ci, seed, plot, top, json_out, quiet
 ) -> None:
     import infometer as im
+    from infometer.core.io import select_columns
+    from infometer.core.progress import quiet as quiet_bars
+    from infometer.core.validation import check_int
 
-    from ..io import select_columns
-    from ..progress import quiet as quiet_bars
-    from ..validation import check_int
     from .app import out
 
     top = check_int(top, "--top", min_value=1)
@@ -358,9 +358,9 @@ def multiplets_cmd(
     """Every multiplet of the columns ranked by O-information (or TC, DTC, ...), or the
     best ones found by a greedy/beam search."""
     import infometer as im
+    from infometer.core.io import read_table, select_columns
+    from infometer.core.progress import quiet as quiet_bars
 
-    from ..io import read_table, select_columns
-    from ..progress import quiet as quiet_bars
     from .app import out
 
     df = select_columns(read_table(file), columns, "--columns", file)

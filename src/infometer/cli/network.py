@@ -57,8 +57,9 @@ def network_cmd(
 ) -> None:
     """Infer a lagged network (multivariate TE, bivariate TE, PCMCI) or, with PCMCI+, a
     network with contemporaneous links from time series."""
-    from ..dynamics import infer_network
-    from ..io import read_table
+    from infometer.core.io import read_table
+    from infometer.measures.dynamics import infer_network
+
     from .app import out
 
     df = read_table(file)

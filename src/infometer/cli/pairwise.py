@@ -92,12 +92,13 @@ def matrix_cmd(
     """Mutual information between every pair of columns of a table (matrix, edges, heatmap)."""
     from rich.table import Table
 
-    from ..allpairs import pairwise
-    from ..allpairs.network import MAX_PLOT_NODES, aracne, clr
-    from ..data import check_choice
-    from ..io import read_table
-    from ..parallel import Execution
-    from ..validation import check_int
+    from infometer.core.data import check_choice
+    from infometer.core.io import read_table
+    from infometer.core.parallel import Execution
+    from infometer.core.validation import check_int
+    from infometer.workflows.allpairs import pairwise
+    from infometer.workflows.allpairs.network import MAX_PLOT_NODES, aracne, clr
+
     from ._paths import check_out_dir
     from .app import out
 
@@ -214,11 +215,12 @@ def rank_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
 ) -> None:
     """Rank columns by their information about a target, with error bars (and select features)."""
-    from ..allpairs.select import CRITERIA, select_features
-    from ..data import check_choice
-    from ..io import read_table, select_columns
-    from ..plot import bar_with_errors
-    from ..validation import check_int
+    from infometer.core.data import check_choice
+    from infometer.core.io import read_table, select_columns
+    from infometer.core.plot import bar_with_errors
+    from infometer.core.validation import check_int
+    from infometer.workflows.allpairs.select import CRITERIA, select_features
+
     from ._paths import check_out_dir
     from .app import out
     from .demo import rank_features, ranking_frame, ranking_table

@@ -67,9 +67,9 @@ def _load_rows(
     (off-alphabet letters, sparse token ids) are printed as warning lines."""
     import warnings
 
-    from ..data import InfometerWarning
-    from ..diffusion.tokens import Tokens, as_tokens, prepare_strings
-    from ..io_seq import read_sequences, read_token_ids
+    from infometer.core.data import InfometerWarning
+    from infometer.core.io_seq import read_sequences, read_token_ids
+    from infometer.estimators.diffusion.tokens import Tokens, as_tokens, prepare_strings
 
     kept = None
     with warnings.catch_warnings(record=True) as caught:
@@ -128,9 +128,9 @@ def _validate(
     """Every option that training would otherwise only trip over at the end; then torch's
     intra-op threads set to ``--threads`` (the default of all cores is slower for these
     small models: 30 steps took 38.5 s with it against 2.7 s with one)."""
-    from .._estimate import resolve_unit
-    from ..data import check_choice, check_float, check_int
-    from ..diffusion.tokens import SEQUENCE_POLICIES
+    from infometer.core.data import check_choice, check_float, check_int
+    from infometer.core.estimate import resolve_unit
+    from infometer.estimators.diffusion.tokens import SEQUENCE_POLICIES
 
     check_int(steps, "--steps", min_value=1)
     if hidden is not None:
@@ -145,12 +145,12 @@ def _validate(
     for option, path in (outputs or {}).items():
         _check_out(path, option)
     try:
-        from ..diffusion.model import check_device
+        from infometer.estimators.diffusion.model import check_device
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ValueError("infometer seq needs torch: pip install 'infometer[torch]'") from exc
     check_device(device, "--device")
     if threads is not None:
-        from ..training import set_threads
+        from infometer.core.training import set_threads
 
         set_threads(check_int(threads, "--threads", min_value=1))
 
@@ -165,7 +165,7 @@ def _model(
     quiet: bool,
     **kw: Any,
 ) -> Any:
-    from ..diffusion.infosedd import InfoSEDD
+    from infometer.estimators.diffusion.infosedd import InfoSEDD
 
     arch_kwargs = {"hidden": hidden} if arch in ("auto", "mlp") and hidden is not None else {}
     return InfoSEDD(
@@ -324,9 +324,9 @@ def scan_cmd(
     as_json: _Json = False,
 ) -> None:
     """MI between a label and every window of the sequence, from one joint model."""
-    from ..data import check_int
-    from ..diffusion.tokens import Tokens, join_tokens, parse_positions
-    from ..io_seq import read_labels
+    from infometer.core.data import check_int
+    from infometer.core.io_seq import read_labels
+    from infometer.estimators.diffusion.tokens import Tokens, join_tokens, parse_positions
 
     try:
         check_int(window, "--window", min_value=1)
@@ -406,8 +406,8 @@ def kl_cmd(
     quiet: _Quiet = False,
 ) -> None:
     """KL(p || q) between two sets of sequences (two models; held-out samples of p)."""
-    from ..diffusion.infosedd import kl_divergence
-    from ..diffusion.tokens import Tokens
+    from infometer.estimators.diffusion.infosedd import kl_divergence
+    from infometer.estimators.diffusion.tokens import Tokens
 
     try:
         _validate(

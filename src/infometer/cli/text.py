@@ -7,7 +7,7 @@
 * ``needle [--contexts N] [--rates 4,8,16,32]`` -- MIG token merging against relevance-only
   merging and mean pooling on generated needle-in-a-haystack contexts.
 
-Files are JSON lines (see :mod:`infometer.text.files`); nothing is downloaded: the scorer is
+Files are JSON lines (see :mod:`infometer.systems.text.files`); nothing is downloaded: the scorer is
 a local causal-LM folder or the built-in word-level LM, MiniLM comes from its package.
 """
 
@@ -86,9 +86,10 @@ def channel_mi_cmd(
     quiet: _Quiet = False,
 ) -> None:
     """I(X;Z|Q) of each compressor (summary label) and its bits per summary token."""
-    from ..text.files import read_channel_files
-    from ..text.measure import channel_mutual_info_of_summaries
-    from ..text.scorers import as_scorer
+    from infometer.systems.text.files import read_channel_files
+    from infometer.systems.text.measure import channel_mutual_info_of_summaries
+    from infometer.systems.text.scorers import as_scorer
+
     from ._paths import check_out_file
 
     try:
@@ -172,8 +173,8 @@ def channel_mi_cmd(
 def _plot(results: dict[str, Any], path: Path) -> None:
     import pandas as pd
 
-    from ..plot import close_and_path
-    from ..text.measure import plot_compressors
+    from infometer.core.plot import close_and_path
+    from infometer.systems.text.measure import plot_compressors
 
     rows = []
     for label, est in results.items():
@@ -203,8 +204,9 @@ def select_cmd(
     out: Annotated[Path | None, typer.Option(help="Write the summaries here (JSONL).")] = None,
 ) -> None:
     """MIG sentence selection (MiniLM) under a word budget; summaries as JSON lines."""
-    from ..text.compressors import MIGSelect
-    from ..text.files import read_contexts, read_queries
+    from infometer.systems.text.compressors import MIGSelect
+    from infometer.systems.text.files import read_contexts, read_queries
+
     from ._paths import check_out_file
 
     try:
@@ -238,8 +240,9 @@ def needle_cmd(
     quiet: _Quiet = False,
 ) -> None:
     """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
-    from ..plot import close_and_path
-    from ..text.needle import needle_eval, plot_needle
+    from infometer.core.plot import close_and_path
+    from infometer.systems.text.needle import needle_eval, plot_needle
+
     from ._paths import check_out_dir
 
     try:

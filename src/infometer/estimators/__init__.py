@@ -1,0 +1,3 @@
+"""The estimator families (discrete, knn, parametric, binned, matrix, neural, diffusion);
+they import the ground floor only.
+"""

@@ -1,0 +1,205 @@
+"""Compiled and numpy kernels for signal entropies (numpy in, numpy out; no validation).
+
+Every function takes a 1-D float64 array that has already been checked (finite, long
+enough for the embedding) and returns plain numbers or arrays in nats.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from infometer.core.jit import nb
+
+__all__ = [
+    "ordinal_codes",
+    "ordinal_codes_ties",
+    "ordinal_histogram",
+    "window_variances",
+    "ordinal_codes_2d",
+    "embed_codes",
+    "entropy_of_counts",
+    "coarse_grain",
+    "fuzzy_phi",
+]
+
+
+@nb.njit(cache=True, nogil=True)
+def ordinal_codes(x: np.ndarray, m: int, tau: int) -> np.ndarray:  # pragma: no cover
+    """Lehmer code in ``[0, m!)`` of the ordinal pattern of each window
+    ``x[t], x[t + tau], ..., x[t + (m-1) tau]`` (Bandt & Pompe 2002).  Equal values are
+    ordered by time (the earlier one is the smaller), as a stable argsort does."""
+    n = x.size - (m - 1) * tau
+    out = np.empty(n, np.int64)
+    for t in range(n):
+        code = 0
+        for i in range(m):
+            xi = x[t + i * tau]
+            c = 0
+            for j in range(i + 1, m):
+                c += np.int64(x[t + j * tau] < xi)
+            code = code * (m - i) + c
+        out[t] = code
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def ordinal_histogram(x: np.ndarray, m: int, tau: int, size: int) -> np.ndarray:  # pragma: no cover
+    """Counts of the Lehmer codes of :func:`ordinal_codes`, without the codes array.
+
+    The digits ``c_i = #{j > i: w_j < w_i}`` of consecutive windows of one residue class
+    (``t, t + tau, ...``) are updated, not recomputed: the window at ``t + tau`` drops the
+    first value and appends ``x[t + m tau]``, so its digit i is the previous window's digit
+    i + 1 plus one comparison with the new value (m - 1 comparisons per window instead of
+    m (m - 1) / 2; branch-free, since random data mispredict half of the branches).
+    """
+    n = x.size - (m - 1) * tau
+    out = np.zeros(size, np.int64)
+    dig = np.empty(m, np.int64)
+    for r in range(min(tau, n)):
+        t = r
+        for i in range(m):
+            xi = x[t + i * tau]
+            c = 0
+            for j in range(i + 1, m):
+                c += np.int64(x[t + j * tau] < xi)
+            dig[i] = c
+        while True:
+            code = 0
+            for i in range(m):
+                code = code * (m - i) + dig[i]
+            out[code] += 1
+            t += tau
+            if t >= n:
+                break
+            new = x[t + (m - 1) * tau]
+            for i in range(m - 1):
+                dig[i] = dig[i + 1] + np.int64(new < x[t + i * tau])
+            dig[m - 1] = 0
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def ordinal_codes_ties(x: np.ndarray, m: int, tau: int) -> np.ndarray:  # pragma: no cover
+    """Codes of tie-aware ordinal patterns (modified PE, Bian et al. 2012): each value's
+    rank is the number of strictly smaller values in the window, so equal values share
+    a rank; code = sum_i rank_i m^i (distinct weak orderings get distinct codes)."""
+    n = x.size - (m - 1) * tau
+    out = np.empty(n, np.int64)
+    for t in range(n):
+        code = 0
+        for i in range(m):
+            xi = x[t + i * tau]
+            r = 0
+            for j in range(m):
+                if x[t + j * tau] < xi:
+                    r += 1
+            code = code * m + r
+        out[t] = code
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def window_variances(x: np.ndarray, m: int, tau: int) -> np.ndarray:  # pragma: no cover
+    """Population variance of each embedded window (the weights of weighted PE)."""
+    n = x.size - (m - 1) * tau
+    out = np.empty(n)
+    for t in range(n):
+        s = 0.0
+        for i in range(m):
+            s += x[t + i * tau]
+        mu = s / m
+        v = 0.0
+        for i in range(m):
+            d = x[t + i * tau] - mu
+            v += d * d
+        out[t] = v / m
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def ordinal_codes_2d(
+    img: np.ndarray, dx: int, dy: int, tx: int, ty: int
+) -> np.ndarray:  # pragma: no cover
+    """Lehmer codes of the ordinal patterns of the ``dy x dx`` sub-images (rows spaced by
+    ``ty``, columns by ``tx``), each flattened row by row (Ribeiro et al. 2012)."""
+    rows = img.shape[0] - (dy - 1) * ty
+    cols = img.shape[1] - (dx - 1) * tx
+    m = dx * dy
+    w = np.empty(m)
+    out = np.empty(rows * cols, np.int64)
+    k = 0
+    for r in range(rows):
+        for c in range(cols):
+            p = 0
+            for a in range(dy):
+                for b in range(dx):
+                    w[p] = img[r + a * ty, c + b * tx]
+                    p += 1
+            code = 0
+            for i in range(m):
+                cnt = 0
+                for j in range(i + 1, m):
+                    if w[j] < w[i]:
+                        cnt += 1
+                code = code * (m - i) + cnt
+            out[k] = code
+            k += 1
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def embed_codes(z: np.ndarray, m: int, tau: int, c: int) -> np.ndarray:  # pragma: no cover
+    """``sum_i z[t + i tau] c^(m-1-i)`` for symbols ``z`` in ``[0, c)`` (dispersion patterns)."""
+    n = z.size - (m - 1) * tau
+    out = np.empty(n, np.int64)
+    for t in range(n):
+        code = 0
+        for i in range(m):
+            code = code * c + z[t + i * tau]
+        out[t] = code
+    return out
+
+
+def entropy_of_counts(c: np.ndarray) -> float:
+    """Plug-in Shannon entropy (nats) of non-negative counts (or weights)."""
+    c = c[c > 0].astype(np.float64)
+    s = c.sum()
+    return float(math.log(s) - (c * np.log(c)).sum() / s)
+
+
+def coarse_grain(x: np.ndarray, scale: int, offset: int = 0) -> np.ndarray:
+    """Means of consecutive non-overlapping windows of ``scale`` samples, from ``offset``."""
+    y = x[offset:]
+    n = y.size // scale
+    return y[: n * scale].reshape(n, scale).mean(axis=1)
+
+
+@nb.njit(cache=True, nogil=True)
+def fuzzy_phi(
+    x: np.ndarray, m: int, tau: int, r: float, n_exp: float, n_templates: int
+):  # pragma: no cover
+    """Mean fuzzy similarity of baseline-removed templates of length m (Chen et al. 2007):
+    ``(1 / (T (T-1))) sum_{i != j} exp(-d_ij^n / r)``, d the Chebyshev distance between
+    templates with their own means removed, over the first ``n_templates`` templates."""
+    T = n_templates
+    tmp = np.empty((T, m))
+    for i in range(T):
+        s = 0.0
+        for a in range(m):
+            s += x[i + a * tau]
+        mu = s / m
+        for a in range(m):
+            tmp[i, a] = x[i + a * tau] - mu
+    total = 0.0
+    for i in range(T):
+        for j in range(i + 1, T):
+            d = 0.0
+            for a in range(m):
+                v = abs(tmp[i, a] - tmp[j, a])
+                if v > d:
+                    d = v
+            v = d * d if n_exp == 2.0 else d**n_exp
+            total += math.exp(-v / r)
+    return 2.0 * total / (T * (T - 1.0))

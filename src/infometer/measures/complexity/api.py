@@ -1,0 +1,373 @@
+"""Public functions: :func:`complexity`, :func:`multiscale`, :func:`complexity_entropy_plane`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from infometer.core.estimate import Estimate
+from infometer.core.validation import check_choice, check_int, check_real_array
+
+from . import measures
+from ._lazy import K
+from .estimators import IMAGE_QUANTITY, QUANTITY
+
+__all__ = ["complexity", "multiscale", "MultiscaleResult", "complexity_entropy_plane"]
+
+_UNITLESS = "a normalised value (a fraction of its maximum) has no unit"
+
+
+def _check_unit(measure: str, params: dict, unit: Any, base: Any) -> None:
+    if (params.get("normalize") or measure == "statistical_complexity") and (
+        unit not in (None, "nats") or base is not None
+    ):
+        raise ValueError(f"unit/base: {_UNITLESS}; pass normalize=False for a value in {unit}")
+
+
+def complexity(
+    x: Any,
+    measure: str = "permutation",
+    *,
+    unit: str | None = "nats",
+    base: float | None = None,
+    ci: float | None = None,
+    seed: int | None = 0,
+    **params: Any,
+) -> Estimate:
+    """Complexity of a signal (or an image) by one measure, as an :class:`Estimate`.
+
+    Parameters
+    ----------
+    x
+        1-D signal (a 2-D image for ``measure="permutation_2d"``).
+    measure
+        ``permutation``, ``weighted_permutation``, ``modified_permutation``,
+        ``dispersion``, ``sample``, ``approximate``, ``fuzzy``, ``spectral``, ``svd``,
+        ``statistical_complexity`` or ``permutation_2d``.
+    unit, base
+        Unit of an unnormalised entropy (default nats).
+    ci
+        Confidence level of a block-subsampling interval (``stderr_blocks`` blocks, 10 by
+        default), or None.
+    seed
+        Unused by these deterministic measures; accepted for a uniform API.
+    **params
+        The measure's parameters: ``order`` (embedding dimension), ``delay``, ``normalize``,
+        ``r`` (tolerance as a multiple of the signal's sd), ``classes``, ``psd``
+        (``periodogram``/``welch``) ... (``infometer.core.registry.get("complexity", measure).params``).
+
+    Returns
+    -------
+    Estimate
+        In nats, or a fraction in [0, 1] with ``normalize=True`` (recorded as
+        ``diagnostics["normalized"]``).
+
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> x = np.random.default_rng(0).normal(size=20_000)
+    >>> round(im.complexity(x, "permutation", order=3, normalize=True).value, 3)
+    1.0
+    >>> im.complexity(np.arange(100.0), "permutation", order=4).value  # monotone: one pattern
+    0.0
+    """
+    from infometer.core.api import estimate
+
+    if not isinstance(measure, str):
+        raise TypeError(f"measure must be a string, got {type(measure).__name__}")
+    _check_unit(measure, params, unit, base)
+    params.setdefault("stderr_blocks", 10 if ci is not None else 0)
+    quantity = IMAGE_QUANTITY if measure == "permutation_2d" else QUANTITY
+    if quantity == IMAGE_QUANTITY:
+        check_real_array(x, "x", ndim=2)
+    return estimate(
+        quantity,
+        {"x": x},
+        method=measure,
+        unit=unit,
+        base=base,
+        ci=ci,
+        seed=seed,
+        discrete=False,
+        **params,
+    )
+
+
+@dataclass(frozen=True)
+class MultiscaleResult:
+    """A measure at several coarse-graining scales.
+
+    Attributes
+    ----------
+    measure, method
+        The measure and the multiscale scheme (``standard``, ``composite``, ``refined``).
+    scales, values
+        Scale factors and the measure at each (nats, or fractions with ``normalize``).
+    stderr
+        Block-subsampling standard errors (``standard`` with ``ci=``), else NaN.
+    unit
+        ``"nats"`` or ``"normalized"``.
+    """
+
+    measure: str
+    method: str
+    scales: np.ndarray = field(repr=False)
+    values: np.ndarray = field(repr=False)
+    stderr: np.ndarray = field(repr=False)
+    unit: str
+    params: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def complexity_index(self) -> float:
+        """The sum of the values over the scales (Costa et al. 2005's complexity index)."""
+        return float(np.nansum(self.values))
+
+    def to_frame(self):
+        """Tidy frame: scale, value, stderr, measure, method, unit."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "scale": self.scales,
+                "value": self.values,
+                "stderr": self.stderr,
+                "measure": self.measure,
+                "method": self.method,
+                "unit": self.unit,
+            }
+        )
+
+    def plot(self, ax=None, path=None):
+        """The measure against the scale, with 95% CI bars where a stderr is known (the t
+        quantile on blocks - 1 degrees of freedom, as the estimates' own intervals); returns
+        the Axes."""
+        from infometer.core.plot import finish, new_axes
+        from infometer.core.uncertainty import t_quantile
+
+        _, ax = new_axes(ax)
+        q = t_quantile(0.95, int(self.params.get("stderr_blocks", 10)) - 1)
+        se = np.where(np.isfinite(self.stderr), self.stderr, 0.0) * q
+        ax.errorbar(self.scales, self.values, yerr=se, fmt="o-", ms=3, capsize=2)
+        if np.isfinite(self.stderr).any():
+            ax.text(0.99, 0.01, "bars: 95% CI", transform=ax.transAxes, ha="right", fontsize=7)
+        ax.set_xlabel("scale factor")
+        ax.set_ylabel(f"{self.measure} entropy [{self.unit}]")
+        ax.set_title(f"multiscale {self.measure} ({self.method})", fontsize=10)
+        return finish(ax, path)
+
+
+def multiscale(
+    x: Any,
+    measure: str = "sample",
+    *,
+    scales: Any = 20,
+    method: str = "standard",
+    ci: float | None = None,
+    progress: bool | None = None,
+    **params: Any,
+) -> MultiscaleResult:
+    """Multiscale entropy: the measure of the coarse-grained signal at each scale.
+
+    ``standard`` (Costa, Goldberger & Peng 2002): the means of non-overlapping windows of
+    ``scale`` samples; ``composite`` (Wu et al. 2013): the mean of the measure over the
+    ``scale`` offsets of the coarse-graining; ``refined`` (refined composite, Wu et al.
+    2014, sample entropy only): ``-log(sum A / sum B)`` over the offsets.  The tolerance of
+    sample, approximate and fuzzy entropy is fixed at ``r · sd(x)`` of the original signal.
+
+    Parameters
+    ----------
+    x
+        1-D signal.
+    measure
+        Any 1-D measure of :func:`complexity`.
+    scales
+        An int S (scales 1..S) or a list of scale factors.
+    method
+        ``"standard"``, ``"composite"`` or ``"refined"``.
+    ci
+        With ``standard``: block-subsampling error bars at this level (in ``stderr``).
+    progress
+        Progress bar over the scales (None: the shared default).
+    **params
+        The measure's parameters.
+
+    Returns
+    -------
+    MultiscaleResult
+
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> x = np.random.default_rng(1).normal(size=3000)
+    >>> res = im.multiscale(x, "sample", scales=3)
+    >>> list(res.to_frame()["scale"])
+    [1, 2, 3]
+    """
+    from infometer.core.progress import progress_bar
+
+    method = check_choice(method, "method", ("standard", "composite", "refined"))
+    if measure not in measures.MEASURES:
+        raise ValueError(f"measure must be one of {sorted(measures.MEASURES)}, got {measure!r}")
+    if method == "refined" and measure != "sample":
+        raise ValueError("method='refined' (refined composite) is defined for measure='sample'")
+    s = check_real_array(x, "x", ndim=1)
+    if isinstance(scales, int | np.integer) and not isinstance(scales, bool):
+        sc = np.arange(1, check_int(scales, "scales", min_value=1) + 1)
+    else:
+        sc = np.asarray(scales)
+        if sc.ndim != 1 or sc.size == 0 or sc.dtype.kind not in "iu" or np.any(sc < 1):
+            raise ValueError("scales must be an int or a 1-D list of integers >= 1")
+    if sc.max() > s.size // 2:
+        raise ValueError(
+            f"scales go up to {int(sc.max())} but the signal has {s.size} samples: the "
+            "coarse-grained signal would have fewer than 2"
+        )
+    fn = measures.MEASURES[measure][0]
+    params = dict(params)
+    if "r" in _own_params(fn):
+        # the tolerance is fixed at r * sd of the original signal for every scale (Costa)
+        r = params.pop("r", 0.2)
+        if params.get("r_abs") is None:
+            params["r_abs"] = measures._tolerance(s, r, None)
+    values, ses = [], []
+    for scale in progress_bar(
+        list(sc), desc=f"multiscale {measure}", unit="scale", progress=progress
+    ):
+        scale = int(scale)
+        if method == "standard":
+            e = complexity(K.coarse_grain(s, scale), measure, ci=ci, **params)
+            values.append(e.value)
+            ses.append(np.nan if e.stderr is None else e.stderr)
+        elif method == "composite":
+            vals = [fn(K.coarse_grain(s, scale, k), **params) for k in range(scale)]
+            values.append(float(np.mean(vals)))
+            ses.append(np.nan)
+        else:
+            m, tau = measures.check_embedding(
+                s.size // scale, params.get("order", 2), params.get("delay", 1), extra=1
+            )
+            A = B = 0.0
+            for k in range(scale):
+                a, b = measures.sample_counts(K.coarse_grain(s, scale, k), m, tau, params["r_abs"])
+                A, B = A + a, B + b
+            values.append(math.inf if A == 0 or B == 0 else -math.log(A / B))
+            ses.append(np.nan)
+    unit = (
+        "normalized" if params.get("normalize") or measure == "statistical_complexity" else "nats"
+    )
+    return MultiscaleResult(
+        measure, method, sc.astype(int), np.array(values), np.array(ses), unit, params
+    )
+
+
+def _own_params(fn) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(fn).parameters)
+
+
+@dataclass(frozen=True)
+class ComplexityEntropyPlane:
+    """Points of the complexity–entropy plane (normalised PE, statistical complexity)."""
+
+    labels: tuple[str, ...]
+    entropy: np.ndarray = field(repr=False)
+    complexity: np.ndarray = field(repr=False)
+    order: int
+
+    def to_frame(self):
+        """Tidy frame: label, entropy (H/log m!), complexity."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {"label": self.labels, "entropy": self.entropy, "complexity": self.complexity}
+        )
+
+    def plot(self, ax=None, path=None):
+        """The points with the plane's lower and upper limits; returns the Axes."""
+        from infometer.core.plot import finish, new_axes
+
+        _, ax = new_axes(ax)
+        lo, hi = plane_limits(math.factorial(self.order))
+        ax.plot(lo[0], lo[1], "-", color="grey", lw=1)
+        ax.plot(hi[0], hi[1], "-", color="grey", lw=1)
+        ax.scatter(self.entropy, self.complexity, zorder=3)
+        for lab, h, c in zip(self.labels, self.entropy, self.complexity, strict=True):
+            ax.annotate(lab, (h, c), fontsize=8, xytext=(3, 3), textcoords="offset points")
+        ax.set_xlabel("normalised permutation entropy H")
+        ax.set_ylabel("statistical complexity C")
+        ax.set_xlim(0, 1.02)
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"complexity-entropy plane (order={self.order})", fontsize=10)
+        return finish(ax, path)
+
+
+def plane_limits(n: int, points: int = 200) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Lower and upper limit curves of (H, C) for pmfs on n states (Martin, Plastino &
+    Rosso 2006): the lower one from ``(p, (1-p)/(n-1), ...)``, the upper one from ``j``
+    zeros and ``(p, (1-p)/(n-j-1), ...)`` pieces."""
+    lo_h, lo_c = [], []
+    for p in np.linspace(1.0 / n, 1.0, points):
+        q = np.full(n, (1 - p) / (n - 1))
+        q[0] = p
+        h, c = measures.complexity_of_pmf(q)
+        lo_h.append(h)
+        lo_c.append(c)
+    hi_h, hi_c = [], []
+    for j in range(n - 1):
+        for p in np.linspace(0.0, 1.0 / (n - j), max(4 * points // n, 20)):
+            q = np.zeros(n)
+            q[j + 1 :] = (1 - p) / (n - j - 1)
+            q[j] = p
+            h, c = measures.complexity_of_pmf(q)
+            hi_h.append(h)
+            hi_c.append(c)
+    order = np.argsort(hi_h)
+    return (np.array(lo_h), np.array(lo_c)), (np.array(hi_h)[order], np.array(hi_c)[order])
+
+
+def complexity_entropy_plane(
+    signals: Any, *, order: int = 4, delay: int = 1, labels: Any = None
+) -> ComplexityEntropyPlane:
+    """Place signals on the complexity–entropy plane (Rosso et al. 2007).
+
+    Parameters
+    ----------
+    signals
+        A 1-D signal, a list of them, or a dict label -> signal.
+    order, delay
+        Embedding of the ordinal patterns.
+    labels
+        Names of the signals (default: the dict keys or 0, 1, ...).
+
+    Returns
+    -------
+    ComplexityEntropyPlane
+
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> rng = np.random.default_rng(0)
+    >>> plane = im.complexity_entropy_plane({"noise": rng.normal(size=5000)}, order=3)
+    >>> round(float(plane.entropy[0]), 2), round(float(plane.complexity[0]), 2)
+    (1.0, 0.0)
+    """
+    if isinstance(signals, dict):
+        labels = tuple(str(k) for k in signals) if labels is None else tuple(labels)
+        signals = list(signals.values())
+    elif isinstance(signals, np.ndarray) and signals.ndim == 1:
+        signals = [signals]
+    sigs = [check_real_array(s, "signals", ndim=1) for s in signals]
+    labels = tuple(str(i) for i in range(len(sigs))) if labels is None else tuple(labels)
+    if len(labels) != len(sigs):
+        raise ValueError(f"labels has {len(labels)} names for {len(sigs)} signals")
+    hs, cs = [], []
+    for s in sigs:
+        c = measures.ordinal_counts(s, order, delay)
+        h, comp = measures.complexity_of_pmf(c / c.sum())
+        hs.append(h)
+        cs.append(comp)
+    return ComplexityEntropyPlane(labels, np.array(hs), np.array(cs), int(order))

@@ -1,0 +1,575 @@
+"""Higher-order search: a quantity of every multiplet of variables, ranked, with
+significance from surrogates shared by all multiplets.
+
+The Gaussian and Gaussian-copula estimators need only the scatter matrix of all columns:
+the entropy of a multiplet is the log-determinant of its block, so all multiplets of one
+size are evaluated at once by batched eigenvalue decompositions (no Python loop per
+multiplet, no pass over the rows per multiplet).  Surrogates permute every column
+independently (all dependence destroyed, the marginals kept); the same surrogates serve
+every multiplet, which also gives a family-wise (max-statistic) p-value.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import combinations, islice
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from infometer.core.parallel import Execution
+from infometer.core.validation import check_budget, check_choice, check_int
+
+from . import _search
+from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
+from ._surrogates import independent_orders
+
+__all__ = ["multiplets", "MultipletResult", "MEASURES", "METHODS", "multiplet_values"]
+
+MEASURES = (
+    "o_information",
+    "total_correlation",
+    "dual_total_correlation",
+    "s_information",
+    "co_information",
+)
+METHODS = ("gaussian_copula", "gaussian")
+#: Default most multiplets evaluated (each size's values are (count,) float64 arrays).
+MAX_MULTIPLETS = 20_000_000
+#: Bytes of block matrices built at once (multiplets x surrogates x size²).
+CHUNK_BYTES = 32 * 2**20
+#: The search strategies.
+SEARCHES = ("exhaustive", "greedy", "beam")
+
+
+def _chunks(d: int, s: int, size: int) -> Iterator[np.ndarray]:
+    it = combinations(range(d), s)
+    while True:
+        block = list(islice(it, size))
+        if not block:
+            return
+        yield np.array(block, dtype=np.intp).reshape(len(block), s)
+
+
+@dataclass(frozen=True)
+class MultipletResult:
+    """Every multiplet's estimate, ranked.
+
+    Attributes
+    ----------
+    frame
+        DataFrame sorted by ``|value|`` (the most redundant and most synergistic first):
+        ``multiplet`` (tuple of names), ``size``, ``value``, ``unit``, and with surrogates
+        ``p_value`` (per multiplet), ``p_fwer`` (max-statistic over all multiplets of the
+        same size) and ``q_value`` (Benjamini-Hochberg).
+    measure, method, unit, n, n_surrogates, names
+        What was computed.
+    """
+
+    frame: Any
+    measure: str
+    method: str
+    unit: str
+    n: int
+    n_surrogates: int
+    names: tuple[str, ...]
+    diagnostics: dict = field(default_factory=dict, compare=False)
+
+    def to_frame(self):
+        """The ranked DataFrame."""
+        return self.frame.copy()
+
+    def top(self, k: int = 10):
+        """The ``k`` lowest (most synergistic for O-information) and ``k`` highest rows."""
+        f = self.frame.sort_values("value")
+        return {
+            "lowest": f.head(k).reset_index(drop=True),
+            "highest": f.tail(k)[::-1].reset_index(drop=True),
+        }
+
+    def pair_matrix(self) -> np.ndarray:
+        """Mean value of the multiplets that contain each pair of variables (d, d)."""
+        d = len(self.names)
+        tot = np.zeros((d, d))
+        cnt = np.zeros((d, d))
+        pos = {nm: i for i, nm in enumerate(self.names)}
+        for mult, v in zip(self.frame["multiplet"], self.frame["value"], strict=True):
+            ii = [pos[m] for m in mult]
+            for a in ii:
+                for b in ii:
+                    if a != b:
+                        tot[a, b] += v
+                        cnt[a, b] += 1
+        with np.errstate(invalid="ignore"):
+            return np.where(cnt > 0, tot / np.where(cnt > 0, cnt, 1), np.nan)
+
+    def plot(self, ax=None, path=None, *, kind: str = "bars", top: int = 20):
+        """``kind="bars"``: the ``top`` multiplets by |value| (red < 0, blue > 0; a dot
+        marks p_fwer < 0.05); ``"pairs"``: heat map of :meth:`pair_matrix`."""
+        from infometer.core.plot import finish, new_axes
+
+        kind = check_choice(kind, "kind", ("bars", "pairs"))
+        if kind == "pairs":
+            _, ax = new_axes(ax, figsize=(6.0, 5.0))
+            mat = self.pair_matrix()
+            lim = float(np.nanmax(np.abs(mat))) if np.isfinite(mat).any() else 1.0
+            im = ax.imshow(mat, cmap="RdBu", vmin=-lim, vmax=lim)  # red < 0, as the bars
+            ax.set_xticks(range(len(self.names)), self.names, rotation=90, fontsize=7)
+            ax.set_yticks(range(len(self.names)), self.names, fontsize=7)
+            ax.figure.colorbar(im, ax=ax, label=f"mean {self.measure} ({self.unit})")
+            ax.set_title(f"{self.measure}: mean over multiplets holding each pair", fontsize=10)
+            return finish(ax, path)
+        f = self.frame.head(top)
+        _, ax = new_axes(ax, figsize=(6.5, max(2.5, 0.28 * len(f) + 1.2)))
+        y = np.arange(len(f))[::-1]
+        vals = f["value"].to_numpy()
+        ax.barh(y, vals, color=np.where(vals < 0, "tab:red", "tab:blue"))
+        ax.set_yticks(y, [",".join(map(str, m)) for m in f["multiplet"]], fontsize=7)
+        if "p_fwer" in f:
+            sig = f["p_fwer"].to_numpy() < 0.05
+            ax.plot(vals[sig], y[sig], "k.", label="p_fwer < 0.05")
+            if sig.any():
+                ax.legend(fontsize=7, loc="lower right")
+        ax.axvline(0, color="k", lw=0.8)
+        ax.set_xlabel(f"{self.measure} ({self.unit})")
+        ax.set_title(
+            f"top {len(f)} multiplets by |{self.measure}| ({self.method}, n={self.n})", fontsize=10
+        )
+        return finish(ax, path)
+
+
+def _sizes(sizes: Any, d: int) -> tuple[int, int]:
+    if isinstance(sizes, int | np.integer) and not isinstance(sizes, bool):
+        lo = hi = int(sizes)
+    else:
+        try:
+            lo, hi = (int(check_int(s, "sizes")) for s in sizes)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"sizes must be an int or a pair (smallest, largest), got {sizes!r}"
+            ) from exc
+    if not 3 <= lo <= hi:
+        raise ValueError(f"sizes must satisfy 3 <= smallest <= largest, got {(lo, hi)}")
+    if hi > d:
+        raise ValueError(f"sizes asks for multiplets of {hi} variables but X has {d} columns")
+    return lo, hi
+
+
+def multiplets(
+    X: Any,
+    *,
+    measure: str = "o_information",
+    sizes: int | tuple[int, int] = (3, 3),
+    method: str = "gaussian_copula",
+    n_surrogates: int = 0,
+    unit: str | None = "nats",
+    base: float | None = None,
+    seed: int | None = 0,
+    progress: bool | None = None,
+    bias_correct: bool = True,
+    max_multiplets: int = MAX_MULTIPLETS,
+    search: str = "exhaustive",
+    beam_width: int = 10,
+    objective: str = "synergy",
+    n_jobs: int = 1,
+    client: Any = None,
+    store: str | os.PathLike | None = None,
+    execution: Execution | None = None,
+) -> MultipletResult:
+    """``measure`` of every multiplet of ``sizes`` variables of ``X`` (or of the best ones
+    a greedy/beam search finds), ranked.
+
+    Parameters
+    ----------
+    X
+        Continuous samples, one column per variable (array or DataFrame).
+    measure
+        ``o_information`` (default), ``total_correlation``, ``dual_total_correlation``,
+        ``s_information`` or ``co_information``.
+    sizes
+        One size, or ``(smallest, largest)`` inclusive (at least 3).
+    method
+        ``gaussian_copula`` (default; as hoi's ``gc``) or ``gaussian``.
+    n_surrogates
+        Surrogate data sets (each column permuted independently, the same surrogates for
+        every multiplet); 0: no p-values.
+    unit, base, seed, progress
+        The usual; ``seed`` drives the surrogates.
+    bias_correct
+        Wishart-unbiased log-determinants.
+    max_multiplets
+        Refuse a search with more multiplets (checked before anything is allocated).
+    search
+        ``"exhaustive"`` (every multiplet), ``"greedy"`` (the best triplet, grown one
+        variable at a time by the variable that most improves ``objective``) or
+        ``"beam"`` (the ``beam_width`` best multiplets of each size are all grown).
+    beam_width
+        Multiplets kept per size by ``"beam"`` (``"greedy"`` is width 1).
+    objective
+        What the greedy/beam search seeks: ``"synergy"`` (the lowest values: the most
+        negative O-information) or ``"redundancy"`` (the highest); ``"min"``/``"max"``
+        say the same for any measure.
+    n_jobs, client, store
+        Run the chunks of an exhaustive sweep (a greedy/beam search: its searches of the
+        surrogates, one job each) on ``n_jobs`` local processes, or on a Dask ``client``
+        (a ``distributed.Client`` or an address), through
+        :func:`infometer.core.parallel.run_jobs`; ``store`` (exhaustive only): a folder
+        keeping every finished chunk, so an interrupted sweep resumes where it stopped.
+        The values and p-values are bit for bit those of the in-process run.
+    execution
+        The same as an :class:`infometer.Execution` (``n_jobs``, ``scheduler``, ``store``),
+        the execution object :func:`infometer.pairwise`, :func:`infometer.infer_network`
+        and ``bench`` take; ``n_jobs=``, ``client=`` and ``store=`` are its shorthands (one
+        of them beside ``execution=`` is a ``TypeError``).
+
+    Returns
+    -------
+    MultipletResult
+
+    Notes
+    -----
+    The surrogate p-values test the null that the variables of a multiplet are mutually
+    independent (what permuting each column preserves: the marginals), not that the
+    measure is 0: a multiplet with pairwise dependence only can be "significant" with
+    Ω ≈ 0.  For an interval on one multiplet's value use e.g.
+    ``im.o_information(X[:, cols], method="gaussian_copula", ci=0.95)``; for one
+    multiplet's test :func:`infometer.multivariate_test`.
+
+    After a greedy/beam search, ``p_value`` is one-sided in the direction of
+    ``objective`` and ``p_fwer`` is adjusted for the search itself: the same search is
+    run on every surrogate, and its best value of each size is the null of the best.
+    Either way ``p_fwer`` controls the family-wise error within one size (on null data
+    "some multiplet of that size has ``p_fwer`` <= α" has probability <= α; tested for
+    the exhaustive, greedy and beam searches); over several sizes divide α by their count.
+
+    Examples
+    --------
+    >>> import numpy as np, infometer as im
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(500, 5)); x[:, 1] += x[:, 0]; x[:, 2] += x[:, 0]
+    >>> r = im.multiplets(x, sizes=3)
+    >>> r.frame.iloc[0]["multiplet"]  # the redundant triplet on top
+    ('x0', 'x1', 'x2')
+    >>> g = im.multiplets(x, sizes=(3, 4), search="greedy", objective="redundancy")
+    >>> g.frame["multiplet"].tolist()  # the best of each size, best first
+    [('x0', 'x1', 'x2', 'x3'), ('x0', 'x1', 'x2')]
+    """
+    from infometer.core.estimate import Estimate, resolve_unit
+    from infometer.core.progress import check_progress
+
+    from .estimators import gaussian_scores, scatter_of
+    from .measures import split_variables
+
+    measure = check_choice(measure, "measure", MEASURES)
+    method = check_choice(method, "method", METHODS)
+    search = check_choice(search, "search", SEARCHES)
+    objective = check_choice(objective, "objective", tuple(OBJECTIVES))
+    beam_width = check_int(beam_width, "beam_width", min_value=1)
+    ex = Execution.from_keywords(
+        execution,
+        "multiplets",
+        {"n_jobs": 1},
+        n_jobs=("n_jobs", n_jobs, 1),
+        client=("scheduler", client, None),
+        store=("store", store, None),
+    )
+    store = ex.store
+    n_surrogates = check_int(n_surrogates, "n_surrogates", min_value=0)
+    max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
+    progress = check_progress(progress)
+    if seed is not None:
+        seed = check_int(seed, "seed", min_value=0)
+    if store is not None and not isinstance(store, str | os.PathLike):
+        raise TypeError(
+            f"store must be a folder path (str or os.PathLike), got {type(store).__name__}"
+        )
+    if not isinstance(bias_correct, bool):
+        raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
+    parallel = ex.workers > 1 or ex.scheduler is not None or store is not None
+    if search != "exhaustive" and store is not None:
+        raise ValueError(
+            f"store is for search='exhaustive'; a {search} search keeps no chunks to "
+            "resume (n_jobs=/client= spread its surrogate searches)"
+        )
+    u = resolve_unit(unit, base)
+    vs = split_variables(X, discrete=False)
+    if any(v.d != 1 for v in vs.values()):
+        raise ValueError("X for multiplets must have one column per variable")
+    names = tuple(vs)
+    d = len(names)
+    lo, hi = _sizes(sizes, d)
+    width = 1 if search == "greedy" else beam_width
+    if search == "exhaustive":
+        count = sum(comb(d, s) for s in range(lo, hi + 1))
+        check_budget(
+            count,
+            name="sizes",
+            limit=max_multiplets,
+            what=f"multiplets of {d} variables",
+            override=(
+                "pass max_multiplets=... to allow more, search='greedy' or "
+                "search='beam' (beam_width=...) to grow the best triplets instead, or "
+                "n_jobs=/client= with store= to spread the sweep"
+            ),
+        )
+    else:
+        count = search_cost(d, lo, hi, width)
+        check_budget(
+            count,
+            name="beam_width",
+            limit=max_multiplets,
+            what=f"multiplet evaluations of a {search} search of {d} variables",
+            override="pass max_multiplets=... to allow more, or a smaller beam_width",
+        )
+    check_budget(
+        float(count) * (n_surrogates + 1),
+        name="n_surrogates",
+        limit=max(max_multiplets, 1) * 100,
+        what="multiplet evaluations (multiplets x (surrogates + 1))",
+    )
+    cols = [v.columns[0].astype(np.float64, copy=False) for v in vs.values()]
+    const = [nm for nm, c in zip(names, cols, strict=True) if c.min() == c.max()]
+    if const:
+        raise ValueError(f"X has constant columns {const}: drop them (no information)")
+    a, _ = gaussian_scores(cols, method == "gaussian_copula")
+    n = a.shape[0]
+    if n < hi + 2:
+        raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
+    w = scatter_of(a)
+    rng = np.random.default_rng(seed)
+    ws = None
+    if n_surrogates:
+        ws = np.empty((n_surrogates, d, d))
+        for b in range(n_surrogates):
+            orders = independent_orders(rng, n, d)
+            ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
+    cfg = dict(w=w, ws=ws, n=n, d=d, lo=lo, hi=hi, measure=measure, bias_correct=bias_correct)
+    if search == "exhaustive":
+        sweep = _exhaustive_parallel if parallel else _exhaustive
+        rows_idx, rows_val, rows_p, rows_fwer = sweep(
+            cfg, progress, ex=ex, store=store, method=method, seed=seed
+        )
+    else:
+        rows_idx, rows_val, rows_p, rows_fwer, evaluated = _searched(
+            cfg, width, OBJECTIVES[objective], progress=progress, ex=ex
+        )
+    factor = Estimate(value=1.0, unit="nats").to(u).value
+    frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
+    diag.update(multiplets=int(count), search=search)
+    if diag.get("singular_multiplets"):
+        from infometer.core._warnings import warn_user
+
+        bad = frame.loc[frame["value"].isna(), "multiplet"].tolist()
+        msg = (
+            f"{len(bad)} multiplet(s) of X have a singular covariance (a column is a linear "
+            f"function of others), so their {measure} is undefined and left NaN, e.g. "
+            f"{bad[0]}; drop the redundant columns"
+        )
+        diag["warnings"] = [msg]
+        warn_user(msg)
+    if search != "exhaustive":
+        # "multiplets": the budgeted bound; "evaluated": what the search on X computed
+        diag.update(beam_width=width, objective=objective, evaluated=int(evaluated))
+    frame = _ranked(frame, None if search == "exhaustive" else OBJECTIVES[objective])
+    return MultipletResult(
+        frame=frame,
+        measure=measure,
+        method=method,
+        unit=u,
+        n=n,
+        n_surrogates=n_surrogates,
+        names=names,
+        diagnostics=diag,
+    )
+
+
+def _exhaustive(cfg: dict, progress, **_: Any):
+    from infometer.core.progress import progress_bar
+
+    w, ws, n, d = cfg["w"], cfg["ws"], cfg["n"], cfg["d"]
+    b_count = 0 if ws is None else ws.shape[0]
+    total = sum(comb(d, s) for s in range(cfg["lo"], cfg["hi"] + 1))
+    rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
+    with progress_bar(
+        total=total, desc=f"{cfg['measure']} multiplets", unit="multiplet", progress=progress
+    ) as bar:
+        for s in range(cfg["lo"], cfg["hi"] + 1):
+            parts = []
+            for idx in _chunks(d, s, _per_chunk(s, b_count)):
+                parts.append(chunk_stats(w, ws, n, idx, cfg["measure"], cfg["bias_correct"]))
+                rows_idx.append(idx)
+                bar.update(idx.shape[0])
+            _collect(parts, b_count, rows_val, rows_p, rows_fwer)
+    return rows_idx, rows_val, rows_p, rows_fwer
+
+
+def _per_chunk(s: int, b_count: int) -> int:
+    return max(1, CHUNK_BYTES // (8 * s * s * (b_count + 1)))
+
+
+def _collect(parts: list[dict], b_count: int, rows_val, rows_p, rows_fwer) -> None:
+    """One size's chunk results -> values, per-multiplet and max-statistic p-values."""
+    vals = np.concatenate([p["value"] for p in parts])
+    rows_val.append(vals)
+    if b_count:
+        hits = np.concatenate([p["hits"] for p in parts])
+        null_max = np.max(np.vstack([p["null_max"] for p in parts]), axis=0)
+        rows_p.append((1.0 + hits) / (b_count + 1.0))
+        rows_fwer.append(
+            (1.0 + (null_max[None, :] >= np.abs(vals)[:, None]).sum(1)) / (b_count + 1.0)
+        )
+
+
+def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None) -> None:
+    """``func`` on every job through :func:`infometer.core.parallel.run_jobs` on ``ex``."""
+    from infometer.core.parallel import run_jobs
+
+    outcome = run_jobs(
+        func, jobs, sink, execution=ex, progress=True if progress else None, interruptible=False
+    )
+    outcome.raise_if_incomplete()
+
+
+def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, seed):
+    import hashlib
+
+    from infometer.core.parallel import MemorySink
+
+    from ._chunkstore import ChunkStore
+
+    w, ws, d = cfg["w"], cfg["ws"], cfg["d"]
+    b_count = 0 if ws is None else ws.shape[0]
+    jobs, plan = {}, {}
+    for s in range(cfg["lo"], cfg["hi"] + 1):
+        per, total = _per_chunk(s, b_count), comb(d, s)
+        plan[s] = [
+            (i, start, min(per, total - start)) for i, start in enumerate(range(0, total, per))
+        ]
+        for i, start, cnt in plan[s]:
+            jobs[(s, i)] = {
+                "w": w,
+                "ws": ws,
+                "n": cfg["n"],
+                "d": d,
+                "size": s,
+                "start": start,
+                "count": cnt,
+                "measure": cfg["measure"],
+                "bias_correct": cfg["bias_correct"],
+            }
+    if store is None:
+        sink = MemorySink()
+        get = sink.results.__getitem__
+    else:
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.ascontiguousarray(w).tobytes())
+        if ws is not None:
+            h.update(np.ascontiguousarray(ws).tobytes())
+        sink = ChunkStore(
+            store,
+            {
+                "format": 1,
+                "data": h.hexdigest(),
+                "measure": cfg["measure"],
+                "method": method,
+                "sizes": [cfg["lo"], cfg["hi"]],
+                "n_surrogates": b_count,
+                "seed": seed,
+                "bias_correct": cfg["bias_correct"],
+                "chunk_bytes": CHUNK_BYTES,
+            },
+        )
+        get = sink.get
+    _run(_search.chunk_job, jobs, sink, ex, progress)
+    rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
+    for s in range(cfg["lo"], cfg["hi"] + 1):
+        rows_idx.append(np.array(list(combinations(range(d), s)), dtype=np.intp).reshape(-1, s))
+        _collect([get((s, i)) for i, _, _ in plan[s]], b_count, rows_val, rows_p, rows_fwer)
+    return rows_idx, rows_val, rows_p, rows_fwer
+
+
+def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Execution):
+    w, ws = cfg["w"], cfg["ws"]
+    args = (cfg["n"], cfg["lo"], cfg["hi"], width, cfg["measure"], sign, cfg["bias_correct"])
+    kept, evaluated = beam_search(w, *args)
+    rows_idx = [k[0] for k in kept]
+    rows_val = [k[1] for k in kept]
+    rows_p, rows_fwer = [], []
+    if ws is not None:
+        b_count = ws.shape[0]
+        best = _surrogate_bests(cfg, width, sign, progress, ex)
+        for j, (idx, v) in enumerate(kept):
+            nv = sign * multiplet_values(ws, cfg["n"], idx, cfg["measure"], cfg["bias_correct"])
+            rows_p.append((1.0 + (nv >= sign * v[None, :]).sum(0)) / (b_count + 1.0))
+            rows_fwer.append(
+                (1.0 + (best[:, j][None, :] >= sign * v[:, None]).sum(1)) / (b_count + 1.0)
+            )
+    return rows_idx, rows_val, rows_p, rows_fwer, evaluated
+
+
+def _surrogate_bests(cfg: dict, width: int, sign: float, progress, ex: Execution):
+    """(B, sizes): the same search on every surrogate, its best of each size (the null of
+    the best); one job per surrogate on ``run_jobs`` when ``ex`` asks for workers."""
+    from infometer.core.progress import progress_bar
+
+    ws = cfg["ws"]
+    keys = ("n", "lo", "hi", "measure", "bias_correct")
+    jobs = {
+        b: {"w": ws[b], "width": width, "sign": sign, **{k: cfg[k] for k in keys}}
+        for b in range(ws.shape[0])
+    }
+    if ex.workers > 1 or ex.scheduler is not None:
+        from infometer.core.parallel import MemorySink
+
+        sink = MemorySink()
+        _run(_search.best_of_search, jobs, sink, ex, progress)
+        return np.vstack([sink.results[b] for b in jobs])
+    with progress_bar(
+        jobs.values(),
+        total=len(jobs),
+        desc="surrogate searches",
+        unit="surrogate",
+        progress=progress,
+    ) as bar:
+        return np.vstack([_search.best_of_search(job) for job in bar])
+
+
+def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
+    """The tidy frame (in the order computed) and diagnostics about the values."""
+    import pandas as pd
+
+    vals = np.concatenate(rows_val)
+    frame = pd.DataFrame(
+        {
+            "multiplet": [tuple(names[i] for i in r) for idx in rows_idx for r in idx],
+            "size": np.concatenate([np.full(len(i), i.shape[1]) for i in rows_idx]),
+            "value": vals * factor,
+            "unit": u,
+        }
+    )
+    diag: dict = {}
+    if np.isnan(vals).any():
+        diag["singular_multiplets"] = int(np.isnan(vals).sum())
+    if rows_p:
+        from infometer.measures.stats import multipletests
+
+        p = np.concatenate(rows_p)
+        frame["p_value"] = p
+        frame["p_fwer"] = np.concatenate(rows_fwer)
+        frame["q_value"] = multipletests(p, method="bh").p_adjusted
+    return frame, diag
+
+
+def _ranked(frame, sign: float | None):
+    """Exhaustive (``sign=None``): by |value|; a search: best in its direction first."""
+    vals = frame["value"].to_numpy()
+    if sign is None:
+        key = -np.abs(np.nan_to_num(vals, nan=0.0))
+    else:
+        key = -sign * np.nan_to_num(vals, nan=-sign * np.inf)
+    frame = frame.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
+    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
+    return frame
