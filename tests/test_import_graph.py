@@ -1,11 +1,14 @@
-"""No import loops (issue 29 §4): the package's imports, read with :mod:`ast` (top-level and
-inside functions), form no cycle between subpackages and none between modules.
+"""Layers and loops (issues 29 §4, 37 §2): the package's imports, read with :mod:`ast`
+(top-level and inside functions), go down the layers of the tree and form no cycle between
+subpackages and none between modules.
 
-Nodes of the coarse graph are the subpackages (``infometer.workflows.allpairs``) and the ground-floor
-modules (``infometer.core.api``, ``infometer.core.data``...); an import from one into another is an
-edge.  The fine graph has one node per module; an import of a package's ``__init__`` by
-one of its own modules is ignored there (``from . import kernels`` reads a sibling, and a
-package's ``__init__`` exists to gather its modules).  The lazy root package
+A module's layer is the first folder under ``infometer/`` (docs/architecture.md): ``core``
+< ``estimators`` < ``measures`` < ``systems`` | ``workflows`` < ``cli``.  Nodes of the
+coarse graph are the subpackages (``infometer.workflows.allpairs``) and the ground-floor
+modules (``infometer.core.api``, ``infometer.core.data``...); an import from one into
+another is an edge.  The fine graph has one node per module; an import of a package's
+``__init__`` by one of its own modules is ignored there (``from . import kernels`` reads a
+sibling, and a package's ``__init__`` exists to gather its modules).  The lazy root package
 (``infometer/__init__.py``, which imports through ``importlib`` on first use) is no node.
 """
 
@@ -68,10 +71,34 @@ def _imports(name: str) -> set[str]:
 EDGES = {name: _imports(name) for name in MODULES if name != "infometer"}
 
 
+#: docs/architecture.md's layers, bottom to top: the first folder under ``infometer/``.  A
+#: module may import its own layer and the layers below it; ``systems`` and ``workflows``
+#: share a floor but do not import each other; nothing imports ``cli``.
+RANK = {
+    "core": 0,
+    "estimators": 1,
+    "measures": 2,
+    "systems": 3,
+    "workflows": 3,
+    "report": 4,
+    "cli": 5,
+    "__main__": 6,
+}
+
+
+def _layer(name: str) -> str:
+    """``infometer.estimators.knn.engine`` -> ``estimators``."""
+    return name.split(".")[1]
+
+
 def _unit(name: str) -> str:
-    """``infometer.workflows.allpairs.matrix`` -> ``infometer.workflows.allpairs``; ground modules stay."""
+    """``infometer.estimators.knn.engine`` -> ``infometer.estimators.knn``; a ground-floor
+    module (``infometer.core.data``) is its own unit; ``infometer.cli.app`` ->
+    ``infometer.cli``."""
     parts = name.split(".")
-    return ".".join(parts[:2])
+    return ".".join(
+        parts[:3] if parts[1] in RANK and parts[1] not in ("cli", "report") else parts[:2]
+    )
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -113,6 +140,7 @@ def test_the_parser_sees_the_known_edges():
     # a check that the graph is read at all: api.run calls the ground-floor resampling
     assert "infometer.core.resample" in EDGES["infometer.core.api"]
     assert "infometer.core.api" in EDGES["infometer.measures.stats.independence"]
+    assert "infometer.estimators.knn.kernels" in EDGES["infometer.estimators.knn.estimators"]
     assert len(EDGES) > 100
 
 
@@ -137,43 +165,61 @@ def test_a_loop_would_be_found():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-#: docs/architecture.md's layers: the ground floor, and the measurements below the methods.
-GROUND = {
-    f"infometer.{m}"
-    for m in (
-        "_estimate _threads _deprecation _cachedir jit validation uncertainty progress plot "
-        "saturation _torch _local "
-        "data registry resample training parallel exact"
-    ).split()
-}
-MEASUREMENTS = {
-    f"infometer.{m}"
-    for m in "api discrete knn parametric binned matrix neural diffusion timeseries text "
-    "models probes stats multivariate generalized complexity channels dynamics".split()
-}
-METHODS = {f"infometer.{m}" for m in ("allpairs", "decision", "bench", "cli", "sklearn", "extract")}
+def test_every_module_sits_in_a_layer_folder():
+    loose = sorted(
+        p.name
+        for p in PKG.iterdir()
+        if p.name not in ("__init__.py", "__main__.py", "py.typed", "__pycache__")
+        and p.name not in RANK
+    )
+    assert loose == [], f"top-level entries outside the layer folders: {loose}"
+    assert {_layer(m) for m in EDGES} <= set(RANK)
 
 
-@pytest.mark.parametrize("name", sorted(GROUND))
-def test_ground_floor_imports_nothing_above_it(name):
-    assert {t for t in EDGES[name] if _unit(t) not in GROUND} == set()
-
-
-def test_measurements_do_not_import_the_methods_built_on_them():
-    bad = {
+@pytest.mark.parametrize("layer", sorted(set(RANK) - {"__main__"}))
+def test_no_import_reaches_up_a_layer(layer):
+    up = sorted(
         (a, t)
         for a, targets in EDGES.items()
-        if _unit(a) in MEASUREMENTS
+        if _layer(a) == layer
         for t in targets
-        if _unit(t) in METHODS
-    }
-    assert bad == set()
+        if RANK[_layer(t)] > RANK[layer] or (RANK[_layer(t)] == RANK[layer] and _layer(t) != layer)
+    )
+    assert up == [], f"imports above (or beside) the {layer} layer: {up}"
+
+
+def test_nothing_imports_the_cli():
+    assert {
+        a
+        for a, targets in EDGES.items()
+        if _layer(a) not in ("cli", "__main__")
+        for t in targets
+        if _layer(t) == "cli"
+    } == set()
+
+
+def test_a_layer_breach_would_be_found():
+    # the rule read on a made-up edge: an estimator family importing a measurement
+    a, t = "infometer.estimators.knn.engine", "infometer.measures.stats.independence"
+    assert RANK[_layer(t)] > RANK[_layer(a)]
+
+
+def test_exact_gathers_its_parts_statically():
+    # the loop of issue 37: exact.py reached up through importlib into the families that
+    # imported its _wrap back; now it imports them, and they import the ground floor
+    exact = EDGES["infometer.measures.exact"]
+    assert {
+        "infometer.measures.channels",
+        "infometer.measures.generalized.exact",
+        "infometer.measures.multivariate.exact",
+    } <= exact
+    assert "importlib" not in MODULES["infometer.measures.exact"].read_text(encoding="utf-8")
+    for part in ("generalized.exact", "multivariate.exact"):
+        assert "infometer.measures.exact" not in EDGES[f"infometer.measures.{part}"]
 
 
 def test_discrete_counting_does_not_reach_into_knn():
     # the thread count is a ground-floor helper (infometer.core._threads), not knn's
-    assert not any(
-        t.startswith("infometer.estimators.knn")
-        for t in EDGES["infometer.estimators.discrete.counting"]
-    )
-    assert "infometer.core._threads" in EDGES["infometer.estimators.discrete.counting"]
+    counting = EDGES["infometer.estimators.discrete.counting"]
+    assert not any(t.startswith("infometer.estimators.knn") for t in counting)
+    assert "infometer.core._threads" in counting

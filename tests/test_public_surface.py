@@ -159,7 +159,12 @@ def test_the_walk_reaches_the_families():
     # modules listed in no __all__ are reached too
     assert "infometer.measures.truth.closed_forms.gaussian_mutual_info" in PUBLIC
     assert "infometer.systems.extract.bridge.layout_entropy" in PUBLIC
-    assert "infometer.estimators.knn._rankbits.counts" in PUBLIC  # a module without __all__
+    # the compiled kernels are private modules (issue 37): not on the surface
+    assert not [
+        q
+        for q in PUBLIC
+        if q.startswith(("infometer.estimators.knn._", "infometer.estimators.discrete._"))
+    ]
 
 
 def test_the_walk_visits_every_public_module():

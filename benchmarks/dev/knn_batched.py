@@ -8,7 +8,8 @@ Data as in ``knn_stages.py``: x ~ N(0, I_d), y = 0.6 x + 0.8 noise, seed 0; the 
 the joint max-norm kNN of (x, y) (2d columns, k = 3) on the engine's kd-tree
 (:class:`infometer.estimators.knn.engine.KDTree`, its search layout and leaf size).
 
-* **engine**: ``KDTree.knn_self`` (:func:`infometer.estimators.knn._compiled._knn`): each query starts
+* **engine**: ``KDTree.knn_self`` (:func:`infometer.estimators.knn._compiled._knn`): each query
+  starts
   in its own leaf and climbs, scanning the leaves whose box is within its current k-th
   distance.
 * **batched**: the queries of one subtree (the largest of at most 32 points: one leaf at the
@@ -17,7 +18,8 @@ the joint max-norm kNN of (x, y) (2d columns, k = 3) on the engine's kd-tree
   largest current k-th distance), and at each leaf reached one vector test per coordinate
   (32 lanes) finds
   the queries whose own cube meets the leaf's box; only those scan it, with the engine's
-  block scan (:func:`infometer.estimators.knn._intrinsics.block_dist`) and its tie rule, so both give
+  block scan (:func:`infometer.estimators.knn._intrinsics.block_dist`) and its tie rule, so both
+  give
   the same distances and indices (checked).
 * **exact bound**: the batched search again, each query's bound set to its final k-th
   distance from the start: the leaf scans it counts are those no search order can avoid on

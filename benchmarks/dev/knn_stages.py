@@ -9,9 +9,11 @@ interleaved A/Bs of the grid's marginal count on the same radii.
 Data: x ~ N(0, I_d), y = 0.6 x + 0.8 noise, seed 0; the marginal counted is the first
 ``--dx`` columns of x (default all ``d``).  Each stage prints wall and CPU time (all
 threads) and the 1-minute load.  ``--grid NAME=V[:NAME=V],...`` times the marginal count
-(grid layout and count, from radii to counts) with each setting of :mod:`infometer.estimators.knn._grid`'s
+(grid layout and count, from radii to counts) with each setting of
+:mod:`infometer.estimators.knn._grid`'s
 module constants, interleaved, min of ``--rounds``; ``--against REF`` times this checkout's
-grid against ``src/infometer/estimators/knn/_grid.py`` of the git revision ``REF`` the same way (both
+grid against ``src/infometer/estimators/knn/_grid.py`` of the git revision ``REF`` the same way
+(both
 grid APIs it has had are understood).  Every setting must give the same counts (only the
 speed may change).
 ``--bitset`` times the joint max-norm kNN query (2d columns) and the marginal count of x

@@ -2,7 +2,8 @@
 
     python benchmarks/dev/scan_runs.py [--region 20000] [--points 1e7]
 
-The marginal counts of :mod:`infometer.estimators.knn._grid` spend most of their time scanning runs of
+The marginal counts of :mod:`infometer.estimators.knn._grid` spend most of their time scanning runs
+of
 contiguous points, testing two or three columns per point (``RESULTS.md``: ~2,600 points
 in ~15 runs per query for 3 columns at N = 10^6).  This times that loop alone, written as
 in ``grid.count`` (unsigned positions, two columns, one branch-free test per column), over

@@ -25,9 +25,10 @@ import numpy as np
 from scipy.linalg import solve_discrete_lyapunov
 
 import infometer as im
-from infometer.core import registry
+from infometer.core import api, registry
 from infometer.core.data import as_variables
 from infometer.measures.stats import resample_values
+from infometer.measures.timeseries import embed_arrays
 
 warnings.simplefilter("ignore")
 A = np.array([[0.5, 0.0], [0.5, 0.4]])
@@ -56,7 +57,7 @@ def part_a(repeats: int, run: T.Run) -> None:
     s = var1(n, 1)
     x, y = s[:, 0], s[:, 1]
     truth = te_truth()
-    xs, yf, zp = im.timeseries.embed_arrays(x, y)
+    xs, yf, zp = embed_arrays(x, y)
     rows = [
         ("infometer gaussian", lambda: im.transfer_entropy(x, y, method="gaussian").value),
         (
@@ -114,7 +115,7 @@ def part_c(reps: int) -> None:
     for r in range(reps):
         x = rng.normal(size=n)
         vs = as_variables({"x": x, "y": rho * x + np.sqrt(1 - rho**2) * rng.normal(size=n)})
-        est = im.api.run("mutual_info", vs, method="ksg1", ci=0.9, seed=r, n_resamples=b)
+        est = api.run("mutual_info", vs, method="ksg1", ci=0.9, seed=r, n_resamples=b)
         hit["subsample"] += est.ci[0] <= truth <= est.ci[1]
         vals = resample_values(
             spec, vs, dict(est.params), scheme="bootstrap", n_resamples=b, seed=r

@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 
 import infometer as im
+from infometer.core.data import as_variable
 from infometer.workflows.allpairs import pairwise
 from infometer.workflows.allpairs._significance import shared_null
 from infometer.workflows.allpairs.matrix import make_config
@@ -25,7 +26,7 @@ def blocks_gaussian(n, seed):
 
 def test_shared_null_is_the_copula_statistic_on_permuted_ranks():
     u = np.arange(300.0)
-    cfg, _ = make_config([im.data.as_variable(u, "u")] * 2, "copula", {}, seed=3, permutations=40)
+    cfg, _ = make_config([as_variable(u, "u")] * 2, "copula", {}, seed=3, permutations=40)
     null = shared_null(cfg)
     from infometer.workflows.allpairs.compute import permutations
 

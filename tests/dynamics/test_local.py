@@ -316,13 +316,14 @@ def test_local_true_errors_name_the_argument():
 
 def test_local_methods_table_matches_the_registry():
     from infometer.core.api import local_methods
+    from infometer.measures import dynamics
     from infometer.measures.dynamics.local import LOCAL_METHODS
 
     for q, names in LOCAL_METHODS.items():
         assert tuple(local_methods(q)) == names
     assert set(local_methods("transfer_entropy")) >= {"plugin", "gaussian", "ksg1"}
     assert "ordinal" not in local_methods("transfer_entropy")
-    assert im.dynamics.LocalValues is im.LocalValues
+    assert dynamics.LocalValues is im.LocalValues
 
 
 def _every_local_spec():

@@ -23,34 +23,39 @@ def main(html):
 """
 
 
-def test_score_a_script_json(tmp_path):
+def test_score_a_script_json(tmp_path, score_args):
     f = tmp_path / "s.py"
     f.write_text(GOOD)
     r = runner.invoke(
-        app, ["extract", "score", "--script", str(f), "--template", "infobox", "--json"]
+        app,
+        ["extract", "score", "--script", str(f), "--template", "infobox", "--json", *score_args],
     )
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["group_reward_greedy"] == 1.0 and d["mean_f1_hungarian"] == 1.0
 
 
-def test_score_a_failing_script_scores_zero_and_goes_on(tmp_path):
+def test_score_a_failing_script_scores_zero_and_goes_on(tmp_path, score_args):
     # (loops, allocations and imports are killed in tests/extract/test_scribes.py)
     f = tmp_path / "bad.py"
     f.write_text("def main(html):\n    return html.nope()\n")
-    r = runner.invoke(app, ["extract", "score", "--script", str(f), "--pages", "2", "--json"])
+    r = runner.invoke(
+        app, ["extract", "score", "--script", str(f), "--pages", "2", "--json", *score_args]
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["group_reward_greedy"] == 0.0
     assert all(not p["ok"] and "AttributeError" in p["error"] for p in d["per_page"])
 
 
-def test_score_errors(tmp_path):
+def test_score_errors(tmp_path, score_args):
     r = runner.invoke(app, ["extract", "score", "--script", str(tmp_path / "none.py")])
     assert r.exit_code == 2 and "is not a file" in r.output
     f = tmp_path / "s.py"
     f.write_text(GOOD)
-    r = runner.invoke(app, ["extract", "score", "--script", str(f), "--template", "carousel"])
+    r = runner.invoke(
+        app, ["extract", "score", "--script", str(f), "--template", "carousel", *score_args]
+    )
     assert r.exit_code == 2 and "template" in r.output
 
 

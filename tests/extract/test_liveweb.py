@@ -40,6 +40,73 @@ def test_server_stops_by_itself():
     assert srv2.stopped.wait(5)
 
 
+class _Redirector:
+    """A raw HTTP server on 127.0.0.1 answering every path by its entry in ``routes``:
+    a ``(302, location)`` redirect or a page; hits are counted per path."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        import http.server
+        import threading
+
+        self.routes: dict[str, tuple[int, str]] = {}
+        self.hits: dict[str, int] = {}
+        me = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802
+                me.hits[self.path] = me.hits.get(self.path, 0) + 1
+                code, body = me.routes.get(self.path, (404, ""))
+                self.send_response(code)
+                if code in (301, 302, 303, 307, 308):
+                    self.send_header("Location", body)
+                    body = ""
+                self.send_header("Content-Length", str(len(body.encode())))
+                self.end_headers()
+                self.wfile.write(body.encode())
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer((host, 0), H)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def url(self, path: str) -> str:
+        return f"http://{self.httpd.server_address[0]}:{self.port}{path}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_fetch_never_follows_a_redirect_off_the_loopback_host(monkeypatch):
+    local, other = _Redirector(), _Redirector("127.0.0.2")  # another host (not 127.0.0.1)
+    try:
+        other.routes["/loot"] = (200, "<p>off the loopback host</p>")
+        local.routes["/page"] = (200, "<p>local page</p>")
+        local.routes["/same"] = (302, "/page")  # relative: stays here
+        local.routes["/lh"] = (302, f"http://localhost:{local.port}/page")
+        local.routes["/off"] = (302, other.url("/loot"))
+        local.routes["/far"] = (307, "http://192.0.2.1/x")  # TEST-NET-1, never reached
+        local.routes["/file"] = (302, "file:///etc/passwd")
+        local.routes["/userinfo"] = (302, "http://127.0.0.1@192.0.2.1/x")
+        local.routes["/chain"] = (302, "/off")
+        assert "local page" in fetch(local.url("/same"))
+        assert "local page" in fetch(local.url("/lh"))
+        for path in ("/off", "/far", "/file", "/userinfo", "/chain"):
+            with pytest.raises(ValueError, match="redirected off the loopback host"):
+                fetch(local.url(path), timeout=2)
+        assert other.hits == {}
+        # a proxy setting cannot send a local fetch elsewhere
+        monkeypatch.setenv("http_proxy", other.url("/"))
+        monkeypatch.setenv("HTTP_PROXY", other.url("/"))
+        assert "local page" in fetch(local.url("/page"))
+        assert other.hits == {}
+    finally:
+        local.close()
+        other.close()
+
+
 def test_fetch_refuses_non_local_urls():
     for bad in ("http://example.com/", "https://127.0.0.1/", "file:///etc/hosts"):
         with pytest.raises(ValueError, match="local only"):

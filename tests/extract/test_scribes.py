@@ -24,7 +24,7 @@ from infometer.systems.extract.scribes import (
     token_costs,
     train_policy,
 )
-from infometer.systems.extract.sites import TEMPLATES, drift, make_group, rerender
+from infometer.systems.extract.sites import TEMPLATES, drift, make_group, make_sites, rerender
 
 #: A correct class-keyed program for each template (read off the templates' markup).
 CORRECT = {
@@ -40,9 +40,15 @@ CORRECT = {
 }
 
 
+# on a machine without the OS sandbox these tests run their own scripts unisolated
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:running an untrusted script WITHOUT:infometer.core.data.InfometerWarning"
+)
+
+
 @pytest.fixture(scope="module")
-def sandbox():
-    with Sandbox(cpu_seconds=1, memory_mb=64) as sb:
+def sandbox(unisolated):
+    with Sandbox(cpu_seconds=1, memory_mb=64, allow_unisolated=unisolated) as sb:
         yield sb
 
 
@@ -84,7 +90,7 @@ def test_reply_fences_and_bad_arguments():
         extract_code(3)
     with pytest.raises(ValueError, match="cpu_seconds"):
         Sandbox(cpu_seconds=0)
-    assert run_script("def main(html):\n    return []", ["<p>"])[0].ok
+    assert run_script("def main(html):\n    return []", ["<p>"], allow_unisolated=True)[0].ok
 
 
 @pytest.mark.parametrize("template", TEMPLATES)
@@ -96,6 +102,124 @@ def test_compiled_script_equals_in_process_and_scores_one(sandbox, template):
         assert r.ok, r.error
         assert [list(t) for t in r.triples] == run_choice(prog, p.html)
         assert fuzzy_f1(r.triples, p.gold()).f1 == 1.0
+
+
+# ------------------------------------------- honest scripts: same scores inside and out
+def _library(templates=TEMPLATES):
+    """Every distinct compiled script of the program library (all 540 choices resolved on
+    page 0 of a 3-page group of each template): (template, group, program, source)."""
+    out, seen = [], set()
+    for t in templates:
+        g = make_group("film", t, 3, seed=5)
+        for c in Choice.all():
+            prog = resolve(c, g.pages[0].html)
+            if prog is None:
+                continue
+            src = compile_script(prog)
+            if (t, src) not in seen:
+                seen.add((t, src))
+                out.append((t, g, prog, src))
+    return out
+
+
+def _same_inside_and_out(sandbox, g, prog, src):
+    res = sandbox.run(src, [p.html for p in g.pages])
+    for r, p in zip(res, g.pages, strict=True):
+        outside = run_choice(prog, p.html)  # in-process: [] when the program raises
+        inside = [list(t) for t in r.triples] if r.ok else []
+        assert inside == outside, (r.error, prog)
+        assert fuzzy_f1(inside, p.gold()).f1 == fuzzy_f1(outside, p.gold()).f1
+
+
+def test_library_sample_scores_the_same_inside_and_outside(sandbox):
+    """The correct program of each template, its literal and index-keyed twins and five
+    other programs per template (seeded) give identical triples, hence F1, in the sandbox
+    and in-process; the whole library is the slow test below."""
+    lib = _library()
+    rng = np.random.default_rng(0)
+    for t in TEMPLATES:
+        g = make_group("film", t, 3, seed=5)
+        right = CORRECT[t]
+        twins = [right, Choice("literal", *list(right.__dict__.values())[1:])]
+        twins.append(Choice("index", *list(right.__dict__.values())[1:]))
+        for ch in twins:
+            prog = resolve(ch, g.pages[0].html)
+            _same_inside_and_out(sandbox, g, prog, compile_script(prog))
+        mine = [x for x in lib if x[0] == t]
+        for k in rng.choice(len(mine), size=5, replace=False):
+            _, g2, prog, src = mine[k]
+            _same_inside_and_out(sandbox, g2, prog, src)
+
+
+@pytest.mark.slow
+def test_every_library_script_scores_the_same_inside_and_outside(sandbox):
+    """All distinct compiled scripts of the library (663 on the five templates)."""
+    lib = _library()
+    assert len(lib) > 500
+    for _, g, prog, src in lib:
+        _same_inside_and_out(sandbox, g, prog, src)
+
+
+def _exec_in_process(code, html):
+    ns = {"__name__": "honest"}
+    exec(compile(code, "<honest>", "exec"), ns)
+    return [[str(x) for x in t] for t in ns["main"](html)]
+
+
+HAND_WRITTEN = {
+    # tests/extract/test_cli_extract.py's GOOD script (regular expressions on raw HTML)
+    "regex": (
+        "import re\ndef main(html):\n"
+        "    subj = re.search(r'<h1[^>]*><a[^>]*>([^<]+)</a>', html).group(1)\n"
+        "    pairs = re.findall(r'<dt>([^<]+)</dt><dd[^>]*>([^<]+)</dd>', html)\n"
+        "    return [[subj, k, v] for k, v in pairs]\n"
+    ),
+    "bs4": (
+        "from bs4 import BeautifulSoup\ndef main(html):\n"
+        "    s = BeautifulSoup(html, 'lxml')\n    h = s.find('h1').get_text(strip=True)\n"
+        "    return [[h, dt.get_text(strip=True), dt.find_next_sibling('dd').get_text(strip=True)]"
+        " for dt in s.find_all('dt')]\n"
+    ),
+    "lxml": (
+        "import lxml.html\ndef main(html):\n    r = lxml.html.fromstring(html)\n"
+        "    h = r.xpath('string(//h1)').strip()\n"
+        "    return [[h, dt.text_content().strip(), dt.getnext().text_content().strip()]"
+        " for dt in r.xpath('//dt')]\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HAND_WRITTEN))
+def test_hand_written_scripts_score_the_same_inside_and_outside(sandbox, name):
+    g = make_group("book", "infobox", 4, seed=0)
+    code = HAND_WRITTEN[name]
+    res = sandbox.run(code, [p.html for p in g.pages])
+    for r, p in zip(res, g.pages, strict=True):
+        assert r.ok, r.error
+        outside = _exec_in_process(code, p.html)
+        assert [list(t) for t in r.triples] == outside
+        assert fuzzy_f1(r.triples, p.gold()).f1 == fuzzy_f1(outside, p.gold()).f1 == 1.0
+
+
+def test_bench_writers_score_the_same_inside_and_outside(sandbox):
+    """The script writers of ``extract bench``'s SCRIBES part (its tiny size): GRPO on the
+    group reward and on the self-score, and plain search; every row of the evaluation is
+    the same with the scripts run in the sandbox."""
+    train = make_sites(2, 2, seed=1)
+    test = make_sites(2, 2, seed=2)
+    pg, _ = train_policy(train, reward="group", steps=10, seed=0, progress=False)
+    ps, _ = train_policy(train, reward="self", steps=10, seed=0, progress=False)
+    writers = {
+        "GRPO (group reward)": lambda g, i: pg.greedy(page_features(g.pages[i].html)),
+        "GRPO (self-score only)": lambda g, i: ps.greedy(page_features(g.pages[i].html)),
+        "search (example gold)": lambda g, i: search_program(
+            g.pages[i].html, g.pages[i].gold(), seed=i
+        ),
+    }
+    inside = evaluate(writers, test, sandbox=sandbox, progress=False).to_frame()
+    outside = evaluate(writers, test, progress=False).to_frame()
+    assert len(inside) == 3 * 2 * 2 * 3
+    assert inside.equals(outside)
 
 
 def test_malformed_html_is_survived(sandbox):

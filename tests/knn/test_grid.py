@@ -1,5 +1,5 @@
-"""The rank grid of 2 to 4 columns (infometer.estimators.knn._grid): exact counts against brute force
-under every layout its tuning constants can produce, and its internal invariants."""
+"""The rank grid of 2 to 4 columns (infometer.estimators.knn._grid): exact counts against
+brute force under every layout its tuning constants can produce, and its internal invariants."""
 
 import numpy as np
 import pytest

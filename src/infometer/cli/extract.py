@@ -1,7 +1,8 @@
 """``infometer extract``: information extraction, measured (SCRIBES, LiveWeb-IE/VGS, LiteCoST).
 
-* ``score --script FILE [--template T] [--pages N]`` -- run a ``main(html)`` script in the
-  sandbox on a generated page group and print its fuzzy F1 per page and group reward;
+* ``score --script FILE [--template T] [--pages N] [--allow-unisolated]`` -- run a
+  ``main(html)`` script in the OS sandbox on a generated page group and print its fuzzy F1
+  per page and group reward;
 * ``bench [--out DIR] [--parts ...] [--size small|full]`` -- the three systems and the
   bridge end to end on generated data, one JSON per part (resumable) and ``report.html``;
 * ``serve [--seconds S]`` -- serve the generated drifting sites on 127.0.0.1 until idle.
@@ -59,12 +60,25 @@ def score_cmd(
     pages: Annotated[int, typer.Option(help="Pages in the group.")] = 4,
     cpu_seconds: Annotated[int, typer.Option(help="CPU-time limit per page.")] = 4,
     memory_mb: Annotated[int, typer.Option(help="Memory the script may add.")] = 256,
+    allow_unisolated: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unisolated",
+            help="Run the script even where the OS sandbox (bubblewrap + seccomp) cannot be "
+            "made: resource limits and Python guards only, it can read your files.",
+        ),
+    ] = False,
     seed: _Seed = 0,
     as_json: _Json = False,
 ) -> None:
-    """Fuzzy F1 (Hungarian) of a script on each page of a generated group, and its reward."""
+    """Fuzzy F1 (Hungarian) of a script on each page of a generated group, and its reward.
+
+    The script runs in the OS sandbox of ``infometer.systems.extract.sandbox`` (no network, no
+    files but a read-only minimal root, no processes, limits); where it cannot be made the
+    script is refused unless ``--allow-unisolated`` is given.
+    """
     from infometer.systems.extract.metrics import fuzzy_f1
-    from infometer.systems.extract.sandbox import Sandbox
+    from infometer.systems.extract.sandbox import Sandbox, SandboxUnavailableError
     from infometer.systems.extract.scribes import group_reward
     from infometer.systems.extract.sites import make_group
 
@@ -73,9 +87,11 @@ def score_cmd(
             raise ValueError(f"--script {str(script)!r} is not a file")
         code = script.read_text()
         g = make_group(domain, template, pages, seed=seed)
-        with Sandbox(cpu_seconds=cpu_seconds, memory_mb=memory_mb) as sb:
+        with Sandbox(
+            cpu_seconds=cpu_seconds, memory_mb=memory_mb, allow_unisolated=allow_unisolated
+        ) as sb:
             res = sb.run(code, [p.html for p in g.pages])
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError, SandboxUnavailableError) as exc:
         _fail(exc)
         return
     outs = [list(r.triples) if r.ok else [] for r in res]

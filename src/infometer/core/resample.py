@@ -27,9 +27,10 @@ Which scheme applies is a property of the estimator (``EstimatorSpec.resampling`
 * ``"none"``: no error bars; asking for them is an error.
 
 A trained estimator that checks its own bias (``diagnostics["bias_check"]`` in nats, see
-:func:`infometer.core.uncertainty.bias_check`) gets every interval widened by ``|bias check|``
-on both sides (:func:`infometer.core.uncertainty.widen_by_bias`); its ``func.resample_params(params)``
-gives the parameters of the re-runs (the check is made once, on the estimate itself).
+:func:`infometer.core.uncertainty.bias_check`) gets every interval widened by
+``|bias check|`` on both sides (:func:`infometer.core.uncertainty.widen_by_bias`); its
+``func.resample_params(params)`` gives the parameters of the re-runs (the check is made
+once, on the estimate itself).
 
 An estimator function may expose ``func.resample_view(variables, params)`` returning
 ``(inner_spec, inner_variables, inner_params)``: rows of ``inner_variables`` are then

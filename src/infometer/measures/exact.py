@@ -12,8 +12,35 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate
-from infometer.core.uncertainty import make_estimate
+from infometer.core.uncertainty import exact_estimate
 from infometer.core.validation import check_pmf
+
+# Exact values that other families compute (channels, generalised entropies, multivariate
+# information) are gathered here too; they build their estimates through the ground
+# floor's exact_estimate, so none of them imports this module back.
+from infometer.measures.channels import (
+    channel_capacity,
+    ib_curve,
+    information_bottleneck,
+    rate_distortion,
+    rate_distortion_curve,
+)
+from infometer.measures.generalized.exact import (
+    jensen_renyi_divergence,
+    jensen_shannon_divergence,
+    renyi_divergence,
+    renyi_entropy,
+    tsallis_entropy,
+)
+from infometer.measures.multivariate.exact import (
+    co_information,
+    dual_total_correlation,
+    gradient_o_information,
+    o_information,
+    pid,
+    s_information,
+    total_correlation,
+)
 
 __all__ = [
     "entropy",
@@ -23,6 +50,23 @@ __all__ = [
     "cond_mutual_info",
     "kl_divergence",
     "cross_entropy",
+    "channel_capacity",
+    "rate_distortion",
+    "rate_distortion_curve",
+    "information_bottleneck",
+    "ib_curve",
+    "renyi_entropy",
+    "tsallis_entropy",
+    "renyi_divergence",
+    "jensen_shannon_divergence",
+    "jensen_renyi_divergence",
+    "total_correlation",
+    "dual_total_correlation",
+    "o_information",
+    "s_information",
+    "co_information",
+    "gradient_o_information",
+    "pid",
 ]
 
 
@@ -38,7 +82,7 @@ def _h(a: np.ndarray) -> float:
 
 
 def _wrap(value: float, quantity: str, unit: str | None, base: float | None) -> Estimate:
-    return make_estimate(value, quantity=quantity, method="exact", unit=unit, base=base)
+    return exact_estimate(value, quantity, unit, base)
 
 
 def entropy(p: Any, *, unit: str | None = "nats", base: float | None = None) -> Estimate:
@@ -98,44 +142,3 @@ def cross_entropy(
     s = a > 0
     v = float("inf") if np.any(b[s] == 0) else float(-(a[s] * np.log(b[s])).sum())
     return _wrap(v, "cross_entropy", unit, base)
-
-
-# Exact values that other families compute (channels, generalised entropies, multivariate
-# information), loaded on first use: this ground-floor module imports none of them, and
-# their packages register estimators and import scipy. name -> module.
-_ELSEWHERE = {
-    "channel_capacity": ".channels",
-    "rate_distortion": ".channels",
-    "rate_distortion_curve": ".channels",
-    "information_bottleneck": ".channels",
-    "ib_curve": ".channels",
-    "renyi_entropy": ".generalized.exact",
-    "tsallis_entropy": ".generalized.exact",
-    "renyi_divergence": ".generalized.exact",
-    "jensen_shannon_divergence": ".generalized.exact",
-    "jensen_renyi_divergence": ".generalized.exact",
-    "total_correlation": ".multivariate.exact",
-    "dual_total_correlation": ".multivariate.exact",
-    "o_information": ".multivariate.exact",
-    "s_information": ".multivariate.exact",
-    "co_information": ".multivariate.exact",
-    "gradient_o_information": ".multivariate.exact",
-    "pid": ".multivariate.exact",
-}
-
-
-__all__ += list(_ELSEWHERE)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_ELSEWHERE))
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _ELSEWHERE:
-        raise AttributeError(f"module 'infometer.measures.exact' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(_ELSEWHERE[name], "infometer"), name)
-    globals()[name] = value
-    return value

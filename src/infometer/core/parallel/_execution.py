@@ -1,6 +1,7 @@
 """:class:`Execution`: where and how a fan-out of work runs, described once and checked once.
 
-``infometer.pairwise``, ``infometer.workflows.bench.run_sweep`` and :func:`~infometer.core.parallel.run_jobs`
+``infometer.pairwise``, ``infometer.workflows.bench.run_sweep`` and
+:func:`~infometer.core.parallel.run_jobs`
 take ``execution=Execution(...)``; their older keywords (``n_jobs=``, ``backend=``,
 ``client=``, ``store=``; ``workers=``, ``scheduler=``) are shorthands that build one.
 """

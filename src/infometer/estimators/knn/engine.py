@@ -17,7 +17,8 @@ same way by the joint search and by the marginal counts.
 
 Two backends compute the same exact answers:
 
-* **compiled** (:mod:`infometer.estimators.knn._compiled`, numba kernels that release the GIL; queries
+* **compiled** (:mod:`infometer.estimators.knn._compiled`, numba kernels that release the GIL;
+  queries
   are split into chunks that run on a few Python threads, see :func:`_run`), used from
   ``JIT_MIN_POINTS`` points, and for any size once it has been used in the process;
 * **scipy** (``scipy.spatial.cKDTree`` and numpy) for smaller problems, so that a small

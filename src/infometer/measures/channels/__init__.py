@@ -1,7 +1,8 @@
 """Information of channels: capacity (Blahut–Arimoto), rate–distortion, the information
 bottleneck, and capacity estimated from (input, output) samples.
 
-The exact functions take pmfs and matrices and are also ``infometer.measures.exact.channel_capacity``,
+The exact functions take pmfs and matrices and are also
+``infometer.measures.exact.channel_capacity``,
 ``infometer.measures.exact.rate_distortion``, ``rate_distortion_curve``,
 ``information_bottleneck`` and ``ib_curve``.
 """

@@ -22,7 +22,7 @@ import numpy as np
 
 from infometer.core.data import Variable
 from infometer.core.registry import EXAMPLES, QUANTITY_ROLES, AutoRule, Raw, register, register_auto
-from infometer.core.validation import check_int
+from infometer.core.validation import check_bool, check_int
 
 from . import measures
 
@@ -81,22 +81,79 @@ def _signal(x: Variable, image: bool) -> np.ndarray:
     return np.ascontiguousarray(x.values[:, 0])
 
 
+#: Measures that compare distances with a tolerance: on rounded data they take
+#: ``dequantize=`` (and ``seed=``) and warn about the grid (:func:`_grid_check`).
+DISTANCE_MEASURES = ("sample", "approximate", "fuzzy")
+
+#: Warn when the rounding step exceeds this fraction of the tolerance r·sd: sample entropy
+#: grows like -log(tolerance), so a tolerance off by this fraction moves it by about as
+#: many nats.  Fuzzy entropy's membership is smooth in the distance: it warns from 0.25.
+GRID_RATIO = {"sample": 0.05, "approximate": 0.05, "fuzzy": 0.25}
+
+
+def _grid_check(
+    name: str, x: Variable, s: np.ndarray, kw: dict[str, Any], dequantize: bool, seed
+) -> tuple[np.ndarray, list[str], dict[str, Any]]:
+    """A tied (rounded) signal for a distance-comparing measure: dequantised when asked
+    (tolerance kept at r·sd of the recorded signal), else a warning when the grid is
+    coarse next to the tolerance.  Returns the signal, warnings and diagnostics."""
+    from infometer.core.data import cell_widths
+    from infometer.core.data import dequantize as spread
+
+    t = x.ties.get(0)
+    if t is None or t.levels < 2:
+        return s, [], {}
+    tol = measures._tolerance(s, kw.get("r", 0.2), kw.get("r_abs"))
+    facts = {"tied_share": t.tied_share, "levels": t.levels, "step": t.step}
+    if dequantize:
+        kw["r_abs"] = tol  # the tolerance of the recorded signal
+        diag = {"ties": {"x": {"0": facts}}, "dequantized_columns": {"x": [0]}, "tolerance": tol}
+        return spread(s, cell_widths(s, t), seed), [], diag
+    diag: dict[str, Any] = {"ties": {"x": {"0": facts}}}
+    if t.step is not None and t.step <= GRID_RATIO[name] * tol:
+        return s, [], diag
+    if t.step is not None:
+        eff = np.floor(tol / t.step + 1e-9) * t.step
+        within = f"those within {eff:.4g}" if eff > 0 else "exact matches only"
+        what = (
+            f"every template distance is a multiple of the step, so the pairs within the "
+            f"tolerance r*sd = {tol:.4g} are {within}, and the value jumps as r crosses a "
+            "multiple of the step"
+        )
+    else:
+        what = "template distances take few values, and the value jumps as r crosses them"
+    return (
+        s,
+        [
+            f"x has tied values: {t.describe()}; {what}. Pass dequantize=True to spread each "
+            f"value uniformly over its rounding step (seeded) before {name} entropy"
+        ],
+        diag,
+    )
+
+
 def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw]:
     sig = inspect.signature(fn)
     own = [p for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    distance = name in DISTANCE_MEASURES
 
     def est(x: Variable, **kw: Any) -> Raw:
         blocks = check_int(kw.pop("stderr_blocks"), "stderr_blocks", min_value=0)
         if blocks == 1:
             raise ValueError("stderr_blocks must be 0 (no error bar) or >= 2")
         s = _signal(x, image)
+        warns: list[str] = []
+        tie_diag: dict[str, Any] = {}
+        if distance:
+            deq = check_bool(kw.pop("dequantize"), "dequantize")
+            seed = kw.pop("seed")
+            s, warns, tie_diag = _grid_check(name, x, s, kw, deq, seed)
         value = float(fn(s, **kw))
-        diag: dict[str, Any] = {"measure": name}
+        diag: dict[str, Any] = {"measure": name, **tie_diag}
         if kw.get("normalize"):
             diag["normalized"] = True
         if name == "statistical_complexity":
             diag["normalized"] = True
-        warns = []
         if math.isinf(value):
             warns.append(
                 f"{name} entropy is infinite: no template pair matched at length order + 1 "
@@ -113,6 +170,9 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
 
     params = [inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD), *own]
     params.append(inspect.Parameter("stderr_blocks", inspect.Parameter.KEYWORD_ONLY, default=10))
+    if distance:
+        for nm, default in (("dequantize", False), ("seed", 0)):
+            params.append(inspect.Parameter(nm, inspect.Parameter.KEYWORD_ONLY, default=default))
     est.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     est.__name__ = f"complexity_{name}"
     est.__doc__ = fn.__doc__

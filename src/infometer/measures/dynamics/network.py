@@ -313,7 +313,9 @@ def infer_network(
     cmi
         CMI estimator: ``"gaussian"`` (closed form, batched: linear Granger causality),
         any registered CMI method (``"ksg1"``, ``"frenzel_pompe"``, ``"plugin"``…) or
-        ``"auto"`` (``gaussian`` for continuous data, ``plugin`` for symbols).
+        ``"auto"`` (``gaussian`` for continuous data, ``plugin`` for symbols; a panel
+        mixing integer and float series, or with float series taking few distinct values
+        such as 0.0/1.0, is refused naming ``discrete=``).
     alpha
         Significance level of every test (and of the FDR correction).  PCMCI+ has this
         one level for all its tests (Tigramite's ``pc_alpha`` of ``run_pcmciplus``).
@@ -463,7 +465,7 @@ def infer_network(
         what="lag-matrix entries per target",
         override="use fewer series or lags",
     )
-    cmi_name = _resolve_cmi(cmi, panel.discrete, cmi_params)
+    cmi_name = _resolve_cmi(cmi, panel, cmi_params)
     if targets is None:
         tix = list(range(panel.n))
     else:
@@ -580,12 +582,32 @@ def _name_key(names: list[str]):
     return key
 
 
-def _resolve_cmi(cmi: Any, discrete: bool, params: dict[str, Any]) -> str:
+def _resolve_cmi(cmi: Any, panel: Any, params: dict[str, Any]) -> str:
+    """The CMI method: ``auto`` is plug-in for symbols and Gaussian for numbers, and
+    refuses a panel mixing integer and float series or holding float series with few
+    distinct values (a Gaussian CMI of bits reads their linear dependence only)."""
     from infometer.core import registry
 
+    discrete = panel.discrete
     if not isinstance(cmi, str):
         raise TypeError(f"cmi must be a CMI method name, got {type(cmi).__name__}")
     if cmi == "auto":
+        choices = (
+            "pass discrete=True to read every series as symbols (plug-in CMI), or "
+            "discrete=False (or cmi='gaussian' / 'ksg1') to read them as numbers"
+        )
+        if panel.symbol_series:
+            raise ValueError(
+                f"data has integer or boolean series {panel.symbol_series[:6]} beside float "
+                f"series; cmi='auto' does not mix symbols and numbers: {choices}"
+            )
+        if panel.few_level:
+            nm, k = next(iter(panel.few_level.items()))
+            raise ValueError(
+                f"series {nm!r} is float but takes {k} distinct values"
+                + (f" ({len(panel.few_level) - 1} more such)" if len(panel.few_level) > 1 else "")
+                + f"; a Gaussian CMI of such series sees only linear dependence: {choices}"
+            )
         return "plugin" if discrete else "gaussian"
     spec = registry.get("cond_mutual_info", cmi)
     kind = "discrete" if discrete else "continuous"

@@ -152,6 +152,8 @@ def _rate_rows_spec(h: EstimatorSpec) -> EstimatorSpec:
         joint = _quiet_run(h, (present.join(past, name="present_past"),), inner)
         marg = _quiet_run(h, (past,), inner)
         diag = {"joint_entropy": joint.value, "past_entropy": marg.value}
+        if joint.diagnostics.get("dequantized_columns"):  # the rounded series was spread
+            diag["dequantized_columns"] = {"x": list(range(present.d))}
         return Raw(value=joint.value - marg.value, diagnostics=diag, warnings=joint.warnings)
 
     return EstimatorSpec(
@@ -215,11 +217,11 @@ def _sync() -> None:
 registry.register_post_load(_sync)
 
 
-def _auto(inner_q: str) -> Callable[[AutoContext], tuple[str, str]]:
-    def pick(ctx: AutoContext) -> tuple[str, str]:
+def _auto(inner_q: str) -> Callable[[AutoContext], registry.AutoChoice]:
+    def pick(ctx: AutoContext) -> registry.AutoChoice:
         x = ctx.variables["x"]
         roles = {"x": x, "y": x} if inner_q == "mutual_info" else {"x": x}
-        return registry.choose_auto(AutoContext(inner_q, roles))
+        return registry.choose(AutoContext(inner_q, roles))
 
     return pick
 
@@ -231,8 +233,9 @@ for _q, _inner in (("active_info_storage", "mutual_info"), ("entropy_rate", "ent
             _q,
             100,
             lambda ctx: True,
-            lambda ctx, _p=_pick: _p(ctx)[0],
-            lambda ctx, _p=_pick, _i=_inner: f"the {_i} estimator auto picks: {_p(ctx)[1]}",
+            lambda ctx, _p=_pick: _p(ctx).method,
+            lambda ctx, _p=_pick, _i=_inner: f"the {_i} estimator auto picks: {_p(ctx).reason}",
+            params=lambda ctx, _p=_pick: _p(ctx).params,  # dequantize=True for rounded series
         )
     )
 

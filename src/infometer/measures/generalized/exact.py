@@ -1,4 +1,4 @@
-"""Exact Rényi / Tsallis quantities of given pmfs (re-exported by :mod:`infometer.measures.exact`)."""
+"""Exact Rényi / Tsallis quantities of given pmfs (also in :mod:`infometer.measures.exact`)."""
 
 from __future__ import annotations
 

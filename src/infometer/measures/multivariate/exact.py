@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate
-from infometer.measures.exact import _wrap
+from infometer.core.uncertainty import exact_estimate
 
 from ._exact import pmf_quantity
 
@@ -24,7 +24,7 @@ __all__ = [
 
 def _multi(quantity: str, p: Any, unit, base, index: int | None = None) -> Estimate:
 
-    return _wrap(pmf_quantity(p, quantity, index), quantity, unit, base)
+    return exact_estimate(pmf_quantity(p, quantity, index), quantity, unit, base)
 
 
 def total_correlation(p: Any, *, unit: str | None = "nats", base: float | None = None) -> Estimate:

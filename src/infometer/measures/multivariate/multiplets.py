@@ -7,6 +7,11 @@ size are evaluated at once by batched eigenvalue decompositions (no Python loop 
 multiplet, no pass over the rows per multiplet).  Surrogates permute every column
 independently (all dependence destroyed, the marginals kept); the same surrogates serve
 every multiplet, which also gives a family-wise (max-statistic) p-value.
+
+Discrete columns are read as symbols (``method="auto"``: Miller-Madow): each multiplet's
+entropies come from the sorted joint codes of all its rows, a chunk of multiplets at once
+(:func:`.kernels.codes_block_entropies`), through the same chunks, surrogates, searches and
+store as the Gaussian path (:class:`._search.Counts` stands where the scatter matrix does).
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ MEASURES = (
     "s_information",
     "co_information",
 )
-METHODS = ("gaussian_copula", "gaussian")
+METHODS = ("auto", "gaussian_copula", "gaussian", "plugin", "miller_madow")
+DISCRETE_METHODS = ("plugin", "miller_madow")
 #: Default most multiplets evaluated (each size's values are (count,) float64 arrays).
 MAX_MULTIPLETS = 20_000_000
 #: Bytes of block matrices built at once (multiplets x surrogates x size²).
@@ -163,13 +169,14 @@ def multiplets(
     *,
     measure: str = "o_information",
     sizes: int | tuple[int, int] = (3, 3),
-    method: str = "gaussian_copula",
+    method: str = "auto",
     n_surrogates: int = 0,
     unit: str | None = "nats",
     base: float | None = None,
     seed: int | None = 0,
     progress: bool | None = None,
-    bias_correct: bool = True,
+    bias_correct: bool | None = None,
+    discrete: bool | None = None,
     max_multiplets: int = MAX_MULTIPLETS,
     search: str = "exhaustive",
     beam_width: int = 10,
@@ -185,21 +192,31 @@ def multiplets(
     Parameters
     ----------
     X
-        Continuous samples, one column per variable (array or DataFrame).
+        Samples, one column per variable (array or DataFrame).
     measure
         ``o_information`` (default), ``total_correlation``, ``dual_total_correlation``,
         ``s_information`` or ``co_information``.
     sizes
         One size, or ``(smallest, largest)`` inclusive (at least 3).
     method
-        ``gaussian_copula`` (default; as hoi's ``gc``) or ``gaussian``.
+        ``auto`` (default): every column discrete (integers, booleans, strings,
+        categoricals, or ``discrete=True``) → ``miller_madow``; every column continuous →
+        ``gaussian_copula`` (as hoi's ``gc``); a table mixing the two kinds, or float
+        columns with few distinct values (e.g. 0.0/1.0), is refused naming the choices.
+        ``gaussian_copula`` and ``gaussian`` read numbers (log-determinants of one scatter
+        matrix); ``plugin`` and ``miller_madow`` read symbols (entropies of the joint
+        symbols of each multiplet, the values of ``im.o_information(X[:, cols],
+        method=...)``).
     n_surrogates
         Surrogate data sets (each column permuted independently, the same surrogates for
         every multiplet); 0: no p-values.
     unit, base, seed, progress
         The usual; ``seed`` drives the surrogates.
     bias_correct
-        Wishart-unbiased log-determinants.
+        Wishart-unbiased log-determinants of the Gaussian methods (``None``: True); the
+        discrete methods say their correction by name (passing it is an error).
+    discrete
+        ``True``: every column is symbols; ``False``: numbers; ``None``: by dtype.
     max_multiplets
         Refuse a search with more multiplets (checked before anything is allocated).
     search
@@ -260,7 +277,6 @@ def multiplets(
     from infometer.core.estimate import Estimate, resolve_unit
     from infometer.core.progress import check_progress
 
-    from .estimators import gaussian_scores, scatter_of
     from .measures import split_variables
 
     measure = check_choice(measure, "measure", MEASURES)
@@ -286,8 +302,8 @@ def multiplets(
         raise TypeError(
             f"store must be a folder path (str or os.PathLike), got {type(store).__name__}"
         )
-    if not isinstance(bias_correct, bool):
-        raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
+    if bias_correct is not None and not isinstance(bias_correct, bool):
+        raise TypeError(f"bias_correct must be True, False or None, got {bias_correct!r}")
     parallel = ex.workers > 1 or ex.scheduler is not None or store is not None
     if search != "exhaustive" and store is not None:
         raise ValueError(
@@ -295,9 +311,42 @@ def multiplets(
             "resume (n_jobs=/client= spread its surrogate searches)"
         )
     u = resolve_unit(unit, base)
-    vs = split_variables(X, discrete=False)
+    vs = split_variables(X, discrete=discrete)
     if any(v.d != 1 for v in vs.values()):
         raise ValueError("X for multiplets must have one column per variable")
+    auto_reason = None
+    if method == "auto":
+        from ._reading import table_reading
+
+        reading, auto_reason = table_reading(
+            vs,
+            what="multiplets",
+            discrete_use="method='miller_madow', entropies of the joint symbols",
+            continuous_use="method='gaussian_copula'",
+        )
+        method = "miller_madow" if reading == "discrete" else "gaussian_copula"
+    symbols = method in DISCRETE_METHODS
+    if symbols:
+        if bias_correct is not None:
+            raise ValueError(
+                f"bias_correct is for the Gaussian methods; method {method!r} reads symbols "
+                "(plugin or miller_madow say the correction by name)"
+            )
+        bad = [nm for nm, v in vs.items() if v.kind != "discrete"]
+        if bad:
+            raise ValueError(
+                f"method {method!r} reads symbols but {bad[:6]} are continuous; pass "
+                "discrete=True to treat the numbers as symbols, or a Gaussian method"
+            )
+    else:
+        if discrete is True:
+            raise ValueError(
+                f"method {method!r} reads numbers but discrete=True was passed; use "
+                "method='auto', 'plugin' or 'miller_madow' for symbols"
+            )
+        if any(v.kind != "continuous" for v in vs.values()):
+            vs = split_variables(X, discrete=False)  # numbers, asked for by name
+        bias_correct = True if bias_correct is None else bias_correct
     names = tuple(vs)
     d = len(names)
     lo, hi = _sizes(sizes, d)
@@ -330,22 +379,11 @@ def multiplets(
         limit=max(max_multiplets, 1) * 100,
         what="multiplet evaluations (multiplets x (surrogates + 1))",
     )
-    cols = [v.columns[0].astype(np.float64, copy=False) for v in vs.values()]
-    const = [nm for nm, c in zip(names, cols, strict=True) if c.min() == c.max()]
-    if const:
-        raise ValueError(f"X has constant columns {const}: drop them (no information)")
-    a, _ = gaussian_scores(cols, method == "gaussian_copula")
-    n = a.shape[0]
-    if n < hi + 2:
-        raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
-    w = scatter_of(a)
-    rng = np.random.default_rng(seed)
-    ws = None
-    if n_surrogates:
-        ws = np.empty((n_surrogates, d, d))
-        for b in range(n_surrogates):
-            orders = independent_orders(rng, n, d)
-            ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
+    if symbols:
+        w, ws, n, notes = _counts(vs, hi, n_surrogates, seed, method == "miller_madow")
+    else:
+        w, ws, n = _scatters(vs, hi, n_surrogates, seed, method == "gaussian_copula")
+        notes = []
     cfg = dict(w=w, ws=ws, n=n, d=d, lo=lo, hi=hi, measure=measure, bias_correct=bias_correct)
     if search == "exhaustive":
         sweep = _exhaustive_parallel if parallel else _exhaustive
@@ -359,6 +397,14 @@ def multiplets(
     factor = Estimate(value=1.0, unit="nats").to(u).value
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
     diag.update(multiplets=int(count), search=search)
+    if auto_reason is not None:
+        diag["auto_reason"] = auto_reason
+    if notes:
+        from infometer.core._warnings import warn_user
+
+        diag["warnings"] = list(notes)
+        for note in notes:
+            warn_user(note)
     if diag.get("singular_multiplets"):
         from infometer.core._warnings import warn_user
 
@@ -368,7 +414,7 @@ def multiplets(
             f"function of others), so their {measure} is undefined and left NaN, e.g. "
             f"{bad[0]}; drop the redundant columns"
         )
-        diag["warnings"] = [msg]
+        diag["warnings"] = [*diag.get("warnings", []), msg]
         warn_user(msg)
     if search != "exhaustive":
         # "multiplets": the budgeted bound; "evaluated": what the search on X computed
@@ -386,6 +432,73 @@ def multiplets(
     )
 
 
+def _scatters(vs, hi: int, n_surrogates: int, seed, copula: bool):
+    """Scatter matrix of the (normal scores of the) columns and of each surrogate."""
+    from .estimators import gaussian_scores, scatter_of
+
+    names = tuple(vs)
+    cols = [v.columns[0].astype(np.float64, copy=False) for v in vs.values()]
+    const = [nm for nm, c in zip(names, cols, strict=True) if c.min() == c.max()]
+    if const:
+        raise ValueError(f"X has constant columns {const}: drop them (no information)")
+    a, _ = gaussian_scores(cols, copula)
+    n, d = a.shape
+    if n < hi + 2:
+        raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
+    w = scatter_of(a)
+    rng = np.random.default_rng(seed)
+    ws = None
+    if n_surrogates:
+        ws = np.empty((n_surrogates, d, d))
+        for b in range(n_surrogates):
+            orders = independent_orders(rng, n, d)
+            ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
+    return w, ws, n
+
+
+def _counts(vs, hi: int, n_surrogates: int, seed, miller_madow: bool):
+    """:class:`._search.Counts` of the symbols and of each surrogate (the same row orders
+    as the Gaussian surrogates), and a note when the largest multiplets are undersampled."""
+    from infometer.core.validation import check_memory
+
+    from ._search import Counts
+
+    names = tuple(vs)
+    codes = [np.unique(v.codes, return_inverse=True)[1].reshape(-1) for v in vs.values()]
+    cards = np.array([int(c.max()) + 1 for c in codes], dtype=np.int64)
+    const = [nm for nm, k in zip(names, cards, strict=True) if k == 1]
+    if const:
+        raise ValueError(f"X has constant columns {const}: drop them (no information)")
+    top = np.sort(cards)[::-1][:hi].astype(float)
+    if float(np.prod(top)) >= 2.0**62:
+        raise ValueError(
+            f"multiplets of {hi} of X's columns have up to {np.prod(top):.3g} joint symbols, "
+            "beyond one int64 code; use fewer or smaller alphabets"
+        )
+    a = np.column_stack(codes).astype(np.int64)
+    n, d = a.shape
+    notes = []
+    if n / np.prod(top) < 5:
+        notes.append(
+            f"{n} rows for up to {np.prod(top):.0f} joint symbols of a multiplet of {hi} "
+            "columns (< 5 per symbol): the entropies of the largest multiplets are biased "
+            "(plug-in entropies downward, and the measures made of them), whatever the "
+            "correction; use smaller multiplets or more rows"
+        )
+    ws = None
+    if n_surrogates:
+        check_memory(
+            float(n_surrogates) * n * d * 8, what="the surrogate symbol tables", name="n_surrogates"
+        )
+        rng = np.random.default_rng(seed)
+        stack = np.empty((n_surrogates, n, d), dtype=np.int64)
+        for b in range(n_surrogates):
+            orders = independent_orders(rng, n, d)
+            stack[b] = np.column_stack([a[o, j] for j, o in enumerate(orders)])
+        ws = Counts(stack, cards, miller_madow)
+    return Counts(a, cards, miller_madow), ws, n, notes
+
+
 def _exhaustive(cfg: dict, progress, **_: Any):
     from infometer.core.progress import progress_bar
 
@@ -398,7 +511,7 @@ def _exhaustive(cfg: dict, progress, **_: Any):
     ) as bar:
         for s in range(cfg["lo"], cfg["hi"] + 1):
             parts = []
-            for idx in _chunks(d, s, _per_chunk(s, b_count)):
+            for idx in _chunks(d, s, _per_chunk(s, b_count, cfg)):
                 parts.append(chunk_stats(w, ws, n, idx, cfg["measure"], cfg["bias_correct"]))
                 rows_idx.append(idx)
                 bar.update(idx.shape[0])
@@ -406,7 +519,13 @@ def _exhaustive(cfg: dict, progress, **_: Any):
     return rows_idx, rows_val, rows_p, rows_fwer
 
 
-def _per_chunk(s: int, b_count: int) -> int:
+def _per_chunk(s: int, b_count: int, cfg: dict) -> int:
+    """Multiplets per chunk: block matrices (Gaussian) or joint codes of every row
+    (symbols) of at most :data:`CHUNK_BYTES`."""
+    from ._search import Counts
+
+    if isinstance(cfg["w"], Counts):
+        return max(1, CHUNK_BYTES // (8 * cfg["n"]))
     return max(1, CHUNK_BYTES // (8 * s * s * (b_count + 1)))
 
 
@@ -444,7 +563,7 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
     b_count = 0 if ws is None else ws.shape[0]
     jobs, plan = {}, {}
     for s in range(cfg["lo"], cfg["hi"] + 1):
-        per, total = _per_chunk(s, b_count), comb(d, s)
+        per, total = _per_chunk(s, b_count, cfg), comb(d, s)
         plan[s] = [
             (i, start, min(per, total - start)) for i, start in enumerate(range(0, total, per))
         ]
@@ -465,9 +584,15 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
         get = sink.results.__getitem__
     else:
         h = hashlib.blake2b(digest_size=16)
-        h.update(np.ascontiguousarray(w).tobytes())
+        h.update(
+            w.tobytes() if not isinstance(w, np.ndarray) else np.ascontiguousarray(w).tobytes()
+        )
         if ws is not None:
-            h.update(np.ascontiguousarray(ws).tobytes())
+            h.update(
+                ws.tobytes()
+                if not isinstance(ws, np.ndarray)
+                else np.ascontiguousarray(ws).tobytes()
+            )
         sink = ChunkStore(
             store,
             {

@@ -1,6 +1,7 @@
 """History selection of one series (uniform, given, greedy non-uniform or Ragwitz) and
 its embedding, shared by active information storage and entropy rate
-(:mod:`infometer.measures.dynamics.storage`) and transfer entropy's ``k="auto"`` (:mod:`.transfer`)."""
+(:mod:`infometer.measures.dynamics.storage`) and transfer entropy's ``k="auto"``
+(:mod:`.transfer`)."""
 
 from __future__ import annotations
 

@@ -345,6 +345,10 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         diag = {k: v for k, v in est.diagnostics.items() if k != "warnings"}
         diag.update(auto)
         diag["embedded_rows"] = e["y"].n
+        if diag.get("dequantized_columns"):  # the embedded columns of these series were spread
+            diag["dequantized_columns"] = {
+                role: sorted(v.ties) for role, v in names.items() if v.ties
+            }
         return Raw(value=est.value, diagnostics=diag, warnings=est.warnings, params=resolved)
 
     te.__name__ = f"transfer_entropy_{cmi.name}"
@@ -411,11 +415,11 @@ def _sync() -> None:
 registry.register_post_load(_sync)
 
 
-def _auto(ctx: AutoContext) -> tuple[str, str]:
+def _auto(ctx: AutoContext) -> registry.AutoChoice:
     v = ctx.variables
     z = v["target"] if "cond" not in v else v["target"].join(v["cond"])
     inner = AutoContext("cond_mutual_info", {"x": v["source"], "y": v["target"], "z": z})
-    return registry.choose_auto(inner)
+    return registry.choose(inner)
 
 
 registry.register_auto(
@@ -423,8 +427,9 @@ registry.register_auto(
         "transfer_entropy",
         100,
         lambda ctx: True,
-        lambda ctx: _auto(ctx)[0],
-        lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx)[1]}",
+        lambda ctx: _auto(ctx).method,
+        lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx).reason}",
+        params=lambda ctx: _auto(ctx).params,  # dequantize=True for rounded series
     )
 )
 

@@ -316,7 +316,7 @@ def ising2d_strip_mutual_info_task(rows: int, cols: int, temperature: float, top
 
 # ------------------------------------------------------------------ tables
 def table_mutual_info_task(pxy: np.ndarray, name: str) -> Task:
-    """I(X;Y) of an explicit joint table (X on axis 0), exact via :mod:`infometer.measures.exact`."""
+    """I(X;Y) of an explicit joint table (X on axis 0), exact (:mod:`infometer.measures.exact`)."""
     t = np.asarray(pxy, dtype=np.float64)
     truth = _exact.mutual_info(t).value
     flat = t.ravel() / t.sum()

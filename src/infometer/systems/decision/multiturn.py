@@ -8,7 +8,8 @@ updates its posterior by Bayes' rule after every turn and acts on the final post
 action, ties to the sender).  Everything is computed by enumerating the ``M**T`` histories.
 
 * :func:`evaluate_multiturn`: the sender's value, the posteriors, and the per-turn conditional
-  mutual information ``I(M_t; W | H_{t-1})`` (through :func:`infometer.measures.exact.cond_mutual_info`);
+  mutual information ``I(M_t; W | H_{t-1})`` (through
+  :func:`infometer.measures.exact.cond_mutual_info`);
   by the chain rule they add up to ``I(H_T; W)``.  Any multi-turn scheme is one signal
   ``h_T``, so its value is at most the LP value of :func:`~.persuasion.persuade`.
 * :func:`train_sender`: a policy-gradient sender (torch, a table of logits) trained against

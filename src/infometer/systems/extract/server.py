@@ -163,11 +163,44 @@ class SiteServer:
         self.stop()
 
 
+_LOOPBACK = ("127.0.0.1", "localhost")
+
+
+def _is_local(url: str) -> bool:
+    u = urllib.parse.urlsplit(url)
+    return u.scheme == "http" and u.hostname in _LOOPBACK
+
+
+class _LoopbackRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to another ``http://127.0.0.1``/``localhost`` URL."""
+
+    def http_error_302(self, req: Any, fp: Any, code: int, msg: str, headers: Any) -> Any:
+        loc = headers.get("location") or headers.get("uri") or ""
+        target = urllib.parse.urljoin(req.full_url, loc)
+        if not _is_local(target):
+            fp.close()
+            raise _OffLoopback(f"{req.full_url} redirected off the loopback host to {target!r}")
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+class _OffLoopback(urllib.error.URLError):
+    pass
+
+
+#: No proxies (an ``http_proxy`` variable would send local requests elsewhere) and no
+#: redirects off the loopback host.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _LoopbackRedirects())
+
+
 def fetch(url: str, *, timeout: float = 5.0) -> str:
     """GET a page from this machine (``127.0.0.1``/``localhost`` only).
 
-    Raises ``ValueError`` for a non-local or malformed URL or an HTTP error and
-    ``ConnectionError`` for an unreachable server; both name the URL.
+    Redirects are followed only to another ``127.0.0.1``/``localhost`` URL and proxy
+    settings are ignored.  Raises ``ValueError`` for a non-local or malformed URL, a
+    redirect off the loopback host or an HTTP error, and ``ConnectionError`` for an
+    unreachable server; all name the URL.
 
     Examples
     --------
@@ -177,12 +210,13 @@ def fetch(url: str, *, timeout: float = 5.0) -> str:
     """
     if not isinstance(url, str):
         raise TypeError(f"url must be a string, got {type(url).__name__}")
-    u = urllib.parse.urlsplit(url)
-    if u.scheme != "http" or u.hostname not in ("127.0.0.1", "localhost"):
+    if not _is_local(url):
         raise ValueError(f"url must be http://127.0.0.1:PORT/... (local only), got {url!r}")
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
+        with _OPENER.open(url, timeout=timeout) as r:
             return r.read().decode("utf-8", errors="replace")
+    except _OffLoopback as e:
+        raise ValueError(str(e.reason)) from None
     except urllib.error.HTTPError as e:
         raise ValueError(f"{url} answered HTTP {e.code} ({e.reason})") from None
     except (urllib.error.URLError, OSError) as e:

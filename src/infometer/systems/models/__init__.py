@@ -6,12 +6,14 @@ that needs torch (extra ``torch``) lives in submodules imported on first use:
 * :mod:`~infometer.systems.models.fisher`: exact and Hutchinson Fisher information of classifiers,
   the bounds ``F_LR ⪯ F ⪯ F_DG`` (:func:`fisher_information`);
 * :mod:`~infometer.systems.models.core`: the core-space matrix ``diag(p) − ppᵀ`` and its spectrum;
-* :mod:`~infometer.systems.models.cmi`: ``I(X;Ŷ|Y)`` of a classifier (:func:`classifier_cond_mutual_info`);
+* :mod:`~infometer.systems.models.cmi`: ``I(X;Ŷ|Y)`` of a classifier
+  (:func:`classifier_cond_mutual_info`);
 * :mod:`~infometer.systems.models.djip`: differentiable JPEG input perturbation and distillation;
 * :mod:`~infometer.systems.models.koopman`: entropy-regularised Koopman autoencoders;
 * :mod:`~infometer.systems.models.iecl`: entropy increment of a transformation;
 * :mod:`~infometer.systems.models.synthetic`: generated images and simulated dynamical systems;
-* :mod:`~infometer.systems.models.activations`: FleS self-gated activations, swapping, gate information.
+* :mod:`~infometer.systems.models.activations`: FleS self-gated activations, swapping, gate
+  information.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from .iecl import entropy_increment, linear_entropy_increment
 _LAZY = {
     "fisher_information": "fisher",
     "FisherInformation": "fisher",
-    "predict_proba": "._torch",  # infometer.core._torch (the ground-floor torch helpers)
+    "predict_proba": "..core._torch",  # infometer.core._torch (the ground-floor torch helpers)
     "DiffJPEG": "djip",
     "fit_djip": "djip",
     "distill": "djip",

@@ -4,7 +4,8 @@ For logits z and p = softmax(z), the Fisher information of the categorical distr
 logit coordinates is the *core matrix* ``I(z) = diag(p) − ppᵀ``; the Fisher information of
 the whole model is its pull-back ``F = Σ_x J_xᵀ I(z_x) J_x`` with ``J_x = ∂z/∂θ``.
 
-Facts used by :mod:`infometer.systems.models.fisher` (Sun, "Deterministic bounds and random estimates
+Facts used by :mod:`infometer.systems.models.fisher` (Sun, "Deterministic bounds and random
+estimates
 of metric tensors on neuromanifolds", ICLR 2026):
 
 * ``I`` annihilates the all-ones vector, so its smallest eigenvalue is 0;

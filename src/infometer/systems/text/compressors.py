@@ -167,7 +167,8 @@ class MIGSelect:
     encoder
         Sentence encoder; default MiniLM.
     count_tokens
-        ``str -> int``; default the number of words (:func:`~infometer.systems.text.scorers.word_tokens`).
+        ``str -> int``; default the number of words
+        (:func:`~infometer.systems.text.scorers.word_tokens`).
     """
 
     def __init__(

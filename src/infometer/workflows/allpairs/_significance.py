@@ -41,17 +41,12 @@ def check_test(permutations: Any, fdr: Any, correction: Any, null: Any) -> Test:
     return Test(permutations, fdr, correction, null)
 
 
-def _ties(v: Variable) -> bool:
-    s = np.sort(v.columns[0])
-    return bool(np.any(s[1:] == s[:-1]))
-
-
 def shared_columns(cfg: Config, variables: list[Variable], const: np.ndarray) -> np.ndarray:
     """Columns whose pairs may share one null: rank-invariant statistic, tie-free column."""
     out = np.zeros(len(variables), bool)
     if cfg.n_permutations == 0 or cfg.null != "auto" or cfg.z is not None:
         return out
-    smooth = ("continuous", False)
+    smooth = ("continuous", False, "")
     if (smooth, smooth) not in cfg.resolved:
         return out
     name = cfg.resolved[(smooth, smooth)][0]
@@ -59,7 +54,7 @@ def shared_columns(cfg: Config, variables: list[Variable], const: np.ndarray) ->
     if not (cfg.ranks or cfg.route(name, dummy, dummy) == "copula"):
         return out
     for j, v in enumerate(variables):
-        out[j] = signature(v) == smooth and not const[j] and not _ties(v)
+        out[j] = signature(v) == smooth and not const[j] and not v.ties
     return out
 
 
@@ -77,7 +72,7 @@ def shared_null(cfg: Config) -> np.ndarray:
     g = prepare_group(null_cfg, np.arange(len(vs)), vs)
     ia = np.zeros(len(perms), np.int64)
     ib = np.arange(1, len(vs), dtype=np.int64)
-    name, _ = cfg.resolved[(("continuous", False), ("continuous", False))]
+    name, _ = cfg.resolved[(("continuous", False, ""), ("continuous", False, ""))]
     value = np.full(ia.size, np.nan)
     ge = np.full(ia.size, -1, np.int64)
     sel = np.arange(ia.size)

@@ -61,9 +61,22 @@ def canonical_method(method: str) -> str:
     return ALIASES.get(m, m)
 
 
-def signature(v: Variable) -> tuple[str, bool]:
-    """What the ``auto`` rules look at for one continuous column: kind and few-distinct flag."""
-    return (v.kind, bool(v.diagnostics.get("few_distinct_float_columns")))
+def tie_class(v: Variable) -> str:
+    """A continuous column's ties as the ``auto`` rules see them: ``""`` (none), ``"few"``
+    (few distinct values: GKOV's point masses) or ``"fine"`` (a rounding lattice, which
+    ``auto`` dequantises); from the one detector, :attr:`Variable.ties`."""
+    from infometer.estimators.knn import _ties
+
+    found = _ties.tied({"x": v})
+    if not found:
+        return ""
+    return "few" if _ties.any_few({"x": v}) else "fine"
+
+
+def signature(v: Variable) -> tuple[str, bool, str]:
+    """What the ``auto`` rules look at for one column: kind, few-distinct flag, tie class."""
+    few = bool(v.diagnostics.get("few_distinct_float_columns"))
+    return (v.kind, few, tie_class(v) if v.kind != "discrete" else "")
 
 
 @dataclass
@@ -100,11 +113,18 @@ class Config:
         return self.method, "given"
 
     def spec_params(self, name: str) -> tuple[registry.EstimatorSpec, dict[str, Any]]:
-        """The spec of ``name`` and its full parameters (user's, seed, defaults)."""
+        """The spec of ``name`` and its full parameters (user's, seed, defaults).
+
+        Under ``auto`` a kNN estimator dequantises tied (rounded) columns, as the auto
+        rules of :func:`infometer.mutual_info` do (a no-op on tie-free columns), unless
+        the user set ``dequantize``.
+        """
         spec = registry.get(self.quantity, name)
         given = {k: v for k, v in self.params.items() if k in spec.params}
         if "seed" in spec.params:
             given.setdefault("seed", self.seed)
+        if self.method == "auto" and "dequantize" in spec.params:
+            given.setdefault("dequantize", True)
         return spec, spec.check_params(given)
 
     def route(self, name: str, va: Variable, vb: Variable) -> str:
@@ -261,6 +281,7 @@ def prepare_group(cfg: Config, cols: np.ndarray, variables: list[Variable]) -> G
                     jitter=full["jitter"],
                     jitter_scale=float(full["jitter_scale"]),
                     seed=None if full["seed"] is None else column_seed(full["seed"], v.name),
+                    dequantize=bool(full["dequantize"]),
                 )
                 vals.append(p.blocks[0][:, 0])
                 tied += bool(p.diagnostics.get("jittered_columns"))
@@ -268,8 +289,10 @@ def prepare_group(cfg: Config, cols: np.ndarray, variables: list[Variable]) -> G
             if tied:
                 g.messages[
                     "columns with tied values (as in rounded data) got a tiny seeded jitter "
-                    f"({full['jitter_scale']:g} x sd) before KSG, fine for rounding; if they "
-                    "are counts or categories pass discrete=True (or consider method='gkov')"
+                    f"({full['jitter_scale']:g} x sd) before KSG, which does not undo the "
+                    "rounding and biases the estimate; pass dequantize=True to spread each "
+                    "value uniformly over its rounding step (what method='auto' does), or "
+                    "discrete=True if they are counts or categories"
                 ] += tied
         else:
             raw, _ = kernels.copula_scores(np.vstack([variables[i].columns[0] for i in cont]))

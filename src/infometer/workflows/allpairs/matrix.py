@@ -24,6 +24,7 @@ from infometer.core.data import (
 )
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.parallel import Execution
+from infometer.core.validation import check_bool
 
 from . import _significance, compute
 from ._blocks import BACKENDS, run_blocks
@@ -147,6 +148,7 @@ def _check_fast_params(cfg: Config, names: set[str]) -> None:
         check_choice(p["jitter"], "jitter", ("auto", "always", "never"))
         check_float(p["jitter_scale"], "jitter_scale", low=0.0, inclusive=(False, True))
         check_int(p["theiler"], "theiler", min_value=0)
+        check_bool(p["dequantize"], "dequantize")
     if "gaussian_copula" in names:
         _, p = cfg.spec_params("gaussian_copula")
         if not isinstance(p["bias_correct"], bool):

@@ -106,7 +106,7 @@ class PairwiseResult:
         return _infer.weights(self.matrix, self.q_values if significant else None, self.fdr)
 
     def aracne(self, tolerance: float = 0.0, significant: bool | None = None) -> Any:
-        """ARACNE's data-processing-inequality pruning; see :func:`infometer.workflows.allpairs.aracne`."""
+        """ARACNE's data-processing-inequality pruning (:func:`.aracne` of this package)."""
         return _infer.aracne_network(self.matrix, *self._network_weights(significant), tolerance)
 
     def clr(self, threshold: float = 0.0, significant: bool | None = None) -> Any:

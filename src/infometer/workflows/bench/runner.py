@@ -261,7 +261,8 @@ def run_sweep(
     retries
         Re-runs of a run whose worker died (or whose Dask result was lost).
     connect_timeout
-        Seconds to reach ``scheduler`` before :class:`~infometer.core.parallel.SchedulerUnreachable`.
+        Seconds to reach ``scheduler`` before
+        :class:`~infometer.core.parallel.SchedulerUnreachable`.
     lock
         Hold ``DIR/results.sqlite.lock`` while running: a second sweep on the same
         directory waits for the first, then runs only what is still missing.

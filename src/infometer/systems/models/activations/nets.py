@@ -1,7 +1,8 @@
 """Small networks to swap activations in: a patch Transformer classifier, a ResNet-style CNN
 and a random-initialised tiny BERT (built from a local config; nothing is downloaded).
 
-:class:`PatchTransformer` reuses the blocks of :class:`infometer.systems.probes.flow.TinyTransformer`
+:class:`PatchTransformer` reuses the blocks of
+:class:`infometer.systems.probes.flow.TinyTransformer`
 (pre-norm attention + ``Linear → GELU → Linear`` MLP) with a full (bidirectional) mask, a
 linear patch embedding and a mean-pooled classification head.
 """
