@@ -216,6 +216,7 @@ class InfoSEDD:
             "warmup": warmup is None,
             "hidden": "hidden" not in self.arch_kwargs,
         }
+        self._given_patience = patience
         eval_every = LARGEST_EVAL_EVERY if eval_every is None else eval_every
         warmup = LARGEST_WARMUP if warmup is None else warmup
         self.settings = TrainSettings.from_kwargs(locals())  # the optimiser arguments above
@@ -410,7 +411,8 @@ class InfoSEDD:
         s = self.settings
         if self._scaled["eval_every"]:
             every = scaled_eval_every(n_train, LARGEST_EVAL_EVERY)
-            patience = None if s.patience is None else max(s.patience, -(-200 // every))
+            given = self._given_patience  # not a value raised by an earlier fit
+            patience = None if given is None else max(given, -(-200 // every))
             s = dataclasses.replace(s, eval_every=every, patience=patience)
         if self._scaled["warmup"]:
             s = dataclasses.replace(s, warmup=min(LARGEST_WARMUP, 2 * s.eval_every))
