@@ -170,3 +170,15 @@ def test_issue_case_on_the_command_line(random_20mers, tmp_path):
         assert not flagged_or_trivial or "warning:" in r.stderr  # said, not only recorded
     r = runner.invoke(app, ["seq", "entropy", str(path), "--ci", "1.5", "--quiet"])
     assert r.exit_code == 2 and "--ci" in r.output
+
+
+def test_a_bad_ci_is_refused_before_the_monte_carlo(oracle):
+    p = np.full((2, 2), 0.25)
+    m = oracle(p, 2, 2, holdout_rows=np.zeros((4, 2), dtype=int))
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError, match="ci"):
+            m.entropy(ci=bad)
+    from infometer.estimators.diffusion import kl_divergence
+
+    with pytest.raises(ValueError, match="ci"):
+        kl_divergence(m, m, ci=-0.1)

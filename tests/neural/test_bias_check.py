@@ -142,3 +142,12 @@ def test_discrete_columns_are_checked_on_shuffled_pairs():
     assert d["bias_check_method"] == "shuffled_pairs"
     assert d["bias_check_reference"]["true_value"] == 0.0
     assert d["bias_check"] == d["bias_check_reference"]["estimate"]
+
+
+def test_bad_settings_are_refused_before_training():
+    with pytest.raises(TypeError, match="bias_check"):
+        im.NeuralMI("infonce", bias_check="yes")
+    x, y = gaussian(100, seed=9)
+    model = im.NeuralMI("infonce", steps=5, bias_check=False).fit(x, y)
+    with pytest.raises(ValueError, match="ci"):
+        model.mutual_info(ci=1.5)
