@@ -360,9 +360,15 @@ def multiplets_cmd(
         None, "--columns", "-c", help="Variables (comma-sep.; default all)."
     ),
     discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
-    surrogates: int = typer.Option(
-        0, "--surrogates", "-B", help="Surrogate data sets for p-values."
+    permutations: int = typer.Option(
+        0, "--permutations", "-B", help="Permuted data sets for p-values."
     ),
+    correction: str = typer.Option(
+        "fwer",
+        "--correction",
+        help="fwer (max-statistic per size x sizes), fdr_bh, fdr_by or none.",
+    ),
+    alpha: float = typer.Option(0.05, "--alpha", help="Level of the significant column."),
     top: int = typer.Option(20, "--top", help="Rows shown (and plotted)."),
     unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
     out_dir: str = typer.Option("multiplets-out", "--out", "-o", help="Folder for CSV and PNG."),
@@ -403,7 +409,9 @@ def multiplets_cmd(
             measure=measure,
             sizes=sizes,
             method=method,
-            n_surrogates=surrogates,
+            n_permutations=permutations,
+            correction=correction,
+            alpha=alpha,
             unit=unit,
             seed=seed,
             search=search,

@@ -69,7 +69,12 @@ def matrix_cmd(
     permutations: int = typer.Option(
         0, "--permutations", "-B", help="Permutation test per pair with B permutations."
     ),
-    fdr: float = typer.Option(0.05, "--fdr", help="False discovery rate of the edge list."),
+    correction: str = typer.Option(
+        "fdr_bh",
+        "--correction",
+        help="Over every pair: fdr_bh, fdr_by, fwer (Holm) or none (per pair).",
+    ),
+    alpha: float = typer.Option(0.05, "--alpha", help="Level of the significant pairs."),
     network: str = typer.Option("none", "--network", help="none, aracne or clr."),
     unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
     k: int = typer.Option(None, "--k", help="Neighbours of the kNN estimators (default 3)."),
@@ -134,8 +139,9 @@ def matrix_cmd(
             columns=_columns(columns),
             given=_columns(given),
             unit=unit,
-            permutations=permutations,
-            fdr=fdr,
+            n_permutations=permutations,
+            correction=correction,
+            alpha=alpha,
             ranks=ranks,
             nan=nan,
             discrete=discrete,
@@ -170,7 +176,7 @@ def matrix_cmd(
         sig.to_csv(od / "significant_edges.csv", index=False)
         files.append(od / "significant_edges.csv")
         n_sig = len(sig)
-        lines.append(f"{len(sig)} pairs significant at FDR {fdr:g}")
+        lines.append(f"{len(sig)} pairs significant at {correction} {alpha:g}")
     if network != "none":
         net = aracne(res) if network == "aracne" else clr(res)
         net.edges.to_csv(od / "network.csv", index=False)

@@ -148,7 +148,9 @@ class EstimatorSpec:
     resampling
         How :mod:`infometer.measures.stats` builds error bars for it when no native ones exist:
         ``"bootstrap"`` (rows with replacement), ``"subsample"`` (m-out-of-n without
-        replacement; kNN), ``"seeds"`` (re-train with other seeds), or ``"none"``.
+        replacement; kNN), ``"block"`` (half of the contiguous blocks of serial rows;
+        transfer entropy, AIS, entropy rate), ``"seeds"`` (re-train with other seeds), or
+        ``"none"``.
     summary
         One line for listings and error messages.
     """

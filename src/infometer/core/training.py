@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, TypeVar
 
 from infometer.core.data import check_choice, check_float, check_int
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
 from infometer.core.validation import resolve_device
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "small_network_threads",
     "scaled_eval_every",
     "scaled_width",
+    "split_scaled",
     "train",
 ]
 
@@ -60,8 +63,8 @@ SMALL_NETWORK = 5_000_000
 check_device = resolve_device
 
 
-@dataclass
-class TrainLog:
+@dataclass(eq=False, repr=False)
+class TrainLog(Result):
     """What happened during training.
 
     Attributes
@@ -208,6 +211,66 @@ class TrainSettings:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def updated(self, given: dict[str, Any], owner: str) -> TrainSettings:
+        """These settings with the ``given`` ones changed (checked); an unknown name is a
+        ``TypeError`` naming ``owner``, as Python's own error for a keyword would."""
+        unknown = sorted(set(given) - set(self.fields()))
+        if unknown:
+            raise TypeError(f"{owner} got unexpected keyword arguments {unknown}")
+        return replace(self, **given)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def takes_training(scaled: tuple[str, ...] = (), **defaults: Any) -> Callable[[_F], _F]:
+    """Declare the training hyper-parameters on a model that takes them as ``**training``.
+
+    Their names, types and checks are :class:`TrainSettings`' (one declaration for every
+    trainable model); the model states only the defaults it changes.  The signature that
+    ``inspect.signature`` (``help``, the registry, the surface test) reads lists them
+    after the function's own parameters, with the model's defaults; the function gets
+    them with ``func.training_defaults.updated(training, name)``.  The names in ``scaled``
+    default to ``None`` in the signature: the model scales them to the data at fit time
+    (issue 35), from the value in ``defaults`` (the one for large data); see
+    :func:`split_scaled`.
+    """
+    base = TrainSettings(**defaults)
+
+    def decorate(func: _F) -> _F:
+        sig = inspect.signature(func)
+        own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        extra = [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None if name in scaled else getattr(base, name),
+                annotation=f"{kind} | None" if name in scaled else kind,
+            )
+            for name, kind in TrainSettings.__annotations__.items()
+        ]
+        func.__signature__ = sig.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]
+        func.training_defaults = base  # type: ignore[attr-defined]
+        return func
+
+    return decorate
+
+
+def split_scaled(training: dict[str, Any], names: tuple[str, ...]) -> tuple[dict, dict]:
+    """(the settings given, whether each of ``names`` is left to the data's scale).
+
+    A name absent from ``training`` or given as ``None`` is scaled; the others are kept
+    as given.
+
+    Examples
+    --------
+    >>> split_scaled({"eval_every": None, "lr": 0.1, "warmup": 5}, ("eval_every", "warmup"))
+    ({'lr': 0.1, 'warmup': 5}, {'eval_every': True, 'warmup': False})
+    """
+    flags = {k: training.get(k) is None for k in names}
+    given = {k: v for k, v in training.items() if not (k in flags and v is None)}
+    return given, flags
 
 
 def ema_decay(target: float, step: int) -> float:

@@ -158,7 +158,7 @@ def infosedd_entropy(
     model.fit(tok)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # in diagnostics; api.run emits them once
-        est = model.entropy(estimator=estimator, passes=passes)
+        est = model.entropy(estimator=estimator, passes=passes, seed=seed)
     return _raw(est, model)
 
 
@@ -172,7 +172,7 @@ def _mi(x: Variable, y: Variable, mode: str, **kw: Any) -> Raw:
     model.fit(tok)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # in diagnostics; api.run emits them once
-        est = model.mutual_info(estimator=estimator, passes=passes)
+        est = model.mutual_info(estimator=estimator, passes=passes, seed=model.seed)
     return _raw(est, model)
 
 

@@ -31,12 +31,15 @@ import torch.nn.functional as F
 from infometer.core.data import InfometerWarning, check_choice, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.progress import check_progress
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.training import (
     TrainLog,
-    TrainSettings,
     scaled_eval_every,
     scaled_width,
     small_network_threads,
+    split_scaled,
+    takes_training,
 )
 from infometer.core.training import train as train_loop
 from infometer.core.uncertainty import (
@@ -64,8 +67,8 @@ _VAL_MASK_PASSES = 16  # at most this many mask draws per validation row
 _T_MIN = 1e-3  # clamp of the mask rate in the time-sampled estimator (1/t weight)
 
 
-@dataclass
-class ScanResult:
+@dataclass(eq=False, repr=False)
+class ScanResult(Result):
     """MI between a label block and every window of a sequence.
 
     Attributes
@@ -91,6 +94,16 @@ class ScanResult:
     def peak(self) -> int:
         """Start of the window with the largest MI."""
         return int(self.starts[int(np.argmax(self.values))])
+
+    def to_frame(self) -> Any:
+        """One row per window: ``start``, ``mi`` (nats), ``stderr`` and, when recorded,
+        ``bias_check``."""
+        import pandas as pd
+
+        cols = {"start": self.starts, "mi": self.values, "stderr": self.stderr}
+        if self.bias is not None:
+            cols["bias_check"] = self.bias
+        return pd.DataFrame(cols)
 
     def plot(self, ax: Any = None, path: str | None = None) -> Any:
         """MI along the sequence with a band of ± 2 standard errors (Monte Carlo error
@@ -175,11 +188,25 @@ class InfoSEDD:
     device
         Torch device (``"cpu"`` by default; ``"cuda"`` for a GPU).
     seed
-        Seed for the split, the initialisation, the masks and the estimators.
+        Seed for the split, the initialisation, the masks and the estimators. An int >= 0 (the same
+        int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh
+        entropy from the operating system).
     progress
         Show a progress bar while training.
     """
 
+    @takes_training(
+        scaled=("eval_every", "warmup"),
+        steps=3000,
+        lr=1e-3,
+        weight_decay=0.01,
+        warmup=200,
+        grad_clip=1.0,
+        ema=0.999,
+        eval_every=250,
+        patience=4,
+        schedule="cosine",
+    )
     def __init__(
         self,
         mode: str = "entropy",
@@ -189,43 +216,28 @@ class InfoSEDD:
         window: int | None = None,
         arch: str = "auto",
         arch_kwargs: dict[str, int] | None = None,
-        steps: int = 3000,
         batch_size: int = 256,
-        lr: float = 1e-3,
-        weight_decay: float = 0.01,
-        warmup: int | None = None,
-        grad_clip: float = 1.0,
-        ema: float = 0.999,
         val_fraction: float = 0.1,
-        eval_every: int | None = None,
-        patience: int = 4,
-        max_seconds: float | None = None,
-        clock: str = "wall",
-        schedule: str = "cosine",
         holdout: float = 0.2,
         joint_fraction: float = 0.8,
         device: str = "cpu",
-        seed: int = 0,
+        seed: Seed = 0,
         progress: bool | None = None,
+        **training: Any,
     ) -> None:
         self.mode = check_choice(mode, "mode", _MODES)
         self.arch = check_choice(arch, "arch", ("auto", "mlp", "transformer"))
         self.arch_kwargs = check_arch_kwargs(dict(arch_kwargs or {}))
-        self._scaled = {
-            "eval_every": eval_every is None,
-            "warmup": warmup is None,
-            "hidden": "hidden" not in self.arch_kwargs,
-        }
-        self._given_patience = patience
-        eval_every = LARGEST_EVAL_EVERY if eval_every is None else eval_every
-        warmup = LARGEST_WARMUP if warmup is None else warmup
-        self.settings = TrainSettings.from_kwargs(locals())  # the optimiser arguments above
+        given, self._scaled = split_scaled(training, ("eval_every", "warmup"))
+        self._scaled["hidden"] = "hidden" not in self.arch_kwargs
+        self.settings = InfoSEDD.__init__.training_defaults.updated(given, "InfoSEDD")
+        self._given_patience = self.settings.patience
         self.steps = self.settings.steps
         self.batch_size = check_int(batch_size, "batch_size", min_value=1)
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
         self.joint_fraction = check_float(joint_fraction, "joint_fraction", low=0.0, high=1.0)
-        self.seed = check_int(seed, "seed", min_value=0)
+        self.seed = resolve_seed(seed)
         self.device = check_device(device)
         self.progress = check_progress(progress)
         self.window = None if window is None else check_int(window, "window", min_value=1)
@@ -382,7 +394,7 @@ class InfoSEDD:
         """
         tok = as_tokens(data, "data", alphabet)
         self._setup(tok)
-        rng = np.random.default_rng(self.seed)
+        rng = as_generator(self.seed)
         perm = rng.permutation(tok.data.shape[0])
         n_hold = 0 if eval_data is not None else int(round(self.holdout * perm.size))
         hold, rest = perm[:n_hold], perm[n_hold:]
@@ -577,7 +589,7 @@ class InfoSEDD:
             div,
             estimator=estimator,
             passes=passes,
-            seed=self.seed if seed is None else seed,
+            seed=resolve_seed(seed),
             batch_size=batch_size,
         )
         if warns:
@@ -645,7 +657,7 @@ class InfoSEDD:
         data: Any = None,
         estimator: str = "time_free",
         passes: int = 5,
-        seed: int | None = None,
+        seed: Seed = 0,
         batch_size: int = 1024,
         ci: float | None = None,
     ) -> Estimate:
@@ -656,6 +668,12 @@ class InfoSEDD:
         Positions outside ``positions`` are kept masked, so a subset's entropy needs a
         model trained on that subset's marginal (entropy mode covers all positions;
         joint mode covers x, y and x+y).
+
+        Parameters
+        ----------
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
         """
         data = self._eval_tokens(data)
         warns: list[str] = []
@@ -701,7 +719,7 @@ class InfoSEDD:
         data: Any = None,
         estimator: str = "time_free",
         passes: int = 5,
-        seed: int | None = None,
+        seed: Seed = 0,
         batch_size: int = 1024,
         ci: float | None = None,
     ) -> Estimate:
@@ -711,6 +729,12 @@ class InfoSEDD:
         from the same model with the other block masked; any two disjoint sets may be
         queried (default: the ones trained for).  Conditional mode (InfoSEDD-C):
         ``E_x KL(p_{Y|x} || p_Y)`` for the trained ``x``, ``y`` only.
+
+        Parameters
+        ----------
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
         """
         data = self._eval_tokens(data)
         if self.mode == "entropy":
@@ -781,7 +805,7 @@ class InfoSEDD:
         data: Any = None,
         estimator: str = "time_free",
         passes: int = 3,
-        seed: int | None = None,
+        seed: Seed = 0,
         batch_size: int = 1024,
     ) -> ScanResult:
         """MI between the label positions and every sliding window (one joint model).
@@ -794,6 +818,9 @@ class InfoSEDD:
             Label positions (default: the model's ``x``).
         starts
             Window starts, as indices into the non-label positions (default: all).
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
         """
         if self.mode != "joint":
             raise ValueError("scan needs a joint-mode model")
@@ -811,6 +838,7 @@ class InfoSEDD:
         if st.size == 0 or st.min() < 0 or st.max() > all_starts[-1]:
             raise ValueError(f"starts must lie in 0..{all_starts[-1]}")
         vals, ses, bias, flagged = [], [], [], []
+        seed = resolve_seed(seed)  # every window's Monte Carlo from the same root
         for s in st:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # one summary below, not one per window
@@ -983,7 +1011,7 @@ def kl_divergence(
     data: Any = None,
     estimator: str = "time_free",
     passes: int = 5,
-    seed: int = 0,
+    seed: Seed = 0,
     batch_size: int = 1024,
     ci: float | None = None,
 ) -> Estimate:
@@ -991,6 +1019,12 @@ def kl_divergence(
 
     ``KL = D E_n E_{|M|=n} mean_{i in M} KL(pi_p(.|z_M)_i || pi_q(.|z_M)_i)`` with ``z ~ p``
     (``data``: held-out samples of p; default ``p_model``'s held-out split).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     for m, nm in ((p_model, "p_model"), (q_model, "q_model")):
         if m.mode != "entropy":
@@ -1015,7 +1049,7 @@ def kl_divergence(
         div,
         estimator=estimator,
         passes=passes,
-        seed=seed,
+        seed=resolve_seed(seed),
         batch_size=batch_size,
     )
     return p_model._estimate(

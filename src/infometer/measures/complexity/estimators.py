@@ -6,9 +6,10 @@ The method name is the measure (``permutation``, ``sample``, ...).  Error bars: 
 ``ci=`` is asked for) the signal is cut into B contiguous blocks of length L, the measure is
 computed on each (with the full signal's tolerance ``r·sd`` where there is one) and the
 standard error of the full-signal value is ``sd(block values) · sqrt(L / N)`` with B - 1
-degrees of freedom: non-overlapping block subsampling (Carlstein 1986; Politis & Romano
-1994), valid for a √N-consistent measure of a stationary, weakly dependent signal.  It
-describes the spread of the estimate, not its bias (small-N bias of every entropy here).
+degrees of freedom (:func:`infometer.core.resample.block_stderr`): non-overlapping block
+subsampling (Carlstein 1986; Politis & Romano 1994), valid for a √N-consistent measure of
+a stationary, weakly dependent signal.  It describes the spread of the estimate, not its
+bias (small-N bias of every entropy here).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ import numpy as np
 
 from infometer.core.data import Variable
 from infometer.core.registry import EXAMPLES, QUANTITY_ROLES, AutoRule, Raw, register, register_auto
+from infometer.core.resample import block_stderr
 from infometer.core.validation import check_bool, check_int
 
 from . import measures
 
-__all__ = ["block_stderr", "QUANTITY", "IMAGE_QUANTITY"]
+__all__ = ["QUANTITY", "IMAGE_QUANTITY"]
 
 QUANTITY = "complexity"
 IMAGE_QUANTITY = "image_complexity"
@@ -49,25 +51,6 @@ def _image_example(rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 EXAMPLES[QUANTITY] = _example
 EXAMPLES[IMAGE_QUANTITY] = _image_example
-
-
-def block_stderr(
-    fn: Callable[..., float], s: np.ndarray, params: dict[str, Any], n_blocks: int
-) -> tuple[float | None, int | None, dict[str, Any]]:
-    """``(stderr, dof, diagnostics)`` by non-overlapping block subsampling (rows for 2-D)."""
-    n = s.shape[0]
-    L = n // n_blocks
-    vals = []
-    try:
-        for b in range(n_blocks):
-            vals.append(fn(s[b * L : (b + 1) * L], **params))
-    except ValueError as exc:
-        return None, None, {"stderr_note": f"blocks of {L} too short for the measure: {exc}"}
-    v = np.asarray(vals, dtype=float)
-    if not np.all(np.isfinite(v)):
-        return None, None, {"stderr_note": "the measure is not finite on some block"}
-    se = float(np.std(v, ddof=1) * math.sqrt(L / n))
-    return se, n_blocks - 1, {"stderr_method": f"block subsampling, {n_blocks} blocks of {L}"}
 
 
 def _signal(x: Variable, image: bool) -> np.ndarray:

@@ -23,7 +23,6 @@ Pairs with a constant column are exactly 0 and never estimated.
 from __future__ import annotations
 
 import uuid
-import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +31,8 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable
+from infometer.core.results import Result
+from infometer.core.seeding import derive, derive_seed
 
 from . import kernels
 
@@ -147,8 +148,7 @@ class Config:
 
 def column_seed(seed: int, label: str) -> int:
     """A column's own jitter seed: the same for a label whatever the other columns are."""
-    ss = np.random.SeedSequence([int(seed), zlib.crc32(label.encode())])
-    return int(ss.generate_state(1)[0])
+    return derive_seed(seed, label)
 
 
 # ------------------------------------------------------------------- permutations
@@ -165,26 +165,17 @@ def permutations(cfg: Config) -> np.ndarray:
     key = (cfg.token, cfg.n_permutations)
     if key in _PERMS:
         return _PERMS[key]
-    from infometer.measures.stats.independence import (
-        _strata_permutation,
-        _z_neighbors,
-        local_permutation,
-    )
+    from infometer.measures.stats import nulls
 
-    rng = np.random.default_rng([cfg.seed, 0x5EED])
+    rng = derive(cfg.seed, 0x5EED)
     b, n = cfg.n_permutations, cfg.n
-    out = np.empty((b, n), np.int64)
-    if cfg.z is None:
-        for t in range(b):
-            out[t] = rng.permutation(n)
-    elif cfg.z.is_discrete:
-        codes = cfg.z.codes
-        for t in range(b):
-            out[t] = _strata_permutation(rng, codes)
+    if b == 0:
+        out = np.empty((0, n), np.int64)
+    elif cfg.z is None:
+        out = np.stack([nulls.permutation(rng, n) for _ in range(b)]).astype(np.int64)
     else:
-        nb = _z_neighbors(cfg.z, min(cfg.n_neighbors, n))
-        for t in range(b):
-            out[t] = local_permutation(rng, nb)
+        draw, _ = nulls.conditional_sampler(cfg.z, cfg.n_neighbors)
+        out = np.stack([draw(rng) for _ in range(b)]).astype(np.int64)
     if len(_PERMS) > 8:
         _PERMS.clear()
     _PERMS[key] = out
@@ -311,8 +302,8 @@ def blocks(n_groups: int) -> list[tuple[int, int]]:
     return [(g, h) for g in range(n_groups) for h in range(g, n_groups)]
 
 
-@dataclass
-class BlockResult:
+@dataclass(eq=False, repr=False)
+class BlockResult(Result):
     """Values of one block; ``null_ge`` is -1 where no pair null was computed."""
 
     key: tuple[int, int]
