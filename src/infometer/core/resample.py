@@ -301,12 +301,27 @@ def summary_interval(
     *,
     statistic: Any = np.mean,
     level: float = 0.95,
-    seed: int | None = 0,
+    seed: Seed = 0,
     n_resamples: int = 200,
 ) -> tuple[float, tuple[float, float], dict[str, Any]]:
     """``(stderr, (low, high), diagnostics)`` of ``statistic(values)`` for a serially
     dependent sequence (local values in time order) by block subsampling, the
     ``"block"`` scheme of :func:`error_bars` applied to the values themselves.
+
+    Parameters
+    ----------
+    values
+        The sequence, in time order.
+    statistic
+        Function of the values (default: the mean).
+    level
+        Coverage of the interval.
+    seed
+        Seed of the block draws. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
+    n_resamples
+        Number of block subsamples.
 
     Examples
     --------
