@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 import sys
 from collections.abc import Callable
@@ -35,7 +34,6 @@ __all__ = [
     "table",
     "print_json",
     "print_json_lines",
-    "strict_json",
     "estimate_json",
     "summarize_warnings",
     "warn_summary",
@@ -82,6 +80,20 @@ def _current_context() -> Any:
     except ImportError:  # pragma: no cover - typer on plain click
         from click import get_current_context
     return get_current_context(silent=True)
+
+
+#: Where a command says that it keeps finished work (see :func:`mark_resumable`).
+_RESUMABLE = "infometer.resumable"
+
+
+def mark_resumable() -> None:
+    """Say that the running command keeps its finished work (a store, an ``--out`` folder
+    of parts): Ctrl-C then prints "interrupted; run again to resume" instead of
+    "interrupted" (``app._interrupted``, the one handler).  Call it once the command knows
+    it has a store."""
+    ctx = _current_context()
+    if ctx is not None:
+        ctx.meta[_RESUMABLE] = True
 
 
 #: Library argument names whose CLI option has another name (the option's parameter name).
@@ -267,71 +279,10 @@ def cell(value: Any) -> Text:
     return value if isinstance(value, Text) else Text(str(value))
 
 
-def _nonfinite(f: float) -> str:
-    return "nan" if math.isnan(f) else ("inf" if f > 0 else "-inf")
-
-
-def _plain(obj: Any) -> tuple[Any, Any]:
-    """``obj`` in JSON types, and why it holds nulls where numbers were not finite: ``None``,
-    a string (``"nan"``, ``"inf"``, ``"-inf"``) for a scalar, or ``{index: string}`` for a
-    list of scalars."""
-    import numpy as np
-
-    if isinstance(obj, dict):
-        return strict_json(obj), None
-    if isinstance(obj, np.ndarray):
-        obj = obj.tolist()
-    if isinstance(obj, list | tuple | set | frozenset):
-        items, why = [], {}
-        for i, v in enumerate(sorted(obj, key=str) if isinstance(obj, set | frozenset) else obj):
-            pv, w = _plain(v)
-            items.append(pv)
-            if isinstance(w, str):
-                why[str(i)] = w
-        return items, (why or None)
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, bool) or obj is None or isinstance(obj, str | int):
-        return obj, None
-    if isinstance(obj, float):
-        return (obj, None) if math.isfinite(obj) else (None, _nonfinite(obj))
-    try:  # pandas' missing values (NaT, NA)
-        import pandas as pd
-
-        if pd.isna(obj):
-            return None, "missing"
-        if isinstance(obj, pd.Timestamp | pd.Timedelta):
-            return obj.isoformat(), None
-    except (ImportError, TypeError, ValueError):
-        pass
-    if isinstance(obj, os.PathLike):
-        return os.fspath(obj), None
-    return str(obj), None
-
-
-def strict_json(obj: dict[str, Any]) -> dict[str, Any]:
-    """``obj`` for a strict JSON parser: numpy and pandas values as plain ones, and a number
-    that is not finite (NaN, ±inf) as ``null`` with a sibling ``<key>_nonfinite`` saying
-    which (``"nan"``, ``"inf"``, ``"-inf"``; for a list, ``{index: which}``).
-
-    Examples
-    --------
-    >>> strict_json({"value": float("-inf"), "ci": [0.1, float("nan")]})
-    {'value': None, 'value_nonfinite': '-inf', 'ci': [0.1, None], 'ci_nonfinite': {'1': 'nan'}}
-    """
-    out: dict[str, Any] = {}
-    for k, v in obj.items():
-        pv, why = _plain(v)
-        out[str(k)] = pv
-        if why is not None:
-            out[f"{k}_nonfinite"] = why
-    return out
-
-
 def estimate_json(est: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """An Estimate as the CLI prints it with ``--json``: :meth:`Estimate.to_dict` with its
-    numbers as numbers (``to_dict`` spells a NaN ``"nan"``; here it is ``null`` with
-    ``value_nonfinite``), plus ``extra``."""
+    numbers as numbers (``to_dict`` spells a NaN ``"nan"``; :func:`print_json` makes it
+    ``null`` named under ``"nonfinite"``), plus ``extra``."""
     d = est.to_dict()
     diag = d.get("diagnostics", {})
     for key in ("warnings", "auto_reason"):  # said for this interface, as on stderr
@@ -346,10 +297,11 @@ def estimate_json(est: Any, extra: dict[str, Any] | None = None) -> dict[str, An
 
 
 def print_json(obj: Any) -> None:
-    """One JSON document on stdout that a strict parser reads (:func:`strict_json`: no NaN
-    or Infinity tokens); every ``--json`` of the CLI goes through here."""
-    doc = strict_json(obj) if isinstance(obj, dict) else _plain(obj)[0]
-    sys.stdout.write(json.dumps(doc, allow_nan=False) + "\n")
+    """One JSON document on stdout (numpy scalars made plain; a NaN or an infinity is
+    ``null``, named with its reason under ``"nonfinite"``: ``results.json_document``)."""
+    from infometer.core.results import json_document
+
+    sys.stdout.write(json.dumps(json_document(obj), allow_nan=False) + "\n")
     sys.stdout.flush()
 
 

@@ -13,7 +13,7 @@ every command and holds each command to it):
   names; no option names a single output file, except ``report``'s ``--output/-o FILE``
   (its whole job is that one HTML file).
 * ``--json`` prints one strict JSON document (no NaN/Infinity: ``null`` and a
-  ``<key>_nonfinite`` field saying why).
+  ``"nonfinite"`` entry naming each one's path and why: ``core.results.json_document``).
 """
 
 from __future__ import annotations

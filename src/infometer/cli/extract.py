@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from . import _options as opt
-from ._console import cell, print_json, say, table, user_errors
+from ._console import cell, mark_resumable, print_json, say, table, user_errors
 
 __all__ = ["register", "app"]
 
@@ -147,6 +147,7 @@ def bench_cmd(
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")
+    mark_resumable()  # Ctrl-C: "interrupted; run again to resume" (finished parts are kept)
     out = Path(out_dir)
     names = [p.strip() for p in parts.split(",") if p.strip()]
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from . import _options as opt
-from ._console import print_json, say
+from ._console import mark_resumable, print_json, say
 from ._paths import check_out_dir
 
 __all__ = ["register", "multi_cmd", "pid_cmd", "multiplets_cmd"]
@@ -425,6 +425,8 @@ def multiplets_cmd(
     check_out_dir(out_dir, "--out")
     df = select_columns(read_table(file), columns, "--columns", file)
     sizes = (size, size if max_size is None else max_size)
+    if store is not None:
+        mark_resumable()  # Ctrl-C: "interrupted; run again to resume", exit 130
     with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
         warnings.simplefilter("always")
         res = im.multiplets(

@@ -16,6 +16,7 @@ from pathlib import Path
 import typer
 
 from . import _options as opt
+from ._console import mark_resumable
 
 __all__ = ["register", "network_cmd"]
 
@@ -77,6 +78,8 @@ def network_cmd(
         if missing:
             raise ValueError(f"--columns: no column {missing[0]!r} in {file}")
         df = df[wanted]
+    if store is not None:
+        mark_resumable()  # Ctrl-C: "interrupted; run again to resume", exit 130
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         net = infer_network(

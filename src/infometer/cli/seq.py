@@ -34,7 +34,17 @@ app = typer.Typer(
 
 _File = Annotated[Path, typer.Argument(help="FASTA / text / .npy token file.")]
 _Steps = Annotated[int, typer.Option(help="Maximum training steps (early stopping).")]
-_Hidden = Annotated[int, typer.Option(help="Width of the MLP denoiser.")]
+_Hidden = Annotated[
+    int | None,
+    typer.Option(help="Width of the MLP denoiser (default: 128 below ~1,000 rows, 256 above)."),
+]
+_Ci = Annotated[
+    float,
+    typer.Option(
+        help="Level of the printed interval: Monte Carlo error widened by the model's bias "
+        "check (the likelihood gap)."
+    ),
+]
 _Arch = Annotated[str, typer.Option(help="auto (MLP if D <= 64), mlp, transformer.")]
 _Est = Annotated[str, typer.Option(help="time_free (default) or time_sampled (paper's 1/t form).")]
 _Passes = Annotated[int, typer.Option(help="Monte Carlo passes over the held-out rows.")]
@@ -57,7 +67,7 @@ class _Run:
     """The options every ``seq`` command shares, checked at once, and the steps they take."""
 
     steps: int
-    hidden: int
+    hidden: int | None
     arch: str
     estimator: str
     passes: int
@@ -69,6 +79,7 @@ class _Run:
     quiet: bool
     unit: str = "nats"
     out_dir: str | None = None
+    ci: float | None = None
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> _Run:
@@ -81,14 +92,17 @@ class _Run:
         """Every option that training would otherwise only trip over at the end; then torch's
         intra-op threads set to ``--threads`` (the default of all cores is slower for these
         small models: 30 steps took 38.5 s with it against 2.7 s with one)."""
-        from infometer.core.data import check_choice, check_int
+        from infometer.core.data import check_choice, check_float, check_int
         from infometer.core.estimate import resolve_unit
         from infometer.estimators.diffusion.tokens import SEQUENCE_POLICIES
 
         from ._paths import check_out_dir
 
         check_int(self.steps, "--steps", min_value=1)
-        check_int(self.hidden, "--hidden", min_value=1)
+        if self.hidden is not None:
+            check_int(self.hidden, "--hidden", min_value=1)
+        if self.ci is not None:
+            check_float(self.ci, "--ci", low=0.0, high=1.0, inclusive=(False, False))
         check_int(self.passes, "--passes", min_value=1)
         check_choice(self.arch, "--arch", ("auto", "mlp", "transformer"))
         check_choice(self.estimator, "--estimator", ("time_free", "time_sampled"))
@@ -111,7 +125,8 @@ class _Run:
         """An InfoSEDD model of ``mode`` trained on ``data``."""
         from infometer.estimators.diffusion.infosedd import InfoSEDD
 
-        arch_kwargs = {"hidden": self.hidden} if self.arch in ("auto", "mlp") else {}
+        mlp = self.arch in ("auto", "mlp") and self.hidden is not None
+        arch_kwargs = {"hidden": self.hidden} if mlp else {}  # None: scaled to the rows
         return InfoSEDD(
             mode,
             steps=self.steps,
@@ -122,6 +137,19 @@ class _Run:
             progress=False if self.quiet else None,
             **kw,
         ).fit(data)
+
+    def query(self, func: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run a query; its warnings (the bias check's among them) print as warning lines,
+        one per cause."""
+        import warnings
+
+        from ._console import warn_summary
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = func(*args, **kwargs)
+        warn_summary([str(w.message) for w in caught])
+        return out
 
     def save(self, m: Any) -> list[str]:
         """``--out``: the trained model as ``OUT/model.safetensors``."""
@@ -189,7 +217,7 @@ def entropy_cmd(
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
     steps: _Steps = 3000,
-    hidden: _Hidden = 256,
+    hidden: _Hidden = None,
     arch: _Arch = "auto",
     estimator: _Est = "time_free",
     passes: _Passes = 5,
@@ -197,6 +225,7 @@ def entropy_cmd(
     device: _Device = "cpu",
     threads: _Threads = 1,
     unit: str = opt.UNIT,
+    ci: _Ci = 0.95,
     json_out: bool = opt.JSON,
     out_dir: str | None = opt.out_dir(None, _OUT_HELP),
     quiet: bool = opt.QUIET,
@@ -205,7 +234,7 @@ def entropy_cmd(
     run = _Run.of(locals())
     tok = run.load(file)[0]
     m = run.model("entropy", tok)
-    est = m.entropy(positions, estimator=estimator, passes=passes)
+    est = run.query(m.entropy, positions, estimator=estimator, passes=passes, ci=ci)
     run.emit(est, json_out, run.save(m))
 
 
@@ -219,7 +248,7 @@ def mi_cmd(
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
     steps: _Steps = 3000,
-    hidden: _Hidden = 256,
+    hidden: _Hidden = None,
     arch: _Arch = "auto",
     estimator: _Est = "time_free",
     passes: _Passes = 5,
@@ -227,6 +256,7 @@ def mi_cmd(
     device: _Device = "cpu",
     threads: _Threads = 1,
     unit: str = opt.UNIT,
+    ci: _Ci = 0.95,
     json_out: bool = opt.JSON,
     out_dir: str | None = opt.out_dir(None, _OUT_HELP),
     quiet: bool = opt.QUIET,
@@ -237,7 +267,7 @@ def mi_cmd(
     run = _Run.of(locals())
     tok = run.load(file)[0]
     m = run.model("joint" if variant == "j" else "conditional", tok, x=x, y=y)
-    est = m.mutual_info(estimator=estimator, passes=passes)
+    est = run.query(m.mutual_info, estimator=estimator, passes=passes, ci=ci)
     run.emit(est, json_out, run.save(m))
 
 
@@ -251,7 +281,7 @@ def scan_cmd(
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
     steps: _Steps = 3000,
-    hidden: _Hidden = 256,
+    hidden: _Hidden = None,
     arch: _Arch = "auto",
     estimator: _Est = "time_free",
     passes: _Passes = 3,
@@ -284,7 +314,7 @@ def scan_cmd(
     st = None
     if starts is not None:
         st = parse_positions(starts, tok.data.shape[1] - window + 1, "starts")
-    res = m.scan(window, starts=st, estimator=estimator, passes=passes)
+    res = run.query(m.scan, window, starts=st, estimator=estimator, passes=passes)
     lines = ["start,mi_nats,stderr"] + [
         f"{s},{v:.6f},{e:.6f}" for s, v, e in zip(res.starts, res.values, res.stderr, strict=True)
     ]
@@ -323,7 +353,7 @@ def kl_cmd(
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
     steps: _Steps = 3000,
-    hidden: _Hidden = 256,
+    hidden: _Hidden = None,
     arch: _Arch = "auto",
     estimator: _Est = "time_free",
     passes: _Passes = 5,
@@ -331,6 +361,7 @@ def kl_cmd(
     device: _Device = "cpu",
     threads: _Threads = 1,
     unit: str = opt.UNIT,
+    ci: _Ci = 0.95,
     json_out: bool = opt.JSON,
     quiet: bool = opt.QUIET,
 ) -> None:
@@ -352,7 +383,7 @@ def kl_cmd(
     tq = Tokens(tq.data, np.full(tq.data.shape[1], k))
     mp = run.model("entropy", tp)
     mq = run.model("entropy", tq, holdout=0.0)
-    est = kl_divergence(mp, mq, estimator=estimator, passes=passes, seed=seed)
+    est = run.query(kl_divergence, mp, mq, estimator=estimator, passes=passes, seed=seed, ci=ci)
     run.emit(est, json_out, [])
 
 

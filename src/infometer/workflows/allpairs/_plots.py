@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, resolve_seed
+
 #: The network plot is for small graphs; larger ones are read as edge lists or heatmaps.
 MAX_PLOT_NODES = 80
 
@@ -123,7 +125,7 @@ def draw_network(
     path: Any = None,
     *,
     title: str | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> Any:
     """A small network (labelled matrix of kept edge weights, 0 = no edge) on ``ax``:
     nodes with edges, widths by weight, networkx's seeded spring layout (edges pull by
@@ -150,7 +152,7 @@ def draw_network(
         g.add_weighted_edges_from(
             (int(i), int(j), w[i, j] / top) for i, j in zip(ia, ib, strict=True)
         )
-        pos = nx.spring_layout(g, weight="weight", seed=seed)
+        pos = nx.spring_layout(g, weight="weight", seed=resolve_seed(seed))
         widths = [0.6 + 4.0 * d["weight"] for _, _, d in g.edges(data=True)]
         nx.draw_networkx_edges(g, pos, ax=ax, width=widths, edge_color="#3b75af", alpha=0.75)
         nx.draw_networkx_nodes(

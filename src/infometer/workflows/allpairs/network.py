@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.plot import close_and_path, deprecated_path_form
+from infometer.core.seeding import Seed
 
 from . import _plots
 from ._infer import Network, aracne_network, clr_network, weights
@@ -149,7 +150,7 @@ def plot_heatmap(
 
 
 def plot_network(
-    net: Network, ax: Any = None, path: Any = None, *, title: str | None = None, seed: int = 0
+    net: Network, ax: Any = None, path: Any = None, *, title: str | None = None, seed: Seed = 0
 ) -> Any:
     """Draw a small network: what :meth:`Network.plot` draws (same parameters), as a
     function; at most :data:`MAX_PLOT_NODES` connected variables; needs networkx (extra
