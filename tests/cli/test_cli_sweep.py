@@ -174,3 +174,25 @@ def test_piped_output_fits_80_columns_without_progress_frames(files, name):
     wide = [ln for ln in r.stdout.splitlines() if cell_len(ln) > 80]
     assert not wide, wide[:3]
     assert "\r" not in r.stderr and "\x1b[" not in r.stderr  # no bar frames, no cursor codes
+
+
+def test_rank_keeps_a_negative_estimate_and_marks_it():
+    import warnings
+
+    from rich.console import Console
+
+    import infometer as im
+    from infometer.cli.demo import ranking_frame, ranking_table
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=300), rng.normal(size=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = im.mutual_info(x, y, method="ksg1")  # independent: -0.0025 nats at this seed
+    assert est.value < 0  # estimation error, kept (never clipped)
+    rows = [{"feature": "x", "estimate": est}]
+    con = Console(record=True, width=80)
+    con.print(ranking_table(rows, "MI with y"))
+    text = con.export_text()
+    assert "‡" in text and "estimate below 0" in text
+    assert ranking_frame(rows)["negative"].tolist() == [True]
