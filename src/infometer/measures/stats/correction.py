@@ -100,7 +100,7 @@ def adjust(p: Any, method: str) -> np.ndarray:
 
 
 def permutation_floor(
-    n_permutations: int, m: int, alpha: float, adjustment: str, unit: str = "tests"
+    n_permutations: int, m: int, alpha: float, adjustment: str, what: str = "tests"
 ) -> str | None:
     """What to say when ``n_permutations`` cannot make any of ``m`` tests significant.
 
@@ -109,7 +109,8 @@ def permutation_floor(
     under ``"fdr_by"`` (c(m) = Σ 1/i) and ``alpha`` under ``"none"``.  Where ``1/(B+1)`` is
     above it, a lone discovery is impossible whatever the data (under BH a group of k
     tests all at the floor still passes where ``1/(B+1) <= k alpha/m``): the message says
-    so and names the smallest ``n_permutations`` that lifts the floor.  None where it is
+    so and names the smallest ``n_permutations`` that lifts the floor (``what``: the
+    tests' plural noun, e.g. ``"pairs"``).  None where it is
     reachable (or no test was run).
 
     Examples
@@ -132,16 +133,16 @@ def permutation_floor(
     if adjustment.startswith("fdr"):  # k tests all at the floor pass where floor <= k level
         k = int(np.ceil(floor / level - 1e-9))
         few = (
-            f"only {k} or more {unit} together at that floor can be significant"
+            f"only {k} or more {what} together at that floor can be significant"
             if k <= m
-            else f"no {unit[:-1]} can be significant"
+            else f"no {what[:-1]} can be significant"
         )
     else:
-        few = f"no {unit[:-1]} can be significant"
+        few = f"no {what[:-1]} can be significant"
     return (
         f"n_permutations={n_permutations} gives p-values of 1/{n_permutations + 1} = "
         f"{floor:.3g} at the smallest, above the {level:.3g} that one significant "
-        f"{unit[:-1]} needs ({adjustment} over {m} {unit} at alpha {alpha:g}): {few}, "
+        f"{what[:-1]} needs ({adjustment} over {m} {what} at alpha {alpha:g}): {few}, "
         f"whatever the data; n_permutations={need} or more lifts this floor"
     )
 

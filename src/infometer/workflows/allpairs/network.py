@@ -152,9 +152,29 @@ def plot_heatmap(
 def plot_network(
     net: Network, ax: Any = None, path: Any = None, *, title: str | None = None, seed: Seed = 0
 ) -> Any:
-    """Draw a small network: what :meth:`Network.plot` draws (same parameters), as a
-    function; at most :data:`MAX_PLOT_NODES` connected variables; needs networkx (extra
-    ``network``).
+    """Draw a small network: what :meth:`Network.plot` draws, as a function; at most
+    :data:`MAX_PLOT_NODES` connected variables; needs networkx (extra ``network``).
+
+    Parameters
+    ----------
+    net
+        A :class:`Network` (from :func:`aracne` or :func:`clr`).
+    ax
+        Matplotlib axes to draw on (default: a new figure).
+    path
+        Also save the figure there as a PNG (folder created).
+    title
+        Title (default: method and number of edges).
+    seed
+        Seed of networkx's spring layout. An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        (The previous release's ``plot_network(net, path)`` still saves there and returns
+        the path, with a ``DeprecationWarning``.)
 
     Examples
     --------
