@@ -108,7 +108,7 @@ PRIVATE: dict[str, tuple[str, ...]] = {
         "store",
         "table",
     ),
-    "workflows.bench": ("report", "runner", "store", "suites"),
+    "workflows.bench": ("figures", "report", "runner", "store", "suites"),
     "cli": (
         "bench",
         "complexity",

@@ -9,6 +9,7 @@ from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
+from infometer.core._threads import limit_blas
 from infometer.core.progress import progress_bar
 from infometer.core.validation import check_float, check_int
 
@@ -87,7 +88,8 @@ def run_jobs(
     lock_timeout
         Give up waiting for the lock after this many seconds (:class:`LockTimeout`).
     threads_per_worker
-        BLAS/OpenMP/numba threads per local worker process (set in its environment).
+        BLAS/OpenMP/numba threads per local worker process (set in its environment), and
+        BLAS threads while a thread pool runs (``pool="threads"``).
     initializer, initargs
         Called once in each local worker process before its first job.
     interruptible
@@ -152,7 +154,7 @@ def run_jobs(
                     elif workers == 1:
                         run.in_process()
                     elif pool == "threads":
-                        run.on_threads(workers)
+                        run.on_threads(workers, threads_per_worker)
                     else:
                         run.on_processes(workers, threads_per_worker, initializer, initargs)
             except KeyboardInterrupt:  # the second Ctrl-C: workers were stopped at once
@@ -252,11 +254,16 @@ class _Run:
                 value, ok = describe_error(exc), False
             self.deliver(key, ok, value)
 
-    def on_threads(self, workers: int) -> None:
+    def on_threads(self, workers: int, threads: int | None = 1) -> None:
+        """Jobs on a pool of threads; BLAS on ``threads`` threads meanwhile (a BLAS pool of
+        every core under each of ``workers`` threads would oversubscribe the cores)."""
         from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
         queue = collections.deque(self.todo)
-        with ThreadPoolExecutor(max_workers=min(workers, len(queue))) as ex:
+        with (
+            limit_blas(threads),
+            ThreadPoolExecutor(max_workers=min(workers, len(queue))) as ex,
+        ):
             running: dict = {}
             while queue or running:
                 while queue and len(running) < 2 * workers and not self.stop.requested:

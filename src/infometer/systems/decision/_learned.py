@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core._threads import training_threads
 from infometer.core.progress import check_progress, progress_bar
 from infometer.core.results import Result
 from infometer.core.seeding import Seed, as_generator, resolve_seed
@@ -260,8 +261,8 @@ class LearnedPlanner:
         numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
         system).
     n_jobs
-        CPU threads torch uses during training (``torch.set_num_threads``; ``None``
-        leaves the setting alone).
+        torch's threads during training (restored after); ``None``: the library's training
+        default (``infometer.core._threads``).
     progress
         Show a progress bar.
 
@@ -315,10 +316,8 @@ class LearnedPlanner:
         )
         if data.inputs.shape[-1] != self.canvas:
             raise ValueError(f"the data's maps are not {self.canvas}x{self.canvas}")
-        prev_threads = torch.get_num_threads()
-        if self.n_jobs is not None:
-            torch.set_num_threads(self.n_jobs)
-        try:
+
+        with training_threads(self.n_jobs):
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(self.seed)
                 self.net = _build_net(
@@ -332,8 +331,6 @@ class LearnedPlanner:
             log.cpu_seconds = time.process_time() - c0
             log.loadavg = os.getloadavg()
             self.log = log
-        finally:
-            torch.set_num_threads(prev_threads)
         return self
 
     def _train(self, data: ImitationData, log: TrainLog) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core._jit import nb
+from infometer.core._threads import cap_numba
 from infometer.core.results import Result
 from infometer.core.seeding import Seed
 from infometer.core.validation import check_float
@@ -148,6 +149,7 @@ def aracne_network(frame: Any, w: np.ndarray, info: dict[str, Any], tolerance: f
     import pandas as pd
 
     tolerance = check_float(tolerance, "tolerance", low=0.0, high=1.0, inclusive=(True, False))
+    cap_numba()  # numba's pool: the physical cores, not every logical CPU
     keep = _dpi(np.ascontiguousarray(w), 1.0 - tolerance)
     keep = keep | keep.T
     m = np.where(keep, w, 0.0)

@@ -127,25 +127,9 @@ def clr(obj: Any, *, threshold: float = 0.0, significant: bool | None = None) ->
 def plot_heatmap(
     obj: Any, ax: Any = None, path: Any = None, *, cluster: bool = True, title: str | None = None
 ) -> Any:
-    """Draw an MI matrix as a heatmap, rows and columns in clustered order.
-
-    Parameters
-    ----------
-    obj
-        A :class:`PairwiseResult` (its unit labels the colour bar) or a square labelled
-        matrix (DataFrame, in nats).
-    ax
-        Matplotlib axes to draw on (default: a new figure).
-    path
-        Also save the figure there as a PNG (folder created).
-    cluster
-        Order rows and columns by average-linkage clustering (else input order).
-    title
-        Title of the axes.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
+    """Draw an MI matrix as a heatmap, rows and columns in clustered order: what
+    :meth:`PairwiseResult.heatmap` draws (same parameters), for a result or for a square
+    labelled matrix (DataFrame, in nats).
 
     Examples
     --------
@@ -155,23 +139,22 @@ def plot_heatmap(
     'pairwise MI (clustered order)'
     """
     if isinstance(obj, PairwiseResult):
-        frame, unit = obj.matrix, obj.unit
+        ax = obj.heatmap(ax, path, cluster=cluster, title=title)
     else:
-        frame, unit = _mi_frame(obj), "nats"
-    ax = _plots.draw_heatmap(frame, unit, ax, path, cluster=cluster, title=title)
+        ax = _plots.draw_heatmap(_mi_frame(obj), "nats", ax, path, cluster=cluster, title=title)
     return ax
 
 
 def plot_network(
     net: Network, ax: Any = None, path: Any = None, *, title: str | None = None, seed: Seed = 0
 ) -> Any:
-    """Draw a small network: nodes with edges, widths by weight, a seeded spring layout.
+    """Draw a small network: what :meth:`Network.plot` draws, as a function; at most
+    :data:`MAX_PLOT_NODES` connected variables; needs networkx (extra ``network``).
 
     Parameters
     ----------
     net
-        A :class:`Network` (from :func:`aracne` or :func:`clr`), at most
-        :data:`MAX_PLOT_NODES` connected variables.
+        A :class:`Network` (from :func:`aracne` or :func:`clr`).
     ax
         Matplotlib axes to draw on (default: a new figure).
     path
@@ -179,9 +162,9 @@ def plot_network(
     title
         Title (default: method and number of edges).
     seed
-        Seed of the layout. An int >= 0 (the same int gives the same numbers), a
-        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
-        system).
+        Seed of networkx's spring layout. An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
 
     Returns
     -------
@@ -195,7 +178,4 @@ def plot_network(
     """
     if not isinstance(net, Network):
         raise TypeError(f"net must be a Network (from aracne or clr), got {type(net).__name__}")
-    ax = _plots.draw_network(
-        net.matrix, net.method, len(net.edges), ax, path, title=title, seed=seed
-    )
-    return ax
+    return net.plot(ax, path, title=title, seed=seed)

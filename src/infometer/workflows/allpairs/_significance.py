@@ -11,7 +11,12 @@ import numpy as np
 
 from infometer.core.data import Variable, as_variable
 from infometer.core.validation import check_choice
-from infometer.measures.stats.correction import adjust, check_alpha, check_correction
+from infometer.measures.stats.correction import (
+    adjust,
+    check_alpha,
+    check_correction,
+    permutation_floor,
+)
 from infometer.measures.stats.nulls import check_n_permutations, p_from_counts, p_values
 
 from . import _compute as compute
@@ -120,6 +125,11 @@ def add_tests(
     if ok.any():
         qv[ok] = adjust(pv[ok], ADJUSTMENT[test.correction])
         rej[ok] = qv[ok] <= test.alpha
+        floor = permutation_floor(
+            B, int(ok.sum()), test.alpha, ADJUSTMENT[test.correction], "pairs"
+        )
+        if floor is not None:  # said with the run's warnings (once, in the user's words)
+            diag.setdefault("_messages", []).append(floor)
     edges["p_value"] = pv[order]
     edges["q_value"] = qv[order]
     edges["significant"] = rej[order]
