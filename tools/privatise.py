@@ -17,11 +17,20 @@ kernels`` -> ``from . import _kernels as kernels`` (the local name is kept);
 ``FAMILIES``, ``SUBCOMMANDS``) too.  Paths written with slashes
 (``src/infometer/x/kernels.py``) are rewritten as well.
 
-Merge recipe for a branch made before this codemod landed (after the relayout recipe)::
+Merge recipe for a branch made before this codemod landed (tested on a copy of h-extraction;
+the codemod runs on both sides of the last merge, so only content conflicts remain)::
 
-    git merge main                          # renames on main, your edits: git follows them
-    .venv/bin/python tools/privatise.py     # your new files' imports of the old paths
-    git add -A && git commit -qm "privatise: the codemod on this branch's new files"
+    L=$(git log main --first-parent --format=%H --diff-filter=A -- tools/privatise.py | tail -1)
+    git merge $L^1                     # main just before the codemod landed (as usual)
+    mkdir -p /tmp/codemod && for f in privatise relayout; do
+        git show $L:tools/$f.py > /tmp/codemod/$f.py; done
+    .venv/bin/python /tmp/codemod/privatise.py   # your files too; exit 1 names a clash
+    git add -A && git commit -qm "privatise: the codemod on this branch before merging main"
+    git merge main                     # content conflicts only
+    .venv/bin/python tools/privatise.py --check  # prints nothing
+
+A new module of the branch in a package of :data:`PRIVATE` stays public unless its name is
+added to the table (in a copy of the script) before the run.
 
 Which modules stay public, and the budget, is docs/api.md's (``tests/test_public_surface.py``
 holds the tree to it).
@@ -150,9 +159,33 @@ def new_name(dotted: str) -> str:
     return dotted if dotted in FUNCTION_OF_PACKAGE else _new_name(dotted)
 
 
-def _configure_relayout() -> None:
-    """Point relayout's rewriting at this table (no layer moves)."""
-    _rl.PREFIXES = dict(RENAMED)
+#: Private modules renamed first to make room for a module of :data:`PRIVATE` (the branch
+#: that made the codemod renamed them in a commit of their own): renamed, with every import,
+#: only while the public module that takes the name is still there.
+MAKE_ROOM = {"measures.multivariate._exact": "measures.multivariate._pmf"}
+
+
+def _path(base: Path, dotted: str) -> Path:
+    return base.joinpath(*dotted.split(".")).with_suffix(".py")
+
+
+def _room(base: Path) -> dict[str, str]:
+    """The entries of :data:`MAKE_ROOM` this tree still needs."""
+    out = {}
+    for old, new in MAKE_ROOM.items():
+        pkg, name = old.rsplit(".", 1)
+        taker = f"{pkg}.{name.lstrip('_')}"
+        if _path(base, old).exists() and _path(base, taker).exists():
+            if _path(base, new).exists():
+                sys.exit(f"privatise: {old} must become {new}, which exists; merge by hand")
+            out[old] = new
+    return out
+
+
+def _configure_relayout(room: dict[str, str] | None = None) -> None:
+    """Point relayout's rewriting at this table (no layer moves).  One pass serves both
+    tables: each dotted path is mapped once (``_exact`` -> ``_pmf``, ``exact`` -> ``_exact``)."""
+    _rl.PREFIXES = {**(room or {}), **RENAMED}
     _rl.RENAMED = {}
     _rl.SELF = "tools/privatise.py"
     _rl.new_name = new_name
@@ -184,11 +217,10 @@ def rewrite(text: str, rel: str) -> str:
     return _SLASHED.sub(_slashed, new)
 
 
-def _moves(base: Path) -> list[tuple[Path, Path]]:
-    def path(dotted: str) -> Path:
-        return base.joinpath(*dotted.split(".")).with_suffix(".py")
-
-    return [(path(old), path(new)) for old, new in RENAMED.items()]
+def _moves(base: Path, room: dict[str, str]) -> list[tuple[Path, Path]]:
+    """The renames in order: making room first."""
+    pairs = [*room.items(), *RENAMED.items()]
+    return [(_path(base, old), _path(base, new)) for old, new in pairs]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,7 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     base = root / "src" / PKG
     if not (base / "core").is_dir():
         sys.exit("privatise: run me from the root of a re-laid-out checkout (tools/relayout.py)")
-    _configure_relayout()
+    room = _room(base)
+    _configure_relayout(room)
+    freed = {_path(base, old) for old in room}
+    clash = [d for s, d in _moves(base, {}) if s.exists() and d.exists() and d not in freed]
+    if clash:  # checked before anything is written
+        sys.exit(f"privatise: both {clash[0]} and its public name exist; merge them by hand")
     changed: list[Path] = []
     for p in _rl.text_files(root):
         rel = p.relative_to(root).as_posix()
@@ -218,10 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         print("\n".join(str(c.relative_to(root)) for c in changed))
         return 1 if changed else 0
-    for src, dst in _moves(base):
+    for src, dst in _moves(base, room):
         if src.exists():
-            if dst.exists():
-                sys.exit(f"privatise: both {src} and {dst} exist; merge them by hand and rerun")
             changed = [dst if c == src else c for c in changed]
             _rl.move(src, dst)
     py = [str(c) for c in changed if c.suffix == ".py" and c.exists()]
