@@ -183,7 +183,7 @@ COMMANDS = {
     "network": (
         lambda t, s, o: (
             ["network", str(t / "n.csv"), "--max-lag", "5", "--permutations", "1000"]
-            + ["--no-progress", "-o", str(o)]
+            + ["--quiet", "-o", str(o)]
             + (["--store", str(s)] if s else [])
         ),
         "targets/*.json",

@@ -143,7 +143,8 @@ def cli_words(message: str) -> str:
         if name not in flags:
             return m.group(0)
         on, off = flags[name]
-        said = [one(on, off, v) for v in (value.split("/") if value != "/" else [value])]
+        quoted = value[:1] in ("'", '"')  # a path keeps its slashes: True/False splits
+        said = [one(on, off, v) for v in ([value] if quoted or value == "/" else value.split("/"))]
         if any(s is None for s in said):
             return m.group(0)
         return "/".join(s for s in said if s is not None)
