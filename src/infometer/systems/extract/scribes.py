@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from . import _script_runtime as rt
-from ._html import parse
+from ._html import first_class, has_class, parse, repeated_groups
 from .dedup import count_tokens, dedup_html
 from .metrics import fuzzy_f1
 from .sites import Group
@@ -91,26 +91,9 @@ class Choice:
 
 
 # ------------------------------------------------------------------- page analysis
-def _first_class(el: Any) -> str:
-    return (el.get("class") or "").split()[0] if el.get("class") else ""
-
-
-def _has_class(cls: str) -> str:
-    return f"contains(concat(' ', normalize-space(@class), ' '), ' {cls} ')"
-
-
-def _groups(root: Any) -> list[tuple[Any, str, str, list[Any]]]:
-    """Repeated sibling groups: (parent, tag, first class, members) with >= 2 members."""
-    out = []
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        g: dict[tuple[str, str], list[Any]] = {}
-        for c in el:
-            if isinstance(c.tag, str):
-                g.setdefault((c.tag, _first_class(c)), []).append(c)
-        out += [(el, t, c, m) for (t, c), m in g.items() if len(m) >= 2]
-    return out
+_first_class = first_class
+_has_class = has_class
+_groups = repeated_groups
 
 
 def _n_desc(el: Any) -> int:
