@@ -156,15 +156,15 @@ DOMAINS: dict[str, tuple[str, list[tuple[str, str]]]] = {
 #: drift (the site rewords its labels) and by paraphrased queries (the user's words).
 PARAPHRASES: dict[str, tuple[str, ...]] = {
     "Author": ("writer", "novelist", "penned by"),
-    "Year": ("publication date", "date of issue", "published in"),
+    "Year": ("publication date", "date of issue", "first printed"),
     "Publisher": ("imprint", "printing firm", "issued by"),
     "Pages": ("length", "extent", "leaf count"),
     "Genre": ("category", "literary form", "kind of book"),
     "Language": ("tongue", "idiom", "written in"),
     "Director": ("filmmaker", "helmer", "made by"),
     "Released": ("premiere", "came out", "first shown"),
-    "Runtime": ("duration", "running length", "how long"),
-    "Country": ("nation", "origin", "homeland"),
+    "Runtime": ("how long", "running length", "length in minutes"),
+    "Country": ("homeland", "origin", "land of production"),
     "Studio": ("production company", "producer", "made at"),
     "Rating": ("score", "audience grade", "stars"),
     "Brand": ("maker", "manufacturer", "company"),
@@ -634,7 +634,12 @@ def _render_records(lay: Layout, recs: Sequence[Record]) -> str:
         else:
             cards = "".join(
                 f'<table class="{c("card")}"><caption class="{c("title")}">{_subject_html(r)}'
-                f"{img(r)}</caption>{_kv_rows(lay, r)}</table>"
+                f"{img(r)}</caption>"
+                + "".join(
+                    f'<tr class="{c("f:" + k)}"><td colspan="2">{v}</td></tr>'
+                    for k, _, v in _fields(lay, r, labelled=False)
+                )
+                + f"{_kv_rows(lay, r)}</table>"
                 for r in recs
             )
         return f'<div class="{c("box")}">{cards}</div>'
@@ -1005,7 +1010,11 @@ def template_extractor(layout: Layout) -> Any:
                     lab = text_of(li[0]).rstrip(":")
                     out.append((subj, lab, val(li)[len(text_of(li[0])) :].strip()))
             elif t == "card_tables" and not layout.grid:
-                out += [(subj, text_of(tr[0]), val(tr[1])) for tr in rec.iter("tr")]
+                out += [
+                    (subj, text_of(tr[0]), val(tr[1]))
+                    for tr in rec.iter("tr")
+                    if is_bare(tr) is None
+                ]
             else:
                 for row in kids[2:]:
                     if is_bare(row) is None:
