@@ -167,6 +167,7 @@ def test_drift_breaks_the_stale_script_and_rewriting_recovers():
     g = make_group("film", "kv_table", 4, seed=12)
     lay = drift(g.layout, "grid")
     new = [rerender(p, lay)[0] for p in g.pages]
+
     def best_class_keyed(page):
         cands = [(c, o) for c, o in compose(page.html) if c.anchor == "class"]
         return max(cands, key=lambda co: fuzzy_f1(co[1][0], page.gold()).f1)[0]

@@ -634,6 +634,11 @@ def drift_recovery(
     rows: list[dict[str, Any]] = []
     for t in templates:
         for g in _groups_of(t, test_groups, pages, 2 * seed + 2):
+            before = {  # the scripts written at v0, once for every drift
+                (name, i): w(g, i, context_of(len(g), i, n_context))
+                for name, w in writers.items()
+                for i in range(len(g))
+            }
             for d in drifts:
                 lay = drift(g.layout, d, seed=seed)
                 new = Group(f"{g.name}@{d}", lay, tuple(rerender(p, lay)[0] for p in g.pages))
@@ -641,8 +646,8 @@ def drift_recovery(
                 for name, w in writers.items():
                     for i in range(len(g)):
                         ctx = context_of(len(g), i, n_context)
-                        for when, src in (("stale", g), ("re-written", new)):
-                            prog = w(src, i, ctx)
+                        for when in ("stale", "re-written"):
+                            prog = before[(name, i)] if when == "stale" else w(new, i, ctx)
                             f = _scores(prog, new, roots)
                             hold = [f[q] for q in range(len(g)) if q != i and q not in ctx]
                             rows.append(
