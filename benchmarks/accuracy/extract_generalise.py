@@ -246,7 +246,7 @@ def part_bits(seeds: int, progress: bool) -> dict[str, Any]:
     import warnings
 
     from infometer.systems.extract._html import parse
-    from infometer.systems.extract.bridge import extraction_mutual_info, read_channel_mi
+    from infometer.systems.extract.bridge import extraction_mutual_info, read_channel_mutual_info
     from infometer.systems.extract.metrics import fuzzy_f1
     from infometer.systems.extract.sites import ALL_TEMPLATES, drift, make_group, rerender
     from infometer.systems.extract.writer import (
@@ -272,7 +272,7 @@ def part_bits(seeds: int, progress: bool) -> dict[str, Any]:
                 warnings.simplefilter("ignore")
                 e = extraction_mutual_info(htmls, f, unit="bits", ci=None)
             f1 = [fuzzy_f1(f(h), p.gold()).f1 for h, p in zip(htmls, pages, strict=True)]
-            return sum(f1) / len(f1), read_channel_mi(e)
+            return sum(f1) / len(f1), read_channel_mutual_info(e)
 
         f0, m0 = measure(g.pages)
         for d in SCRIPT_DRIFTS:

@@ -31,7 +31,7 @@ __all__ = [
     "layout_entropy",
     "triples_text",
     "extraction_mutual_info",
-    "read_channel_mi",
+    "read_channel_mutual_info",
     "rank_agreement",
 ]
 
@@ -135,7 +135,7 @@ def extraction_mutual_info(
     )
 
 
-def read_channel_mi(estimate: Any, *, top: float = 0.95) -> dict[str, Any]:
+def read_channel_mutual_info(estimate: Any, *, top: float = 0.95) -> dict[str, Any]:
     """A channel-MI estimate read for a user: clipped to its bounds, with what it says.
 
     The estimate (:func:`extraction_mutual_info`) is InfoNCE with a *copy-bigram* critic,
@@ -158,7 +158,7 @@ def read_channel_mi(estimate: Any, *, top: float = 0.95) -> dict[str, Any]:
     --------
     >>> from infometer.core.estimate import Estimate
     >>> e = Estimate(-541.0, "bits", "mc_loglik", "channel_mi", diagnostics={"ceiling_bits": 3.585})
-    >>> r = read_channel_mi(e)
+    >>> r = read_channel_mutual_info(e)
     >>> r["bits"], r["reading"], r["clipped"]
     (0.0, 'degenerate', True)
     """
