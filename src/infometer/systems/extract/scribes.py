@@ -387,6 +387,20 @@ class TrainLog:
     reward: str = "group"
 
 
+def check_training(groups: Sequence[Group], reward: str, rollouts: int, steps: int) -> None:
+    """The arguments every GRPO-style trainer of script writers refuses, named."""
+    if reward not in ("group", "self"):
+        raise ValueError(f"reward must be 'group' or 'self', got {reward!r}")
+    if not groups:
+        raise ValueError("groups must hold at least one training group")
+    if rollouts < 2:
+        raise ValueError(
+            f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
+        )
+    if isinstance(steps, bool) or not isinstance(steps, int | np.integer) or steps < 0:
+        raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
+
+
 def train_policy(
     groups: Sequence[Group],
     *,
@@ -411,14 +425,7 @@ def train_policy(
     >>> len(log.rewards)
     2
     """
-    if reward not in ("group", "self"):
-        raise ValueError(f"reward must be 'group' or 'self', got {reward!r}")
-    if not groups:
-        raise ValueError("groups must hold at least one training group")
-    if rollouts < 2:
-        raise ValueError(
-            f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
-        )
+    check_training(groups, reward, rollouts, steps)
     from infometer.core.progress import progress_bar
 
     rng = np.random.default_rng(seed)

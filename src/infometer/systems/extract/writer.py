@@ -48,7 +48,6 @@ from .sites import ALL_TEMPLATES, DOMAINS, Group, make_group, rerender
 
 __all__ = [
     "WriterPolicy",
-    "WriterLog",
     "Prepared",
     "prepare",
     "train_writer",
@@ -170,14 +169,6 @@ class WriterPolicy:
         return dict(zip(FEATURES, (float(t) for t in self.theta), strict=True))
 
 
-@dataclass
-class WriterLog:
-    """Mean reward of the rollouts at each step."""
-
-    rewards: list[float] = field(default_factory=list)
-    reward: str = "group"
-
-
 def train_writer(
     groups: Sequence[Group],
     *,
@@ -189,9 +180,10 @@ def train_writer(
     seed: int = 0,
     prepared: dict[tuple[str, int], Prepared] | None = None,
     progress: bool | None = None,
-) -> tuple[WriterPolicy, WriterLog]:
+) -> tuple[WriterPolicy, Any]:
     """Train the writer's policy with the group-relative advantage (GRPO's, no LLM).
 
+    Returns the policy and a :class:`~.scribes.TrainLog` (mean reward per step).
     Each step picks a training page p, samples ``rollouts`` candidates from the policy,
     scores each by ``reward`` -- ``"group"`` (SCRIBES' r(p): the mean greedy fuzzy F1
     over the whole group) or ``"self"`` (r(p→p), the ablation) -- and moves θ along
@@ -206,22 +198,16 @@ def train_writer(
     >>> len(log.rewards)
     5
     """
-    if reward not in ("group", "self"):
-        raise ValueError(f"reward must be 'group' or 'self', got {reward!r}")
-    if not groups:
-        raise ValueError("groups must hold at least one training group")
-    if rollouts < 2:
-        raise ValueError(
-            f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
-        )
-    if isinstance(steps, bool) or not isinstance(steps, int | np.integer) or steps < 0:
-        raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
     from infometer.core.progress import progress_bar
+
+    from .scribes import TrainLog, check_training
+
+    check_training(groups, reward, rollouts, steps)
 
     cache = prepared if prepared is not None else {}
     rng = np.random.default_rng(seed)
     pol = WriterPolicy()
-    log = WriterLog(reward=reward)
+    log = TrainLog(reward=reward)
     golds = {g.name: [p.gold() for p in g.pages] for g in groups}
     rewards: dict[tuple[str, int], np.ndarray] = {}
     with progress_bar(
@@ -532,7 +518,9 @@ def leave_one_template_out(
     weights = {}
     for t in templates:
         tr = [g for u in templates if u != t for g in train[u]]
-        pol, _ = train_writer(tr, steps=steps, n_context=n_context, seed=seed, prepared=cache)
+        pol, _ = train_writer(
+            tr, steps=steps, n_context=n_context, seed=seed, prepared=cache, progress=progress
+        )
         weights[t] = pol.weights()
         writers: dict[str, Writer] = {
             "composed policy (GRPO, group reward)": _composed_writer(pol, cache),
@@ -542,12 +530,24 @@ def leave_one_template_out(
         }
         if ablations:
             ps, _ = train_writer(
-                tr, reward="self", steps=steps, n_context=n_context, seed=seed, prepared=cache
+                tr,
+                reward="self",
+                steps=steps,
+                n_context=n_context,
+                seed=seed,
+                prepared=cache,
+                progress=progress,
             )
             writers["composed policy (GRPO, self-score)"] = _composed_writer(ps, cache)
             for rw, label in (("group", ""), ("self", ", self-score")):
                 p0, _ = train_writer(
-                    tr, reward=rw, steps=steps, n_context=0, seed=seed, prepared=cache0
+                    tr,
+                    reward=rw,
+                    steps=steps,
+                    n_context=0,
+                    seed=seed,
+                    prepared=cache0,
+                    progress=progress,
                 )
                 w0 = _composed_writer(p0, cache0)
                 writers[f"composed policy{label}, no context page"] = lambda g, i, c, w0=w0: w0(
@@ -621,7 +621,9 @@ def drift_recovery(
         raise ValueError(f"drifts must be among {SCRIPT_DRIFTS}, got {drifts!r}")
     train = [g for t in templates for g in _groups_of(t, train_groups, pages, 2 * seed + 1)]
     cache: dict[tuple[str, int], Prepared] = {}
-    pol, _ = train_writer(train, steps=steps, n_context=n_context, seed=seed, prepared=cache)
+    pol, _ = train_writer(
+        train, steps=steps, n_context=n_context, seed=seed, prepared=cache, progress=progress
+    )
     writers: dict[str, Writer] = {
         "composed policy (GRPO, group reward)": lambda g, i, c: (
             lambda cand: cand.program if cand else None
