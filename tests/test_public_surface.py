@@ -63,6 +63,12 @@ ALLOWED: dict[tuple[str, str], str] = {
     "seed=)",
     ("infometer.systems.models.cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
     "classifier_cmi quantity), named after its module, not a public quantity",
+    ("infometer.measures.stats.circular_shift", "seed"): "a kernel that draws from the caller's "
+    "numpy Generator (the public tests take seed=)",
+    ("infometer.measures.stats.nulls.permutation", "seed"): "as circular_shift",
+    ("infometer.measures.stats.nulls.strata_permutation", "seed"): "as circular_shift",
+    ("infometer.measures.stats.nulls.permutation_table", "seed"): "as circular_shift",
+    ("infometer.measures.stats.nulls.independent_orders", "seed"): "as circular_shift",
 }
 
 #: Spellings of a seed other than ``seed``.

@@ -136,6 +136,11 @@ def test_demo_writes_table_and_png(tmp_path):
     assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = pd.read_csv(tmp_path / "digits_mi.csv")
     assert len(table) == 64 and table["value"].is_monotonic_decreasing
+    # MI >= 0: no interval reaches below 0; the clipped ones say so, with the bound before
+    assert (table["ci_low"] >= 0).all()
+    clipped = table[table["ci_clipped"]]
+    assert len(clipped) > 0 and (clipped["ci_low"] == 0).all()
+    assert (clipped["ci_low_unclipped"] < 0).all()
     # label carries log2(10) bits at most; every pixel carries less
     assert table["value"].max() < math.log2(10)
     # beside the bars, the 8x8 map of bits per pixel: a two-panel figure, wider than tall

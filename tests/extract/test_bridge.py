@@ -1,5 +1,6 @@
-"""The bridge to information: layout entropy (log2 K for K equiprobable templates), channel
-MI of extractors (copying = log2 N, constant = 0), rank agreement."""
+"""The bridge to information: layout entropy (log2 N for N sites with equally many pages;
+log2 K for K templates only with one site each), channel MI of extractors (copying =
+log2 N, constant = 0), rank agreement."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from infometer.systems.extract.scribes import Choice, resolve, run_choice
 from infometer.systems.extract.sites import make_group, make_sites
 
 
-@pytest.mark.parametrize("k", [1, 2, 4, 5])
-def test_layout_entropy_of_k_equiprobable_templates(k):
+@pytest.mark.parametrize("k", [1, 2, 4, 5, 10])
+def test_layout_entropy_of_n_equiprobable_sites(k):
+    # make_sites cycles the 5 templates: 10 sites hold each template twice, and the
+    # entropy is log2 10 (a site's class names are part of its signature), not log2 5
     pages = [p for g in make_sites(k, 3, seed=2) for p in g.pages]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # plug-in on few samples warns; the value is exact

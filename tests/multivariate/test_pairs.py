@@ -235,7 +235,8 @@ def test_bad_data():
         im.pid_pairs(xc, y)
     with pytest.raises(ValueError, match="target has a constant column"):
         im.pid_pairs(x, np.ones(len(y)))
-    with pytest.raises((TypeError, ValueError), match="X"):
+    # symbols with a continuous target: auto names the two readings
+    with pytest.raises(ValueError, match="discrete=True.*discrete=False"):
         im.pid_pairs(np.array([["a", "b"], ["c", "d"]] * 5), np.arange(10.0))
 
 
@@ -264,7 +265,8 @@ def test_cli_all_pairs(tmp_path):
     r = runner.invoke(app, ["pid", str(path), "--all-pairs", "-t", "y", "-s", "a,b,c"])
     assert r.exit_code == 0 and "3 pairs" in r.stdout
     for bad, word in [
-        (["--all-pairs", "--method", "plugin"], "--method"),
+        (["--all-pairs", "--method", "nope"], "--method"),
+        (["--all-pairs", "--method", "plugin"], "--discrete"),  # symbols, of numbers
         ([], "--sources is required"),
         (["--all-pairs", "-s", "a,y"], "--target"),
     ]:

@@ -48,6 +48,15 @@ def complexity_cmd(
     normalize: Annotated[
         bool, typer.Option("--normalize", help="Fraction of the maximum.")
     ] = False,
+    dequantize: Annotated[
+        bool,
+        typer.Option(
+            "--dequantize",
+            help="sample/approximate/fuzzy: spread tied (rounded) values uniformly over "
+            "their rounding step first (seeded).",
+        ),
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Seed of --dequantize.")] = 0,
     multiscale: Annotated[
         int | None, typer.Option(help="Compute at scales 1..S (multiscale entropy).")
     ] = None,
@@ -67,7 +76,8 @@ def complexity_cmd(
     from infometer.measures.complexity import complexity
     from infometer.measures.complexity import multiscale as run_multiscale
 
-    from .app import emit, err, out
+    from ._console import warn_line
+    from .app import emit, out
 
     x = _signal(file, column)
     params: dict[str, Any] = {
@@ -77,6 +87,15 @@ def complexity_cmd(
     }
     if normalize:
         params["normalize"] = True
+    if dequantize:
+        from infometer.measures.complexity.estimators import DISTANCE_MEASURES
+
+        if measure not in DISTANCE_MEASURES:
+            raise ValueError(
+                f"--dequantize applies to the measures that compare distances "
+                f"({', '.join(DISTANCE_MEASURES)}), not to --measure {measure}"
+            )
+        params.update(dequantize=True, seed=seed)
     with warnings.catch_warnings(record=True) as caught, silence(quiet):
         warnings.simplefilter("always")
         if multiscale is None:
@@ -88,7 +107,7 @@ def complexity_cmd(
                 x, measure, scales=multiscale, method=method, ci=ci, progress=not quiet, **params
             )
     for w in caught:
-        err.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
+        warn_line(w.message)
     if multiscale is None:
         emit(est, as_json)
         return

@@ -55,8 +55,12 @@ def rank_features(
     ci: float,
     seed: int,
     progress: bool | None = None,
+    discrete: bool | None = None,
+    **params: Any,
 ) -> list[dict[str, Any]]:
-    """MI of every column of X with y, sorted from most to least informative."""
+    """MI of every column of X with y, sorted from most to least informative
+    (``discrete``: as :func:`infometer.mutual_info`'s; ``params``: the estimator's, e.g.
+    ``dequantize``)."""
     from infometer.core.api import mutual_info
     from infometer.core.progress import progress_bar
 
@@ -64,7 +68,9 @@ def rank_features(
     for col in progress_bar(X.columns, desc="estimating", unit="column", progress=progress):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            est = mutual_info(X[col], y, method=method, unit=unit, ci=ci, seed=seed)
+            est = mutual_info(
+                X[col], y, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete, **params
+            )
         rows.append({"feature": str(col), "estimate": est})
     rows.sort(key=lambda r: -r["estimate"].value)
     return rows
@@ -75,8 +81,14 @@ def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
     column names go in ``name``): value, unit, stderr, interval and method."""
     import pandas as pd
 
+    from infometer.core.estimate import unit_factor
+
     def ci(e: Any, i: int) -> float | None:
         return None if e.ci is None else e.ci[i]
+
+    def unclipped(e: Any) -> float | None:
+        raw = e.diagnostics.get("ci_unclipped_nats")
+        return None if raw is None else raw[0] * unit_factor("nats", e.unit)
 
     return pd.DataFrame(
         [
@@ -87,6 +99,8 @@ def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
                 "stderr": r["estimate"].stderr,
                 "ci_low": ci(r["estimate"], 0),
                 "ci_high": ci(r["estimate"], 1),
+                "ci_clipped": bool(r["estimate"].diagnostics.get("ci_clipped")),
+                "ci_low_unclipped": unclipped(r["estimate"]),
                 "method": r["estimate"].method,
             }
             for r in rows
@@ -105,12 +119,24 @@ def ranking_table(rows: list[dict[str, Any]], title: str, name: str = "feature")
     t = Table(title=cell(title))
     for col in ("rank", name, unit, "± se", "CI", "method"):
         t.add_column(col, justify="right" if col not in (name, "method") else "left")
+    marks: set[str] = set()
     for i, r in enumerate(rows, 1):
         e = r["estimate"]
         value, lo, hi = e.rounded()
         se = "" if e.stderr is None else round_to_error(e.value, e.stderr)[1]
-        cis = "" if lo is None else f"{lo} – {hi}"
+        mark = "*" if e.diagnostics.get("ci_clipped") else ""
+        mark = "†" if e.diagnostics.get("ci_below_zero") else mark
+        marks.add(mark)
+        cis = "" if lo is None else f"{lo}{mark if mark == '*' else ''} – {hi}"
+        cis += "†" if mark == "†" and cis else ""
         t.add_row(str(i), cell(r["feature"]), value, se, cis, e.method)
+    notes = {
+        "*": "* lower bound clipped at 0 (MI >= 0; CSV: ci_low_unclipped)",
+        "†": "† interval wholly below 0: estimator error, not a value MI can take",
+    }
+    if marks - {""}:
+        t.caption = "; ".join(notes[m] for m in ("*", "†") if m in marks)
+        t.caption_justify = "left"
     return t
 
 

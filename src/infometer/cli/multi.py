@@ -26,14 +26,14 @@ _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
 
 
 def _warn(caught) -> None:
-    from .app import err
+    from ._console import warn_line
 
     seen = set()
     for w in caught:
         msg = str(w.message)
         if issubclass(w.category, UserWarning) and msg not in seen:
             seen.add(msg)
-            err.print(f"[yellow]warning:[/] {msg}", highlight=False, soft_wrap=True)
+            warn_line(msg)  # in the command's words: --dequantize, --discrete
 
 
 def _names(spec: str | None, what: str) -> list[str] | None:
@@ -69,6 +69,11 @@ def multi_cmd(
         help="Permutation test against mutual independence with B permuted data sets.",
     ),
     block: int = typer.Option(None, "--block", help="With --permutations: block length."),
+    dequantize: bool = typer.Option(
+        False,
+        "--dequantize",
+        help="--method ksg: spread tied (rounded) values over their rounding step first.",
+    ),
     json_out: bool = _JSON,
     quiet: bool = _QUIET,
 ) -> None:
@@ -96,7 +101,10 @@ def multi_cmd(
         raise ValueError("--block is for the permutation test; pass --permutations B too")
     with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
         warnings.simplefilter("always")
-        res = getattr(im, q)(df, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete)
+        extra = {"dequantize": True} if dequantize else {}
+        res = getattr(im, q)(
+            df, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete, **extra
+        )
     _warn(caught)
     if q != "gradient_o_information":
         emit(res, json_out, {"file": file, "columns": list(df.columns)})
@@ -160,7 +168,12 @@ def pid_cmd(
     ),
     target: str = typer.Option(..., "--target", "-t", help="The target column."),
     measure: str = typer.Option(None, "--measure", help="imin, mmi, broja, ccs, dep, isx."),
-    method: str = typer.Option("auto", "--method", "-m", help="auto, plugin or gaussian."),
+    method: str = typer.Option(
+        "auto",
+        "--method",
+        "-m",
+        help="auto, plugin or gaussian (--all-pairs: also gaussian_copula, miller_madow).",
+    ),
     unit: str = typer.Option("bits", "--unit", "-u", help="nats, bits or hartleys."),
     ci: float = typer.Option(None, "--ci", help="Confidence level of each atom's interval."),
     seed: int = typer.Option(0, "--seed"),
@@ -169,7 +182,8 @@ def pid_cmd(
     all_pairs: bool = typer.Option(
         False,
         "--all-pairs",
-        help="The Gaussian(-copula) MMI PID of every pair of sources (im.pid_pairs).",
+        help="The PID of every pair of sources (im.pid_pairs): from counts for symbols, "
+        "Gaussian(-copula) MMI for numbers.",
     ),
     top: int = typer.Option(20, "--top", help="--all-pairs: rows printed (by |syn - red|)."),
     json_out: bool = _JSON,
@@ -188,7 +202,20 @@ def pid_cmd(
         raise ValueError(f"--target: {file} has no column {target!r}")
     if all_pairs:
         _pid_pairs(
-            df, file, sources, target, measure, method, unit, ci, seed, plot, top, json_out, quiet
+            df,
+            file,
+            sources,
+            target,
+            measure,
+            method,
+            unit,
+            ci,
+            seed,
+            discrete,
+            plot,
+            top,
+            json_out,
+            quiet,
         )
         return
     if sources is None:
@@ -242,7 +269,7 @@ def pid_cmd(
 
 
 def _pid_pairs(
-    df, file, sources, target, measure, method, unit, ci, seed, plot, top, json_out, quiet
+    df, file, sources, target, measure, method, unit, ci, seed, discrete, plot, top, json_out, quiet
 ) -> None:
     import infometer as im
     from infometer.core.io import select_columns
@@ -258,13 +285,11 @@ def _pid_pairs(
         names = _names(sources, "--sources")
         if target in names:
             raise ValueError(f"--target {target!r} is among the --sources")
-    method = {"auto": "gaussian_copula", "gaussian": "gaussian"}.get(
-        str(method).lower(), str(method).lower()
-    )
-    if method not in ("gaussian_copula", "gaussian"):
-        raise ValueError(
-            f"--method {method!r}: --all-pairs takes gaussian_copula (auto) or gaussian"
-        )
+    from infometer.measures.multivariate.pairs import METHODS
+
+    method = str(method).lower()
+    if method not in METHODS:
+        raise ValueError(f"--method {method!r}: --all-pairs takes {', '.join(METHODS)}")
     src = select_columns(df, ",".join(map(str, names)), "--sources", file)
     with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
         warnings.simplefilter("always")
@@ -276,6 +301,7 @@ def _pid_pairs(
             unit=unit,
             ci=ci,
             seed=seed,
+            discrete=discrete,
             progress=None if not quiet else False,
         )
     _warn(caught)
@@ -324,14 +350,25 @@ def multiplets_cmd(
         "co_information.",
     ),
     method: str = typer.Option(
-        "gaussian_copula", "--method", "-m", help="gaussian_copula or gaussian."
+        "auto",
+        "--method",
+        "-m",
+        help="auto (symbols: miller_madow; numbers: gaussian_copula), gaussian_copula, "
+        "gaussian, plugin or miller_madow.",
     ),
     columns: str = typer.Option(
         None, "--columns", "-c", help="Variables (comma-sep.; default all)."
     ),
-    surrogates: int = typer.Option(
-        0, "--surrogates", "-B", help="Surrogate data sets for p-values."
+    discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
+    permutations: int = typer.Option(
+        0, "--permutations", "-B", help="Permuted data sets for p-values."
     ),
+    correction: str = typer.Option(
+        "fwer",
+        "--correction",
+        help="fwer (max-statistic per size x sizes), fdr_bh, fdr_by or none.",
+    ),
+    alpha: float = typer.Option(0.05, "--alpha", help="Level of the significant column."),
     top: int = typer.Option(20, "--top", help="Rows shown (and plotted)."),
     unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
     out_dir: str = typer.Option("multiplets-out", "--out", "-o", help="Folder for CSV and PNG."),
@@ -372,7 +409,9 @@ def multiplets_cmd(
             measure=measure,
             sizes=sizes,
             method=method,
-            n_surrogates=surrogates,
+            n_permutations=permutations,
+            correction=correction,
+            alpha=alpha,
             unit=unit,
             seed=seed,
             search=search,
@@ -380,6 +419,7 @@ def multiplets_cmd(
             objective=objective,
             n_jobs=jobs,
             store=store,
+            discrete=discrete,
         )
     _warn(caught)
     od = Path(out_dir)

@@ -129,13 +129,23 @@ def run_local(
     diagnostics: dict[str, Any] = {}
     if not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__}")
+    have = local_methods(quantity)
     if method.lower() == "auto":
-        name, reason = registry.choose_auto(registry.AutoContext(quantity, variables))
+        ctx = registry.AutoContext(quantity, variables)
+        choice = registry.choose(ctx)
+        name, reason = choice.method, choice.reason
+        params = {**choice.params, **params}  # the user's own parameters win
+        if (
+            ctx.kinds == {"discrete"}
+            and "plugin" in have
+            and getattr(registry.get(quantity, name).func, "local_values", None) is None
+        ):  # a bias correction has no local values; the plug-in's are the counts' own
+            reason = f"symbols, local values: the plug-in's ({name}, auto's estimate, has none)"
+            name = "plugin"
         diagnostics["auto_reason"] = reason
     else:
         name = method
     spec = registry.get(quantity, name)
-    have = local_methods(quantity)
     hook = getattr(spec.func, "local_values", None)
     if hook is None:
         raise ValueError(
@@ -193,8 +203,9 @@ def run(
     if not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__}")
     if method.lower() == "auto":
-        name, reason = registry.choose_auto(registry.AutoContext(quantity, variables))
-        diagnostics["auto_reason"] = reason
+        choice = registry.choose(registry.AutoContext(quantity, variables))
+        name, diagnostics["auto_reason"] = choice.method, choice.reason
+        params = {**choice.params, **params}  # the user's own parameters win
     else:
         name = method
     spec = registry.get(quantity, name)
@@ -203,15 +214,15 @@ def run(
         params.setdefault("seed", seed)
     full = spec.check_params(params)
     msgs: list[str] = []
-    few_msgs: dict[str, str] = {}  # message -> variable name
-    for var in variables.values():
+    few_msgs: dict[str, str] = {}  # message -> role (the key the estimator's facts use)
+    for role, var in variables.items():
         few = var.diagnostics.get("few_distinct_float_columns")
         if few and "continuous" in spec.kinds and spec.family != "discrete":
             msgs.append(
                 f"{var.name} is float but columns {few} take few distinct values; they are treated "
                 "as continuous (pass discrete=True to treat them as symbols)"
             )
-            few_msgs[msgs[-1]] = var.name
+            few_msgs[msgs[-1]] = role
     raw = spec.func(*variables.values(), **full)
     diagnostics.update(raw.diagnostics)
     msgs.extend(raw.warnings)
@@ -240,15 +251,24 @@ def run(
             )
             stderr = se if se is not None else stderr
             diagnostics.update(rdiag)
+    if interval is not None:
+        from infometer.core.uncertainty import respect_bounds
+
+        interval, clipped = respect_bounds(quantity, interval)
+        diagnostics.update(clipped)
     n = next(iter(variables.values())).n if variables else None
     if msgs:
-        jittered = diagnostics.get("jittered_columns") or {}
-        msgs = [  # tied values are one cause: the jitter warning says it, not both
-            m for m in msgs if not (m in few_msgs and few_msgs[m] in jittered)
-        ]
+        # tied values are one cause: the jitter warning (or the stated dequantisation) says
+        # it, not both
+        treated = {**(diagnostics.get("jittered_columns") or {})}
+        treated.update(diagnostics.get("dequantized_columns") or {})
+        treated.update(diagnostics.get("atom_values") or {})  # GKOV's point masses
+        treated.update(diagnostics.get("ties") or {})  # the tie facts were stated
+        msgs = [m for m in msgs if not (m in few_msgs and few_msgs[m] in treated)]
         msgs = _in_user_words(msgs, variables, unit_name)
-        diagnostics["warnings"] = msgs
-        _emit(msgs)
+        if msgs:
+            diagnostics["warnings"] = msgs
+            _emit(msgs)
     est = Estimate(
         value=raw.value,
         unit="nats",

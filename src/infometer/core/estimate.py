@@ -455,7 +455,12 @@ class Estimate:
                 s += " (Monte Carlo only)"
         if self.ci is not None:
             lvl = f"{round(100 * self.ci_level):d}% " if self.ci_level else ""
-            s += f" ({lvl}CI {lo}–{hi})"
+            note = ""
+            if self.diagnostics.get("ci_clipped"):
+                note = ", lower bound clipped at 0"
+            elif self.diagnostics.get("ci_below_zero"):
+                note = ", wholly below 0: estimator error"
+            s += f" ({lvl}CI {lo}–{hi}{note})"
         tag = self.method or "?"
         if self.n is not None:
             tag += f", n={self.n}"

@@ -5,7 +5,15 @@ Every interval in infometer is built here:
 * from a standard error: ``value ± z·se`` (normal), or ``value ± t·se`` with the Student
   t quantile on ``dof`` degrees of freedom when the standard error itself was estimated
   from few replicates (``dof = k - 1`` for k seeds, re-runs or items);
-* from k replicates (seeds, re-runs, items): mean ± t_{k-1}·sd/√k.
+* from k replicates (seeds, re-runs, items): mean ± t_{k-1}·sd/√k;
+* and, for a quantity that is ≥ 0 by definition (``registry.NONNEGATIVE``: MI, CMI, KL,
+  TE, AIS, TC, DTC, capacity, ...), one policy for the bound (:func:`respect_bounds`,
+  applied by :func:`infometer.core.api.run` and :func:`make_estimate`): a lower bound below 0
+  is raised to 0, and the estimate records ``diagnostics["ci_clipped"]`` with the bounds
+  before (``ci_unclipped_nats``); an interval wholly below 0 is kept and flagged
+  ``ci_below_zero``.  The truth lies in [0, ∞), so the clipped interval
+  covers it whenever the unclipped one does (same coverage, never longer); the point
+  estimate itself is never clipped (a negative value is the estimator's error, shown).
 
 The quantiles come from :mod:`scipy.special` (``ndtri``, ``stdtrit``: the functions
 behind ``norm.ppf`` and ``t.ppf``, without the slow import of :mod:`scipy.stats`).
@@ -35,6 +43,7 @@ __all__ = [
     "interval_from_stderr",
     "replicate_summary",
     "make_estimate",
+    "respect_bounds",
     "exact_estimate",
 ]
 
@@ -116,6 +125,45 @@ def replicate_summary(
     return mean, se, interval_from_stderr(mean, se, level, dof=v.size - 1)
 
 
+def respect_bounds(
+    quantity: str | None, interval: tuple[float, float] | None
+) -> tuple[tuple[float, float] | None, dict[str, Any]]:
+    """The interval of a quantity that is ≥ 0 by definition, with bounds below 0 raised to
+    0, and the diagnostics that say so; any other interval as given.
+
+    The one policy of infometer for intervals of non-negative quantities (the set
+    ``registry.NONNEGATIVE``, which each family extends): intersecting a confidence
+    interval with the parameter space [0, ∞) keeps its coverage, since the truth lies
+    there.  When the whole interval is below 0 the intersection is empty: no interval of
+    possible values is left, so the interval is kept as built and flagged
+    ``ci_below_zero`` (the estimator's error exceeds its spread there; a zero-width (0, 0)
+    would claim a certainty the data do not give).
+
+    Examples
+    --------
+    >>> respect_bounds("mutual_info", (-0.0019, 0.0148))
+    ((0.0, 0.0148), {'ci_clipped': 'lower', 'ci_unclipped_nats': [-0.0019, 0.0148]})
+    >>> respect_bounds("mutual_info", (-0.8, -0.3))
+    ((-0.8, -0.3), {'ci_below_zero': True})
+    >>> respect_bounds("entropy", (-1.0, 2.0))  # differential entropy may be < 0
+    ((-1.0, 2.0), {})
+    """
+    if interval is None or quantity is None:
+        return interval, {}
+    lo, hi = float(interval[0]), float(interval[1])
+    if not lo < 0:
+        return (lo, hi), {}
+    from infometer.core import registry
+
+    if quantity not in registry.NONNEGATIVE:
+        registry._ensure_loaded()  # families add their quantities on import
+        if quantity not in registry.NONNEGATIVE:
+            return (lo, hi), {}
+    if hi < 0:
+        return (lo, hi), {"ci_below_zero": True}
+    return (0.0, hi), {"ci_clipped": "lower", "ci_unclipped_nats": [lo, hi]}
+
+
 def make_estimate(
     value_nats: float,
     *,
@@ -136,7 +184,8 @@ def make_estimate(
 
     ``warnings`` are recorded in ``diagnostics["warnings"]`` (emitting them is the
     caller's business, at the user's line).  An interval without a standard error is
-    refused: wherever an interval is reported, the standard error behind it is too.
+    refused: wherever an interval is reported, the standard error behind it is too.  The
+    interval of a non-negative quantity goes through :func:`respect_bounds`.
 
     Examples
     --------
@@ -150,6 +199,8 @@ def make_estimate(
         raise ValueError(f"{method}: ci and ci_level must be given together")
     unit_name = resolve_unit(unit, base)
     diag = dict(diagnostics or {})
+    ci, clipped = respect_bounds(quantity, ci)
+    diag.update(clipped)
     if warnings:
         diag["warnings"] = list(diag.get("warnings", [])) + list(warnings)
     est = Estimate(

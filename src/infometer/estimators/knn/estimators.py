@@ -10,8 +10,9 @@ from scipy.special import digamma
 from infometer.core._local import LocalRaw
 from infometer.core.data import Variable, check_choice, check_float, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
+from infometer.core.validation import check_bool
 
-from . import kernels
+from . import _ties, kernels
 from .prep import JITTER_CHOICES, Prepared, prepare
 
 #: The estimator functions (``Variable`` in, ``Raw`` out) are registered, not exported:
@@ -24,8 +25,11 @@ _CONT = ("continuous",)
 SATURATION = 0.7
 
 
-def _check(n: int, k: int, standardize: bool, jitter: str, jitter_scale: float) -> int:
+def _check(
+    n: int, k: int, standardize: bool, jitter: str, jitter_scale: float, dequantize: bool = False
+) -> int:
     k = check_int(k, "k", min_value=1)
+    check_bool(dequantize, "dequantize")
     if k >= n:
         raise ValueError(f"k must be smaller than the number of samples ({n}), got k={k}")
     if not isinstance(standardize, bool | np.bool_):
@@ -35,13 +39,16 @@ def _check(n: int, k: int, standardize: bool, jitter: str, jitter_scale: float) 
     return k
 
 
-def _prep(vs: dict[str, Variable], standardize, jitter, jitter_scale, seed, **kw) -> Prepared:
+def _prep(
+    vs: dict[str, Variable], standardize, jitter, jitter_scale, seed, dequantize=False, **kw
+) -> Prepared:
     return prepare(
         {nm: v.values for nm, v in vs.items()},
         standardize=bool(standardize),
         jitter=jitter,
         jitter_scale=float(jitter_scale),
         seed=seed,
+        dequantize=bool(dequantize),
         **kw,
     )
 
@@ -91,11 +98,17 @@ def kozachenko_leonenko(
     jitter: str = "auto",
     jitter_scale: float = 1e-10,
     seed: int | None = 0,
+    dequantize: bool = False,
 ) -> Raw:
-    """Kozachenko-Leonenko (1987) differential entropy from k-th neighbour distances."""
-    k = _check(x.n, k, standardize, jitter, jitter_scale)
+    """Kozachenko-Leonenko (1987) differential entropy from k-th neighbour distances.
+
+    ``dequantize=True`` spreads each value of a tied (rounded) column uniformly over its
+    rounding step first: the estimate is then of ``h = H(values) + log(step)``, the
+    differential entropy of the rounded variable (docs/knn.md, "Ties and rounding").
+    """
+    k = _check(x.n, k, standardize, jitter, jitter_scale, dequantize)
     check_choice(metric, "metric", ("max", "euclidean"))
-    p = _prep({"x": x}, standardize, jitter, jitter_scale, seed)
+    p = _prep({"x": x}, standardize, jitter, jitter_scale, seed, dequantize)
     if p.constant:
         return Raw(
             value=float("-inf"),
@@ -121,6 +134,18 @@ def _check_theiler(theiler: int, n: int, k: int) -> int:
     return theiler
 
 
+def _joint_prep(variables, k, standardize, jitter, jitter_scale, seed, theiler, dequantize):
+    """``(n, k, theiler, prepared, why constant or "")``: the checks and preparation every
+    joint-space kNN estimator (global or local) starts with."""
+    n = next(iter(variables.values())).n
+    k = _check(n, k, standardize, jitter, jitter_scale, dequantize)
+    theiler = _check_theiler(theiler, n, k)
+    p = _prep(variables, standardize, jitter, jitter_scale, seed, dequantize)
+    bx, by = p.blocks[:2]
+    constant = bx.shape[1] == 0 or by.shape[1] == 0
+    return n, k, theiler, p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant" if constant else ""
+
+
 def _joint_knn(
     variables: dict[str, Variable],
     kernel: Callable[..., tuple[float, dict]],
@@ -131,18 +156,17 @@ def _joint_knn(
     jitter_scale,
     seed,
     theiler,
+    dequantize=False,
 ) -> Raw:
     """Validate, prepare and run a joint-space kNN kernel (KSG, Frenzel-Pompe).
 
     ``kernel(*blocks, k, theiler)``; a constant x or y gives exactly 0.
     """
-    n = next(iter(variables.values())).n
-    k = _check(n, k, standardize, jitter, jitter_scale)
-    theiler = _check_theiler(theiler, n, k)
-    p = _prep(variables, standardize, jitter, jitter_scale, seed)
-    bx, by = p.blocks[:2]
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
+    n, k, theiler, p, constant = _joint_prep(
+        variables, k, standardize, jitter, jitter_scale, seed, theiler, dequantize
+    )
+    if constant:
+        return _zero(p, constant)
     value, diag = kernel(*p.blocks, k, theiler)
     warns = list(p.warnings)
     diag = {**p.diagnostics, **diag}
@@ -159,16 +183,14 @@ def _joint_knn_local(
     jitter_scale,
     seed,
     theiler,
+    dequantize=False,
 ) -> LocalRaw:
     """:func:`_joint_knn` with a local kernel: the same checks, preparation (jitter from the
     same seed) and constant-variable rule, per point."""
-    n = next(iter(variables.values())).n
-    k = _check(n, k, standardize, jitter, jitter_scale)
-    theiler = _check_theiler(theiler, n, k)
-    p = _prep(variables, standardize, jitter, jitter_scale, seed)
-    bx, by = p.blocks[:2]
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        why = f"{'x' if bx.shape[1] == 0 else 'y'} is constant"
+    n, k, theiler, p, why = _joint_prep(
+        variables, k, standardize, jitter, jitter_scale, seed, theiler, dequantize
+    )
+    if why:
         diag = {**p.diagnostics, "exact_zero": why}
         warns = [*p.warnings, f"{why}: every local value is exactly 0"]
         return LocalRaw(np.zeros(n), diagnostics=diag, warnings=warns)
@@ -178,12 +200,21 @@ def _joint_knn_local(
 
 
 def _ksg(
-    x: Variable, y: Variable, variant: int, k, standardize, jitter, jitter_scale, seed, theiler
+    x: Variable,
+    y: Variable,
+    variant: int,
+    k,
+    standardize,
+    jitter,
+    jitter_scale,
+    seed,
+    theiler,
+    dequantize=False,
 ) -> Raw:
     def kernel(bx, by, k, theiler):
         return kernels.ksg(bx, by, k, variant, theiler)
 
-    args = (k, standardize, jitter, jitter_scale, seed, theiler)
+    args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
     return _joint_knn({"x": x, "y": y}, kernel, f"KSG-{variant}", *args)
 
 
@@ -199,9 +230,11 @@ def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
         jitter: str = "auto",
         jitter_scale: float = 1e-10,
         seed: int | None = 0,
+        dequantize: bool = False,
         theiler: int = 0,
     ) -> Raw:
-        return _ksg(x, y, variant, k, standardize, jitter, jitter_scale, seed, theiler)
+        args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
+        return _ksg(x, y, variant, *args)
 
     def local_values(
         x: Variable,
@@ -212,12 +245,13 @@ def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
         jitter: str = "auto",
         jitter_scale: float = 1e-10,
         seed: int | None = 0,
+        dequantize: bool = False,
         theiler: int = 0,
     ) -> LocalRaw:
         def kernel(bx, by, k, theiler):
             return kernels.ksg_local(bx, by, k, variant, theiler)
 
-        args = (k, standardize, jitter, jitter_scale, seed, theiler)
+        args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
         return _joint_knn_local({"x": x, "y": y}, kernel, *args)
 
     f.__name__ = f.__qualname__ = f"ksg{variant}"
@@ -228,6 +262,8 @@ def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
 
     ``theiler`` (rows, default 0): Theiler window for time-ordered rows; rows with
     ``|i - j| <= theiler`` are never each other's neighbours nor counted.
+    ``dequantize=True``: each value of a tied (rounded) column is spread uniformly over its
+    rounding step first, which keeps the MI of the recorded values exactly.
     """
     )
     return f
@@ -278,13 +314,15 @@ def frenzel_pompe(
     jitter: str = "auto",
     jitter_scale: float = 1e-10,
     seed: int | None = 0,
+    dequantize: bool = False,
     theiler: int = 0,
 ) -> Raw:
     """Frenzel-Pompe (2007) conditional mutual information I(X;Y|Z).
 
-    ``theiler`` (rows, default 0): Theiler window for time-ordered rows, as in KSG.
+    ``theiler`` (rows, default 0): Theiler window for time-ordered rows, as in KSG;
+    ``dequantize``: as in KSG.
     """
-    args = (k, standardize, jitter, jitter_scale, seed, theiler)
+    args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
     data = {"x": x, "y": y, "z": z}
     return _joint_knn(data, kernels.frenzel_pompe, "Frenzel-Pompe CMI", *args)
 
@@ -299,9 +337,10 @@ def _frenzel_pompe_local(
     jitter: str = "auto",
     jitter_scale: float = 1e-10,
     seed: int | None = 0,
+    dequantize: bool = False,
     theiler: int = 0,
 ) -> LocalRaw:
-    args = (k, standardize, jitter, jitter_scale, seed, theiler)
+    args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
     data = {"x": x, "y": y, "z": z}
     return _joint_knn_local(data, kernels.frenzel_pompe_local, *args)
 
@@ -328,17 +367,19 @@ def wkv(
     jitter: str = "auto",
     jitter_scale: float = 1e-10,
     seed: int | None = 0,
+    dequantize: bool = False,
 ) -> Raw:
     """Wang-Kulkarni-Verdu (2009) kNN estimate of D(P||Q) from samples of P and Q.
 
     ``standardize`` applies one affine map (pooled mean and sd per column) to both samples,
-    to which the divergence is invariant.
+    to which the divergence is invariant.  ``dequantize=True`` spreads tied values over the
+    rounding step of the pooled column, which keeps the divergence of the recorded values.
     """
-    k = _check(p.n, k, standardize, jitter, jitter_scale)
+    k = _check(p.n, k, standardize, jitter, jitter_scale, dequantize)
     if k > q.n:
         raise ValueError(f"k must be at most the number of samples of q ({q.n}), got k={k}")
     check_choice(metric, "metric", ("max", "euclidean"))
-    pr = _prep({"p": p, "q": q}, standardize, jitter, jitter_scale, seed, pooled=True)
+    pr = _prep({"p": p, "q": q}, standardize, jitter, jitter_scale, seed, dequantize, pooled=True)
     bp, bq = pr.blocks
     if bp.shape[1] == 0:
         return _zero(pr, "p and q are the same constant")
@@ -359,6 +400,12 @@ def _kl_flags(p: Variable, q: Variable, value: float, diag: dict, warns: list[st
     shared = _shared_rows(p.values, q.values)
     if shared:
         diag["shared_rows"] = shared
+    if shared >= 0.5 and (p.ties or q.ties):
+        # rounded samples share values by chance: only the same rows in the same order
+        # (one sample passed twice) count
+        m = min(p.n, q.n)
+        shared = float(np.all(p.values[:m] == q.values[:m], axis=1).mean())
+        diag["shared_rows_in_order"] = shared
     if shared >= 0.5:
         warns.append(
             f"{shared:.0%} of p's rows also occur in q (the same sample passed twice?): a kNN "
@@ -417,6 +464,7 @@ def gkov(
     jitter: str = "auto",
     jitter_scale: float = 1e-10,
     seed: int | None = 0,
+    dequantize: bool = False,
 ) -> Raw:
     """Gao-Kannan-Oh-Viswanath (2017) MI (and CMI) for any mix of discrete and continuous columns.
 
@@ -429,9 +477,12 @@ def gkov(
     because counting rounding ties as atoms inflates MI (0.81 instead of 0.66 bits for
     'worst radius' of the breast-cancer data, where Ross's estimator and an 8-bin
     Miller-Madow give 0.65 and 0.64).  ``jitter="never"`` keeps every tie as an atom;
-    ``"always"`` jitters every non-atom float value.
+    ``"always"`` jitters every non-atom float value.  ``dequantize=True`` spreads the
+    values of a column with more than ``atom_lattice_limit`` atom values (a rounding
+    lattice) uniformly over its rounding step instead of jittering them; columns of few
+    heavy values stay atoms.
     """
-    k = _check(x.n, k, standardize, jitter, jitter_scale)
+    k = _check(x.n, k, standardize, jitter, jitter_scale, dequantize)
     vs = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
     cont = {nm: np.array([kd == "continuous" for kd in v.kinds]) for nm, v in vs.items()}
     p = prepare(
@@ -443,11 +494,9 @@ def gkov(
         continuous=cont,
         atom_min_count=max(k + 1, int(np.ceil(0.01 * x.n))),
         atom_max_values=atom_lattice_limit(x.n, k),
+        dequantize=bool(dequantize),
     )
     p.warnings = [w for w in p.warnings if not w.startswith("tied values")]
-    p.warnings = [
-        w.replace(" (discrete-looking data: consider method='gkov')", "") for w in p.warnings
-    ]
     bx, by = p.blocks[:2]
     if bx.shape[1] == 0 or by.shape[1] == 0:
         return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
@@ -465,10 +514,13 @@ def _continuous(ctx: AutoContext) -> bool:
 
 
 def _smooth(ctx: AutoContext) -> bool:
-    """All continuous and no float column with few distinct values."""
-    return _continuous(ctx) and not any(
-        v.diagnostics.get("few_distinct_float_columns") for v in ctx.variables.values()
-    )
+    """All continuous and no tied column (tie-free data: the plain kNN default)."""
+    return _continuous(ctx) and not _ties.any_tied(ctx.variables)
+
+
+def _rounded(ctx: AutoContext) -> bool:
+    """All continuous, tied, and no tied column of few values (those are GKOV's atoms)."""
+    return _continuous(ctx) and not _ties.any_few(ctx.variables)
 
 
 def _has_continuous(ctx: AutoContext) -> bool:
@@ -477,12 +529,39 @@ def _has_continuous(ctx: AutoContext) -> bool:
 
 def _mixed_reason(ctx: AutoContext) -> str:
     kinds = ", ".join(f"{nm}={v.kind}" for nm, v in ctx.variables.items())
+    fine = _ties.any_fine(ctx.variables)
+    spread = (
+        "; columns of more values are spread uniformly over their rounding step (seeded), "
+        "which keeps the information of the recorded values"
+        if fine
+        else ""
+    )
     if _continuous(ctx):
         return (
-            "continuous data with float columns taking few distinct values (ties): GKOV "
-            "treats tied points as discrete atoms instead of jittering them"
+            f"continuous data with float columns taking few distinct values "
+            f"({_ties.facts(ctx.variables)}): GKOV treats their values as point masses "
+            f"(the information of the recorded values){spread}"
         )
-    return f"discrete and continuous columns ({kinds}): GKOV handles discrete-continuous mixtures"
+    tied = f" ({_ties.facts(ctx.variables)})" if fine else ""
+    return (
+        f"discrete and continuous columns ({kinds}){tied}: GKOV handles discrete-continuous "
+        f"mixtures{spread}"
+    )
+
+
+def _entropy_method(ctx: AutoContext) -> str:
+    _ties.check_entropy_defined(ctx.variables)
+    return "kozachenko_leonenko"
+
+
+def _entropy_reason(ctx: AutoContext) -> str:
+    if not _ties.any_tied(ctx.variables):
+        return "continuous data: Kozachenko-Leonenko kNN entropy (k=3, max-norm)"
+    return _ties.entropy_reason(ctx.variables, "Kozachenko-Leonenko (k=3, max-norm)")
+
+
+def _tied_params(ctx: AutoContext) -> dict:
+    return _ties.dequantize_params(ctx.variables)
 
 
 register_auto(
@@ -490,8 +569,9 @@ register_auto(
         "entropy",
         200,
         _continuous,
-        "kozachenko_leonenko",
-        "continuous data: Kozachenko-Leonenko kNN entropy (k=3, max-norm)",
+        _entropy_method,
+        _entropy_reason,
+        params=lambda ctx: {"dequantize": True} if _ties.any_tied(ctx.variables) else {},
     )
 )
 register_auto(
@@ -505,6 +585,16 @@ register_auto(
 )
 register_auto(
     AutoRule(
+        "mutual_info",
+        201,
+        _rounded,
+        "ksg1",
+        lambda ctx: _ties.info_reason(ctx.variables, "KSG-1 (k=3, standardised)"),
+        params=_tied_params,
+    )
+)
+register_auto(
+    AutoRule(
         "cond_mutual_info",
         200,
         _smooth,
@@ -512,14 +602,29 @@ register_auto(
         "continuous data: Frenzel-Pompe kNN conditional mutual information (k=3, standardised)",
     )
 )
+register_auto(
+    AutoRule(
+        "cond_mutual_info",
+        201,
+        _rounded,
+        "frenzel_pompe",
+        lambda ctx: _ties.info_reason(ctx.variables, "Frenzel-Pompe CMI (k=3, standardised)"),
+        params=_tied_params,
+    )
+)
 for _q in ("mutual_info", "cond_mutual_info"):
-    register_auto(AutoRule(_q, 210, _has_continuous, "gkov", _mixed_reason))
+    register_auto(AutoRule(_q, 210, _has_continuous, "gkov", _mixed_reason, params=_tied_params))
 register_auto(
     AutoRule(
         "kl_divergence",
         200,
         _continuous,
         "wkv",
-        "continuous samples: Wang-Kulkarni-Verdu kNN divergence (k=3, Euclidean)",
+        lambda ctx: (
+            _ties.info_reason(ctx.variables, "Wang-Kulkarni-Verdu kNN divergence (k=3)")
+            if _ties.any_tied(ctx.variables)
+            else "continuous samples: Wang-Kulkarni-Verdu kNN divergence (k=3, Euclidean)"
+        ),
+        params=lambda ctx: {"dequantize": True} if _ties.any_tied(ctx.variables) else {},
     )
 )

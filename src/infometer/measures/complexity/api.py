@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,7 @@ from infometer.core.validation import check_choice, check_int, check_real_array
 
 from . import measures
 from ._lazy import K
-from .estimators import IMAGE_QUANTITY, QUANTITY
+from .estimators import DISTANCE_MEASURES, IMAGE_QUANTITY, QUANTITY, _grid_check
 
 __all__ = ["complexity", "multiscale", "MultiscaleResult", "complexity_entropy_plane"]
 
@@ -228,18 +229,32 @@ def multiscale(
         )
     fn = measures.MEASURES[measure][0]
     params = dict(params)
+    distance = measure in DISTANCE_MEASURES
+    dequantize = params.pop("dequantize", False) if distance else False
+    seed = params.pop("seed", 0) if distance else 0
     if "r" in _own_params(fn):
         # the tolerance is fixed at r * sd of the original signal for every scale (Costa)
         r = params.pop("r", 0.2)
         if params.get("r_abs") is None:
             params["r_abs"] = measures._tolerance(s, r, None)
+    if distance:  # a rounded signal: dequantised once, or one warning (not one per scale)
+        from infometer.core._warnings import warn_user
+        from infometer.core.data import InfometerWarning, as_variable
+
+        s, warns, _ = _grid_check(measure, as_variable(s), s, dict(params), dequantize, seed)
+        for w in warns:
+            warn_user(w, InfometerWarning)
+    # the inner calls see the signal as it now is (dequantised once, or warned about once)
+    inner = {**params, "dequantize": False} if distance else params
     values, ses = [], []
     for scale in progress_bar(
         list(sc), desc=f"multiscale {measure}", unit="scale", progress=progress
     ):
         scale = int(scale)
         if method == "standard":
-            e = complexity(K.coarse_grain(s, scale), measure, ci=ci, **params)
+            with warnings.catch_warnings():  # the ties were stated once, above
+                warnings.filterwarnings("ignore", message="x has tied values")
+                e = complexity(K.coarse_grain(s, scale), measure, ci=ci, **inner)
             values.append(e.value)
             ses.append(np.nan if e.stderr is None else e.stderr)
         elif method == "composite":
@@ -259,6 +274,8 @@ def multiscale(
     unit = (
         "normalized" if params.get("normalize") or measure == "statistical_complexity" else "nats"
     )
+    if distance:
+        params = {**params, "dequantize": dequantize, "seed": seed}
     return MultiscaleResult(
         measure, method, sc.astype(int), np.array(values), np.array(ses), unit, params
     )

@@ -17,12 +17,22 @@ class Panel:
     """Validated series: ``values`` (T, n) float64 or int64 codes, ``names``, ``discrete``."""
 
     def __init__(
-        self, values: np.ndarray, names: list[str], discrete: bool, constant: list[str]
+        self,
+        values: np.ndarray,
+        names: list[str],
+        discrete: bool,
+        constant: list[str],
+        symbol_series: list[str] | None = None,
+        few_level: dict[str, int] | None = None,
     ) -> None:
         self.values = values
         self.names = names
         self.discrete = discrete
         self.constant = constant
+        #: with ``discrete=None``: integer / boolean series read as numbers beside floats
+        self.symbol_series = symbol_series or []
+        #: with ``discrete=None``: float series taking few distinct values -> their count
+        self.few_level = few_level or {}
 
     @property
     def t(self) -> int:
@@ -130,8 +140,18 @@ def as_panel(
                     f"series {nm!r} of {name} has {int(bad.sum())} NaN or infinite values (the "
                     f"first at row {first}); fill or cut the gaps before inferring a network"
                 )
+    symbols, few = [], {}
     if discrete is None:
-        discrete = all(np.issubdtype(c.dtype, np.integer) or c.dtype == bool for c in cols)
+        from infometer.core.data import as_variable
+
+        ints = [np.issubdtype(c.dtype, np.integer) or c.dtype == bool for c in cols]
+        discrete = all(ints)
+        if not discrete:
+            symbols = [nm for nm, i in zip(names, ints, strict=True) if i]
+            for nm, c, i in zip(names, cols, ints, strict=True):
+                # the data reader's flag of floats with few distinct values (one detector)
+                if not i and as_variable(c, str(nm)).diagnostics.get("few_distinct_float_columns"):
+                    few[nm] = int(np.unique(c).size)
     warns: list[str] = []
     constant = [nm for nm, c in zip(names, cols, strict=True) if c.size and np.all(c == c[0])]
     if constant:
@@ -147,4 +167,7 @@ def as_panel(
         vals = vals.astype(np.int64)
     else:
         vals = np.column_stack([cols[i].astype(np.float64) for i in keep])
-    return Panel(vals, [names[i] for i in keep], bool(discrete), constant), warns
+    kept = [names[i] for i in keep]
+    symbols = [nm for nm in symbols if nm in kept]
+    few = {nm: k for nm, k in few.items() if nm in kept}
+    return Panel(vals, kept, bool(discrete), constant, symbols, few), warns

@@ -225,7 +225,7 @@ def local_active_info_storage(
     max_lag: int = 5,
     k_method: str = "greedy",
     alpha: float = 0.05,
-    n_perm: int = 200,
+    n_permutations: int = 200,
     trials: int = 1,
     **params: Any,
 ) -> LocalValues:
@@ -239,7 +239,7 @@ def local_active_info_storage(
         The series.
     method
         ``"plugin"``, ``"gaussian"``, ``"ksg1"``, ``"ksg2"`` or ``"auto"``.
-    k, tau, lags, max_lag, k_method, alpha, n_perm, trials
+    k, tau, lags, max_lag, k_method, alpha, n_permutations, trials
         The history, as for :func:`infometer.active_info_storage` (``k="auto"`` too).
     unit, seed, discrete, **params
         As for :func:`local_mutual_info` (the kNN neighbour count is ``mi_k``).
@@ -264,7 +264,7 @@ def local_active_info_storage(
         "max_lag": max_lag,
         "k_method": k_method,
         "alpha": alpha,
-        "n_perm": n_perm,
+        "n_permutations": n_permutations,
         "trials": trials,
     }
     return _local(

@@ -35,6 +35,7 @@ from infometer.core._local import LocalRaw, LocalValues
 from infometer.core.data import Variable
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoContext, AutoRule, EstimatorSpec, Raw
+from infometer.core.resample import serial_scheme
 from infometer.core.validation import check_int
 from infometer.measures.timeseries._embed import present_rows
 from infometer.measures.timeseries._history import _history, _rows, choose_lags, ragwitz_k
@@ -54,7 +55,7 @@ _OWN: dict[str, Any] = {
     "max_lag": 5,
     "k_method": "greedy",
     "alpha": 0.05,
-    "n_perm": 200,
+    "n_permutations": 200,
     "trials": 1,
     "theiler": 0,
     "seed": 0,
@@ -152,6 +153,8 @@ def _rate_rows_spec(h: EstimatorSpec) -> EstimatorSpec:
         joint = _quiet_run(h, (present.join(past, name="present_past"),), inner)
         marg = _quiet_run(h, (past,), inner)
         diag = {"joint_entropy": joint.value, "past_entropy": marg.value}
+        if joint.diagnostics.get("dequantized_columns"):  # the rounded series was spread
+            diag["dequantized_columns"] = {"x": list(range(present.d))}
         return Raw(value=joint.value - marg.value, diagnostics=diag, warnings=joint.warnings)
 
     return EstimatorSpec(
@@ -207,7 +210,9 @@ def _sync() -> None:
                 quantity,
                 kinds=tuple(spec.kinds),
                 family=spec.family,
-                resampling="bootstrap" if spec.resampling == "posterior" else spec.resampling,
+                # serial rows: block subsampling of the embedded rows (resample.py); a
+                # posterior sd of one estimate is no error bar for a time series
+                resampling=serial_scheme(spec.resampling),
                 summary=f"{quantity} via {inner_q}: {spec.summary}",
             )(build(spec))
 
@@ -215,11 +220,11 @@ def _sync() -> None:
 registry.register_post_load(_sync)
 
 
-def _auto(inner_q: str) -> Callable[[AutoContext], tuple[str, str]]:
-    def pick(ctx: AutoContext) -> tuple[str, str]:
+def _auto(inner_q: str) -> Callable[[AutoContext], registry.AutoChoice]:
+    def pick(ctx: AutoContext) -> registry.AutoChoice:
         x = ctx.variables["x"]
         roles = {"x": x, "y": x} if inner_q == "mutual_info" else {"x": x}
-        return registry.choose_auto(AutoContext(inner_q, roles))
+        return registry.choose(AutoContext(inner_q, roles))
 
     return pick
 
@@ -231,8 +236,9 @@ for _q, _inner in (("active_info_storage", "mutual_info"), ("entropy_rate", "ent
             _q,
             100,
             lambda ctx: True,
-            lambda ctx, _p=_pick: _p(ctx)[0],
-            lambda ctx, _p=_pick, _i=_inner: f"the {_i} estimator auto picks: {_p(ctx)[1]}",
+            lambda ctx, _p=_pick: _p(ctx).method,
+            lambda ctx, _p=_pick, _i=_inner: f"the {_i} estimator auto picks: {_p(ctx).reason}",
+            params=lambda ctx, _p=_pick: _p(ctx).params,  # dequantize=True for rounded series
         )
     )
 
@@ -276,7 +282,7 @@ def active_info_storage(
     max_lag: int = 5,
     k_method: str = "greedy",
     alpha: float = 0.05,
-    n_perm: int = 200,
+    n_permutations: int = 200,
     trials: int = 1,
     unit: str | None = "nats",
     base: float | None = None,
@@ -299,9 +305,9 @@ def active_info_storage(
         Explicit lags (e.g. ``[1, 3]``), overriding ``k`` and ``tau``.
     method
         Any MI method (``infometer.methods("active_info_storage")``) or ``"auto"``.
-    max_lag, k_method, alpha, n_perm
+    max_lag, k_method, alpha, n_permutations
         For ``k="auto"``: ``"greedy"`` (IDTxl's non-uniform embedding: lags 1..max_lag
-        added while a max-statistic test with ``n_perm`` permutations is significant at
+        added while a max-statistic test with ``n_permutations`` permutations is significant at
         ``alpha``, then min-statistic pruning) or ``"ragwitz"`` (uniform k with the
         smallest nearest-neighbour prediction error).
     trials
@@ -337,7 +343,7 @@ def active_info_storage(
         "max_lag": max_lag,
         "k_method": k_method,
         "alpha": alpha,
-        "n_perm": n_perm,
+        "n_permutations": n_permutations,
         "trials": trials,
     }
     return _public(
@@ -364,7 +370,7 @@ def entropy_rate(
     max_lag: int = 5,
     k_method: str = "greedy",
     alpha: float = 0.05,
-    n_perm: int = 200,
+    n_permutations: int = 200,
     trials: int = 1,
     unit: str | None = "nats",
     base: float | None = None,
@@ -383,7 +389,7 @@ def entropy_rate(
     ----------
     x
         The series, one row per time step.
-    k, tau, lags, max_lag, k_method, alpha, n_perm, trials
+    k, tau, lags, max_lag, k_method, alpha, n_permutations, trials
         The history, as for :func:`active_info_storage` (``k="auto"`` supported).
     method
         Any entropy method (``infometer.methods("entropy_rate")``) or ``"auto"``.
@@ -412,7 +418,7 @@ def entropy_rate(
         "max_lag": max_lag,
         "k_method": k_method,
         "alpha": alpha,
-        "n_perm": n_perm,
+        "n_permutations": n_permutations,
         "trials": trials,
     }
     return _public(

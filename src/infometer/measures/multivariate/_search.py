@@ -4,6 +4,7 @@ search that grows the best multiplets one variable at a time."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations, islice
 from typing import Any
 
@@ -12,17 +13,56 @@ import numpy as np
 from . import kernels
 from ._terms import terms
 
-__all__ = ["multiplet_values", "chunk_stats", "chunk_job", "beam_search", "OBJECTIVES"]
+__all__ = [
+    "Counts",
+    "multiplet_values",
+    "chunk_stats",
+    "chunk_job",
+    "beam_search",
+    "OBJECTIVES",
+]
 
 #: objective -> sign: the search maximises ``sign * value``
 OBJECTIVES = {"synergy": -1.0, "redundancy": 1.0, "min": -1.0, "max": 1.0}
 
 
+@dataclass(frozen=True)
+class Counts:
+    """Discrete data for the multiplet kernels, in place of a scatter matrix: ``codes``
+    (n, d) int64 (column j in ``0..cards[j] - 1``) or a stack (b, n, d) of surrogates,
+    and the entropy estimator (plug-in or Miller-Madow).  ``shape[-1]`` is d and
+    ``counts[b]`` is one surrogate, as for a stack of scatter matrices."""
+
+    codes: np.ndarray
+    cards: np.ndarray
+    miller_madow: bool
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.codes.shape
+
+    def __getitem__(self, b: int) -> Counts:
+        return Counts(self.codes[b], self.cards, self.miller_madow)
+
+    def tobytes(self) -> bytes:
+        """What identifies the data (a resumable store's key)."""
+        return (
+            np.ascontiguousarray(self.codes).tobytes()
+            + self.cards.tobytes()
+            + bytes([self.miller_madow])
+        )
+
+
 def multiplet_values(
-    scatter: np.ndarray, n: int, idx: np.ndarray, measure: str, bias_correct: bool = True
+    scatter: np.ndarray | Counts,
+    n: int,
+    idx: np.ndarray,
+    measure: str,
+    bias_correct: bool = True,
 ) -> np.ndarray:
     """``measure`` of each multiplet (rows of ``idx``, (m, s)) from the scatter matrix
-    (d, d) or a stack (b, d, d); returns (m,) or (b, m) values in nats.
+    (d, d) or a stack (b, d, d) (Gaussian entropies), or from :class:`Counts` (entropies
+    of the joint symbols); returns (m,) or (b, m) values in nats.
 
     Examples
     --------
@@ -35,7 +75,13 @@ def multiplet_values(
     out = 0.0
     for sub, c in terms(measure, s).items():
         cols = idx[:, sorted(sub)]
-        out = out + c * kernels.gaussian_block_entropies(scatter, n, cols, bias_correct)
+        if isinstance(scatter, Counts):
+            h = kernels.codes_block_entropies(
+                scatter.codes, scatter.cards, cols, scatter.miller_madow
+            )
+        else:
+            h = kernels.gaussian_block_entropies(scatter, n, cols, bias_correct)
+        out = out + c * h
     return np.asarray(out)
 
 

@@ -369,6 +369,12 @@ def _result(
         if worst > 1e-9:
             raise RuntimeError(f"PID identities fail by {worst:.3g} nats: {resid}")
     mi = make_estimate(total, quantity="mutual_info", method=method, n=n)
+    notes = list(diag.get("notes", []))
+    if notes:
+        from infometer.core._warnings import warn_user
+
+        for note in notes:
+            warn_user(note)
     if u != "nats":
         estimates = [e.to(u) for e in estimates]
         mi = mi.to(u)
@@ -380,7 +386,11 @@ def _result(
         labels=labels,
         atoms=tuple(estimates),
         mutual_info=mi,
-        diagnostics={**{k: v for k, v in diag.items() if k != "notes"}, "identities": resid},
+        diagnostics={
+            **{k: v for k, v in diag.items() if k != "notes"},
+            "identities": resid,
+            **({"warnings": notes} if notes else {}),
+        },
     )
 
 
@@ -446,7 +456,10 @@ def pid(
         ``mmi`` for continuous data (``mmi`` and ``broja`` are the measures defined
         there: see the table in docs/multivariate.md).
     method
-        ``auto``, ``plugin`` (discrete: the PID of the empirical pmf) or ``gaussian``.
+        ``auto`` (every variable discrete: ``plugin``; every variable continuous:
+        ``gaussian``; a mix of the two kinds, or float columns with few distinct values
+        such as 0.0/1.0, is refused naming ``discrete=True`` / ``discrete=False``),
+        ``plugin`` (discrete: the PID of the empirical pmf) or ``gaussian``.
     unit, base, ci, seed, discrete
         As in :func:`infometer.mutual_info`; ``ci=`` bootstraps each atom.
     **params
@@ -484,20 +497,20 @@ def pid(
     variables = {**src, tname: tv}
     if len(src) < 2:
         raise ValueError(f"sources must hold at least 2 variables, got {len(src)}")
-    kinds = {v.kind for v in variables.values()}
     if not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__}")
     method = method.lower()
+    auto_reason = None
     if method == "auto":
-        if kinds == {"discrete"}:
-            method = "plugin"
-        elif kinds == {"continuous"}:
-            method = "gaussian"
-        else:
-            raise ValueError(
-                "sources and target mix discrete and continuous data; pass discrete=True "
-                "(symbols) or discrete=False (numbers)"
-            )
+        from ._reading import table_reading
+
+        reading, auto_reason = table_reading(
+            variables,
+            what="pid",
+            discrete_use="method='plugin', the PID of the empirical pmf",
+            continuous_use="method='gaussian'",
+        )
+        method = "plugin" if reading == "discrete" else "gaussian"
     if measure is None:
         measure = "mmi" if method == "gaussian" else ("broja" if len(src) == 2 else "isx")
     measure = check_choice(measure, "measure", _pid.MEASURES)
@@ -533,6 +546,8 @@ def pid(
             )
             for a in atoms
         ]
+    if auto_reason is not None:
+        diag["auto_reason"] = auto_reason
     return _result(
         atoms, diag, measure, method, tuple(src), tname, unit, base, n=tv.n, estimates=estimates
     )

@@ -195,14 +195,24 @@ def _make_gaussian(method: str, quantity: str) -> Callable[..., Raw]:
 
 
 # ------------------------------------------------------------------------- kNN
-def _ksg(quantity: str, vs: Sequence[Variable], k, standardize, jitter, jitter_scale, seed, index):
+def _ksg(
+    quantity: str,
+    vs: Sequence[Variable],
+    k,
+    standardize,
+    jitter,
+    jitter_scale,
+    seed,
+    index,
+    dequantize=False,
+):
     from infometer.estimators.knn.estimators import _check, _prep
 
     check_count(quantity, len(vs))
     t = terms(quantity, len(vs), _index(quantity, index, len(vs)))
     n = vs[0].n
-    k = _check(n, k, standardize, jitter, jitter_scale)
-    p = _prep({v.name: v for v in vs}, standardize, jitter, jitter_scale, seed)
+    k = _check(n, k, standardize, jitter, jitter_scale, dequantize)
+    p = _prep({v.name: v for v in vs}, standardize, jitter, jitter_scale, seed, dequantize)
     if sum(b.shape[1] for b in p.blocks) == 0:
         return Raw(value=0.0, diagnostics=p.diagnostics, warnings=[*p.warnings])
     value, kd = kernels.ksg_entropy_sum(p.blocks, t, k)
@@ -221,8 +231,10 @@ def _make_ksg(quantity: str) -> Callable[..., Raw]:
             jitter_scale: float = 1e-10,
             seed: int | None = 0,
             index: int = 0,
+            dequantize: bool = False,
         ) -> Raw:
-            return _ksg(quantity, vs, k, standardize, jitter, jitter_scale, seed, index)
+            args = (k, standardize, jitter, jitter_scale, seed, index, dequantize)
+            return _ksg(quantity, vs, *args)
 
     else:
 
@@ -233,8 +245,10 @@ def _make_ksg(quantity: str) -> Callable[..., Raw]:
             jitter: str = "auto",
             jitter_scale: float = 1e-10,
             seed: int | None = 0,
+            dequantize: bool = False,
         ) -> Raw:
-            return _ksg(quantity, vs, k, standardize, jitter, jitter_scale, seed, None)
+            args = (k, standardize, jitter, jitter_scale, seed, None, dequantize)
+            return _ksg(quantity, vs, *args)
 
     f.__name__ = f"{quantity}_ksg"
     return f
@@ -278,7 +292,32 @@ def _ratio(ctx: AutoContext) -> float:
     return ctx.n / c.size
 
 
+def _needs_choice(ctx: AutoContext) -> bool:
+    """Mixed kinds, or float columns with few distinct values: ``auto`` makes the user
+    choose (:func:`._reading.table_reading` raises the error naming the choices)."""
+    from ._reading import flagged_floats
+
+    if ctx.kinds == {"discrete"}:
+        return False
+    if ctx.kinds != {"continuous"}:
+        return True
+    return any(flagged_floats(v) for v in ctx.variables.values())
+
+
+def _refuse(ctx: AutoContext) -> str:
+    from ._reading import table_reading
+
+    table_reading(
+        ctx.variables,
+        what=ctx.quantity,
+        discrete_use="Miller-Madow or NSB entropies of the symbols",
+        continuous_use="method='gaussian_copula' or 'ksg'",
+    )
+    raise AssertionError("unreachable: table_reading refuses these data")  # pragma: no cover
+
+
 for _q in QUANTITIES:
+    register_auto(AutoRule(_q, 150, _needs_choice, _refuse, ""))
     register_auto(
         AutoRule(
             _q,

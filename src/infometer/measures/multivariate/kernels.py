@@ -21,6 +21,7 @@ import numpy as np
 __all__ = [
     "pmf_entropy_sum",
     "codes_entropy_sum",
+    "codes_block_entropies",
     "gaussian_block_entropies",
     "gaussian_entropy_sum",
     "ksg_entropy_sum",
@@ -70,6 +71,67 @@ def codes_entropy_sum(
         joint = cols[0] if len(cols) == 1 else encode_columns(cols)
         total += c * entropy(counts(joint), s)
     return total
+
+
+def codes_block_entropies(
+    codes: np.ndarray, cards: np.ndarray, blocks: np.ndarray, miller_madow: bool
+) -> np.ndarray:
+    """Entropies (nats) of the joint symbols of many equal-sized column blocks at once.
+
+    Parameters
+    ----------
+    codes
+        (n, d) int64 codes, column j in ``0..cards[j] - 1``; or a stack (b, n, d)
+        (surrogates) sharing the blocks.
+    cards
+        (d,) alphabet sizes.
+    blocks
+        (m, s) column indices, one block per row; the product of a block's ``cards`` must
+        be below 2**62 (the joint symbol is one int64 in mixed radix).
+    miller_madow
+        Add ``(K - 1) / (2n)``, K the distinct joint symbols seen (Miller 1955); else the
+        plug-in entropy.
+
+    Returns
+    -------
+    numpy.ndarray
+        (m,) (or (b, m)) entropies: per block, the joint codes of all rows are sorted once
+        and the run lengths ``c`` give ``log n - Σ c log c / n`` (no Python loop per block).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    >>> codes_block_entropies(c, np.array([2, 2]), np.array([[0], [1]]), False)
+    array([0.69314718, 0.69314718])
+    >>> float(codes_block_entropies(c, np.array([2, 2]), np.array([[0, 1]]), False)[0])
+    1.3862943611198906
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    if codes.ndim == 3:
+        return np.stack([codes_block_entropies(c, cards, blocks, miller_madow) for c in codes])
+    n = codes.shape[0]
+    m, s = blocks.shape
+    if m == 0 or n == 0:
+        return np.zeros(m)
+    radix = np.ones((m, 1), dtype=np.int64)
+    joint = np.zeros((m, n), dtype=np.int64)
+    for j in range(s):  # c0 + K0 (c1 + K1 (...)), block by block
+        joint += radix * codes[:, blocks[:, j]].T
+        radix = radix * np.asarray(cards, dtype=np.int64)[blocks[:, j]][:, None]
+    joint.sort(axis=1)
+    flat = joint.ravel()
+    new = np.ones(flat.size, dtype=bool)
+    new[1:] = flat[1:] != flat[:-1]
+    new[::n] = True  # every block's first row starts a run
+    starts = np.flatnonzero(new)
+    runs = np.diff(np.append(starts, flat.size)).astype(np.float64)
+    row = starts // n
+    clogc = np.bincount(row, weights=runs * np.log(runs), minlength=m)
+    h = np.log(n) - clogc / n
+    if miller_madow:
+        h = h + (np.bincount(row, minlength=m) - 1) / (2.0 * n)
+    return h
 
 
 def gaussian_block_entropies(

@@ -113,19 +113,14 @@ def split_variables(
             name = f"{name}_{i}"
         out[name] = _sub(v, g, name)
     out = {k: Variable(**{**w.__dict__, "diagnostics": {}}) for k, w in out.items()}
-    for w in out.values():  # floats with few distinct values, per variable
-        few = [j for j, c in enumerate(w.columns) if w.kinds[j] == "continuous" and _few(c)]
+    flagged = set(v.diagnostics.get("few_distinct_float_columns") or [])
+    for w, g in zip(out.values(), cols, strict=True):  # floats with few distinct values
+        few = [i for i, j in enumerate(g) if j in flagged]
         if few:
             w.diagnostics["few_distinct_float_columns"] = few
+        if "discrete_override" in v.diagnostics:
+            w.diagnostics["discrete_override"] = v.diagnostics["discrete_override"]
     return out
-
-
-def _few(c: np.ndarray) -> bool:
-    n = c.shape[0]
-    if n < 20:
-        return False
-    nu = len(np.unique(c[: min(n, 100_000)]))
-    return nu <= max(20, int(0.05 * min(n, 100_000))) and nu < n
 
 
 def _run(

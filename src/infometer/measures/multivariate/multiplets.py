@@ -7,6 +7,11 @@ size are evaluated at once by batched eigenvalue decompositions (no Python loop 
 multiplet, no pass over the rows per multiplet).  Surrogates permute every column
 independently (all dependence destroyed, the marginals kept); the same surrogates serve
 every multiplet, which also gives a family-wise (max-statistic) p-value.
+
+Discrete columns are read as symbols (``method="auto"``: Miller-Madow): each multiplet's
+entropies come from the sorted joint codes of all its rows, a chunk of multiplets at once
+(:func:`.kernels.codes_block_entropies`), through the same chunks, surrogates, searches and
+store as the Gaussian path (:class:`._search.Counts` stands where the scatter matrix does).
 """
 
 from __future__ import annotations
@@ -22,10 +27,10 @@ import numpy as np
 
 from infometer.core.parallel import Execution
 from infometer.core.validation import check_budget, check_choice, check_int
+from infometer.measures.stats import nulls
 
 from . import _search
 from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
-from ._surrogates import independent_orders
 
 __all__ = ["multiplets", "MultipletResult", "MEASURES", "METHODS", "multiplet_values"]
 
@@ -36,7 +41,8 @@ MEASURES = (
     "s_information",
     "co_information",
 )
-METHODS = ("gaussian_copula", "gaussian")
+METHODS = ("auto", "gaussian_copula", "gaussian", "plugin", "miller_madow")
+DISCRETE_METHODS = ("plugin", "miller_madow")
 #: Default most multiplets evaluated (each size's values are (count,) float64 arrays).
 MAX_MULTIPLETS = 20_000_000
 #: Bytes of block matrices built at once (multiplets x surrogates x size²).
@@ -64,8 +70,9 @@ class MultipletResult:
         DataFrame sorted by ``|value|`` (the most redundant and most synergistic first):
         ``multiplet`` (tuple of names), ``size``, ``value``, ``unit``, and with surrogates
         ``p_value`` (per multiplet), ``p_fwer`` (max-statistic over all multiplets of the
-        same size) and ``q_value`` (Benjamini-Hochberg).
-    measure, method, unit, n, n_surrogates, names
+        same size), ``p_corrected`` (by ``correction``) and ``significant``
+        (``p_corrected ≤ alpha``).
+    measure, method, unit, n, n_permutations, names, correction, alpha
         What was computed.
     """
 
@@ -74,9 +81,11 @@ class MultipletResult:
     method: str
     unit: str
     n: int
-    n_surrogates: int
+    n_permutations: int
     names: tuple[str, ...]
     diagnostics: dict = field(default_factory=dict, compare=False)
+    correction: str = "fwer"
+    alpha: float = 0.05
 
     def to_frame(self):
         """The ranked DataFrame."""
@@ -108,7 +117,7 @@ class MultipletResult:
 
     def plot(self, ax=None, path=None, *, kind: str = "bars", top: int = 20):
         """``kind="bars"``: the ``top`` multiplets by |value| (red < 0, blue > 0; a dot
-        marks p_fwer < 0.05); ``"pairs"``: heat map of :meth:`pair_matrix`."""
+        marks the significant ones); ``"pairs"``: heat map of :meth:`pair_matrix`."""
         from infometer.core.plot import finish, new_axes
 
         kind = check_choice(kind, "kind", ("bars", "pairs"))
@@ -128,9 +137,11 @@ class MultipletResult:
         vals = f["value"].to_numpy()
         ax.barh(y, vals, color=np.where(vals < 0, "tab:red", "tab:blue"))
         ax.set_yticks(y, [",".join(map(str, m)) for m in f["multiplet"]], fontsize=7)
-        if "p_fwer" in f:
-            sig = f["p_fwer"].to_numpy() < 0.05
-            ax.plot(vals[sig], y[sig], "k.", label="p_fwer < 0.05")
+        if "significant" in f:
+            sig = f["significant"].to_numpy()
+            ax.plot(
+                vals[sig], y[sig], "k.", label=f"significant ({self.correction} {self.alpha:g})"
+            )
             if sig.any():
                 ax.legend(fontsize=7, loc="lower right")
         ax.axvline(0, color="k", lw=0.8)
@@ -163,13 +174,16 @@ def multiplets(
     *,
     measure: str = "o_information",
     sizes: int | tuple[int, int] = (3, 3),
-    method: str = "gaussian_copula",
-    n_surrogates: int = 0,
+    method: str = "auto",
+    n_permutations: int = 0,
+    correction: str = "fwer",
+    alpha: float = 0.05,
     unit: str | None = "nats",
     base: float | None = None,
     seed: int | None = 0,
     progress: bool | None = None,
-    bias_correct: bool = True,
+    bias_correct: bool | None = None,
+    discrete: bool | None = None,
     max_multiplets: int = MAX_MULTIPLETS,
     search: str = "exhaustive",
     beam_width: int = 10,
@@ -185,21 +199,39 @@ def multiplets(
     Parameters
     ----------
     X
-        Continuous samples, one column per variable (array or DataFrame).
+        Samples, one column per variable (array or DataFrame).
     measure
         ``o_information`` (default), ``total_correlation``, ``dual_total_correlation``,
         ``s_information`` or ``co_information``.
     sizes
         One size, or ``(smallest, largest)`` inclusive (at least 3).
     method
-        ``gaussian_copula`` (default; as hoi's ``gc``) or ``gaussian``.
-    n_surrogates
+        ``auto`` (default): every column discrete (integers, booleans, strings,
+        categoricals, or ``discrete=True``) → ``miller_madow``; every column continuous →
+        ``gaussian_copula`` (as hoi's ``gc``); a table mixing the two kinds, or float
+        columns with few distinct values (e.g. 0.0/1.0), is refused naming the choices.
+        ``gaussian_copula`` and ``gaussian`` read numbers (log-determinants of one scatter
+        matrix); ``plugin`` and ``miller_madow`` read symbols (entropies of the joint
+        symbols of each multiplet, the values of ``im.o_information(X[:, cols],
+        method=...)``).
+    n_permutations
         Surrogate data sets (each column permuted independently, the same surrogates for
         every multiplet); 0: no p-values.
+    correction
+        Multiple-testing correction behind ``p_corrected`` and ``significant`` (the one
+        policy of :mod:`infometer.measures.stats.correction`): ``"fwer"`` (default: the
+        max-statistic within each size, ``p_fwer``, times the number of sizes: P(any
+        multiplet significant on null data) ≤ ``alpha``), ``"fdr_bh"`` / ``"fdr_by"``
+        (over every multiplet of an exhaustive sweep) or ``"none"`` (``p_value``).
+    alpha
+        Level of the ``significant`` column.
     unit, base, seed, progress
         The usual; ``seed`` drives the surrogates.
     bias_correct
-        Wishart-unbiased log-determinants.
+        Wishart-unbiased log-determinants of the Gaussian methods (``None``: True); the
+        discrete methods say their correction by name (passing it is an error).
+    discrete
+        ``True``: every column is symbols; ``False``: numbers; ``None``: by dtype.
     max_multiplets
         Refuse a search with more multiplets (checked before anything is allocated).
     search
@@ -260,7 +292,6 @@ def multiplets(
     from infometer.core.estimate import Estimate, resolve_unit
     from infometer.core.progress import check_progress
 
-    from .estimators import gaussian_scores, scatter_of
     from .measures import split_variables
 
     measure = check_choice(measure, "measure", MEASURES)
@@ -277,7 +308,18 @@ def multiplets(
         store=("store", store, None),
     )
     store = ex.store
-    n_surrogates = check_int(n_surrogates, "n_surrogates", min_value=0)
+    n_permutations = nulls.check_n_permutations(n_permutations, min_value=0)
+    from infometer.measures.stats.correction import check_alpha, check_correction
+
+    correction = check_correction(correction)
+    alpha = check_alpha(alpha)
+    if search != "exhaustive" and correction in ("fdr_bh", "fdr_by"):
+        raise ValueError(
+            f"correction={correction!r} adjusts the p-values of every multiplet tested, "
+            f"but a {search} search tests only the ones it found (their p_value ignores "
+            "the search); use correction='fwer' (the same search on every permuted data "
+            "set) or search='exhaustive'"
+        )
     max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
     progress = check_progress(progress)
     if seed is not None:
@@ -286,8 +328,8 @@ def multiplets(
         raise TypeError(
             f"store must be a folder path (str or os.PathLike), got {type(store).__name__}"
         )
-    if not isinstance(bias_correct, bool):
-        raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
+    if bias_correct is not None and not isinstance(bias_correct, bool):
+        raise TypeError(f"bias_correct must be True, False or None, got {bias_correct!r}")
     parallel = ex.workers > 1 or ex.scheduler is not None or store is not None
     if search != "exhaustive" and store is not None:
         raise ValueError(
@@ -295,9 +337,42 @@ def multiplets(
             "resume (n_jobs=/client= spread its surrogate searches)"
         )
     u = resolve_unit(unit, base)
-    vs = split_variables(X, discrete=False)
+    vs = split_variables(X, discrete=discrete)
     if any(v.d != 1 for v in vs.values()):
         raise ValueError("X for multiplets must have one column per variable")
+    auto_reason = None
+    if method == "auto":
+        from ._reading import table_reading
+
+        reading, auto_reason = table_reading(
+            vs,
+            what="multiplets",
+            discrete_use="method='miller_madow', entropies of the joint symbols",
+            continuous_use="method='gaussian_copula'",
+        )
+        method = "miller_madow" if reading == "discrete" else "gaussian_copula"
+    symbols = method in DISCRETE_METHODS
+    if symbols:
+        if bias_correct is not None:
+            raise ValueError(
+                f"bias_correct is for the Gaussian methods; method {method!r} reads symbols "
+                "(plugin or miller_madow say the correction by name)"
+            )
+        bad = [nm for nm, v in vs.items() if v.kind != "discrete"]
+        if bad:
+            raise ValueError(
+                f"method {method!r} reads symbols but {bad[:6]} are continuous; pass "
+                "discrete=True to treat the numbers as symbols, or a Gaussian method"
+            )
+    else:
+        if discrete is True:
+            raise ValueError(
+                f"method {method!r} reads numbers but discrete=True was passed; use "
+                "method='auto', 'plugin' or 'miller_madow' for symbols"
+            )
+        if any(v.kind != "continuous" for v in vs.values()):
+            vs = split_variables(X, discrete=False)  # numbers, asked for by name
+        bias_correct = True if bias_correct is None else bias_correct
     names = tuple(vs)
     d = len(names)
     lo, hi = _sizes(sizes, d)
@@ -325,27 +400,16 @@ def multiplets(
             override="pass max_multiplets=... to allow more, or a smaller beam_width",
         )
     check_budget(
-        float(count) * (n_surrogates + 1),
-        name="n_surrogates",
+        float(count) * (n_permutations + 1),
+        name="n_permutations",
         limit=max(max_multiplets, 1) * 100,
         what="multiplet evaluations (multiplets x (surrogates + 1))",
     )
-    cols = [v.columns[0].astype(np.float64, copy=False) for v in vs.values()]
-    const = [nm for nm, c in zip(names, cols, strict=True) if c.min() == c.max()]
-    if const:
-        raise ValueError(f"X has constant columns {const}: drop them (no information)")
-    a, _ = gaussian_scores(cols, method == "gaussian_copula")
-    n = a.shape[0]
-    if n < hi + 2:
-        raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
-    w = scatter_of(a)
-    rng = np.random.default_rng(seed)
-    ws = None
-    if n_surrogates:
-        ws = np.empty((n_surrogates, d, d))
-        for b in range(n_surrogates):
-            orders = independent_orders(rng, n, d)
-            ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
+    if symbols:
+        w, ws, n, notes = _counts(vs, hi, n_permutations, seed, method == "miller_madow")
+    else:
+        w, ws, n = _scatters(vs, hi, n_permutations, seed, method == "gaussian_copula")
+        notes = []
     cfg = dict(w=w, ws=ws, n=n, d=d, lo=lo, hi=hi, measure=measure, bias_correct=bias_correct)
     if search == "exhaustive":
         sweep = _exhaustive_parallel if parallel else _exhaustive
@@ -358,7 +422,18 @@ def multiplets(
         )
     factor = Estimate(value=1.0, unit="nats").to(u).value
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
+    if rows_p:
+        frame["p_corrected"] = _corrected(frame, correction, hi - lo + 1)
+        frame["significant"] = frame["p_corrected"].to_numpy() <= alpha
     diag.update(multiplets=int(count), search=search)
+    if auto_reason is not None:
+        diag["auto_reason"] = auto_reason
+    if notes:
+        from infometer.core._warnings import warn_user
+
+        diag["warnings"] = list(notes)
+        for note in notes:
+            warn_user(note)
     if diag.get("singular_multiplets"):
         from infometer.core._warnings import warn_user
 
@@ -368,7 +443,7 @@ def multiplets(
             f"function of others), so their {measure} is undefined and left NaN, e.g. "
             f"{bad[0]}; drop the redundant columns"
         )
-        diag["warnings"] = [msg]
+        diag["warnings"] = [*diag.get("warnings", []), msg]
         warn_user(msg)
     if search != "exhaustive":
         # "multiplets": the budgeted bound; "evaluated": what the search on X computed
@@ -380,10 +455,81 @@ def multiplets(
         method=method,
         unit=u,
         n=n,
-        n_surrogates=n_surrogates,
+        n_permutations=n_permutations,
         names=names,
+        correction=correction,
+        alpha=alpha,
         diagnostics=diag,
     )
+
+
+def _scatters(vs, hi: int, n_permutations: int, seed, copula: bool):
+    """Scatter matrix of the (normal scores of the) columns and of each surrogate."""
+    from .estimators import gaussian_scores, scatter_of
+
+    names = tuple(vs)
+    cols = [v.columns[0].astype(np.float64, copy=False) for v in vs.values()]
+    const = [nm for nm, c in zip(names, cols, strict=True) if c.min() == c.max()]
+    if const:
+        raise ValueError(f"X has constant columns {const}: drop them (no information)")
+    a, _ = gaussian_scores(cols, copula)
+    n, d = a.shape
+    if n < hi + 2:
+        raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
+    w = scatter_of(a)
+    rng = nulls.make_rng(seed)
+    ws = None
+    if n_permutations:
+        ws = np.empty((n_permutations, d, d))
+        for b in range(n_permutations):
+            orders = nulls.independent_orders(rng, n, d)
+            ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
+    return w, ws, n
+
+
+def _counts(vs, hi: int, n_permutations: int, seed, miller_madow: bool):
+    """:class:`._search.Counts` of the symbols and of each surrogate (the same row orders
+    as the Gaussian surrogates), and a note when the largest multiplets are undersampled."""
+    from infometer.core.validation import check_memory
+
+    from ._search import Counts
+
+    names = tuple(vs)
+    codes = [np.unique(v.codes, return_inverse=True)[1].reshape(-1) for v in vs.values()]
+    cards = np.array([int(c.max()) + 1 for c in codes], dtype=np.int64)
+    const = [nm for nm, k in zip(names, cards, strict=True) if k == 1]
+    if const:
+        raise ValueError(f"X has constant columns {const}: drop them (no information)")
+    top = np.sort(cards)[::-1][:hi].astype(float)
+    if float(np.prod(top)) >= 2.0**62:
+        raise ValueError(
+            f"multiplets of {hi} of X's columns have up to {np.prod(top):.3g} joint symbols, "
+            "beyond one int64 code; use fewer or smaller alphabets"
+        )
+    a = np.column_stack(codes).astype(np.int64)
+    n, d = a.shape
+    notes = []
+    if n / np.prod(top) < 5:
+        notes.append(
+            f"{n} rows for up to {np.prod(top):.0f} joint symbols of a multiplet of {hi} "
+            "columns (< 5 per symbol): the entropies of the largest multiplets are biased "
+            "(plug-in entropies downward, and the measures made of them), whatever the "
+            "correction; use smaller multiplets or more rows"
+        )
+    ws = None
+    if n_permutations:
+        check_memory(
+            float(n_permutations) * n * d * 8,
+            what="the surrogate symbol tables",
+            name="n_permutations",
+        )
+        rng = nulls.make_rng(seed)
+        stack = np.empty((n_permutations, n, d), dtype=np.int64)
+        for b in range(n_permutations):
+            orders = nulls.independent_orders(rng, n, d)
+            stack[b] = np.column_stack([a[o, j] for j, o in enumerate(orders)])
+        ws = Counts(stack, cards, miller_madow)
+    return Counts(a, cards, miller_madow), ws, n, notes
 
 
 def _exhaustive(cfg: dict, progress, **_: Any):
@@ -398,7 +544,7 @@ def _exhaustive(cfg: dict, progress, **_: Any):
     ) as bar:
         for s in range(cfg["lo"], cfg["hi"] + 1):
             parts = []
-            for idx in _chunks(d, s, _per_chunk(s, b_count)):
+            for idx in _chunks(d, s, _per_chunk(s, b_count, cfg)):
                 parts.append(chunk_stats(w, ws, n, idx, cfg["measure"], cfg["bias_correct"]))
                 rows_idx.append(idx)
                 bar.update(idx.shape[0])
@@ -406,7 +552,13 @@ def _exhaustive(cfg: dict, progress, **_: Any):
     return rows_idx, rows_val, rows_p, rows_fwer
 
 
-def _per_chunk(s: int, b_count: int) -> int:
+def _per_chunk(s: int, b_count: int, cfg: dict) -> int:
+    """Multiplets per chunk: block matrices (Gaussian) or joint codes of every row
+    (symbols) of at most :data:`CHUNK_BYTES`."""
+    from ._search import Counts
+
+    if isinstance(cfg["w"], Counts):
+        return max(1, CHUNK_BYTES // (8 * cfg["n"]))
     return max(1, CHUNK_BYTES // (8 * s * s * (b_count + 1)))
 
 
@@ -417,10 +569,8 @@ def _collect(parts: list[dict], b_count: int, rows_val, rows_p, rows_fwer) -> No
     if b_count:
         hits = np.concatenate([p["hits"] for p in parts])
         null_max = np.max(np.vstack([p["null_max"] for p in parts]), axis=0)
-        rows_p.append((1.0 + hits) / (b_count + 1.0))
-        rows_fwer.append(
-            (1.0 + (null_max[None, :] >= np.abs(vals)[:, None]).sum(1)) / (b_count + 1.0)
-        )
+        rows_p.append(nulls.p_from_counts(hits, b_count))
+        rows_fwer.append(nulls.maxstat_p_values(np.abs(vals), null_max[:, None]))
 
 
 def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None) -> None:
@@ -444,7 +594,7 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
     b_count = 0 if ws is None else ws.shape[0]
     jobs, plan = {}, {}
     for s in range(cfg["lo"], cfg["hi"] + 1):
-        per, total = _per_chunk(s, b_count), comb(d, s)
+        per, total = _per_chunk(s, b_count, cfg), comb(d, s)
         plan[s] = [
             (i, start, min(per, total - start)) for i, start in enumerate(range(0, total, per))
         ]
@@ -465,9 +615,15 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
         get = sink.results.__getitem__
     else:
         h = hashlib.blake2b(digest_size=16)
-        h.update(np.ascontiguousarray(w).tobytes())
+        h.update(
+            w.tobytes() if not isinstance(w, np.ndarray) else np.ascontiguousarray(w).tobytes()
+        )
         if ws is not None:
-            h.update(np.ascontiguousarray(ws).tobytes())
+            h.update(
+                ws.tobytes()
+                if not isinstance(ws, np.ndarray)
+                else np.ascontiguousarray(ws).tobytes()
+            )
         sink = ChunkStore(
             store,
             {
@@ -476,7 +632,7 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
                 "measure": cfg["measure"],
                 "method": method,
                 "sizes": [cfg["lo"], cfg["hi"]],
-                "n_surrogates": b_count,
+                "n_permutations": b_count,
                 "seed": seed,
                 "bias_correct": cfg["bias_correct"],
                 "chunk_bytes": CHUNK_BYTES,
@@ -499,14 +655,11 @@ def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Executio
     rows_val = [k[1] for k in kept]
     rows_p, rows_fwer = [], []
     if ws is not None:
-        b_count = ws.shape[0]
         best = _surrogate_bests(cfg, width, sign, progress, ex)
         for j, (idx, v) in enumerate(kept):
             nv = sign * multiplet_values(ws, cfg["n"], idx, cfg["measure"], cfg["bias_correct"])
-            rows_p.append((1.0 + (nv >= sign * v[None, :]).sum(0)) / (b_count + 1.0))
-            rows_fwer.append(
-                (1.0 + (best[:, j][None, :] >= sign * v[:, None]).sum(1)) / (b_count + 1.0)
-            )
+            rows_p.append(nulls.p_values(sign * v, nv))
+            rows_fwer.append(nulls.maxstat_p_values(sign * v, best[:, j][:, None]))
     return rows_idx, rows_val, rows_p, rows_fwer, evaluated
 
 
@@ -554,13 +707,19 @@ def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
     if np.isnan(vals).any():
         diag["singular_multiplets"] = int(np.isnan(vals).sum())
     if rows_p:
-        from infometer.measures.stats import multipletests
-
-        p = np.concatenate(rows_p)
-        frame["p_value"] = p
+        frame["p_value"] = np.concatenate(rows_p)
         frame["p_fwer"] = np.concatenate(rows_fwer)
-        frame["q_value"] = multipletests(p, method="bh").p_adjusted
     return frame, diag
+
+
+def _corrected(frame, correction: str, n_sizes: int) -> np.ndarray:
+    """``p_corrected`` by ``correction``: the per-size max-statistic times the number of
+    sizes (``"fwer"``), BH / BY over every multiplet, or the plain p-value."""
+    from infometer.measures.stats.correction import adjust
+
+    if correction == "fwer":
+        return np.minimum(frame["p_fwer"].to_numpy() * n_sizes, 1.0)
+    return adjust(frame["p_value"].to_numpy(), correction)
 
 
 def _ranked(frame, sign: float | None):

@@ -13,6 +13,13 @@ pair, no pass over the rows per pair), with the Wishart bias correction of
 and the co-information is ``I_i + I_j - I_ij = R - S`` (frites' interaction information is
 its negative).  For a scalar target the Gaussian BROJA PID equals the MMI PID (Barrett
 2015), so ``measure="broja"`` gives the same atoms.
+
+Discrete columns are read as symbols (a Gaussian model of bits sees their linear
+dependence only: 0 synergy on XOR): the entropies of all pairs' joint symbols come from
+sorted joint codes at once (:func:`.kernels.codes_block_entropies`, plug-in or
+Miller-Madow), other measures from each pair's empirical pmf as ``im.pid(method="plugin")``.
+``method="auto"`` refuses tables that mix the two kinds, and float columns with few
+distinct values (:mod:`._reading`).
 """
 
 from __future__ import annotations
@@ -28,8 +35,11 @@ from infometer.core.validation import check_budget, check_choice, check_int, che
 
 __all__ = ["pid_pairs", "PairPIDResult", "pair_mutual_info", "MAX_PAIRS", "MAX_CI_RERUNS"]
 
+#: Measures of the Gaussian methods (for discrete data every measure of ``im.pid``).
 MEASURES = ("mmi", "broja")
-METHODS = ("gaussian_copula", "gaussian")
+_ALL_MEASURES = ("imin", "mmi", "broja", "ccs", "dep", "isx")
+METHODS = ("auto", "gaussian_copula", "gaussian", "plugin", "miller_madow")
+DISCRETE_METHODS = ("plugin", "miller_madow")
 #: Default most pairs (the result keeps a few (pairs,) float64 vectors and (d, d) matrices).
 MAX_PAIRS = 2_000_000
 #: Default most bootstrap re-runs for ``ci=`` (pairs x 4 atoms x 200 re-runs).
@@ -238,45 +248,63 @@ def pid_pairs(
     target: Any,
     *,
     measure: str = "mmi",
-    method: str = "gaussian_copula",
+    method: str = "auto",
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
     seed: int | None = 0,
     progress: bool | None = None,
-    bias_correct: bool = True,
+    bias_correct: bool | None = None,
+    discrete: bool | None = None,
     max_pairs: int = MAX_PAIRS,
 ) -> PairPIDResult:
     """Two-source PID (redundancy, unique, synergy) and co-information of every pair of
-    columns of ``X`` with ``target``, from one scatter matrix.
+    columns of ``X`` with ``target``: from one scatter matrix (continuous data) or from
+    the counts of each pair's joint symbols (discrete data).
 
     Parameters
     ----------
     X
-        Continuous samples, one column per source (array or DataFrame), at least 2.
+        Samples, one column per source (array or DataFrame), at least 2.
     target
-        Continuous samples of the target (rows paired with ``X``); one column, or several
-        for ``measure="mmi"``.
+        Samples of the target (rows paired with ``X``); one column, or several
+        for ``measure="mmi"`` (joint symbols when discrete).
     measure
         ``mmi`` (minimum mutual information, as frites' ``conn_pid``) or ``broja``
-        (for a scalar target the Gaussian BROJA PID is the MMI PID, Barrett 2015).
+        (for a scalar continuous target the Gaussian BROJA PID is the MMI PID, Barrett
+        2015); for discrete data also ``imin``, ``ccs``, ``dep`` and ``isx`` (each pair's
+        PID of its empirical pmf, as ``im.pid(method="plugin")``).
     method
-        ``gaussian_copula`` (default: normal scores of each column's ranks, as frites'
-        ``gcrn=True``) or ``gaussian``.
+        ``auto`` (default): every column discrete (integers, booleans, strings,
+        categoricals, or ``discrete=True``) → ``miller_madow`` for ``mmi``, ``plugin`` for
+        the other measures; every column continuous → ``gaussian_copula``; a table mixing
+        the two, or float columns with few distinct values (e.g. 0.0/1.0), is refused
+        with the choices named (a Gaussian reading of bits misses their synergy).
+        ``gaussian_copula`` (normal scores of each column's ranks, as frites'
+        ``gcrn=True``) and ``gaussian`` read the columns as numbers; ``plugin`` (the PID
+        of each pair's empirical pmf) and ``miller_madow`` (``mmi`` from Miller-Madow
+        corrected mutual informations) read them as symbols.
     unit, base, seed, progress
         The usual; ``seed`` drives the bootstrap of ``ci=``.
     ci
         Confidence level of each atom's bootstrap interval: the shared resampling of
-        ``im.pid(method="gaussian", ci=...)`` run per pair (on the normal scores for the
-        copula), so it costs 4 x 200 re-runs per pair (budget :data:`MAX_CI_RERUNS`).
+        ``im.pid(..., ci=...)`` run per pair (``method="gaussian"`` on the normal scores
+        for the copula, ``method="plugin"`` for symbols: intervals of a bias-corrected
+        value are centred on the plug-in, as everywhere), so it costs 4 x 200 re-runs per
+        pair (budget :data:`MAX_CI_RERUNS`).
     bias_correct
-        Wishart-unbiased log-determinants (the default of ``im.pid(method="gaussian")``).
+        For ``gaussian`` / ``gaussian_copula``: Wishart-unbiased log-determinants
+        (``None``: True, the default of ``im.pid(method="gaussian")``).  The discrete
+        methods say their correction by name; passing it with them is an error.
+    discrete
+        ``True``: every column is symbols; ``False``: numbers; ``None``: by dtype.
     max_pairs
         Refuse more pairs (d (d − 1) / 2), checked before anything is allocated.
 
     Returns
     -------
     PairPIDResult
+        ``diagnostics["auto_reason"]`` says which reading ``auto`` chose and why.
 
     Examples
     --------
@@ -289,22 +317,29 @@ def pid_pairs(
     ['x0', 'x1']
     >>> bool(f.iloc[0]["synergy"] > 0.5 > abs(f.iloc[5]["synergy"]))
     True
+
+    Bits: XOR is all synergy (1 bit), read from the counts.
+
+    >>> b = rng.integers(0, 2, size=(4000, 2))
+    >>> r = im.pid_pairs(b, b[:, 0] ^ b[:, 1], unit="bits")
+    >>> r.method, round(float(r.values["synergy"][0]), 2)
+    ('miller_madow', 1.0)
     """
     from infometer.core.data import as_variable, check_same_length
     from infometer.core.estimate import Estimate, resolve_unit
-    from infometer.core.progress import check_progress, progress_bar
+    from infometer.core.progress import check_progress
 
-    from .estimators import gaussian_scores, scatter_of
+    from ._reading import table_reading
     from .measures import split_variables
 
-    measure = check_choice(measure, "measure", MEASURES)
     method = check_choice(method, "method", METHODS)
+    measure = check_choice(measure, "measure", _ALL_MEASURES)
     max_pairs = check_int(max_pairs, "max_pairs", min_value=1)
     progress = check_progress(progress)
-    if not isinstance(bias_correct, bool):
-        raise TypeError(f"bias_correct must be True or False, got {bias_correct!r}")
+    if bias_correct is not None and not isinstance(bias_correct, bool):
+        raise TypeError(f"bias_correct must be True, False or None, got {bias_correct!r}")
     u = resolve_unit(unit, base)
-    vs = split_variables(X, discrete=False)
+    vs = split_variables(X, discrete=discrete)
     if any(v.d != 1 for v in vs.values()):
         raise ValueError("X for pid_pairs must have one column per source")
     names = tuple(vs)
@@ -322,8 +357,129 @@ def pid_pairs(
     tname = "target"
     while tname in vs:
         tname = "_" + tname
-    tv = as_variable(target, tname, discrete=False)
+    tv = as_variable(target, tname, discrete=discrete)
     check_same_length(*vs.values(), tv)
+    diag: dict = {}
+    if method == "auto":
+        reading, diag["auto_reason"] = table_reading(
+            {**vs, tname: tv},
+            what="pid_pairs",
+            discrete_use=(
+                "each pair's PID from the counts of its joint symbols"
+                + (", Miller-Madow mutual informations" if measure == "mmi" else "")
+            ),
+            continuous_use="method='gaussian_copula'",
+        )
+        if reading == "discrete":
+            method = "miller_madow" if measure == "mmi" else "plugin"
+        else:
+            method = "gaussian_copula"
+    ci_level = _check_ci(ci, count)
+    if method in DISCRETE_METHODS:
+        if bias_correct is not None:
+            raise ValueError(
+                f"bias_correct is for the Gaussian methods; method {method!r} reads symbols "
+                "(plugin: the empirical pmf's PID; miller_madow: mmi from Miller-Madow "
+                "corrected mutual informations)"
+            )
+        if method == "miller_madow" and measure != "mmi":
+            raise ValueError(
+                f"method 'miller_madow' corrects mutual informations, which only measure "
+                f"'mmi' is made of; for {measure!r} use method='plugin' (the PID of each "
+                "pair's empirical pmf)"
+            )
+        bad = [nm for nm, v in {**vs, tname: tv}.items() if v.kind != "discrete"]
+        if bad:
+            raise ValueError(
+                f"method {method!r} reads symbols but {bad} are continuous; pass "
+                "discrete=True to treat the numbers as symbols, or a Gaussian method"
+            )
+        vals, single, intervals, more = _discrete_pairs(
+            vs, tv, measure, method, ci_level, seed, progress
+        )
+        diag.update(more)
+        n = tv.n
+    else:
+        if measure not in MEASURES:
+            raise ValueError(
+                f"measure {measure!r} is not defined for continuous data here; use 'mmi' or "
+                "'broja' (Gaussian), or discrete=True for the PID of the symbols"
+            )
+        if discrete is True:
+            raise ValueError(
+                f"method {method!r} reads numbers but discrete=True was passed; use "
+                "method='auto' or 'plugin' for symbols"
+            )
+        if any(v.kind != "continuous" for v in (*vs.values(), tv)):
+            # the Gaussian reading of integer columns, asked for by name
+            vs = split_variables(X, discrete=False)
+            tv = as_variable(target, tname, discrete=False)
+        bc = True if bias_correct is None else bias_correct
+        vals, single, intervals, more = _gaussian_pairs(
+            vs, tv, tname, measure, method, bc, ci_level, seed, progress
+        )
+        diag.update(more)
+        n = tv.n
+    factor = Estimate(value=1.0, unit="nats").to(u).value
+    vals = {k: v * factor for k, v in vals.items()}
+    if intervals is not None:
+        intervals = {k: v * factor for k, v in intervals.items()}
+    pairs = np.column_stack(np.triu_indices(d, 1)).astype(np.intp)
+    return PairPIDResult(
+        names=names,
+        target=_target_name(target, tname),
+        measure=measure,
+        method=method,
+        unit=u,
+        n=n,
+        pairs=pairs,
+        values=vals,
+        single=single * factor,
+        intervals=intervals,
+        ci_level=ci_level,
+        diagnostics=diag,
+    )
+
+
+def _check_ci(ci: Any, count: int) -> float | None:
+    if ci is None:
+        return None
+    from infometer.core.validation import check_float
+
+    level = check_float(ci, "ci")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"ci must be in (0, 1), got {ci!r}")
+    check_budget(
+        count * 4 * 200,
+        name="ci",
+        limit=MAX_CI_RERUNS,
+        what=f"bootstrap re-runs ({count} pairs x 4 atoms x 200)",
+        override="pass ci=None for the values alone, or fewer columns",
+    )
+    return level
+
+
+def _identities(vals: dict, single_i, joint, diag: dict) -> None:
+    """The PID identities, checked as im.pid checks them."""
+    ok = np.isfinite(joint)
+    if ok.any():
+        s = (vals["redundancy"] + vals["unique_i"] + vals["unique_j"] + vals["synergy"])[ok]
+        diag["identities"] = {
+            "max_sum_atoms_minus_mi": float(np.abs(s - joint[ok]).max()),
+            "max_below_i_minus_mi": float(
+                np.abs(vals["redundancy"] + vals["unique_i"] - single_i)[ok].max()
+            ),
+        }
+
+
+def _gaussian_pairs(vs, tv, tname, measure, method, bias_correct, ci_level, seed, progress):
+    from infometer.core.progress import progress_bar
+
+    from .estimators import gaussian_scores, scatter_of
+
+    names = tuple(vs)
+    d = len(names)
+    count = comb(d, 2)
     if tv.kind != "continuous":
         raise ValueError(f"target must be continuous for method {method!r}, got {tv.kind}")
     if measure == "broja" and tv.d > 1:
@@ -342,20 +498,6 @@ def pid_pairs(
     n = tv.n
     if n < 2 + tv.d + 2:
         raise ValueError(f"X has {n} rows; a pair and the target need at least {tv.d + 4}")
-    ci_level = None
-    if ci is not None:
-        from infometer.core.validation import check_float
-
-        ci_level = check_float(ci, "ci")
-        if not 0.0 < ci_level < 1.0:
-            raise ValueError(f"ci must be in (0, 1), got {ci!r}")
-        check_budget(
-            count * 4 * 200,
-            name="ci",
-            limit=MAX_CI_RERUNS,
-            what=f"bootstrap re-runs ({count} pairs x 4 atoms x 200)",
-            override="pass ci=None for the values alone, or fewer columns",
-        )
     scores, ties = gaussian_scores([*cols, *tcols], method == "gaussian_copula")
     w = scatter_of(scores)
     tidx = np.arange(d, d + tv.d, dtype=np.intp)
@@ -377,22 +519,16 @@ def pid_pairs(
             f"{int(bad.sum())} of {count} pairs of X have a singular covariance with "
             f"{tname} (collinear or duplicated columns): their values are NaN",
             _warning_class(),
-            stacklevel=2,
+            stacklevel=3,
         )
-    ok = ~bad
-    if ok.any():  # the PID identities, checked as im.pid checks them
-        s = (vals["redundancy"] + vals["unique_i"] + vals["unique_j"] + vals["synergy"])[ok]
-        diag["identities"] = {
-            "max_sum_atoms_minus_mi": float(np.abs(s - joint[ok]).max()),
-            "max_below_i_minus_mi": float(
-                np.abs(vals["redundancy"] + vals["unique_i"] - i_i)[ok].max()
-            ),
-        }
+    _identities(vals, i_i, joint, diag)
     if measure == "broja":
         diag["broja"] = "scalar target: the Gaussian BROJA PID is the MMI PID (Barrett 2015)"
     intervals = None
     if ci_level is not None:
-        intervals = _intervals(scores, d, tidx, pairs, measure, ci_level, seed, progress)
+        intervals = _intervals(
+            scores, scores[:, tidx], pairs, measure, "gaussian", ci_level, seed, progress
+        )
         diag["ci_method"] = (
             "im.pid(method='gaussian', ci=...) per pair: the shared bootstrap of each atom"
             + (
@@ -401,24 +537,99 @@ def pid_pairs(
                 else ""
             )
         )
-    factor = Estimate(value=1.0, unit="nats").to(u).value
-    vals = {k: v * factor for k, v in vals.items()}
-    if intervals is not None:
-        intervals = {k: v * factor for k, v in intervals.items()}
-    return PairPIDResult(
-        names=names,
-        target=_target_name(target, tname),
-        measure=measure,
-        method=method,
-        unit=u,
-        n=n,
-        pairs=pairs,
-        values=vals,
-        single=single * factor,
-        intervals=intervals,
-        ci_level=ci_level,
-        diagnostics=diag,
+    return vals, single, intervals, diag
+
+
+def _discrete_pairs(vs, tv, measure, method, ci_level, seed, progress):
+    """Every pair's PID from counts: ``mmi`` from the block entropies of all pairs at
+    once (:func:`.kernels.codes_block_entropies`), other measures from each pair's
+    empirical pmf (:func:`._pid.decompose`, as ``im.pid(method="plugin")``)."""
+    from infometer.core.progress import progress_bar
+
+    from .decomposition import MAX_TABLE_CELLS
+    from .kernels import codes_block_entropies
+
+    d = len(vs)
+    count = comb(d, 2)
+    n = tv.n
+    codes = [np.unique(v.codes, return_inverse=True)[1].reshape(-1) for v in vs.values()]
+    tcode = np.unique(tv.codes, return_inverse=True)[1].reshape(-1)
+    cards = np.array([int(c.max()) + 1 for c in [*codes, tcode]], dtype=np.int64)
+    big = np.sort(cards[:d])[-2:].prod() * cards[d]
+    check_budget(
+        float(big),
+        name="X",
+        limit=MAX_TABLE_CELLS,
+        what="cells of the joint table of a pair of sources and the target",
     )
+    c = np.column_stack([*codes, tcode]).astype(np.int64)
+    pairs = np.column_stack(np.triu_indices(d, 1)).astype(np.intp)
+    mm = method == "miller_madow"
+    diag: dict = {"pairs": int(count), "bias_correct": "miller_madow" if mm else False}
+    t = np.full((d, 1), d, dtype=np.intp)
+    ks = np.arange(d, dtype=np.intp)[:, None]
+    h_t = float(codes_block_entropies(c, cards, np.array([[d]]), mm)[0])
+    single = (
+        codes_block_entropies(c, cards, ks, mm)
+        + h_t
+        - codes_block_entropies(c, cards, np.hstack([ks, t]), mm)
+    )
+    if measure == "mmi":
+        joint = np.empty(count)
+        chunk = max(1, (32 * 2**20) // (8 * 3 * n))
+        with progress_bar(total=count, desc="pairs", unit="pair", progress=progress) as bar:
+            for a in range(0, count, chunk):
+                blk = pairs[a : a + chunk]
+                tt = np.full((blk.shape[0], 1), d, dtype=np.intp)
+                joint[a : a + blk.shape[0]] = (
+                    codes_block_entropies(c, cards, blk, mm)
+                    + h_t
+                    - codes_block_entropies(c, cards, np.hstack([blk, tt]), mm)
+                )
+                bar.update(blk.shape[0])
+        i_i, i_j = single[pairs[:, 0]], single[pairs[:, 1]]
+        vals = mmi_atoms(i_i, i_j, joint)
+    else:
+        from . import _pid
+
+        vals = {k: np.empty(count) for k in _ATOMS}
+        joint = np.empty(count)
+        notes: list[str] = []
+        with progress_bar(total=count, desc="pairs", unit="pair", progress=progress) as bar:
+            for p, (i, j) in enumerate(pairs):
+                shape = (int(cards[i]), int(cards[j]), int(cards[d]))
+                tab = np.zeros(shape)
+                np.add.at(tab, (c[:, i], c[:, j], c[:, d]), 1.0)
+                atoms, dg = _pid.decompose(tab / n, measure)
+                notes += dg.get("notes", [])
+                for k, v in zip(_ATOMS, atoms.values(), strict=True):
+                    vals[k][p] = v
+                joint[p] = sum(atoms.values())
+                bar.update(1)
+        for note in dict.fromkeys(notes):
+            warnings.warn(note, _warning_class(), stacklevel=3)
+        i_i, i_j = single[pairs[:, 0]], single[pairs[:, 1]]
+    vals["mutual_info"] = joint
+    vals["co_information"] = (i_i + i_j) - joint
+    _identities(vals, i_i, joint, diag)
+    cells = float(np.sort(cards[:d])[-2:].prod() * cards[d])
+    diag["min_samples_per_cell"] = n / cells
+    if n / cells < 5:
+        warnings.warn(
+            f"{n} rows for up to {int(cells)} joint symbols of a pair of X's columns and the "
+            "target (< 5 per symbol): the plug-in mutual informations of those pairs are "
+            "biased upward, and the atoms with them",
+            _warning_class(),
+            stacklevel=3,
+        )
+    intervals = None
+    if ci_level is not None:
+        intervals = _intervals(c, c[:, d], pairs, measure, "plugin", ci_level, seed, progress)
+        diag["ci_method"] = (
+            "im.pid(method='plugin', ci=...) per pair: the shared bootstrap of each atom"
+            + (" (centred on the plug-in value)" if mm else "")
+        )
+    return vals, single, intervals, diag
 
 
 def _target_name(target: Any, default: str) -> str:
@@ -432,15 +643,17 @@ def _warning_class():
     return InfometerWarning
 
 
-def _intervals(scores, d, tidx, pairs, measure, level, seed, progress) -> dict:
-    """Each atom's bootstrap interval through ``im.pid`` (the shared resampling)."""
+def _intervals(src, tgt, pairs, measure, method, level, seed, progress) -> dict:
+    """Each atom's bootstrap interval through ``im.pid`` (the shared resampling) on the
+    columns ``src[:, [i, j]]`` of every pair and the target ``tgt``: ``method="gaussian"``
+    on (normal scores of) numbers, ``"plugin"`` on symbols."""
     from infometer.core.progress import progress_bar
 
     from .decomposition import pid
 
     keys = {"{0}{1}": "redundancy", "{0}": "unique_i", "{1}": "unique_j", "{01}": "synergy"}
     out = {k: np.full((pairs.shape[0], 2), np.nan) for k in keys.values()}
-    t = scores[:, tidx]
+    tgt = tgt[:, 0] if tgt.ndim == 2 and tgt.shape[1] == 1 else tgt
     with progress_bar(
         total=pairs.shape[0], desc="pair intervals", unit="pair", progress=progress
     ) as bar:
@@ -448,12 +661,13 @@ def _intervals(scores, d, tidx, pairs, measure, level, seed, progress) -> dict:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 r = pid(
-                    scores[:, [i, j]],
-                    t[:, 0] if t.shape[1] == 1 else t,
+                    src[:, [i, j]],
+                    tgt,
                     measure=measure,
-                    method="gaussian",
+                    method=method,
                     ci=level,
                     seed=seed,
+                    discrete=method == "plugin",
                 )
             for lab, e in zip(r.labels, r.atoms, strict=True):
                 out[keys[lab]][p] = e.ci

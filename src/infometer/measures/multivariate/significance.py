@@ -23,13 +23,8 @@ import numpy as np
 from infometer.core import registry
 from infometer.core.estimate import _fmt, resolve_unit, unit_factor
 from infometer.core.validation import check_choice, check_int
-from infometer.measures.stats.independence import (
-    MAX_PERMUTATIONS,
-    IndependenceTest,
-    permutation_null,
-)
-
-from ._surrogates import independent_orders, scheme_name
+from infometer.measures.stats import nulls
+from infometer.measures.stats.independence import IndependenceTest
 
 __all__ = ["multivariate_test", "MultivariateTest", "TEST_MEASURES"]
 
@@ -149,21 +144,10 @@ class MultivariateTest(IndependenceTest):
     __str__ = __repr__
 
 
-def p_value(stat: float, null: np.ndarray, alternative: str) -> float:
-    """``(1 + #{null at least as extreme as stat}) / (1 + B)``.
-
-    Examples
-    --------
-    >>> p_value(-1.0, np.array([0.1, -0.2, 1.5]), "two-sided")
-    0.5
-    """
-    if alternative == "greater":
-        hits = np.count_nonzero(null >= stat)
-    elif alternative == "less":
-        hits = np.count_nonzero(null <= stat)
-    else:
-        hits = np.count_nonzero(np.abs(null) >= abs(stat))
-    return float((1.0 + hits) / (1.0 + null.size))
+def scheme_name(block: int | None) -> str:
+    """How the permuted data sets were made, in words."""
+    base = "each variable permuted independently"
+    return base if block is None else f"{base} in blocks of {block} rows"
 
 
 def multivariate_test(
@@ -234,9 +218,7 @@ def multivariate_test(
 
     measure = check_choice(measure, "measure", tuple(TEST_MEASURES))
     quantity = TEST_MEASURES[measure]
-    n_permutations = check_int(
-        n_permutations, "n_permutations", min_value=1, max_value=MAX_PERMUTATIONS
-    )
+    n_permutations = nulls.check_n_permutations(n_permutations)
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     if alternative == "auto":
         alternative = "greater" if quantity in _NONNEGATIVE else "two-sided"
@@ -253,17 +235,17 @@ def multivariate_test(
     n = vs[0].n
     if block is not None and block >= n:
         raise ValueError(f"block={block} must be smaller than the {n} rows of X")
-    rng = np.random.default_rng(seed)
+    rng = nulls.make_rng(seed)
 
     def one(b: int, params: dict[str, Any]) -> float:
-        orders = independent_orders(rng, n, len(vs), block)
+        orders = nulls.independent_orders(rng, n, len(vs), block)
         perm = [v.select(o) for v, o in zip(vs, orders, strict=True)]
         return spec.func(*perm, **params).value
 
-    null = permutation_null(
+    null = nulls.permutation_null(
         one, n_permutations, run_params, seed, f"{measure} permutations", progress, measure
     )
-    p = p_value(stat.value, null, alternative)
+    p = nulls.p_value(stat.value, null, alternative)
     out = stat.to(resolve_unit(unit, base))
     f = unit_factor("nats", out.unit)
     return MultivariateTest(

@@ -37,6 +37,7 @@ from infometer.core._local import LocalRaw, LocalValues
 from infometer.core.data import Variable, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoContext, AutoRule, EstimatorSpec, Raw
+from infometer.core.resample import serial_scheme
 
 __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
 
@@ -55,7 +56,7 @@ _AUTO_PARAMS: dict[str, Any] = {
     "max_lag": 5,
     "k_method": "greedy",
     "k_alpha": 0.05,
-    "n_perm": 200,
+    "n_permutations": 200,
     "seed": 0,
 }
 
@@ -213,7 +214,7 @@ def _auto_l(vs: list[Variable], params: dict[str, Any], method: str) -> tuple[in
     m = check_int(params.get("m", 1), "m", min_value=1)
     delay = check_int(params.get("delay", 1), "delay", min_value=1)
     max_lag = check_int(params.get("max_lag", 5), "max_lag", min_value=1)
-    n_perm = check_int(params.get("n_perm", 200), "n_perm", min_value=1)
+    n_permutations = check_int(params.get("n_permutations", 200), "n_permutations", min_value=1)
     alpha = check_float(params.get("k_alpha", 0.05), "k_alpha", low=0.0, high=1.0)
     trials = check_int(params.get("trials", 1), "trials", min_value=1)
     if delay + max_lag >= vs[1].n // (2 * trials):
@@ -231,7 +232,7 @@ def _auto_l(vs: list[Variable], params: dict[str, Any], method: str) -> tuple[in
         method=method,
         max_lag=max_lag,
         alpha=alpha,
-        n_perm=n_perm,
+        n_permutations=n_permutations,
         trials=trials,
         seed=params.get("seed", 0),
     )
@@ -262,7 +263,7 @@ def _auto_k(target: Variable, params: dict[str, Any], method: str) -> tuple[int,
         "max_lag": params.get("max_lag", 5),
         "k_method": k_method,
         "alpha": check_float(params.get("k_alpha", 0.05), "k_alpha", low=0.0, high=1.0),
-        "n_perm": params.get("n_perm", 200),
+        "n_permutations": params.get("n_permutations", 200),
         "trials": params.get("trials", 1),
         "seed": params.get("seed", 0),
     }
@@ -345,6 +346,10 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         diag = {k: v for k, v in est.diagnostics.items() if k != "warnings"}
         diag.update(auto)
         diag["embedded_rows"] = e["y"].n
+        if diag.get("dequantized_columns"):  # the embedded columns of these series were spread
+            diag["dequantized_columns"] = {
+                role: sorted(v.ties) for role, v in names.items() if v.ties
+            }
         return Raw(value=est.value, diagnostics=diag, warnings=est.warnings, params=resolved)
 
     te.__name__ = f"transfer_entropy_{cmi.name}"
@@ -402,8 +407,9 @@ def _sync() -> None:
                 "transfer_entropy",
                 kinds=tuple(cmi.kinds),
                 family=cmi.family,
-                # a posterior sd of one CMI is no error bar for TE: resample the embedded rows
-                resampling="bootstrap" if cmi.resampling == "posterior" else cmi.resampling,
+                # serial rows: block subsampling of the embedded rows (resample.py); a
+                # posterior sd of one estimate is no error bar for a time series
+                resampling=serial_scheme(cmi.resampling),
                 summary=f"TE via CMI: {cmi.summary}",
             )(transfer_entropy_spec(cmi))
 
@@ -411,11 +417,11 @@ def _sync() -> None:
 registry.register_post_load(_sync)
 
 
-def _auto(ctx: AutoContext) -> tuple[str, str]:
+def _auto(ctx: AutoContext) -> registry.AutoChoice:
     v = ctx.variables
     z = v["target"] if "cond" not in v else v["target"].join(v["cond"])
     inner = AutoContext("cond_mutual_info", {"x": v["source"], "y": v["target"], "z": z})
-    return registry.choose_auto(inner)
+    return registry.choose(inner)
 
 
 registry.register_auto(
@@ -423,8 +429,9 @@ registry.register_auto(
         "transfer_entropy",
         100,
         lambda ctx: True,
-        lambda ctx: _auto(ctx)[0],
-        lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx)[1]}",
+        lambda ctx: _auto(ctx).method,
+        lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx).reason}",
+        params=lambda ctx: _auto(ctx).params,  # dequantize=True for rounded series
     )
 )
 
@@ -444,7 +451,7 @@ def transfer_entropy(
     max_lag: int = 5,
     k_method: str = "greedy",
     k_alpha: float = 0.05,
-    n_perm: int = 200,
+    n_permutations: int = 200,
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
@@ -476,10 +483,10 @@ def transfer_entropy(
         greedily while significant at ``k_alpha`` given the target's k past samples,
         then pruned; l reaches the oldest kept (``diagnostics["source_lags"]``,
         ``params["l"]``; l = 1 when none is significant).
-    max_lag, k_method, k_alpha, n_perm
+    max_lag, k_method, k_alpha, n_permutations
         For ``k="auto"``, as for :func:`infometer.active_info_storage`:
         ``"greedy"`` (IDTxl's non-uniform embedding: target lags 1..``max_lag`` added
-        while the max-statistic test with ``n_perm`` permutations is significant at
+        while the max-statistic test with ``n_permutations`` permutations is significant at
         ``k_alpha``, then min-statistic pruning; k is the largest lag kept, since TE's
         target history is uniform; ``diagnostics["chosen_lags"]`` lists the lags) or
         ``"ragwitz"`` (the uniform k at delay ``tau`` with the smallest
@@ -541,7 +548,9 @@ def transfer_entropy(
         delay=delay,
         trials=trials,
         local=local,
-        **_selection(k, l, max_lag=max_lag, k_method=k_method, k_alpha=k_alpha, n_perm=n_perm),
+        **_selection(
+            k, l, max_lag=max_lag, k_method=k_method, k_alpha=k_alpha, n_permutations=n_permutations
+        ),
         **params,
     )
 

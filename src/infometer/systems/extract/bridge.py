@@ -1,7 +1,9 @@
 """The bridge to information: channel MI of extractors and the layout entropy of a site.
 
 * :func:`layout_entropy` -- the plug-in entropy of the pages' DOM-shape signatures
-  (:func:`~.sites.layout_signature`); K equiprobable templates give exactly log2 K.
+  (:func:`~.sites.layout_signature`); N sites with equally many pages give exactly
+  log2 N.  A site's signature carries its own class names, so K templates give log2 K only
+  with one site per template.
 * :func:`extraction_mutual_info` -- I(source; extraction | question) of an extractor read
   as a compressor channel, with :func:`infometer.systems.text.channel_mutual_info` (He et al.
   2025's Monte Carlo estimator: InfoNCE with a scorer's log-likelihoods, at most log N for

@@ -75,7 +75,8 @@ def entropy_increment(
     Parameters
     ----------
     x, x_new
-        Samples of X and of X' = g(X), rows = samples, the same number of columns.
+        Samples of X and of X' = g(X), rows = samples, the same number of columns;
+        floats (integer, boolean or text columns are symbols, without a density: refused).
     method
         Any entropy method of :func:`infometer.entropy` for continuous data (default
         ``"gaussian"``: the log-det plug-in; ``"kozachenko_leonenko"``: kNN).
@@ -93,6 +94,15 @@ def entropy_increment(
     """
     from infometer.core.api import entropy
 
+    for name, arg in (("x", x), ("x_new", x_new)):
+        kind = as_variable(arg, name).kind
+        if kind != "continuous":  # symbols have no density; Gaussian log-dets of them mislead
+            raise ValueError(
+                f"{name} is {kind} (integers, booleans, strings or categories): the entropy "
+                "increment compares differential entropies of densities; for symbols take "
+                "im.entropy(x_new) - im.entropy(x) (discrete entropies), or pass floats to "
+                "read the values as numbers"
+            )
     vx = as_variable(x, "x", discrete=False)
     vn = as_variable(x_new, "x_new", discrete=False)
     if vx.d != vn.d:

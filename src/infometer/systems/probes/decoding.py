@@ -559,8 +559,10 @@ def permutation_test(
 
     if (proba is None) == (predictions is None):
         raise ValueError("pass exactly one of proba= or predictions=")
-    b = check_int(n_permutations, "n_permutations", min_value=1)
-    rng = np.random.default_rng(seed)
+    from infometer.measures.stats import nulls
+
+    b = nulls.check_n_permutations(n_permutations)
+    rng = nulls.make_rng(seed)
     null = np.empty(b)
     if proba is not None:
         stat = cross_entropy_bound(
@@ -583,7 +585,7 @@ def permutation_test(
         accs = np.array([np.mean(rng.permutation(y) == yhat) for _ in range(b)])
         null[:] = fano_value(accs, kk, h)
         scheme = "labels permuted across trials, Fano bound"
-    p_value = (1.0 + np.count_nonzero(null >= stat.value)) / (1.0 + b)
+    p_value = nulls.p_value(stat.value, null)
     u = resolve_unit(unit)
     return IndependenceTest(
         statistic=stat.to(u),

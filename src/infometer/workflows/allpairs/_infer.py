@@ -89,10 +89,10 @@ class Network:
 
 
 def weights(
-    frame: Any, q_values: Any = None, fdr: float | None = None
+    frame: Any, q_values: Any = None, alpha: float | None = None
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """A float copy of the labelled MI matrix ``frame``: non-finite -> 0, diagonal 0,
-    negative values kept (counted); with ``q_values``, pairs above ``fdr`` -> 0."""
+    negative values kept (counted); with ``q_values``, pairs above ``alpha`` -> 0."""
     w = frame.to_numpy(dtype=np.float64, copy=True)
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
         raise ValueError(f"the MI matrix must be square, got shape {w.shape}")
@@ -103,8 +103,8 @@ def weights(
     info: dict[str, Any] = {"negative_pairs": int(np.count_nonzero(np.triu(w < 0, 1)))}
     if q_values is not None:
         q = q_values.to_numpy()
-        w[~(np.nan_to_num(q, nan=1.0) <= fdr)] = 0.0
-        info["fdr"] = fdr
+        w[~(np.nan_to_num(q, nan=1.0) <= alpha)] = 0.0
+        info["alpha"] = alpha
         info["significant_only"] = True
     return w, info
 

@@ -124,7 +124,7 @@ def select_features(
     discrete
         As for :func:`infometer.pairwise`, for the columns of ``X``.
     seed
-        Seed of the jitter of tied columns.
+        Seed of the dequantisation (or jitter) of tied columns.
     n_jobs
         Threads (default: all cores).
     **params
@@ -216,9 +216,11 @@ def _joint_mi(cfg: compute.Config, a: Variable, b: Variable, target: Variable) -
     from infometer.core.api import run
 
     vs = {"x": a.join(b, name="x"), "y": target}
-    name = cfg.method
-    if name == "auto":
-        name, _ = registry.choose_auto(registry.AutoContext("mutual_info", vs))
+    name, tuned = cfg.method, {}
+    if name == "auto":  # the rule's own parameters too (dequantize=True for rounded data)
+        choice = registry.choose(registry.AutoContext("mutual_info", vs))
+        name, tuned = choice.method, choice.params
     spec = registry.get("mutual_info", name)
-    params = {k: v for k, v in cfg.params.items() if k in spec.params and k != "seed"}
+    given = {k: v for k, v in cfg.params.items() if k in spec.params and k != "seed"}
+    params = {**tuned, **given}
     return float(run("mutual_info", vs, method=name, seed=cfg.seed, params=params).value)
