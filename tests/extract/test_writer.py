@@ -186,6 +186,23 @@ def test_drift_breaks_the_stale_script_and_rewriting_recovers():
     assert max(stale) == 0.0 and min(fresh) == 1.0
 
 
+def test_loto_and_drift_score_the_same_in_the_sandbox(unisolated):
+    """With ``sandbox=`` every written script (composed, slot, per-page, stale and
+    re-written) is scored by running it in the OS sandbox: the rows equal the in-process
+    run's, F1 for F1."""
+    kw = {"train_groups": 1, "pages": 3, "steps": 10, "slot_steps": 10, "progress": False}
+    with Sandbox(cpu_seconds=2, memory_mb=64, allow_unisolated=unisolated) as sb:
+        for run, args in (
+            (leave_one_template_out, (["kv_table", "section_list"],)),
+            (drift_recovery, (["kv_table"], ["grid", "relabel"])),
+        ):
+            extra = {"test_groups": 1, "ablations": False} if run is leave_one_template_out else {}
+            a = run(*args, **kw, **extra, sandbox=sb).to_frame()
+            b = run(*args, **kw, **extra).to_frame()
+            assert len(a) == len(b) > 0 and a.drop(columns="f1").equals(b.drop(columns="f1"))
+            assert np.abs(a.f1.to_numpy() - b.f1.to_numpy()).max() < 1e-12
+
+
 def test_loto_and_drift_runs_and_their_bad_input():
     r = leave_one_template_out(
         ["infobox", "colon_lines"],

@@ -296,10 +296,22 @@ def search_composed(html: str, gold: Sequence[Any], *, seed: int = 0) -> Candida
 Writer = Callable[[Group, int, Sequence[int]], "dict[str, Any] | None"]
 
 
-def _scores(prog: dict[str, Any] | None, group: Group, roots: Sequence[Any]) -> list[float]:
-    """Fuzzy F1 (Hungarian) of a program on every page of a group (``roots``: parsed)."""
-    from .scribes import run_choice
+def _scores(
+    prog: dict[str, Any] | None, group: Group, roots: Sequence[Any], sandbox: Any = None
+) -> list[float]:
+    """Fuzzy F1 (Hungarian) of a program on every page of a group (``roots``: parsed).
 
+    With ``sandbox`` (a :class:`~.sandbox.Sandbox`) the compiled script runs there, one
+    sandbox for the group's pages; a page whose run fails scores 0.
+    """
+    from .scribes import compile_script, run_choice
+
+    if sandbox is not None and prog is not None:
+        res = sandbox.run(compile_script(prog), [p.html for p in group.pages])
+        return [
+            fuzzy_f1([list(t) for t in r.triples] if r.ok else [], p.gold()).f1
+            for r, p in zip(res, group.pages, strict=True)
+        ]
     out = []
     for p, r in zip(group.pages, roots, strict=True):
         if prog is not None and prog.get("kind") != "compose":
@@ -343,16 +355,7 @@ def evaluate_writers(
                 for i in range(len(g)):
                     ctx = context_of(len(g), i, n_context)
                     prog = w(g, i, ctx)
-                    if sandbox is not None and prog is not None:
-                        from .scribes import compile_script
-
-                        res = sandbox.run(compile_script(prog), [p.html for p in g.pages])
-                        f = [
-                            fuzzy_f1(list(r.triples) if r.ok else [], p.gold()).f1
-                            for r, p in zip(res, g.pages, strict=True)
-                        ]
-                    else:
-                        f = _scores(prog, g, roots)
+                    f = _scores(prog, g, roots, sandbox)
                     hold = [f[q] for q in range(len(g)) if q != i and q not in ctx]
                     base = {
                         "writer": name,
@@ -369,9 +372,12 @@ def evaluate_writers(
     return rows
 
 
-def per_page_f1(policy: WriterPolicy, group: Group, *, n_context: int = 1) -> list[float]:
+def per_page_f1(
+    policy: WriterPolicy, group: Group, *, n_context: int = 1, sandbox: Any = None
+) -> list[float]:
     """The per-page extractor: on every page a program written from that page (and its
-    context pages, unlabelled) and applied to that page alone; fuzzy F1 per page.
+    context pages, unlabelled) and applied to that page alone; fuzzy F1 per page.  With
+    ``sandbox`` each page's script runs there.
 
     Examples
     --------
@@ -383,8 +389,8 @@ def per_page_f1(policy: WriterPolicy, group: Group, *, n_context: int = 1) -> li
     for i, p in enumerate(group.pages):
         ctx = [group.pages[j].html for j in context_of(len(group), i, n_context)]
         cand = write(policy, p.html, context=ctx)
-        got = run_candidate(cand.program if cand else None, parse(p.html))
-        out.append(fuzzy_f1(got, p.gold()).f1)
+        one = Group(group.name, group.layout, (p,))
+        out.append(_scores(cand.program if cand else None, one, [parse(p.html)], sandbox)[0])
     return out
 
 
@@ -488,6 +494,7 @@ def leave_one_template_out(
     n_context: int = 1,
     ablations: bool = True,
     seed: int = 0,
+    sandbox: Any = None,
     progress: bool | None = None,
 ) -> GeneralisationResult:
     """Hold each template out in turn: train on the others, write scripts for the held-out one.
@@ -500,7 +507,9 @@ def leave_one_template_out(
     540 slot programs and over the composed programs (both with the example page's gold,
     no training), the per-page extractor (the composed policy writing for every page
     alone; its F1 is per page, reported on the holdout pages) and, with ``ablations``,
-    the composed policy trained on the self-score and one without a context page.
+    the composed policy trained on the self-score and one without a context page.  With
+    ``sandbox`` (a :class:`~.sandbox.Sandbox`) every written script is scored by running
+    it there (training and the searches run the programs in-process).
 
     Examples
     --------
@@ -554,10 +563,12 @@ def leave_one_template_out(
                     g, i, []
                 )
         writers.update(_slot_writers(tr, slot_steps, seed, progress))
-        for r in evaluate_writers(writers, test[t], n_context=n_context, progress=progress):
+        for r in evaluate_writers(
+            writers, test[t], n_context=n_context, sandbox=sandbox, progress=progress
+        ):
             rows.append({**r, "held_out": t})
         for g in test[t]:
-            f = per_page_f1(pol, g, n_context=n_context)
+            f = per_page_f1(pol, g, n_context=n_context, sandbox=sandbox)
             for i in range(len(g)):
                 ctx = context_of(len(g), i, n_context)
                 hold = [f[q] for q in range(len(g)) if q != i and q not in ctx]
@@ -597,6 +608,7 @@ def drift_recovery(
     slot_steps: int = 300,
     n_context: int = 1,
     seed: int = 0,
+    sandbox: Any = None,
     progress: bool | None = None,
 ) -> GeneralisationResult:
     """Scripts written before a drift (stale) and re-written after it, on the drifted pages.
@@ -605,6 +617,7 @@ def drift_recovery(
     at ``v0``; the two searches with the example page's gold) write at ``v0`` and again on
     the drifted site; both scripts are scored on the drifted pages (holdout split).
     ``pagination`` is left out: a script reads the page it is given, it follows no link.
+    With ``sandbox`` every script is scored by running it there.
 
     Examples
     --------
@@ -650,7 +663,7 @@ def drift_recovery(
                         ctx = context_of(len(g), i, n_context)
                         for when in ("stale", "re-written"):
                             prog = before[(name, i)] if when == "stale" else w(new, i, ctx)
-                            f = _scores(prog, new, roots)
+                            f = _scores(prog, new, roots, sandbox)
                             hold = [f[q] for q in range(len(g)) if q != i and q not in ctx]
                             rows.append(
                                 {
