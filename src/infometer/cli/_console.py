@@ -128,10 +128,11 @@ def cell(value: Any) -> Text:
 
 
 def print_json(obj: Any) -> None:
-    """One JSON document on stdout (numpy scalars, NaN and infinities made JSON-safe)."""
-    from infometer.core.estimate import _jsonable
+    """One JSON document on stdout (numpy scalars made plain; a NaN or an infinity is
+    ``null``, named with its reason under ``"nonfinite"``: ``results.json_document``)."""
+    from infometer.core.results import json_document
 
-    sys.stdout.write(json.dumps(_jsonable(obj)) + "\n")
+    sys.stdout.write(json.dumps(json_document(obj), allow_nan=False) + "\n")
     sys.stdout.flush()
 
 

@@ -69,6 +69,7 @@ from infometer.core.data import Variable
 from infometer.core.progress import progress_bar
 from infometer.core.registry import UNPAIRED, EstimatorSpec, Raw
 from infometer.core.registry import get as get_spec
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.uncertainty import interval_from_stderr
 
 __all__ = [
@@ -340,7 +341,7 @@ def resample_values(
     *,
     scheme: str,
     n_resamples: int,
-    seed: int | None,
+    seed: Seed,
     fraction: float = SUBSAMPLE_FRACTION,
     progress: bool | None = None,
 ) -> np.ndarray:
@@ -360,7 +361,9 @@ def resample_values(
     n_resamples
         Number of re-runs.
     seed
-        Seed of the resampling; re-run ``b`` gets estimator seed ``seed + 1 + b``.
+        Seed of the resampling; re-run ``b`` gets estimator seed ``seed + 1 + b``. An int >= 0 (the
+        same int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None
+        (fresh entropy from the operating system).
     fraction
         m / n for subsampling (m at most :data:`MAX_SUBSAMPLE`).
     progress
@@ -373,7 +376,8 @@ def resample_values(
         The re-run values in nats.
     """
     spec, variables, params = _view(spec, variables, params)
-    rng = np.random.default_rng(seed)
+    seed = resolve_seed(seed)
+    rng = as_generator(seed)
     paired = spec.quantity not in UNPAIRED
     replace = scheme == "bootstrap"
     if scheme == "block":
@@ -385,7 +389,7 @@ def resample_values(
     t0 = time.perf_counter()
     for b in range(n_resamples):
         if "seed" in p:
-            p["seed"] = None if seed is None else int(seed) + 1 + b
+            p["seed"] = seed + 1 + b
         if scheme == "seeds":
             vs = list(variables.values())
         elif scheme == "block":
@@ -427,7 +431,7 @@ def error_bars(
     raw: Raw,
     *,
     level: float,
-    seed: int | None,
+    seed: Seed,
     n_resamples: int = 200,
 ) -> tuple[float | None, tuple[float, float], dict[str, Any]]:
     """Return ``(stderr, (low, high), diagnostics)`` for ``raw`` at ``level``.
@@ -441,7 +445,9 @@ def error_bars(
     level
         Confidence level in (0, 1).
     seed
-        Seed of the resampling.
+        Seed of the resampling. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     n_resamples
         Number of resamples (capped at :data:`MAX_SEEDS` for ``"seeds"``).
 

@@ -48,6 +48,8 @@ import numpy as np
 
 from infometer.core.data import InfometerWarning
 from infometer.core.parallel import Execution
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import check_budget, check_choice, check_float, check_int
 
 from ._input import as_panel
@@ -65,8 +67,8 @@ _EDGE_COLUMNS = ["source", "target", "lag", "estimate", "p_value", "p_corrected"
 MAX_COLLIDER_SUBSETS = 2**14
 
 
-@dataclass(frozen=True)
-class NetworkResult:
+@dataclass(frozen=True, eq=False)
+class NetworkResult(Result):
     """Inferred directed, lagged network.
 
     Attributes
@@ -279,7 +281,7 @@ def infer_network(
     discrete: bool | None = None,
     n_jobs: int = 1,
     scheduler: Any = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     max_candidates: int = MAX_CANDIDATES,
     store: str | None = None,
@@ -366,7 +368,9 @@ def infer_network(
         Per-target jobs on ``n_jobs`` local processes or a Dask ``scheduler``
         (through :func:`infometer.core.parallel.run_jobs`); shorthands for ``execution=``.
     seed
-        Seed of the permutations (same seed, same network).
+        Seed of the permutations (same seed, same network). An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the
+        operating system).
     progress
         Progress bar over targets (None: the shared default).
     max_candidates
@@ -448,8 +452,7 @@ def infer_network(
     for nm, v in (("max_conds_dim", max_conds_dim), ("max_conds_px", max_conds_px)):
         if v is not None:
             check_int(v, nm, min_value=0)
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # one root: every target's searches and nulls derive from it
     from infometer.core.estimate import resolve_unit, unit_factor
 
     unit_name = resolve_unit(unit)
@@ -565,6 +568,7 @@ def infer_network(
         "cpu_s": time.process_time() - c0,
         "n_jobs": n_jobs,
         "cmi_params": dict(cmi_params),
+        "seed": seed,  # the root drawn for seed=None / a Generator: pass it to repeat the run
     }
     graph_array = extra.pop("graph", None)
     if graph_array is not None:

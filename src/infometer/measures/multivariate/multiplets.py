@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 
 from infometer.core.parallel import Execution
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.validation import check_budget, check_choice, check_int
 from infometer.measures.stats import nulls
 
@@ -60,8 +62,8 @@ def _chunks(d: int, s: int, size: int) -> Iterator[np.ndarray]:
         yield np.array(block, dtype=np.intp).reshape(len(block), s)
 
 
-@dataclass(frozen=True)
-class MultipletResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class MultipletResult(Result):
     """Every multiplet's estimate, ranked.
 
     Attributes
@@ -180,7 +182,7 @@ def multiplets(
     alpha: float = 0.05,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     bias_correct: bool | None = None,
     discrete: bool | None = None,
@@ -227,6 +229,9 @@ def multiplets(
         Level of the ``significant`` column.
     unit, base, seed, progress
         The usual; ``seed`` drives the surrogates.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     bias_correct
         Wishart-unbiased log-determinants of the Gaussian methods (``None``: True); the
         discrete methods say their correction by name (passing it is an error).
@@ -322,8 +327,7 @@ def multiplets(
         )
     max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
     progress = check_progress(progress)
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # one root: the surrogates of every chunk and search
     if store is not None and not isinstance(store, str | os.PathLike):
         raise TypeError(
             f"store must be a folder path (str or os.PathLike), got {type(store).__name__}"
@@ -477,7 +481,7 @@ def _scatters(vs, hi: int, n_permutations: int, seed, copula: bool):
     if n < hi + 2:
         raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
     w = scatter_of(a)
-    rng = nulls.make_rng(seed)
+    rng = as_generator(seed)
     ws = None
     if n_permutations:
         ws = np.empty((n_permutations, d, d))
@@ -523,7 +527,7 @@ def _counts(vs, hi: int, n_permutations: int, seed, miller_madow: bool):
             what="the surrogate symbol tables",
             name="n_permutations",
         )
-        rng = nulls.make_rng(seed)
+        rng = as_generator(seed)
         stack = np.empty((n_permutations, n, d), dtype=np.int64)
         for b in range(n_permutations):
             orders = nulls.independent_orders(rng, n, d)

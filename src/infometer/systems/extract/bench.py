@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, resolve_seed
+
 __all__ = ["PARTS", "SIZES", "run", "run_part", "write_html"]
 
 PARTS: tuple[str, ...] = ("scribes", "litecost", "liveweb", "bridge")
@@ -315,12 +317,18 @@ def run_part(
     part: str,
     *,
     size: str = "small",
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     render: str = "html",
     similarity: str = "lexical",
 ) -> dict[str, Any]:
     """Run one part and return its JSON-ready result.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -333,6 +341,7 @@ def run_part(
     if size not in SIZES:
         raise ValueError(f"size must be one of {sorted(SIZES)}, got {size!r}")
     cfg = SIZES[size]
+    seed = resolve_seed(seed)  # recorded in the part's JSON: pass it to repeat a seed=None run
     t0 = time.perf_counter()
     if part == "scribes":
         out = _scribes(cfg, seed, progress)
@@ -358,13 +367,19 @@ def run(
     *,
     parts: Sequence[str] = PARTS,
     size: str = "small",
-    seed: int = 0,
+    seed: Seed = 0,
     render: str = "html",
     similarity: str = "lexical",
     resume: bool = True,
     progress: bool | None = None,
 ) -> dict[str, Any]:
     """Run ``parts`` into folder ``out`` (one JSON per part, resumable) and write the report.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -373,6 +388,7 @@ def run(
     """
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
+    seed = resolve_seed(seed)
     bad = [p for p in parts if p not in PARTS]
     if bad:
         raise ValueError(f"unknown parts {bad}; choose from {list(PARTS)}")

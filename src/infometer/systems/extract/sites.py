@@ -55,6 +55,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, as_generator, derive, resolve_seed
+
 __all__ = [
     "TEMPLATES",
     "EXTRA_TEMPLATES",
@@ -267,13 +269,19 @@ class Record:
 
 
 def make_records(
-    domain: str, n: int, *, seed: int = 0, optional: float = 0.2, discounts: float = 0.0
+    domain: str, n: int, *, seed: Seed = 0, optional: float = 0.2, discounts: float = 0.0
 ) -> list[Record]:
     """``n`` records of ``domain``, each field missing with probability ``optional``.
 
     With ``discounts`` > 0 each price (value kind ``price``) carries, with that
     probability, an old price 10-50 % higher (``Record.old``), drawn from a stream of its
     own: the records are otherwise the same as with ``discounts=0``.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -291,7 +299,8 @@ def make_records(
     for name, v in (("optional", optional), ("discounts", discounts)):
         if not 0.0 <= float(v) <= 1.0:
             raise ValueError(f"{name} must be a probability in [0, 1], got {v!r}")
-    rng = np.random.default_rng(seed)
+    seed = resolve_seed(seed) if discounts else seed
+    rng = as_generator(seed)
     kind, spec = DOMAINS[domain]
     out, seen = [], set()
     while len(out) < n:
@@ -305,7 +314,7 @@ def make_records(
         s = slug(subj)
         out.append(Record(subj, fields, f"/img/{s}.png", f"/item/{s}"))
     if discounts > 0:
-        drng = np.random.default_rng([seed, 13])
+        drng = derive(seed, 13)  # seed is the resolved int here
         kinds = dict(spec)
         for i, r in enumerate(out):
             old = []
@@ -371,8 +380,14 @@ class Layout:
         return f"was-{self.cls('noise')}"
 
 
-def make_layout(domain: str, template: str, *, seed: int = 0) -> Layout:
+def make_layout(domain: str, template: str, *, seed: Seed = 0) -> Layout:
     """A fresh layout of ``template`` for ``domain`` with random class names.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -384,7 +399,7 @@ def make_layout(domain: str, template: str, *, seed: int = 0) -> Layout:
     if domain not in DOMAINS:
         raise ValueError(f"domain must be one of {sorted(DOMAINS)}, got {domain!r}")
     labels = [lab for lab, _ in DOMAINS[domain][1]]
-    rng = np.random.default_rng([seed, 7])
+    rng = derive(resolve_seed(seed), 7)
     return Layout(domain, template, tuple(_classes(rng, labels).items()), tuple(labels))
 
 
@@ -403,8 +418,14 @@ _REDESIGN = {
 }
 
 
-def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
+def drift(layout: Layout, kind: str, *, seed: Seed = 0) -> Layout:
     """``layout`` after one drift of ``kind`` (facts unchanged, version + 1).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -415,7 +436,7 @@ def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
     kinds = DRIFTS + HARD_DRIFTS
     if kind not in kinds:
         raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
-    rng = np.random.default_rng([seed, layout.version, kinds.index(kind)])
+    rng = derive(resolve_seed(seed), layout.version, kinds.index(kind))
     new: dict[str, Any] = {"version": layout.version + 1, "drifts": (*layout.drifts, kind)}
     if kind == "relabel":
         new["labels"] = tuple(
@@ -442,15 +463,22 @@ def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
 
 
 def version_clock(
-    layout: Layout, kinds: Sequence[str] = DRIFTS[:4], *, seed: int = 0
+    layout: Layout, kinds: Sequence[str] = DRIFTS[:4], *, seed: Seed = 0
 ) -> list[Layout]:
     """Versions v0..vk: v0 is ``layout``, v_t applies ``kinds[t-1]`` on top of v_{t-1}.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
     >>> [v.version for v in version_clock(make_layout("book", "infobox"), ["wrapper"])]
     [0, 1]
     """
+    seed = resolve_seed(seed)
     out = [layout]
     for k in kinds:
         out.append(drift(out[-1], k, seed=seed))
@@ -716,7 +744,7 @@ def render_page(
         parts = [list(records[:h]), list(records[h:])]
     pages = []
     for i, part in enumerate(parts):
-        rng = np.random.default_rng([page_seed, 11])  # same noise for every version
+        rng = derive(page_seed, 11)  # same noise for every version
         nav, ads, foot = _noise(layout, rng)
         body = _render_records(layout, part)
         nxt = ""
@@ -768,7 +796,7 @@ def make_group(
     template: str,
     n_pages: int,
     *,
-    seed: int = 0,
+    seed: Seed = 0,
     records_per_page: tuple[int, int] = (2, 6),
     layout: Layout | None = None,
     name: str | None = None,
@@ -780,6 +808,12 @@ def make_group(
     only by a layout with ``discount`` set; see :func:`make_records`).  ``n_pages`` (at
     most :data:`MAX_PAGES`) and ``records_per_page`` (``(lo, hi)``, 1 <= lo <= hi, at
     most :data:`MAX_RECORDS` records in all) are checked before anything is rendered.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -801,9 +835,10 @@ def make_group(
             f"n_pages x records_per_page = {n_pages:,} x {hi:,} exceeds the limit of "
             f"{MAX_RECORDS:,} records (checked before the pages are rendered)"
         )
+    seed = resolve_seed(seed)
     lay = layout or make_layout(domain, template, seed=seed)
     template = lay.template
-    rng = np.random.default_rng([seed, 3])
+    rng = derive(seed, 3)
     per = [
         1 if template in DETAIL_TEMPLATES else int(rng.integers(lo, hi + 1)) for _ in range(n_pages)
     ]
@@ -822,10 +857,16 @@ def make_sites(
     n_groups: int,
     pages_per_group: int,
     *,
-    seed: int = 0,
+    seed: Seed = 0,
     templates: Sequence[str] = TEMPLATES,
 ) -> list[Group]:
     """``n_groups`` groups cycling through domains and ``templates``, seeded.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -845,6 +886,7 @@ def make_sites(
     if bad:
         raise ValueError(f"templates must be among {ALL_TEMPLATES}, got {bad}")
     doms = sorted(DOMAINS)
+    seed = resolve_seed(seed)
     return [
         make_group(
             doms[(i // len(templates)) % len(doms)],
