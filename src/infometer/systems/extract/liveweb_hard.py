@@ -34,6 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, derive, resolve_seed
+
 from .liveweb import VGS, _apply_all, _path, _score
 from .server import SiteServer, fetch
 from .sites import (
@@ -149,7 +152,7 @@ def _version(lay: Layout, ver: str, seed: int) -> Layout:
 def make_hard_benchmark(
     *,
     pages_per_group: int = 4,
-    seed: int = 0,
+    seed: Seed = 0,
     versions: Sequence[str] = HARD_VERSIONS,
     templates: Sequence[str] = ALL_TEMPLATES,
     domains: Sequence[str] | None = None,
@@ -162,6 +165,12 @@ def make_hard_benchmark(
     the literal name and one in other words); ``struck`` groups (phones, one per template,
     the three strike styles in turn: the price alone and with another field) and
     ``ab_layout`` groups (one per template: three literal queries).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -196,7 +205,8 @@ def make_hard_benchmark(
             f"{n_groups} groups x {pages_per_group} pages x {1 + len(versions)} versions "
             f"exceeds the limit of {MAX_PAGES:,} pages (checked before rendering)"
         )
-    rng = np.random.default_rng([seed, 39])
+    seed = resolve_seed(seed)
+    rng = derive(seed, 39)
     layouts: dict[str, list[Layout]] = {}
     base: dict[str, tuple[Page, ...]] = {}
     kinds: dict[str, str] = {}
@@ -325,8 +335,8 @@ def make_hard_benchmark(
     return HardBenchmark(out, queries, kinds)
 
 
-@dataclass(frozen=True)
-class HardResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class HardResult(Result):
     """Rows per (extractor, method, version, query, page) and per-attribute stage logs."""
 
     rows: tuple[dict[str, Any], ...]

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, derive, resolve_seed
+
 from .documents import METRICS, Question
 
 __all__ = [
@@ -126,8 +128,16 @@ def _threshold_words(value: float, kind: str, style: int) -> str:
     return styles[style % len(styles)]
 
 
-def paraphrase_question(question: Question, *, seed: int = 0) -> Question:
+def paraphrase_question(question: Question, *, seed: Seed = 0) -> Question:
     """The same question in other words (same answer, metrics, years and level).
+
+    The wording is drawn from a stream keyed by ``seed`` and the question's text.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -139,9 +149,7 @@ def paraphrase_question(question: Question, *, seed: int = 0) -> Question:
     """
     if not isinstance(question, Question):
         raise TypeError(f"question must be a Question, got {type(question).__name__}")
-    import zlib
-
-    rng = np.random.default_rng([seed, zlib.crc32(question.text.encode())])
+    rng = derive(resolve_seed(seed), question.text)
     pick = lambda xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
     word = lambda m: pick(METRIC_WORDS[m])  # noqa: E731
     f = question.filing
@@ -165,8 +173,14 @@ def paraphrase_question(question: Question, *, seed: int = 0) -> Question:
     return replace(question, text=text)
 
 
-def paraphrase_corpus(questions: Sequence[Question], *, seed: int = 0) -> list[Question]:
-    """:func:`paraphrase_question` of every question (seeded).
+def paraphrase_corpus(questions: Sequence[Question], *, seed: Seed = 0) -> list[Question]:
+    """:func:`paraphrase_question` of every question (one root seed for the corpus).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -175,7 +189,8 @@ def paraphrase_corpus(questions: Sequence[Question], *, seed: int = 0) -> list[Q
     >>> [p.level for p in paraphrase_corpus(qs)] == [q.level for q in qs]
     True
     """
-    return [paraphrase_question(q, seed=seed) for q in questions]
+    root = resolve_seed(seed)
+    return [paraphrase_question(q, seed=root) for q in questions]
 
 
 def parse_quantities(text: str) -> list[tuple[int, int, float]]:

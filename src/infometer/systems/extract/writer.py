@@ -41,6 +41,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
+
 from ._compose import FEATURES, Candidate, compose, features, run_candidate
 from ._html import parse
 from .metrics import fuzzy_f1
@@ -177,7 +180,7 @@ def train_writer(
     rollouts: int = 8,
     lr: float = 0.5,
     n_context: int = 1,
-    seed: int = 0,
+    seed: Seed = 0,
     prepared: dict[tuple[str, int], Prepared] | None = None,
     progress: bool | None = None,
 ) -> tuple[WriterPolicy, Any]:
@@ -190,6 +193,12 @@ def train_writer(
     Σ_i A_i (x_i − E_π x) / rollouts with A_i = (r_i − mean r) / (std r + 1e-6).
 
     ``prepared`` caches :func:`prepare` by (group name, page) across calls.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -205,7 +214,7 @@ def train_writer(
     check_training(groups, reward, rollouts, steps)
 
     cache = prepared if prepared is not None else {}
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     pol = WriterPolicy()
     log = TrainLog(reward=reward)
     golds = {g.name: [p.gold() for p in g.pages] for g in groups}
@@ -272,9 +281,15 @@ def write_script(policy: WriterPolicy, html: str, *, context: Sequence[str] = ()
     return compile_script(cand.program)
 
 
-def search_composed(html: str, gold: Sequence[Any], *, seed: int = 0) -> Candidate | None:
+def search_composed(html: str, gold: Sequence[Any], *, seed: Seed = 0) -> Candidate | None:
     """Composition with search: the candidate with the best greedy fuzzy F1 on the example
     page's gold, ties broken uniformly at random (``seed``); no learning, no context.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -288,7 +303,7 @@ def search_composed(html: str, gold: Sequence[Any], *, seed: int = 0) -> Candida
         return None
     s = np.array([fuzzy_f1(outs[0], gold, matching="greedy").f1 for _, outs in cands])
     best = np.flatnonzero(s >= s.max() - 1e-12)
-    return cands[int(np.random.default_rng(seed).choice(best))][0]
+    return cands[int(as_generator(seed).choice(best))][0]
 
 
 # ---------------------------------------------------------------------- evaluation
@@ -395,8 +410,8 @@ def per_page_f1(
 
 
 # ------------------------------------------------------------------ generalisation
-@dataclass(frozen=True)
-class GeneralisationResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class GeneralisationResult(Result):
     """Rows of a leave-one-template-out or drift run (one per writer, group, example)."""
 
     rows: tuple[dict[str, Any], ...]
@@ -493,7 +508,7 @@ def leave_one_template_out(
     slot_steps: int = 300,
     n_context: int = 1,
     ablations: bool = True,
-    seed: int = 0,
+    seed: Seed = 0,
     sandbox: Any = None,
     progress: bool | None = None,
 ) -> GeneralisationResult:
@@ -511,6 +526,12 @@ def leave_one_template_out(
     ``sandbox`` (a :class:`~.sandbox.Sandbox`) every written script is scored by running
     it there (training and the searches run the programs in-process).
 
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
     Examples
     --------
     >>> r = leave_one_template_out(["infobox", "div_grid", "kv_table"], train_groups=1,
@@ -519,6 +540,7 @@ def leave_one_template_out(
     ['div_grid', 'infobox', 'kv_table']
     """
     _check_sizes(templates, max(train_groups, test_groups), pages)
+    seed = resolve_seed(seed)
     train = {t: _groups_of(t, train_groups, pages, 2 * seed + 1) for t in templates}
     test = {t: _groups_of(t, test_groups, pages, 2 * seed + 2) for t in templates}
     cache: dict[tuple[str, int], Prepared] = {}
@@ -607,7 +629,7 @@ def drift_recovery(
     steps: int = 400,
     slot_steps: int = 300,
     n_context: int = 1,
-    seed: int = 0,
+    seed: Seed = 0,
     sandbox: Any = None,
     progress: bool | None = None,
 ) -> GeneralisationResult:
@@ -618,6 +640,12 @@ def drift_recovery(
     the drifted site; both scripts are scored on the drifted pages (holdout split).
     ``pagination`` is left out: a script reads the page it is given, it follows no link.
     With ``sandbox`` every script is scored by running it there.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -632,6 +660,7 @@ def drift_recovery(
     bad = [d for d in drifts if d not in SCRIPT_DRIFTS]
     if isinstance(drifts, str) or bad:
         raise ValueError(f"drifts must be among {SCRIPT_DRIFTS}, got {drifts!r}")
+    seed = resolve_seed(seed)
     train = [g for t in templates for g in _groups_of(t, train_groups, pages, 2 * seed + 1)]
     cache: dict[tuple[str, int], Prepared] = {}
     pol, _ = train_writer(
