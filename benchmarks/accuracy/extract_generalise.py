@@ -32,6 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+#: The sizes of the leave-one-template-out and drift runs (per seed).
+_RUN = {"train_groups": 2, "pages": 5, "steps": 400, "slot_steps": 300}
+
 
 class _Sandbox:
     """The OS sandbox, each distinct (script, pages) run once: several writers often write
@@ -74,14 +77,7 @@ def part_loto(seeds: int, progress: bool) -> dict[str, Any]:
     frames, weights = [], []
     for s in range(seeds):
         r = leave_one_template_out(
-            train_groups=2,
-            test_groups=2,
-            pages=5,
-            steps=400,
-            slot_steps=300,
-            seed=s,
-            sandbox=_Sandbox(),
-            progress=progress,
+            **_RUN, test_groups=2, seed=s, sandbox=_Sandbox(), progress=progress
         )
         df = r.to_frame().drop(columns=["program"])
         df["seed"] = s
@@ -98,16 +94,7 @@ def part_drift(seeds: int, progress: bool) -> dict[str, Any]:
 
     frames = []
     for s in range(seeds):
-        r = drift_recovery(
-            train_groups=2,
-            test_groups=1,
-            pages=5,
-            steps=400,
-            slot_steps=300,
-            seed=s,
-            sandbox=_Sandbox(),
-            progress=progress,
-        )
+        r = drift_recovery(**_RUN, test_groups=1, seed=s, sandbox=_Sandbox(), progress=progress)
         df = r.to_frame()
         df["seed"] = s
         frames.append(df)
