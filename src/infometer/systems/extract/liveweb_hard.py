@@ -177,7 +177,7 @@ def make_hard_benchmark(
     >>> b = make_hard_benchmark(pages_per_group=2, versions=(), templates=["infobox"],
     ...                         domains=["book"])
     >>> sorted({q.condition for q in b.queries})
-    ['absent', 'ab_layout', 'literal', 'paraphrased', 'struck']
+    ['ab_layout', 'absent', 'literal', 'paraphrased', 'struck']
     """
     doms = sorted(DOMAINS) if domains is None else list(domains)
     if isinstance(templates, str) or not templates or set(templates) - set(ALL_TEMPLATES):
