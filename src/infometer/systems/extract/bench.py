@@ -33,7 +33,12 @@ from ._documents import make_corpus
 from ._metrics import fuzzy_f1
 from ._sites import TEMPLATES, make_group, make_sites
 from ._sso import parse_output, serialize_sso
-from .bridge import extraction_mutual_info, layout_entropy, rank_agreement
+from .bridge import (
+    extraction_mutual_info,
+    layout_entropy,
+    rank_agreement,
+    read_channel_mutual_info,
+)
 from .litecost import evaluate, run_cost, spans_of, train_extractor
 from .liveweb import VGS, make_benchmark, run_benchmark
 
@@ -243,6 +248,9 @@ def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, 
                     "mi_bits": float(e),
                     "bits_per_token": e.diagnostics.get("bits_per_token"),
                     "ceiling_bits": e.diagnostics["ceiling_bits"],
+                    # clipped to [0, log2 N] with what it says (read_channel_mutual_info)
+                    "mi_bits_read": read_channel_mutual_info(e)["bits"],
+                    "mi_reading": read_channel_mutual_info(e)["reading"],
                 }
             )
     rows += _litecost_mi(seed)

@@ -44,7 +44,7 @@ from infometer.core.seeding import Seed, as_generator
 
 from . import _script_runtime as rt
 from ._dedup import count_tokens, dedup_html
-from ._html import parse
+from ._html import first_class, has_class, parse, repeated_groups
 from ._metrics import fuzzy_f1
 from ._sites import Group
 
@@ -96,26 +96,9 @@ class Choice:
 
 
 # ------------------------------------------------------------------- page analysis
-def _first_class(el: Any) -> str:
-    return (el.get("class") or "").split()[0] if el.get("class") else ""
-
-
-def _has_class(cls: str) -> str:
-    return f"contains(concat(' ', normalize-space(@class), ' '), ' {cls} ')"
-
-
-def _groups(root: Any) -> list[tuple[Any, str, str, list[Any]]]:
-    """Repeated sibling groups: (parent, tag, first class, members) with >= 2 members."""
-    out = []
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        g: dict[tuple[str, str], list[Any]] = {}
-        for c in el:
-            if isinstance(c.tag, str):
-                g.setdefault((c.tag, _first_class(c)), []).append(c)
-        out += [(el, t, c, m) for (t, c), m in g.items() if len(m) >= 2]
-    return out
+_first_class = first_class
+_has_class = has_class
+_groups = repeated_groups
 
 
 def _n_desc(el: Any) -> int:
@@ -409,6 +392,20 @@ class TrainLog(Result):
     reward: str = "group"
 
 
+def check_training(groups: Sequence[Group], reward: str, rollouts: int, steps: int) -> None:
+    """The arguments every GRPO-style trainer of script writers refuses, named."""
+    if reward not in ("group", "self"):
+        raise ValueError(f"reward must be 'group' or 'self', got {reward!r}")
+    if not groups:
+        raise ValueError("groups must hold at least one training group")
+    if rollouts < 2:
+        raise ValueError(
+            f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
+        )
+    if isinstance(steps, bool) or not isinstance(steps, int | np.integer) or steps < 0:
+        raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
+
+
 def train_policy(
     groups: Sequence[Group],
     *,
@@ -439,14 +436,7 @@ def train_policy(
     >>> len(log.rewards)
     2
     """
-    if reward not in ("group", "self"):
-        raise ValueError(f"reward must be 'group' or 'self', got {reward!r}")
-    if not groups:
-        raise ValueError("groups must hold at least one training group")
-    if rollouts < 2:
-        raise ValueError(
-            f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
-        )
+    check_training(groups, reward, rollouts, steps)
 
     rng = as_generator(seed)
     pol = Policy.uniform()
