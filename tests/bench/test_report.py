@@ -88,9 +88,10 @@ def test_report_renders_in_headless_chromium(bench_dir, tmp_path):
     out = write_report(bench_dir, tmp_path / "report.html", tolerance=0.1)
     text = out.read_text()
     for section in (
+        "Winner per task family",
+        "Contenders side by side, per task family",
         "Summary per estimator",
         "Failing tasks",
-        "Error of the estimates (estimate − truth)",
         "Time per estimator",
         "Error table",
         "Run errors",
@@ -373,15 +374,16 @@ def test_winner_properties(spec, rnd):
 def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkeypatch):
     # issue 31 §5: panels show estimate − truth (tasks of 0.3 and 3.7 nats on one axis hid
     # the errors), every estimator has its own colour, the legend sits off the points
+    from infometer.core import report as core_report
     from infometer.workflows.bench import report
 
     figs = []
 
-    def keep(fig):
+    def keep(fig, dpi=100):
         figs.append(fig)
         return ""
 
-    monkeypatch.setattr(report, "_png", keep)
+    monkeypatch.setattr(core_report, "figure_uri", keep)
     df, _ = load(bench_dir)
     agg = aggregate(df, tolerance=0.1)
     report._family_plots(agg)
@@ -390,7 +392,7 @@ def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkey
     for fig in figs:
         ax = fig.axes[0]
         assert ax.get_ylabel() == "estimate − truth (nats)"
-        fam = ax.get_title().split(" (n = ")[0]
+        fam = ax.get_title().split(": n = ")[0]
         want = agg[(agg["n"] == n_max) & (agg["family"] == fam)]
         got = {c.get_label(): c for c in ax.containers}
         for m, md in want.groupby("method"):

@@ -237,6 +237,32 @@ SUITES: dict[str, Suite] = {
 }
 
 
+#: The suites beyond MI, gathered in ``beyond-mi`` (one sweep, one report).
+BEYOND_MI = ("cmi", "te", "dynamics", "multivariate", "pid", "network", "complexity")
+
+
+def _union(name: str, description: str, parts: tuple[str, ...]) -> Suite:
+    ps = [SUITES[p] for p in parts]
+    methods: list[str] = []
+    for p in ps:
+        methods += [m for m in p.methods if m not in methods]
+    return Suite(
+        name,
+        description,
+        ns=(1000,),
+        seeds=3,
+        names=tuple(n for p in ps for n in p.names),
+        tags=tuple(t for p in ps for t in p.tags),
+        methods=tuple(methods),
+    )
+
+
+SUITES["beyond-mi"] = _union(
+    "beyond-mi", "every suite beyond MI at n = 1000, their estimators side by side", BEYOND_MI
+)
+SUITES["all"] = SUITES.pop("all")  # last in listings
+
+
 def suite_tasks(name: str) -> list[truth.Task]:
     """Tasks of the suite called ``name`` (``all`` = every task)."""
     if name not in SUITES:
