@@ -163,7 +163,7 @@ def _register() -> list[Task]:
                     sampler=sampler,
                     truth=truth,
                     dims=dims,
-                    family=quantity,
+                    family=f"complexity-{methods[0]}" if quantity == "complexity" else quantity,
                     tags=frozenset(tags),
                     discrete=discrete,
                     description=description,

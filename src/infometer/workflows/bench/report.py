@@ -210,7 +210,8 @@ def family_table(df: pd.DataFrame, family: str) -> pd.DataFrame:
     (mean error) over its finished runs, ``spread (sd)`` (the sd of its estimates over
     seeds, averaged over tasks and n: the run-to-run scatter, not an interval), ``median
     CPU (s)`` per estimate; for a network family the mean ``precision``, ``recall`` and
-    ``FPR`` of the recovered links.  Sorted by median |error| (failures last).
+    ``FPR`` of the recovered links.  Sorted by median |error|, then mean |error| (failures
+    last).
     """
     fd = df[df["family"].fillna("(none)") == family]
     net = (fd["quantity"] == "network").any()
@@ -236,7 +237,9 @@ def family_table(df: pd.DataFrame, family: str) -> pd.DataFrame:
     if out.empty:
         return out
     key = out["median |err|"].fillna(np.inf) + np.where(out["failed"] >= out["runs"], np.inf, 0)
-    return out.assign(_k=key).sort_values(["_k", "contender"]).drop(columns="_k")
+    mean_abs = {m: d["abs_error"].mean() for m, d in fd.groupby("method")}
+    out = out.assign(_k=key, _m=out["contender"].map(mean_abs).fillna(np.inf))
+    return out.sort_values(["_k", "_m", "contender"]).drop(columns=["_k", "_m"])
 
 
 def _plt():
@@ -257,7 +260,6 @@ def _family_plots(agg: pd.DataFrame) -> dict[str, str]:
     out = {}
     n_max = agg["n"].max()
     sub = agg[agg["n"] == n_max]
-    styles = method_styles(sorted(sub["method"].unique()))
     for fam, fd in sub.groupby("family", sort=True):
         tasks = list(dict.fromkeys(fd["task"]))
         methods = sorted(
@@ -265,6 +267,7 @@ def _family_plots(agg: pd.DataFrame) -> dict[str, str]:
         )
         if not methods:
             continue
+        styles = method_styles(methods)  # per panel: up to 10 contenders in tab10's colours
         fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(tasks) + 3) + 2.6, 4.2))
         xs = np.arange(len(tasks))
         ax.axhline(0.0, color="black", lw=1, label="truth (error 0)", zorder=1)
