@@ -160,8 +160,8 @@ def test_cli_peers_option(tmp_path, fake_modules):
     out = tmp_path / "b"
     peer_spec = f"antropy={fake_modules},ordpy={tmp_path / 'no'}"
     args = ["bench", "--suite", "complexity", "--tasks", "white-permutation-m3", "-e",
-            "permutation", "--n", "300", "--seeds", "1", "--out", str(out), "--workers", "1",
-            "--no-progress", "--peers", peer_spec]  # fmt: skip
+            "permutation", "--n", "300", "--seeds", "1", "--out", str(out), "--jobs", "1",
+            "-q", "--peers", peer_spec]  # fmt: skip
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
     assert "ordpy" in r.output and "peer-missing" in r.output

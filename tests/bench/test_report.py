@@ -201,9 +201,11 @@ def test_report_of_a_read_only_store(bench_dir, tmp_path, bench_env):
     ro = tmp_path / "ro"
     ro.mkdir()
     shutil.copy(bench_dir / "results.sqlite", ro / "results.sqlite")  # closed: no -wal/-shm
+    shutil.copy(bench_dir / "manifest.json", ro / "manifest.json")  # the store's identity
     out = tmp_path / "out"
     out.mkdir()
     os.chmod(ro / "results.sqlite", 0o444)
+    os.chmod(ro / "manifest.json", 0o444)
     os.chmod(ro, 0o555)
     try:
         cmd = [sys.executable, "-m", "infometer.cli.bench", "report", str(ro), "-o"]
@@ -224,7 +226,7 @@ def test_report_of_a_read_only_store(bench_dir, tmp_path, bench_env):
             ["sh", "-c", f"touch {ro}/x"], preexec_fn=_without_write_permission_bypass()
         )
         assert probe.returncode != 0
-        assert sorted(p.name for p in ro.iterdir()) == ["results.sqlite"]
+        assert sorted(p.name for p in ro.iterdir()) == ["manifest.json", "results.sqlite"]
     finally:
         os.chmod(ro, 0o755)
 
@@ -371,28 +373,20 @@ def test_winner_properties(spec, rnd):
         assert set(r["winner"].split(" = ")) == {m for m, v in med.items() if v - best <= TIE_NATS}
 
 
-def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkeypatch):
+def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir):
     # issue 31 §5: panels show estimate − truth (tasks of 0.3 and 3.7 nats on one axis hid
     # the errors), every estimator has its own colour, the legend sits off the points
-    from infometer.core import report as core_report
-    from infometer.workflows.bench import report
+    from infometer.workflows.bench import figures
 
-    figs = []
-
-    def keep(fig, dpi=100):
-        figs.append(fig)
-        return ""
-
-    monkeypatch.setattr(core_report, "figure_uri", keep)
     df, _ = load(bench_dir)
     agg = aggregate(df, tolerance=0.1)
-    report._family_plots(agg)
+    figs = [fig for _, fig in figures.family_panels(agg)]
     assert figs
     n_max = agg["n"].max()
     for fig in figs:
         ax = fig.axes[0]
         assert ax.get_ylabel() == "estimate − truth (nats)"
-        fam = ax.get_title().split(": n = ")[0]
+        fam = ax.get_title().split(", n = ")[0]
         want = agg[(agg["n"] == n_max) & (agg["family"] == fam)]
         got = {c.get_label(): c for c in ax.containers}
         for m, md in want.groupby("method"):
@@ -402,7 +396,7 @@ def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkey
                 assert sorted(ys) == pytest.approx(sorted(err)), m
         leg = ax.get_legend()
         assert leg.get_bbox_to_anchor().x0 >= ax.get_window_extent().x1 - 1  # outside
-    styles = report.method_styles([f"m{i}" for i in range(25)] + ["auto"])
+    styles = figures.method_styles([f"m{i}" for i in range(25)] + ["auto"])
     keys = {
         (tuple(v["color"]) if not isinstance(v["color"], str) else v["color"], v["marker"])
         for v in styles.values()
@@ -423,7 +417,7 @@ def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkey
         "gaussian_copula",
         "gkov",
     ]
-    st = report.method_styles(names)
+    st = figures.method_styles(names)
     assert st["chao_shen"]["color"] != st["plugin"]["color"]  # was: both tab10's blue
 
 

@@ -24,6 +24,7 @@ action, ties to the sender).  Everything is computed by enumerating the ``M**T``
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,8 @@ import numpy as np
 
 from infometer.core.estimate import Estimate
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.training import optimizer, run_epochs
 from infometer.core.validation import check_stochastic_matrix
 from infometer.measures import exact
@@ -69,7 +72,7 @@ def _check_policies(policies: Any, n_states: int) -> tuple[list[np.ndarray], int
 
 
 @dataclass(frozen=True, eq=False)
-class MultiTurnResult:
+class MultiTurnResult(Result):
     """What a multi-turn scheme is worth and how much it reveals, turn by turn."""
 
     value: Estimate  # sender's expected utility (hard best response, ties to the sender)
@@ -140,8 +143,8 @@ def evaluate_multiturn(
     )
 
 
-@dataclass
-class SenderTraining:
+@dataclass(eq=False)
+class SenderTraining(Result):
     """A trained sender: its scheme, what it achieves, and the LP value it aims for.
 
     ``fraction_of_lp`` is ``value / lp_value`` (meaningful when the LP value is positive);
@@ -177,7 +180,7 @@ def train_sender(
     lr: float = 0.02,
     temperature: tuple[float, float] = (0.3, 0.003),
     restarts: int = 1,
-    seed: int = 0,
+    seed: Seed = 0,
     threads: int | None = 1,
     progress: bool | None = None,
     unit: str | None = "nats",
@@ -201,10 +204,12 @@ def train_sender(
         logits (standard normal).  The scheme with the highest exact value is kept: with
         several turns the objective has local optima (see docs/decision.md).
     seed
-        Seed of the sampling and of the restarts' initial logits.
+        Seed of the sampling and of the restarts' initial logits. An int >= 0 (the same int gives
+        the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
     threads
-        ``torch.set_num_threads`` while training (restored after); the tensors are tiny, so
-        one thread is fastest; ``None`` leaves the setting alone.
+        torch's threads while training (restored after); ``None``: the library's training
+        default (one thread: the tensors are tiny; ``infometer.core._threads``).
     """
     import torch
 
@@ -220,10 +225,13 @@ def train_sender(
     t0_, t1_ = (
         check_float(t, "temperature", low=0.0, inclusive=(False, True)) for t in temperature
     )
-    seed = check_int(seed, "seed", min_value=0)
-    prev_threads = torch.get_num_threads()
+    seed = resolve_seed(seed)
+    from infometer.core._threads import training_threads
+
     if threads is not None:
-        torch.set_num_threads(check_int(threads, "threads", min_value=1))
+        check_int(threads, "threads", min_value=1)
+    stack = contextlib.ExitStack()
+    stack.enter_context(training_threads(threads))  # torch threads, restored after
     bar = progress_bar(total=steps * restarts, desc="policy-gradient sender", progress=progress)
     start = time.perf_counter()
     runs = []
@@ -240,7 +248,7 @@ def train_sender(
             pols, losses = _train(torch, mu0, u, v, init, steps, batch_size, lr, t0_, t1_, gen, bar)
             runs.append((evaluate_multiturn(mu0, u, v, pols, unit=unit), pols, losses))
     finally:
-        torch.set_num_threads(prev_threads)
+        stack.close()
         if bar is not None:
             bar.close()
     values = [res.value.value for res, _, _ in runs]

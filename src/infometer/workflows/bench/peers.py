@@ -46,7 +46,7 @@ __all__ = [
     "peer_python",
     "supports",
     "run_peer",
-    "PeerResult",
+    "PeerRun",
     "configure",
 ]
 
@@ -275,7 +275,7 @@ def supports(name: str, task: truth.Task) -> str | None:
 
 
 @dataclass
-class PeerResult:
+class PeerRun:
     """What one peer run gave: ``status`` as stored (``ok``, ``error``, ``peer-missing``,
     ``peer-crashed``, ``peer-timeout``), the value or edges, times and the message."""
 
@@ -298,7 +298,7 @@ def run_peer(
     *,
     timeout: float | None = None,
     python: str | None = None,
-) -> PeerResult:
+) -> PeerRun:
     """Run peer ``name`` on ``data`` of ``task`` in its own interpreter.
 
     Parameters
@@ -315,7 +315,7 @@ def run_peer(
 
     Returns
     -------
-    PeerResult
+    PeerRun
         Never raises for the peer's failures: they are the result's ``status``.
     """
     name = peer_name(name)
@@ -323,13 +323,13 @@ def run_peer(
     if timeout is None:
         timeout = float(os.environ.get("INFOMETER_PEER_TIMEOUT", DEFAULT_TIMEOUT))
     if not python:
-        return PeerResult(
+        return PeerRun(
             "peer-missing",
             message=f"no interpreter for peer {name}: set {_env_key(name)} or "
             f"INFOMETER_PEER_DIR, or pass --peers {name}=PYTHON",
         )
     if not Path(python).exists():
-        return PeerResult("peer-missing", message=f"peer {name}: {python} does not exist")
+        return PeerRun("peer-missing", message=f"peer {name}: {python} does not exist")
     params = dict(task.params)
     if task.quantity == "complexity" and task.methods:
         params["method"] = task.methods[0]
@@ -370,17 +370,17 @@ def run_peer(
                 start_new_session=True,
             )
         except subprocess.TimeoutExpired:
-            return PeerResult(
+            return PeerRun(
                 "peer-timeout",
                 message=f"peer {name} did not answer within {timeout:g} s",
                 total_s=time.perf_counter() - t0,
             )
         except OSError as exc:
-            return PeerResult("peer-missing", message=f"peer {name}: {python}: {exc}")
+            return PeerRun("peer-missing", message=f"peer {name}: {python}: {exc}")
         total = time.perf_counter() - t0
         if not os.path.exists(resp):
             tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-3:]
-            return PeerResult(
+            return PeerRun(
                 "peer-crashed",
                 message=f"peer {name} exited with status {proc.returncode} without an "
                 f"answer: {' | '.join(tail)}"[:2000],
@@ -390,9 +390,9 @@ def run_peer(
             out = json.load(f)
     if "error" in out:
         status = "peer-missing" if out.get("kind") == "missing" else "error"
-        return PeerResult(status, message=f"{name}: {out['error']}", total_s=total)
+        return PeerRun(status, message=f"{name}: {out['error']}", total_s=total)
     value = out.get("value")
-    return PeerResult(
+    return PeerRun(
         "ok",
         value=None if value is None else float(value),
         edges=out.get("edges"),

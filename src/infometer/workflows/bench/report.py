@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from infometer.workflows.bench import figures
+
 from .store import DB_NAME, Store
 
 __all__ = [
@@ -181,27 +183,6 @@ def winners(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def method_styles(methods: list[str]) -> dict[str, dict]:
-    """One colour and marker per estimator, none shared (tab10, then the light halves of
-    tab20, then markers); ``auto`` is a black star, never the colour of its pick."""
-    import matplotlib.pyplot as plt
-
-    palette = [plt.cm.tab10(i) for i in range(10)] + [plt.cm.tab20(2 * i + 1) for i in range(10)]
-    markers = ["o", "s", "^", "D", "v", "P", "X"]
-    styles, k = {}, 0
-    for m in methods:
-        if m == "auto":
-            styles[m] = {"color": "black", "marker": "*", "ms": 8}
-            continue
-        styles[m] = {
-            "color": palette[k % len(palette)],
-            "marker": markers[(k // len(palette)) % len(markers)] if k >= len(palette) else "o",
-            "ms": 4,
-        }
-        k += 1
-    return styles
-
-
 def family_table(df: pd.DataFrame, family: str) -> pd.DataFrame:
     """Every contender of one task family side by side, best first.
 
@@ -242,96 +223,19 @@ def family_table(df: pd.DataFrame, family: str) -> pd.DataFrame:
     return out.sort_values(["_k", "_m", "contender"]).drop(columns=["_k", "_m"])
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _family_plots(agg: pd.DataFrame) -> dict[str, str]:
-    """Per task family: mean estimate − truth per task and contender (± sd over seeds: the
-    scatter of the runs, not an interval), so tasks of 0.3 and 3.7 nats share an axis."""
+    """The estimate − truth panel of each task family (:func:`figures.family_panels`)."""
     from infometer.core.report import figure_uri
 
-    plt = _plt()
-    out = {}
-    n_max = agg["n"].max()
-    sub = agg[agg["n"] == n_max]
-    for fam, fd in sub.groupby("family", sort=True):
-        tasks = list(dict.fromkeys(fd["task"]))
-        methods = sorted(
-            m for m in fd["method"].unique() if fd[fd["method"] == m]["mean"].notna().any()
-        )
-        if not methods:
-            continue
-        styles = method_styles(methods)  # per panel: up to 10 contenders in tab10's colours
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(tasks) + 3) + 2.6, 4.2))
-        xs = np.arange(len(tasks))
-        ax.axhline(0.0, color="black", lw=1, label="truth (error 0)", zorder=1)
-        w = 0.7 / max(1, len(methods))
-        for i, m in enumerate(methods):
-            md = fd[fd["method"] == m].set_index("task")
-            idx = [j for j, t in enumerate(tasks) if t in md.index and pd.notna(md.loc[t, "mean"])]
-            vals = md.loc[[tasks[j] for j in idx]]
-            st = styles[m]
-            ax.errorbar(
-                xs[idx] - 0.35 + (i + 0.5) * w,
-                vals["mean"] - vals["truth"],
-                yerr=vals["sd"].fillna(0),
-                fmt=st["marker"],
-                ms=st["ms"] + 1,
-                color=st["color"],
-                label=m,
-                capsize=2,
-                zorder=3,
-            )
-        for j in range(1, len(tasks)):  # task boundaries
-            ax.axvline(j - 0.5, color="#dddddd", lw=0.6, zorder=0)
-        ax.set_xticks(xs)
-        ax.set_xticklabels(
-            [t if len(t) < 30 else t[:28] + "…" for t in tasks],
-            rotation=30,
-            ha="right",
-            fontsize=10,
-        )
-        ax.tick_params(axis="y", labelsize=10)
-        ax.set_xlim(-0.5, len(tasks) - 0.5)
-        net = (fd["quantity"] == "network").any()
-        ax.set_ylabel(
-            "F1 − 1 (0 = the true graph)" if net else "estimate − truth (nats)", fontsize=11
-        )
-        runs = int(fd["runs"].max())
-        ax.set_title(f"{fam}: n = {n_max}, mean of {runs} seeds; bars: sd over seeds", fontsize=11)
-        ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-        ax.grid(axis="y", alpha=0.3)
-        out[str(fam)] = figure_uri(fig, dpi=100)
-    return out
+    return {fam: figure_uri(fig, dpi=figures.DPI) for fam, fig in figures.family_panels(agg)}
 
 
 def _cpu_plot(df: pd.DataFrame) -> str | None:
-    """Median CPU time per estimate and contender (log scale), one bar per n."""
+    """Median CPU time per estimate and contender (:func:`figures.timing`)."""
     from infometer.core.report import figure_uri
 
-    ok = df[(df["status"] == "ok") & df["cpu_s"].notna()]
-    if ok.empty:
-        return None
-    plt = _plt()
-    t = ok.groupby(["method", "n"])["cpu_s"].median().unstack("n").sort_index(ascending=False)
-    fig, ax = plt.subplots(figsize=(7.5, 1.0 + 0.32 * len(t) * max(1, t.shape[1]) ** 0.5))
-    h = 0.8 / t.shape[1]
-    for i, n in enumerate(t.columns):
-        ax.barh(
-            np.arange(len(t)) + i * h, np.maximum(t[n].values, 1e-5), height=h, label=f"n = {n}"
-        )
-    ax.set_yticks(np.arange(len(t)) + 0.4 - h / 2)
-    ax.set_yticklabels(t.index, fontsize=10)
-    ax.set_xscale("log")
-    ax.set_xlabel("median CPU time per estimate (s; a peer's excludes its interpreter start)")
-    ax.legend(fontsize=9)
-    return figure_uri(fig, dpi=100)
+    fig = figures.timing(df, column="cpu_s")
+    return None if fig is None else figure_uri(fig, dpi=figures.DPI)
 
 
 def _pass_classes(passes: list[bool], columns: tuple[str, ...]):
