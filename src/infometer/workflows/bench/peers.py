@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.measures import truth
 
 __all__ = [
@@ -294,7 +295,7 @@ def run_peer(
     name: str,
     task: truth.Task,
     data: dict[str, np.ndarray],
-    seed: int,
+    seed: Seed,
     *,
     timeout: float | None = None,
     python: str | None = None,
@@ -305,8 +306,12 @@ def run_peer(
     ----------
     name
         A key of :data:`PEERS` (or ``peer:NAME``).
-    task, data, seed
-        The task (its quantity, kind and ``params``), its samples and the run's seed.
+    task, data
+        The task (its quantity, kind and ``params``) and its samples.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).  The peer receives one int
+        (:func:`infometer.core.seeding.resolve_seed`).
     timeout
         Seconds before the peer's process is killed (default
         ``INFOMETER_PEER_TIMEOUT`` or :data:`DEFAULT_TIMEOUT`).
@@ -319,6 +324,7 @@ def run_peer(
         Never raises for the peer's failures: they are the result's ``status``.
     """
     name = peer_name(name)
+    seed = resolve_seed(seed)
     python = python or peer_python(name)
     if timeout is None:
         timeout = float(os.environ.get("INFOMETER_PEER_TIMEOUT", DEFAULT_TIMEOUT))
