@@ -80,6 +80,9 @@ PRIVATE: dict[str, tuple[str, ...]] = {
         "consistency",
         "continuous",
         "discrete",
+        "dynamics",
+        "multivariate",
+        "network",
         "quantised",
         "signals",
     ),
@@ -117,7 +120,7 @@ PRIVATE: dict[str, tuple[str, ...]] = {
         "store",
         "table",
     ),
-    "workflows.bench": ("figures", "report", "runner", "store", "suites"),
+    "workflows.bench": ("figures", "peers", "report", "runner", "store", "suites"),
     "cli": (
         "bench",
         "complexity",
