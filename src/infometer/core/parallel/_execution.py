@@ -69,7 +69,18 @@ class Execution:
         from infometer.core.validation import check_choice, check_float, check_int
 
         if self.n_jobs is not None:
+            from infometer.core.validation import check_budget
+
+            from ._run import MAX_WORKERS
+
             object.__setattr__(self, "n_jobs", check_int(self.n_jobs, "n_jobs", min_value=1))
+            check_budget(
+                self.n_jobs,
+                name="n_jobs",
+                limit=MAX_WORKERS,
+                what="local worker processes",
+                override="run on a Dask scheduler for more",
+            )
         if self.backend is not None:
             check_choice(self.backend, "backend", BACKENDS)
             if self.scheduler is not None and self.backend != "dask":

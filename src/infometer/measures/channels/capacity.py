@@ -9,9 +9,10 @@ import numpy as np
 
 from infometer.core.estimate import Estimate, resolve_unit, unit_factor
 from infometer.core.uncertainty import make_estimate
+from infometer.core.validation import validate_params
 
 from ._blahut import capacity as _capacity
-from ._inputs import channel_matrix, tol_iter
+from ._inputs import STOPPING, channel_matrix, tol_iter
 
 __all__ = ["ChannelCapacity", "channel_capacity"]
 
@@ -79,6 +80,7 @@ class ChannelCapacity:
         return finish(ax, path)
 
 
+@validate_params(STOPPING)
 def channel_capacity(
     channel: Any,
     *,

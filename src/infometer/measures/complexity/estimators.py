@@ -71,6 +71,7 @@ def block_stderr(
 
 
 def _signal(x: Variable, image: bool) -> np.ndarray:
+    """The checked signal (or image), at least ``MIN_SAMPLES`` long."""
     if image:
         return np.ascontiguousarray(x.values)
     if x.d != 1:
@@ -78,7 +79,25 @@ def _signal(x: Variable, image: bool) -> np.ndarray:
             f"x must be one signal (a 1-D array), got {x.d} columns; pass one column at a "
             "time (or measure='permutation_2d' for an image)"
         )
+    if x.n < measures.MIN_SAMPLES:
+        raise ValueError(
+            f"x has {x.n} samples; a signal's complexity needs at least "
+            f"{measures.MIN_SAMPLES} (and each measure more: order! windows for the ordinal "
+            "ones, template pairs at length order + 1 for sample, approximate and fuzzy)"
+        )
     return np.ascontiguousarray(x.values[:, 0])
+
+
+def _blocks(value: Any, n: int) -> int:
+    """``stderr_blocks``: 0 (no error bar) or 2 up to the blocks of ``MIN_SAMPLES`` each."""
+    blocks = check_int(value, "stderr_blocks", min_value=0)
+    most = n // measures.MIN_SAMPLES
+    if blocks == 1 or blocks > most:
+        raise ValueError(
+            f"stderr_blocks must be 0 (no error bar) or 2..{most}: blocks of at least "
+            f"{measures.MIN_SAMPLES} of the {n} samples (rows), got {blocks}"
+        )
+    return blocks
 
 
 def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw]:
@@ -86,10 +105,13 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
     own = [p for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
 
     def est(x: Variable, **kw: Any) -> Raw:
-        blocks = check_int(kw.pop("stderr_blocks"), "stderr_blocks", min_value=0)
-        if blocks == 1:
-            raise ValueError("stderr_blocks must be 0 (no error bar) or >= 2")
+        raw_blocks = kw.pop("stderr_blocks")
         s = _signal(x, image)
+        blocks = _blocks(raw_blocks, s.shape[0])
+        # where squares of x would overflow: rescaled by a power of two (scale-free ones)
+        s, scale = measures.rescaled(s) if name in measures.SCALE_FREE else (s, 1.0)
+        if kw.get("r_abs") is not None:  # an absolute tolerance scales with the signal
+            kw["r_abs"] = measures.check_float(kw["r_abs"], "r_abs", low=0.0) * scale
         value = float(fn(s, **kw))
         diag: dict[str, Any] = {"measure": name}
         if kw.get("normalize"):

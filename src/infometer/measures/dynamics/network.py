@@ -38,6 +38,7 @@ References
 
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -47,7 +48,21 @@ import numpy as np
 
 from infometer.core.data import InfometerWarning
 from infometer.core.parallel import Execution
-from infometer.core.validation import check_budget, check_choice, check_float, check_int
+from infometer.core.validation import (
+    Flag,
+    Instance,
+    Interval,
+    Many,
+    Options,
+    Size,
+    check_budget,
+    check_choice,
+    check_float,
+    check_int,
+    check_memory,
+    validate_params,
+)
+from infometer.measures.stats.independence import MAX_PERMUTATIONS
 
 from ._input import as_panel
 
@@ -258,11 +273,39 @@ def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
             progress=lambda pr: pb.update(1),
             lock=None if store is None else str(store.folder / ".lock"),
         )
+    if outcome.interrupted:  # Ctrl-C: finished targets are in the store (if any)
+        raise KeyboardInterrupt(outcome.describe())
     if outcome.missing:
         raise RuntimeError(f"target jobs did not finish: {outcome.describe()}")
     return dict(sink.results) if store is None else store.results(payloads)
 
 
+@validate_params(
+    {
+        "method": [Options("mte", "bivariate_te", "pcmci", "pcmciplus")],
+        "max_lag": [Interval(numbers.Integral, 1)],
+        "min_lag": [Interval(numbers.Integral, 0), None],
+        "tau_min": [Interval(numbers.Integral, 0), None],
+        "max_lag_target": [Interval(numbers.Integral, 1), None],
+        "cmi": [Instance(str, what="a CMI method name ('auto', 'gaussian', 'ksg1', ...)")],
+        "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "fdr": [Flag()],
+        "n_perm": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
+        "n_perm_omnibus": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
+        "null": [Options("permutation", "local")],
+        "pc_alpha": [Interval(numbers.Real, 0, 1, closed="right"), None],
+        "max_conds_dim": [Interval(numbers.Integral, 0), None],
+        "max_conds_px": [Interval(numbers.Integral, 0), None],
+        "trials": [Interval(numbers.Integral, 1)],
+        "targets": [
+            Many(Instance(str, numbers.Integral, what="a series name or index"), what="targets"),
+            None,
+        ],
+        "discrete": [Flag(), None],
+        "progress": [Flag(), None],
+        "max_candidates": [Interval(numbers.Integral, 1)],
+    }
+)
 def infer_network(
     data: Any,
     *,
@@ -431,6 +474,13 @@ def infer_network(
     unit_name = resolve_unit(unit)
     factor = unit_factor("nats", unit_name)
     panel, warns = as_panel(data, discrete=discrete)
+    for nm, count in (("n_perm", n_perm), ("n_perm_omnibus", n_perm_omnibus)):
+        check_memory(
+            8.0 * count * panel.t,
+            what=f"table of {count} permutations of {panel.t} rows",
+            name=nm,
+            override=f"pass a smaller {nm}",
+        )
     pcm = method in ("pcmci", "pcmciplus")
     span = 2 * max_lag if pcm else max(max_lag, max_lag_target)
     per_trial = panel.t // trials
@@ -608,7 +658,9 @@ def _resolve_cmi(cmi: Any, panel: Any, params: dict[str, Any]) -> str:
                 + (f" ({len(panel.few_level) - 1} more such)" if len(panel.few_level) > 1 else "")
                 + f"; a Gaussian CMI of such series sees only linear dependence: {choices}"
             )
-        return "plugin" if discrete else "gaussian"
+        name = "plugin" if discrete else "gaussian"
+        registry.get("cond_mutual_info", name).check_params(params)  # e.g. bogus=1
+        return name
     spec = registry.get("cond_mutual_info", cmi)
     kind = "discrete" if discrete else "continuous"
     if kind not in spec.kinds:

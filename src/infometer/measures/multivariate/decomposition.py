@@ -483,7 +483,7 @@ def pid(
 
     from .measures import split_variables
 
-    src = split_variables(sources, groups=groups, discrete=discrete)
+    src = split_variables(sources, groups=groups, discrete=discrete, name="sources")
     tname = "target"
     while tname in src:
         tname = "_" + tname

@@ -9,11 +9,12 @@ the public functions of :mod:`.measures` pass any number of variables to ``api.r
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from infometer.core import registry
-from infometer.core.data import Variable, check_int
+from infometer.core.data import Variable, check_float, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
 
 from . import kernels
@@ -195,12 +196,61 @@ def _make_gaussian(method: str, quantity: str) -> Callable[..., Raw]:
 
 
 # ------------------------------------------------------------------------- kNN
-def _ksg(quantity: str, vs: Sequence[Variable], k, standardize, jitter, jitter_scale, seed, index):
+#: Default most distance evaluations of one kNN estimate (rows² x the columns of every
+#: range count): about a minute of brute-force counting.
+MAX_KNN_WORK = 2e10
+
+
+#: Entropy terms of each quantity on n variables (at most; ``_terms.terms`` builds them).
+_N_TERMS = {
+    "total_correlation": lambda n: n + 1,
+    "dual_total_correlation": lambda n: n + 1,
+    "o_information": lambda n: 2 * n + 1,
+    "s_information": lambda n: 2 * n + 1,
+    "co_information": lambda n: 2**n - 1,
+    "o_information_gradient": lambda n: 4 * n + 2,
+}
+
+
+def knn_work(quantity: str, dims: Sequence[int], n: int) -> float:
+    """At most the distance evaluations of the KSG-style estimate of ``quantity`` on
+    variables of ``dims`` columns and ``n`` rows: the joint search and a range count per
+    entropy term, each ``n²`` times the columns it reads (all of them, at most); from the
+    counts alone, without building the terms."""
+    return float(n) ** 2 * sum(dims) * (1 + _N_TERMS[quantity](len(dims)))
+
+
+def check_knn_work(work: float, max_work: Any, what: str = "") -> None:
+    """Refuse a kNN estimate above ``max_work`` distance evaluations, naming ``X``."""
+    from infometer.core.validation import check_budget
+
+    check_budget(
+        work,
+        name="X (its rows² x the columns of every entropy term)",
+        limit=check_float(max_work, "max_work", low=1.0),
+        what=f"distance evaluations of kNN range counts{what}",
+        override="pass max_work=... to allow more, or method='gaussian_copula' (one scatter "
+        "matrix for every term)",
+    )
+
+
+def _ksg(
+    quantity: str,
+    vs: Sequence[Variable],
+    k,
+    standardize,
+    jitter,
+    jitter_scale,
+    seed,
+    index,
+    max_work=MAX_KNN_WORK,
+):
     from infometer.estimators.knn.estimators import _check, _prep
 
     check_count(quantity, len(vs))
-    t = terms(quantity, len(vs), _index(quantity, index, len(vs)))
     n = vs[0].n
+    check_knn_work(knn_work(quantity, [v.d for v in vs], n), max_work)
+    t = terms(quantity, len(vs), _index(quantity, index, len(vs)))
     k = _check(n, k, standardize, jitter, jitter_scale)
     p = _prep({v.name: v for v in vs}, standardize, jitter, jitter_scale, seed)
     if sum(b.shape[1] for b in p.blocks) == 0:
@@ -221,8 +271,9 @@ def _make_ksg(quantity: str) -> Callable[..., Raw]:
             jitter_scale: float = 1e-10,
             seed: int | None = 0,
             index: int = 0,
+            max_work: float = MAX_KNN_WORK,
         ) -> Raw:
-            return _ksg(quantity, vs, k, standardize, jitter, jitter_scale, seed, index)
+            return _ksg(quantity, vs, k, standardize, jitter, jitter_scale, seed, index, max_work)
 
     else:
 
@@ -233,8 +284,9 @@ def _make_ksg(quantity: str) -> Callable[..., Raw]:
             jitter: str = "auto",
             jitter_scale: float = 1e-10,
             seed: int | None = 0,
+            max_work: float = MAX_KNN_WORK,
         ) -> Raw:
-            return _ksg(quantity, vs, k, standardize, jitter, jitter_scale, seed, None)
+            return _ksg(quantity, vs, k, standardize, jitter, jitter_scale, seed, None, max_work)
 
     f.__name__ = f"{quantity}_ksg"
     return f

@@ -16,6 +16,7 @@ store as the Gaussian path (:class:`._search.Counts` stands where the scatter ma
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,7 +27,18 @@ from typing import Any
 import numpy as np
 
 from infometer.core.parallel import Execution
-from infometer.core.validation import check_budget, check_choice, check_int
+from infometer.core.validation import (
+    Flag,
+    Instance,
+    Interval,
+    Options,
+    Pair,
+    Size,
+    check_budget,
+    check_choice,
+    check_int,
+    validate_params,
+)
 
 from . import _search
 from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
@@ -164,6 +176,26 @@ def _sizes(sizes: Any, d: int) -> tuple[int, int]:
     return lo, hi
 
 
+#: Most surrogate data sets (each one permutation of every column and one scatter matrix).
+MAX_SURROGATES = 1_000_000
+
+
+@validate_params(
+    {
+        "measure": [Options(*MEASURES)],
+        "sizes": [Interval(numbers.Integral, 3), Pair(Interval(numbers.Integral, 3))],
+        "method": [Options(*METHODS)],
+        "n_surrogates": [Size(0, limit=MAX_SURROGATES, what="surrogate data sets")],
+        "progress": [Flag(), None],
+        "bias_correct": [Flag(), None],
+        "discrete": [Flag(), None],
+        "max_multiplets": [Interval(numbers.Integral, 1)],
+        "search": [Options(*SEARCHES)],
+        "beam_width": [Interval(numbers.Integral, 1)],
+        "objective": [Options(*OBJECTIVES)],
+        "store": [Instance(str, os.PathLike, what="a folder path (str or os.PathLike)"), None],
+    }
+)
 def multiplets(
     X: Any,
     *,
@@ -279,11 +311,6 @@ def multiplets(
 
     from .measures import split_variables
 
-    measure = check_choice(measure, "measure", MEASURES)
-    method = check_choice(method, "method", METHODS)
-    search = check_choice(search, "search", SEARCHES)
-    objective = check_choice(objective, "objective", tuple(OBJECTIVES))
-    beam_width = check_int(beam_width, "beam_width", min_value=1)
     ex = Execution.from_keywords(
         execution,
         "multiplets",
@@ -293,17 +320,9 @@ def multiplets(
         store=("store", store, None),
     )
     store = ex.store
-    n_surrogates = check_int(n_surrogates, "n_surrogates", min_value=0)
-    max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
     progress = check_progress(progress)
     if seed is not None:
         seed = check_int(seed, "seed", min_value=0)
-    if store is not None and not isinstance(store, str | os.PathLike):
-        raise TypeError(
-            f"store must be a folder path (str or os.PathLike), got {type(store).__name__}"
-        )
-    if bias_correct is not None and not isinstance(bias_correct, bool):
-        raise TypeError(f"bias_correct must be True, False or None, got {bias_correct!r}")
     parallel = ex.workers > 1 or ex.scheduler is not None or store is not None
     if search != "exhaustive" and store is not None:
         raise ValueError(
@@ -379,6 +398,7 @@ def multiplets(
         limit=max(max_multiplets, 1) * 100,
         what="multiplet evaluations (multiplets x (surrogates + 1))",
     )
+    _check_cost(search, d, lo, hi, width, count, n_surrogates, max_multiplets, vs)
     if symbols:
         w, ws, n, notes = _counts(vs, hi, n_surrogates, seed, method == "miller_madow")
     else:
@@ -429,6 +449,41 @@ def multiplets(
         n_surrogates=n_surrogates,
         names=names,
         diagnostics=diag,
+    )
+
+
+def _check_cost(search, d, lo, hi, width, count, n_surrogates, max_multiplets, vs) -> None:
+    """What the sweep costs beyond its multiplet count, refused before anything is built:
+    the ranked table (one row per multiplet), the surrogates' scatter matrices (or symbol
+    tables) and, for large multiplets, the eigen-decompositions (a multiplet of s
+    variables costs (s / 3)³ triplets' worth)."""
+    from infometer.core.validation import check_memory
+
+    n = next(iter(vs.values())).n
+    rows = count if search == "exhaustive" else (hi - lo + 1) * width
+    check_memory(
+        float(rows) * 8 * (hi + 4) * 2,
+        what=f"table of {float(rows):.3g} ranked multiplets of up to {hi} variables",
+        name="sizes",
+        override="ask for fewer or smaller multiplets (sizes=), or search='greedy'/'beam'",
+    )
+    check_memory(
+        float(n_surrogates) * max(d * d, n * d) * 8,
+        what=f"{n_surrogates} surrogate data sets of {n} rows x {d} columns",
+        name="n_surrogates",
+        override="pass fewer n_surrogates (999 give p-values down to 0.001)",
+    )
+    if search == "exhaustive":
+        weighted = sum(comb(d, s) * (s / 3) ** 3 for s in range(lo, hi + 1))
+    else:
+        weighted = sum(min(width * d, comb(d, s)) * (s / 3) ** 3 for s in range(lo, hi + 1))
+    check_budget(
+        weighted * (n_surrogates + 1),
+        name="sizes",
+        limit=max_multiplets * 100,
+        what=f"triplet-equivalent evaluations (multiplets of up to {hi} variables cost "
+        "(size / 3)³ each, times surrogates + 1)",
+        override="pass max_multiplets=... to allow more, or smaller sizes",
     )
 
 

@@ -24,6 +24,7 @@ distinct values (:mod:`._reading`).
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass, field
 from math import comb
@@ -31,7 +32,16 @@ from typing import Any
 
 import numpy as np
 
-from infometer.core.validation import check_budget, check_choice, check_int, check_memory
+from infometer.core.validation import (
+    Flag,
+    Interval,
+    Options,
+    check_budget,
+    check_choice,
+    check_int,
+    check_memory,
+    validate_params,
+)
 
 __all__ = ["pid_pairs", "PairPIDResult", "pair_mutual_info", "MAX_PAIRS", "MAX_CI_RERUNS"]
 
@@ -243,6 +253,16 @@ class PairPIDResult:
 
 
 # ------------------------------------------------------------------------ public
+@validate_params(
+    {
+        "measure": [Options(*_ALL_MEASURES)],
+        "method": [Options(*METHODS)],
+        "progress": [Flag(), None],
+        "bias_correct": [Flag(), None],
+        "discrete": [Flag(), None],
+        "max_pairs": [Interval(numbers.Integral, 1)],
+    }
+)
 def pid_pairs(
     X: Any,
     target: Any,

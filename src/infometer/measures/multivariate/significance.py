@@ -14,6 +14,7 @@ O-information: redundancy and synergy both move them away from 0).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,15 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.estimate import _fmt, resolve_unit, unit_factor
-from infometer.core.validation import check_choice, check_int
+from infometer.core.validation import (
+    Flag,
+    Interval,
+    Options,
+    Size,
+    check_choice,
+    check_int,
+    validate_params,
+)
 from infometer.measures.stats.independence import (
     MAX_PERMUTATIONS,
     IndependenceTest,
@@ -166,6 +175,16 @@ def p_value(stat: float, null: np.ndarray, alternative: str) -> float:
     return float((1.0 + hits) / (1.0 + null.size))
 
 
+@validate_params(
+    {
+        "measure": [Options(*TEST_MEASURES)],
+        "n_permutations": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
+        "alternative": [Options(*ALTERNATIVES)],
+        "block": [Interval(numbers.Integral, 1), None],
+        "discrete": [Flag(), None],
+        "progress": [Flag(), None],
+    }
+)
 def multivariate_test(
     X: Any,
     *,
