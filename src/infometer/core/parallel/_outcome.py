@@ -52,7 +52,11 @@ class Outcome:
         )
 
     def raise_if_incomplete(self) -> None:
-        """Raise :class:`IncompleteRun` when any planned result is missing."""
+        """Raise :class:`IncompleteRun` when any planned result is missing, or
+        ``KeyboardInterrupt`` when Ctrl-C stopped the run (the caller's Ctrl-C, passed on:
+        the command line's one handler says so and exits with status 130)."""
+        if self.interrupted:
+            raise KeyboardInterrupt(self.describe())
         if self.missing:
             raise IncompleteRun(self)
 
