@@ -543,7 +543,7 @@ class Size(Interval):
         return v
 
     def describe(self) -> str:
-        lim = self.limit if isinstance(self.limit, str) else f"{float(self.limit):.3g}"
+        lim = self.limit if isinstance(self.limit, str) else _count(self.limit)
         return f"an integer >= {self.low} ({self.what}, at most {lim})"
 
     def bad_values(self) -> list[Any]:

@@ -89,6 +89,11 @@ def complexity(
 
     if not isinstance(measure, str):
         raise TypeError(f"measure must be a string, got {type(measure).__name__}")
+    from infometer.core import registry
+
+    known = ["auto", *registry.methods(QUANTITY), *registry.methods(IMAGE_QUANTITY)]
+    if measure.lower() not in known:
+        raise ValueError(f"measure must be one of {known}, got {measure!r}")
     _check_unit(measure, params, unit, base)
     params.setdefault("stderr_blocks", 10 if ci is not None else 0)
     quantity = IMAGE_QUANTITY if measure == "permutation_2d" else QUANTITY
@@ -241,7 +246,9 @@ def multiscale(
     if top > most:
         raise ValueError(
             f"scales go up to {top} but the signal has {s.size} samples: the coarse-grained "
-            f"signal would have fewer than {measures.MIN_SAMPLES}; scales up to {most} here"
+            f"signal would have fewer than {measures.MIN_SAMPLES} samples; the limit here is "
+            f"scale {most} (signal length / {measures.MIN_SAMPLES}): pass scales <= {most} or a "
+            "longer signal"
         )
     sc = np.arange(1, scales + 1) if isinstance(scales, int) else np.asarray(scales)
     fn = measures.MEASURES[measure][0]

@@ -47,7 +47,7 @@ def _check_rows(n: int, name: str) -> None:
     if n < MIN_ROWS:
         raise ValueError(
             f"{name} has {n} row{'s' if n != 1 else ''}: on one row every column is constant, "
-            "so no dependence can be measured; the multivariate measures need at least {MIN_ROWS} "
+            f"so no dependence can be measured; the multivariate measures need at least {MIN_ROWS} "
             "rows (the Gaussian methods d + 2 for d columns, kNN k + 2)"
         )
 

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.validation import Flag, Instance, Many, Options, validate_params
+
 __all__ = ["PARTS", "SIZES", "run", "run_part", "write_html"]
 
 PARTS: tuple[str, ...] = ("scribes", "litecost", "liveweb", "bridge")
@@ -303,6 +305,16 @@ def _litecost_mi(seed: int) -> list[dict[str, Any]]:
     return out
 
 
+#: What :func:`run` and :func:`run_part` accept, declared once.
+_RUN_PARAMS = {
+    "size": [Options(*SIZES)],
+    "render": [Options("html", "chromium", "auto")],
+    "similarity": [Options("lexical", "minilm")],
+    "progress": [Flag(), None],
+}
+
+
+@validate_params({**_RUN_PARAMS, "part": [Options(*PARTS)]})
 def run_part(
     part: str,
     *,
@@ -345,6 +357,14 @@ def run_part(
     }
 
 
+@validate_params(
+    {
+        **_RUN_PARAMS,
+        "out": [Instance(str, Path, what="a folder path")],
+        "parts": [Many(Options(*PARTS), distinct=True, what="parts")],
+        "resume": [Flag()],
+    }
+)
 def run(
     out: str | Path,
     *,
@@ -363,11 +383,15 @@ def run(
     >>> import tempfile
     >>> r = run(tempfile.mkdtemp(), parts=["bridge"], size="small")  # doctest: +SKIP
     """
+    if render == "chromium" and "liveweb" in parts:
+        from .liveweb import chromium_path
+
+        if chromium_path() is None:
+            raise ValueError("render='chromium' but headless Chromium is not installed here")
     d = Path(out)
+    if d.exists() and not d.is_dir():
+        raise ValueError(f"out {str(out)!r} is a file; give a folder for the parts and report")
     d.mkdir(parents=True, exist_ok=True)
-    bad = [p for p in parts if p not in PARTS]
-    if bad:
-        raise ValueError(f"unknown parts {bad}; choose from {list(PARTS)}")
     results = {}
     for p in parts:
         f = d / f"{p}.json"

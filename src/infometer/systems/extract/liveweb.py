@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.validation import Many, Options, Size, validate_params
+
 from ._html import parse, text_of
 from .metrics import normalize_text, set_prf
 from .server import SiteServer, chromium_path, fetch, render_boxes
@@ -114,6 +116,18 @@ def _path(ver: str, group: str, i: int, part: int = 0) -> str:
     return f"/{ver}/{group}/{i}" + (f"?page={part + 1}" if part else "")
 
 
+#: Most pages per group of a benchmark (every template, every version, held in memory).
+MAX_BENCH_PAGES = 10_000
+
+
+@validate_params(
+    {
+        "pages_per_group": [
+            Size(1, limit=MAX_BENCH_PAGES, what="pages per group (of each template and version)")
+        ],
+        "drifts": [Many(Options(*DRIFTS), min_len=0, what="drifts")],
+    }
+)
 def make_benchmark(
     *, pages_per_group: int = 4, seed: int = 0, drifts: Sequence[str] = DRIFTS
 ) -> Benchmark:

@@ -75,13 +75,14 @@ class SiteServer:
     def __init__(
         self, pages: Mapping[str, str], *, max_requests: int = 5000, idle_seconds: float = 120.0
     ) -> None:
+        from infometer.core.validation import check_int, check_seconds
+
         if not isinstance(pages, Mapping) or not pages:
             raise ValueError("pages must be a non-empty mapping of path -> HTML")
-        if max_requests < 1:
-            raise ValueError(f"max_requests must be positive, got {max_requests}")
+        self.max_requests = check_int(max_requests, "max_requests", min_value=1)
+        # NaN or inf idle seconds never stop the server; 0 or less stops it at once
+        self.idle_seconds = check_seconds(idle_seconds, "idle_seconds")
         self.pages = {p: annotate(h) for p, h in pages.items()}
-        self.max_requests = int(max_requests)
-        self.idle_seconds = float(idle_seconds)
         self.requests = 0
         self._last = time.monotonic()
         self._httpd: http.server.ThreadingHTTPServer | None = None

@@ -29,12 +29,24 @@ from __future__ import annotations
 
 import hashlib
 import html as _html
+import numbers
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+
+from infometer.core.validation import (
+    Instance,
+    Interval,
+    Many,
+    Options,
+    Pair,
+    Size,
+    check_budget,
+    validate_params,
+)
 
 __all__ = [
     "TEMPLATES",
@@ -199,6 +211,20 @@ class Record:
         return dict(self.fields).get(label)
 
 
+#: Most records one call makes (each has a distinct subject), records on one page, pages
+#: of one group and pages of one call to :func:`make_sites`.
+MAX_RECORDS = 1_000_000
+MAX_RECORDS_PER_PAGE = 10_000
+MAX_PAGES = 1_000_000
+
+
+@validate_params(
+    {
+        "domain": [Options(*DOMAINS)],
+        "n": [Size(0, limit=MAX_RECORDS, what="records")],
+        "optional": [Interval(numbers.Real, 0, 1, closed="left")],
+    }
+)
 def make_records(domain: str, n: int, *, seed: int = 0, optional: float = 0.2) -> list[Record]:
     """``n`` records of ``domain``, each field missing with probability ``optional``.
 
@@ -257,6 +283,10 @@ class Layout:
         return dict(self.classes)[role]
 
 
+_LAYOUT = Instance(Layout, what="a Layout (from make_layout)")
+
+
+@validate_params({"domain": [Options(*DOMAINS)], "template": [Options(*TEMPLATES)]})
 def make_layout(domain: str, template: str, *, seed: int = 0) -> Layout:
     """A fresh layout of ``template`` for ``domain`` with random class names.
 
@@ -274,6 +304,7 @@ def make_layout(domain: str, template: str, *, seed: int = 0) -> Layout:
     return Layout(domain, template, tuple(_classes(rng, labels).items()), tuple(labels))
 
 
+@validate_params({"layout": [_LAYOUT], "kind": [Options(*DRIFTS)]})
 def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
     """``layout`` after one drift of ``kind`` (facts unchanged, version + 1).
 
@@ -302,6 +333,7 @@ def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
     return replace(layout, **new)
 
 
+@validate_params({"layout": [_LAYOUT], "kinds": [Many(Options(*DRIFTS), min_len=0, what="drifts")]})
 def version_clock(
     layout: Layout, kinds: Sequence[str] = DRIFTS[:4], *, seed: int = 0
 ) -> list[Layout]:
@@ -518,6 +550,16 @@ class Group:
         return len(self.pages)
 
 
+@validate_params(
+    {
+        "domain": [Options(*DOMAINS)],
+        "template": [Options(*TEMPLATES)],
+        "n_pages": [Size(1, limit=MAX_PAGES, what="pages")],
+        "records_per_page": [Pair(Size(1, limit=MAX_RECORDS_PER_PAGE, what="records on a page"))],
+        "layout": [_LAYOUT, None],
+        "name": [Instance(str, what="a name"), None],
+    }
+)
 def make_group(
     domain: str,
     template: str,
@@ -536,10 +578,17 @@ def make_group(
     >>> len(g), g.layout.template
     (3, 'div_grid')
     """
-    if not isinstance(n_pages, int | np.integer) or n_pages < 1:
-        raise ValueError(f"n_pages must be a positive integer, got {n_pages!r}")
-    lay = layout or make_layout(domain, template, seed=seed)
     lo, hi = records_per_page
+    if template in DETAIL_TEMPLATES:
+        lo = hi = 1  # a detail page shows one record
+    check_budget(
+        n_pages * hi,
+        name="n_pages x records_per_page",
+        limit=MAX_RECORDS,
+        what="records (at most)",
+        override="ask for fewer pages or records per page",
+    )
+    lay = layout or make_layout(domain, template, seed=seed)
     rng = np.random.default_rng([seed, 3])
     per = [
         1 if template in DETAIL_TEMPLATES else int(rng.integers(lo, hi + 1)) for _ in range(n_pages)
@@ -555,6 +604,13 @@ def make_group(
     return Group(gname, lay, tuple(pages))
 
 
+@validate_params(
+    {
+        "n_groups": [Size(1, limit=MAX_PAGES, what="site groups")],
+        "pages_per_group": [Size(1, limit=MAX_PAGES, what="pages per group")],
+        "templates": [Many(Options(*TEMPLATES), what="templates")],
+    }
+)
 def make_sites(
     n_groups: int,
     pages_per_group: int,
@@ -569,6 +625,13 @@ def make_sites(
     >>> [g.layout.template for g in make_sites(2, 2)]
     ['infobox', 'kv_table']
     """
+    check_budget(
+        n_groups * pages_per_group,
+        name="n_groups x pages_per_group",
+        limit=MAX_PAGES,
+        what="pages",
+        override="ask for fewer groups or pages per group",
+    )
     doms = sorted(DOMAINS)
     return [
         make_group(
@@ -621,6 +684,7 @@ def layout_signature(html: str) -> str:
 
 
 # ------------------------------------------------------------ the generator's own
+@validate_params({"layout": [_LAYOUT]})
 def template_extractor(layout: Layout) -> Any:
     """The extractor that knows ``layout``: ``f(html) -> triples``, F1 = 1 on its pages.
 

@@ -56,6 +56,7 @@ from infometer.core.estimate import Estimate, resolve_unit
 from infometer.core.registry import Raw, register
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import (
+    check_budget,
     check_labels,
     check_probability_vector,
     check_real_array,
@@ -559,7 +560,16 @@ def permutation_test(
 
     if (proba is None) == (predictions is None):
         raise ValueError("pass exactly one of proba= or predictions=")
+    from infometer.measures.stats.independence import MAX_PERMUTATIONS
+
     b = check_int(n_permutations, "n_permutations", min_value=1)
+    check_budget(
+        b,
+        name="n_permutations",
+        limit=MAX_PERMUTATIONS,
+        what="permutations (each recomputes the bound)",
+        override="pass fewer (9,999 give p-values down to 1e-4)",
+    )
     rng = np.random.default_rng(seed)
     null = np.empty(b)
     if proba is not None:
