@@ -28,6 +28,7 @@ __all__ = [
     "print_json",
     "summarize_warnings",
     "warn_summary",
+    "cli_names",
 ]
 
 #: Width of output that goes to a file or a pipe (no terminal to fit).
@@ -52,8 +53,11 @@ class _Console(Console):
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 
-out = _Console(highlight=False)
-err = _Console(stderr=True, highlight=False)
+#: Console markup is off: nothing printed is read as markup, so a column, file or message
+#: holding ``[/red]`` or ``a[/x]`` prints as it is (a ``MarkupError`` used to end the
+#: command); styles come from :class:`rich.text.Text` objects (:func:`say`, :func:`warn_line`).
+out = _Console(highlight=False, markup=False)
+err = _Console(stderr=True, highlight=False, markup=False)
 
 
 def _line(tag: str, style: str, message: Any) -> Text:
@@ -69,10 +73,39 @@ def _current_context() -> Any:
     return get_current_context(silent=True)
 
 
+#: Where a command says that it keeps finished work (see :func:`mark_resumable`).
+_RESUMABLE = "infometer.resumable"
+
+
+def mark_resumable() -> None:
+    """Say that the running command keeps its finished work (a store, an ``--out`` folder
+    of parts): Ctrl-C then prints "interrupted; run again to resume" instead of
+    "interrupted" (``app._interrupted``, the one handler).  Call it once the command knows
+    it has a store."""
+    ctx = _current_context()
+    if ctx is not None:
+        ctx.meta[_RESUMABLE] = True
+
+
+#: Where a command lists the library arguments its options stand for (:func:`cli_names`).
+_ALIASES = "infometer.aliases"
+
+
+def cli_names(**names: str) -> None:
+    """Say which library arguments the running command's options stand for, where the
+    names differ (``n_surrogates="--surrogates"``, ``scales="--multiscale"``): an error
+    line that starts with the library's name says the option instead."""
+    ctx = _current_context()
+    if ctx is not None:
+        ctx.meta.setdefault(_ALIASES, {}).update(names)
+
+
 def _cli_option_words(message: str) -> str:
     """Python argument words in a library message, said as the running command's flags:
     ``pass discrete=True`` -> ``pass --discrete``, ``method='infosedd'`` -> ``--method
-    infosedd``.  Only names that are options of the command being run are rewritten."""
+    infosedd``, and the argument a message starts with (``max_lag must be >= 1`` ->
+    ``--max-lag must be >= 1``; other library names through :func:`cli_names`).  Only
+    names that are options of the command being run are rewritten."""
     import re
 
     ctx = _current_context()
@@ -85,6 +118,13 @@ def _cli_option_words(message: str) -> str:
             continue
         neg = [o for o in getattr(p, "secondary_opts", []) if o.startswith("--")]
         flags[p.name] = (opts[0], neg[0] if neg else None)
+    aliases: dict[str, str] = ctx.meta.get(_ALIASES, {})
+    lead = re.match(r"([A-Za-z_][A-Za-z0-9_]*)(?=[ :\[])", message)
+    if lead is not None:
+        word = lead.group(1)
+        flag = aliases.get(word) or (flags[word][0] if word in flags else None)
+        if flag is not None:
+            message = flag + message[len(word) :]
 
     def swap(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)

@@ -67,8 +67,12 @@ def complexity_cmd(
     from infometer.measures.complexity import complexity
     from infometer.measures.complexity import multiscale as run_multiscale
 
-    from .app import emit, err, out
+    from ._console import cli_names, warn_line
+    from ._paths import check_out_file
+    from .app import emit, out
 
+    check_out_file(plot, "--plot")
+    cli_names(scales="--multiscale")
     x = _signal(file, column)
     params: dict[str, Any] = {
         k: v
@@ -88,7 +92,7 @@ def complexity_cmd(
                 x, measure, scales=multiscale, method=method, ci=ci, progress=not quiet, **params
             )
     for w in caught:
-        err.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
+        warn_line(w.message)
     if multiscale is None:
         emit(est, as_json)
         return

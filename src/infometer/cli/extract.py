@@ -13,7 +13,6 @@ Nothing is downloaded; everything runs offline on generated data.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -82,6 +81,9 @@ def score_cmd(
     from infometer.systems.extract.scribes import group_reward
     from infometer.systems.extract.sites import make_group
 
+    from ._console import cli_names
+
+    cli_names(n_pages="--pages")
     try:
         if not script.is_file():
             raise ValueError(f"--script {str(script)!r} is not a file")
@@ -149,14 +151,23 @@ def bench_cmd(
     """Run the systems end to end (resumable) and write one table and chart per system."""
     from infometer.systems.extract.bench import run
 
+    from ._console import cli_names, mark_resumable
+
+    cli_names(out="--out", parts="--parts", size="--size", render="--render")
+    mark_resumable()  # Ctrl-C: "interrupted; run again to resume" (finished parts are kept)
     try:
-        names = [p.strip() for p in parts.split(",") if p.strip()]
+        names = [p.strip() for p in parts.split(",")]
+        if not any(names):
+            raise ValueError(f"--parts {parts!r} names no part; give e.g. --parts scribes,bridge")
+        if "" in names:
+            raise ValueError(f"--parts {parts!r} has an empty name between commas")
         res = run(
             out,
             parts=names,
             size=size,
             seed=seed,
             render=render,
+            similarity=similarity,
             resume=resume,
             progress=False if quiet else None,
         )
@@ -192,10 +203,16 @@ def serve_cmd(
     as_json: _Json = False,
 ) -> None:
     """Serve the generated drifting sites on 127.0.0.1 until idle (prints the URLs)."""
+    from infometer.core.validation import check_int, check_seconds
     from infometer.systems.extract.liveweb import make_benchmark
     from infometer.systems.extract.server import SiteServer
 
+    from ._console import cli_names
+
+    cli_names(n_pages="--pages", pages_per_group="--pages", idle_seconds="--seconds")
     try:
+        check_seconds(seconds, "--seconds")  # NaN or inf never stop, < 0 stops at once
+        check_int(max_requests, "--max-requests", min_value=1)
         b = make_benchmark(pages_per_group=pages, seed=seed)
         srv = SiteServer(b.pages(), idle_seconds=seconds, max_requests=max_requests).start()
     except (ValueError, TypeError, OSError) as exc:
@@ -216,9 +233,8 @@ def serve_cmd(
     try:
         while not srv.stopped.wait(0.5):
             pass
-    except KeyboardInterrupt:  # pragma: no cover
+    finally:  # Ctrl-C too: the server stops, then the CLI's one handler exits with 130
         srv.stop()
-    time.sleep(0)
 
 
 def register(root: typer.Typer) -> None:

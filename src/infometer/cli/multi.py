@@ -26,14 +26,14 @@ _QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
 
 
 def _warn(caught) -> None:
-    from .app import err
+    from ._console import warn_line
 
     seen = set()
     for w in caught:
         msg = str(w.message)
         if issubclass(w.category, UserWarning) and msg not in seen:
             seen.add(msg)
-            err.print(f"[yellow]warning:[/] {msg}", highlight=False, soft_wrap=True)
+            warn_line(msg)
 
 
 def _names(spec: str | None, what: str) -> list[str] | None:
@@ -78,9 +78,13 @@ def multi_cmd(
     from infometer.core.io import read_table, select_columns
     from infometer.core.progress import quiet as quiet_bars
 
+    from ._console import cli_names
+    from ._paths import check_out_file
     from .app import emit, out
 
     q = QUANTITIES[check_choice(quantity, "QUANTITY", tuple(QUANTITIES))]
+    check_out_file(plot, "--plot")
+    cli_names(X=file, n_permutations="--permutations")
     df = select_columns(read_table(file), columns, "--columns", file)
     if permutations is not None:
         if q == "gradient_o_information":
@@ -186,9 +190,15 @@ def pid_cmd(
     import infometer as im
     from infometer.core.io import read_table, select_columns
     from infometer.core.progress import quiet as quiet_bars
+    from infometer.core.validation import check_int
 
+    from ._console import cli_names
+    from ._paths import check_out_file
     from .app import out
 
+    check_out_file(plot, "--plot")
+    check_int(top, "--top", min_value=1)
+    cli_names(X="--sources", sources="--sources")
     df = read_table(file)
     if target not in df.columns:
         raise ValueError(f"--target: {file} has no column {target!r}")
@@ -383,11 +393,26 @@ def multiplets_cmd(
     import infometer as im
     from infometer.core.io import read_table, select_columns
     from infometer.core.progress import quiet as quiet_bars
+    from infometer.core.validation import check_int
 
+    from ._console import cli_names, mark_resumable
+    from ._paths import check_out_dir
     from .app import out
 
+    check_int(top, "--top", min_value=1)
+    check_out_dir(out_dir, "--out")
+    check_out_dir(store, "--store")
+    cli_names(
+        X=file,
+        n_surrogates="--surrogates",
+        sizes="--size/--max-size",
+        n_jobs="--jobs",
+        max_multiplets="--size/--max-size",
+    )
     df = select_columns(read_table(file), columns, "--columns", file)
     sizes = (size, size if max_size is None else max_size)
+    if store is not None:
+        mark_resumable()  # Ctrl-C: "interrupted; run again to resume", exit 130
     with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
         warnings.simplefilter("always")
         res = im.multiplets(

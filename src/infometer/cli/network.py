@@ -60,8 +60,13 @@ def network_cmd(
     from infometer.core.io import read_table
     from infometer.measures.dynamics import infer_network
 
+    from ._console import cli_names, mark_resumable
+    from ._paths import check_out_dir
     from .app import out
 
+    check_out_dir(out_dir, "--out")
+    check_out_dir(store, "--store")
+    cli_names(data=file, n_jobs="--jobs")
     df = read_table(file)
     if columns:
         wanted = [c.strip() for c in columns.split(",") if c.strip()]
@@ -69,6 +74,8 @@ def network_cmd(
         if missing:
             raise ValueError(f"--columns: no column {missing[0]!r} in {file}")
         df = df[wanted]
+    if store is not None:
+        mark_resumable()  # Ctrl-C: "interrupted; run again to resume", exit 130
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         net = infer_network(
@@ -124,10 +131,10 @@ def network_cmd(
         return
     from rich.table import Table
 
-    from .app import err
+    from ._console import warn_line
 
     for n in notes:
-        err.print(f"[yellow]warning:[/] {n}", highlight=False)
+        warn_line(n)
     t = Table(
         title=f"{net.method} ({net.cmi}): {len(net.edges)} edges among {len(net.nodes)} series"
     )
