@@ -29,7 +29,7 @@ def test_auto_says_what_it_chose_and_why():
 def test_every_registered_spec_is_complete():
     for s in registry.specs():
         assert s.quantity and s.name and s.kinds and s.family and s.summary
-        assert s.resampling in {"bootstrap", "subsample", "posterior", "seeds", "none"}
+        assert s.resampling in {"bootstrap", "subsample", "block", "posterior", "seeds", "none"}
         assert s.name == s.name.lower()
 
 

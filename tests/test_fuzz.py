@@ -344,18 +344,23 @@ BAD_P = [-0.1, 1.5, math.nan, "0.1", None]
         st.just((np.array([[0.1, 0.2]]), False)),
         st.just((np.array([]), True)),
     ),
-    st.sampled_from(["bh", "holm", "bonferroni", "maxstat", "fdr", None]),
+    st.sampled_from(["fdr_bh", "fdr_by", "holm", "bonferroni", "maxstat", "fdr", None]),
     st.sampled_from([0.05, 1, 0, 2, math.nan, "0.05"]),
 )
 def test_fuzz_multipletests(pvals_bad, method, alpha):
     pvals, bad = pvals_bad
     must_fail = {"pvals"} if bad else set()
-    if method not in ("bh", "holm", "bonferroni"):
-        must_fail.add("method")  # maxstat needs IndependenceTest results
+    if method not in ("fdr_bh", "fdr_by", "holm", "bonferroni"):
+        must_fail.add("correction")  # maxstat needs IndependenceTest results
     if not (isinstance(alpha, float | int) and 0 < alpha <= 1):
         must_fail.add("alpha")
     res = _call(
-        multipletests, {"pvals", "method", "alpha"}, must_fail, pvals, method=method, alpha=alpha
+        multipletests,
+        {"pvals", "correction", "alpha"},
+        must_fail,
+        pvals,
+        correction=method,
+        alpha=alpha,
     )
     if res is not None:
         assert np.all((res.p_adjusted >= 0) & (res.p_adjusted <= 1))

@@ -28,11 +28,13 @@ def main(n_nets: int = 40) -> None:
         a0 = np.zeros((1, 10, 10))
         a0[0][np.diag_indices(10)] = 0.5
         x0 = simulate.var(a0, 500, seed=200 + seed)
-        net = im.infer_network(x0, max_lag=2, cmi="gaussian", fdr=False, seed=seed, progress=False)
+        net = im.infer_network(
+            x0, max_lag=2, cmi="gaussian", correction="none", seed=seed, progress=False
+        )
         mte[0] += int(net.targets.significant.sum())
         mte[1] += 10
         p = im.infer_network(
-            x0, method="pcmci", max_lag=2, cmi="gaussian", fdr=False, progress=False
+            x0, method="pcmci", max_lag=2, cmi="gaussian", correction="none", progress=False
         )
         pc[0] += len(p.edges)
         pc[1] += 10 * 9 * 2

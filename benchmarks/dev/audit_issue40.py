@@ -159,12 +159,12 @@ def case(cid: str, cls: str, code: str, judge) -> None:
 
 # ------------------------------------------------------------------ hangs and huge sizes
 H = "huge"
-case("multiplets n_surrogates 1e8", H, "im.multiplets(X5, n_surrogates=10**8)", R("n_surrogates"))
+case("multiplets n_permutations 1e8", H, "im.multiplets(X5, n_permutations=10**8)", R("n_permutations"))
 case(
-    "multiplets n_surrogates 1e6 d=40",
+    "multiplets n_permutations 1e6 d=40",
     H,
-    "im.multiplets(rng.normal(size=(50, 40)), n_surrogates=10**6)",
-    R("n_surrogates"),
+    "im.multiplets(rng.normal(size=(50, 40)), n_permutations=10**6)",
+    R("n_permutations"),
 )
 case(
     "multiplets sizes (3,200) max_multiplets 1e80",
@@ -204,16 +204,16 @@ case(
     R("data", "pcmciplus", "max_conds_dim"),
 )
 case(
-    "infer_network n_perm 1e9",
+    "infer_network n_permutations 1e9",
     H,
-    "im.infer_network(TS, max_lag=1, n_perm=10**9, cmi='gaussian')",
-    R("n_perm"),
+    "im.infer_network(TS, max_lag=1, n_permutations=10**9, cmi='gaussian')",
+    R("n_permutations"),
 )
 case(
-    "infer_network n_perm_omnibus 1e9",
+    "infer_network n_permutations_omnibus 1e9",
     H,
-    "im.infer_network(TS, max_lag=1, n_perm_omnibus=10**9, cmi='gaussian')",
-    R("n_perm_omnibus"),
+    "im.infer_network(TS, max_lag=1, n_permutations_omnibus=10**9, cmi='gaussian')",
+    R("n_permutations_omnibus"),
 )
 case(
     "gradient_o_information 300x500 ksg",
@@ -356,10 +356,10 @@ case(
     R("X", "max_pairs"),
 )
 case(
-    "active_info_storage n_perm 1e9",
+    "active_info_storage n_permutations 1e9",
     H,
-    "im.active_info_storage(SIG, k='auto', n_perm=10**9)",
-    R("n_perm"),
+    "im.active_info_storage(SIG, k='auto', n_permutations=10**9)",
+    R("n_permutations"),
 )
 case(
     "complexity order 1e6",
@@ -990,10 +990,10 @@ case(
     CLI(2, "--top"),
 )
 case(
-    "multiplets --surrogates -1",
+    "multiplets --permutations -1",
     K,
-    "cli('multiplets', csv(pd.DataFrame(X5, columns=list('abcde'))), '--surrogates', -1)",
-    CLI(2, "--surrogates"),
+    "cli('multiplets', csv(pd.DataFrame(X5, columns=list('abcde'))), '--permutations', -1)",
+    CLI(2, "--permutations"),
 )
 case(
     "network --lags 0",
@@ -1004,8 +1004,8 @@ case(
 case(
     "network --bogus param",
     K,
-    "cli('network', csv(pd.DataFrame(TS, columns=list('abc'))), '--max-lag', 1, '--n-perm', 0)",
-    CLI(2, "--n-perm"),
+    "cli('network', csv(pd.DataFrame(TS, columns=list('abc'))), '--max-lag', 1, '--permutations', 0)",
+    CLI(2, "--permutations"),
 )
 
 

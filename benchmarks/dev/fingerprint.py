@@ -100,7 +100,7 @@ def _composites(out: dict[str, str]) -> None:
     x[:, 2] += 0.5 * x[:, 1]
     df = {f"c{i}": x[:, i] for i in range(6)}
     for method in ("ksg1", "gaussian_copula"):
-        r = im.pairwise(df, method=method, permutations=19, seed=0, progress=False)
+        r = im.pairwise(df, method=method, n_permutations=19, seed=0, progress=False)
         _frame(out, f"pairwise/{method}", r.edges)
     v = np.zeros((1500, 4))
     e = rng.normal(size=v.shape)
@@ -116,8 +116,8 @@ def _composites(out: dict[str, str]) -> None:
             method=method,
             max_lag=2,
             cmi="gaussian",
-            n_perm=50,
-            n_perm_omnibus=50,
+            n_permutations=50,
+            n_permutations_omnibus=50,
             seed=0,
             progress=False,
         )
@@ -127,7 +127,7 @@ def _composites(out: dict[str, str]) -> None:
         measure="o_information",
         sizes=(3, 4),
         method="gaussian_copula",
-        n_surrogates=19,
+        n_permutations=19,
         seed=0,
         progress=False,
     )
@@ -172,10 +172,10 @@ def _execution(out: dict[str, str]) -> None:
     _matrix(out, "exec/auto", im.pairwise(df, progress=False).matrix)
     res = im.pairwise(df, block_size=3, n_jobs=2, progress=False)
     _matrix(out, "exec/auto_blocks", res.matrix)
-    r = im.pairwise(df.iloc[:, :9], method="copula", permutations=49, progress=False)
+    r = im.pairwise(df.iloc[:, :9], method="copula", n_permutations=49, progress=False)
     _matrix(out, "exec/copula_perm", r.matrix)
     _matrix(out, "exec/copula_perm/p", r.p_values)
-    r = im.pairwise(df.iloc[:, :6], method="ksg", given="c5", permutations=19, seed=4)
+    r = im.pairwise(df.iloc[:, :6], method="ksg", given="c5", n_permutations=19, seed=4)
     _matrix(out, "exec/cmi_perm", r.matrix)
     _matrix(out, "exec/cmi_perm/p", r.p_values)
     with tempfile.TemporaryDirectory() as d:

@@ -50,7 +50,9 @@ _COUNT = [0]
 NOTES: set[str] = set()
 
 
-def peer(lib: str, x: np.ndarray, max_lag: int, kind: str, n_perm: int = 200, fdr: bool = True):
+def peer(
+    lib: str, x: np.ndarray, max_lag: int, kind: str, n_permutations: int = 200, fdr: bool = True
+):
     _COUNT[0] += 1
     path = os.path.join(TMP, f"{lib}-{_COUNT[0]}.npy")
     np.save(path, x)
@@ -59,7 +61,16 @@ def peer(lib: str, x: np.ndarray, max_lag: int, kind: str, n_perm: int = 200, fd
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
         env.pop("PYTHONPATH", None)
         out = subprocess.run(
-            [PEERS_PY, PEER, lib, path, str(max_lag), kind, str(n_perm), "fdr" if fdr else "nofdr"],
+            [
+                PEERS_PY,
+                PEER,
+                lib,
+                path,
+                str(max_lag),
+                kind,
+                str(n_permutations),
+                "fdr" if fdr else "nofdr",
+            ],
             capture_output=True,
             text=True,
             env=env,
@@ -280,7 +291,7 @@ def main() -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 net = im.infer_network(
-                    x0, max_lag=2, cmi="gaussian", fdr=False, seed=seed, progress=False
+                    x0, max_lag=2, cmi="gaussian", correction="none", seed=seed, progress=False
                 )
             fp["infometer mte"][0] += int(net.targets.significant.sum())
             fp["infometer mte"][1] += 10
@@ -288,7 +299,7 @@ def main() -> None:
             fp["IDTxl mTE"][0] += len({t for _, t, _ in e})
             fp["IDTxl mTE"][1] += 10
             netp = im.infer_network(
-                x0, method="pcmci", max_lag=2, cmi="gaussian", fdr=False, progress=False
+                x0, method="pcmci", max_lag=2, cmi="gaussian", correction="none", progress=False
             )
             fp["infometer pcmci"][0] += len(netp.edges)
             fp["infometer pcmci"][1] += 10 * 9 * 2
@@ -344,7 +355,13 @@ def main() -> None:
                 (
                     "infometer mte (ksg1, k=4)",
                     ours(
-                        xk, method="mte", max_lag=1, cmi="ksg1", n_perm=50, n_perm_omnibus=50, k=4
+                        xk,
+                        method="mte",
+                        max_lag=1,
+                        cmi="ksg1",
+                        n_permutations=50,
+                        n_permutations_omnibus=50,
+                        k=4,
                     ),
                 ),
                 ("IDTxl mTE (JidtKraskovCMI, k=4, 1 thread)", peer("idtxl_mte", xk, 1, "ksg", 50)),

@@ -54,13 +54,13 @@ def same(a, b):
 @pytest.mark.slow
 def test_dask_gives_the_local_matrix(client, tmp_path):
     df = table(200, 8, seed=1)
-    local = pairwise(df, block_size=3, permutations=9, seed=5)
+    local = pairwise(df, block_size=3, n_permutations=9, seed=5)
     remote = pairwise(
-        df, block_size=3, permutations=9, seed=5, backend="dask", client=client, store=tmp_path
+        df, block_size=3, n_permutations=9, seed=5, backend="dask", client=client, store=tmp_path
     )
     same(local, remote)
     ex = Execution(scheduler=client, store=str(tmp_path / "ex"))  # the one execution object
-    via = pairwise(df, block_size=3, permutations=9, seed=5, execution=ex)
+    via = pairwise(df, block_size=3, n_permutations=9, seed=5, execution=ex)
     same(local, via)
     assert via.diagnostics["backend"] == "dask"
     assert set(remote.diagnostics["methods"]) == {"ksg1", "gkov", "miller_madow"}
@@ -69,7 +69,7 @@ def test_dask_gives_the_local_matrix(client, tmp_path):
     prefix = client.cluster.scheduler.task_prefixes["remote_block"]
     assert prefix.state_counts["memory"] + prefix.state_counts["released"] >= 10
     again = pairwise(
-        df, block_size=3, permutations=9, seed=5, backend="dask", client=client, store=tmp_path
+        df, block_size=3, n_permutations=9, seed=5, backend="dask", client=client, store=tmp_path
     )
     assert again.diagnostics["blocks"]["computed"] == 0  # resumed from the store
     same(local, again)
@@ -80,7 +80,7 @@ def test_a_worker_killed_mid_run_does_not_change_the_matrix(client, tmp_path):
     rng = np.random.default_rng(2)
     x = rng.standard_normal((300, 24))
     x[:, 5] += x[:, 4]
-    kw = {"method": "ksg", "block_size": 4, "permutations": 19, "seed": 3}
+    kw = {"method": "ksg", "block_size": 4, "n_permutations": 19, "seed": 3}
     local = pairwise(x, **kw)  # 21 blocks of ~0.1-0.5 s each with their nulls
     out: dict = {}
 

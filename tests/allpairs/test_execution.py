@@ -162,11 +162,11 @@ def test_the_previous_path_first_forms_still_save_with_a_warning(table, tmp_path
 
 
 def test_network_functions_read_a_pairwise_result_by_its_class(table):
-    res = im.pairwise(table.iloc[:, :7], method="copula", permutations=19)
+    res = im.pairwise(table.iloc[:, :7], method="copula", n_permutations=19)
     assert not hasattr(network, "_is_result")
     a, b = network.aracne(res), res.aracne()
     assert a.matrix.equals(b.matrix) and a.params == b.params == {"tolerance": 0.0, **a.params}
-    assert a.params["significant_only"] and a.params["fdr"] == 0.05
+    assert a.params["significant_only"] and a.params["alpha"] == 0.05
     assert network.clr(res).matrix.equals(res.clr().matrix)
 
 

@@ -133,7 +133,7 @@ def test_units_and_result_api():
     assert np.allclose(bits.matrix.to_numpy(), res.matrix.to_numpy() / np.log(2), equal_nan=True)
     assert res.to("bits").edges.value.tolist() == pytest.approx(bits.edges.value.tolist())
     assert "MI of 3 columns" in repr(res)
-    with pytest.raises(ValueError, match="permutations=B"):
+    with pytest.raises(ValueError, match="n_permutations=B"):
         _ = res.significant_edges
     assert im.pairwise is pairwise
 
@@ -147,7 +147,7 @@ def test_constant_and_all_nan_columns_are_reported_and_the_rest_is_computed():
         {"a": a, "const": np.full(n, 2.5), "b": a + rng.standard_normal(n), "gone": np.nan}
     )
     with pytest.warns(InfometerWarning) as rec:
-        res = pairwise(df, method="ksg", permutations=19)
+        res = pairwise(df, method="ksg", n_permutations=19)
     text = " ".join(str(w.message) for w in rec)
     assert "'gone'" in text and "all values are missing" in text and "const" in text
     m = res.matrix
@@ -190,8 +190,9 @@ RAND = np.random.default_rng(0).random((20, 3))
         (RAND, {"k": 0}, ValueError, "k must be >= 1"),
         (RAND, {"kk": 3}, TypeError, "no parameter 'kk'"),
         (RAND, {"method": "nope"}, ValueError, "unknown method"),
-        (RAND, {"permutations": -1}, ValueError, "permutations"),
-        (RAND, {"fdr": 0}, ValueError, "fdr"),
+        (RAND, {"n_permutations": -1}, ValueError, "n_permutations"),
+        (RAND, {"alpha": 0}, ValueError, "alpha"),
+        (RAND, {"correction": "bh"}, ValueError, "correction"),
         (RAND, {"null": "x"}, ValueError, "null"),
         (RAND, {"given": "nope"}, ValueError, "no column"),
         (RAND, {"given": np.ones(7)}, ValueError, "rows"),
@@ -219,13 +220,13 @@ def test_store_resumes_only_missing_blocks_and_refuses_another_job(tmp_path):
     rng = np.random.default_rng(9)
     x = pd.DataFrame(rng.standard_normal((250, 9)), columns=list("abcdefghi"))
     store = tmp_path / "s"
-    first = pairwise(x, method="ksg", block_size=3, store=store, permutations=9)
+    first = pairwise(x, method="ksg", block_size=3, store=store, n_permutations=9)
     assert first.diagnostics["blocks"]["computed"] == 6
     blocks = sorted((store / "blocks").glob("*.parquet"))
     assert len(blocks) == 6
     for f in blocks[:2]:
         f.unlink()  # as if the job had been killed before these two
-    again = pairwise(x, method="ksg", block_size=3, store=store, permutations=9)
+    again = pairwise(x, method="ksg", block_size=3, store=store, n_permutations=9)
     b = again.diagnostics["blocks"]
     assert (b["computed"], b["already_stored"]) == (2, 4)
     assert np.array_equal(again.matrix.to_numpy(), first.matrix.to_numpy(), equal_nan=True)
@@ -233,6 +234,6 @@ def test_store_resumes_only_missing_blocks_and_refuses_another_job(tmp_path):
     with pytest.raises(ValueError, match="different job.*method"):
         pairwise(x, method="copula", block_size=3, store=store)
     with pytest.raises(ValueError, match="different job.*data"):
-        pairwise(x * 2, method="ksg", block_size=3, store=store, permutations=9)
+        pairwise(x * 2, method="ksg", block_size=3, store=store, n_permutations=9)
     read = pd.read_parquet(store / "blocks")
     assert len(read) == 36 and set(read.columns) >= {"a", "b", "value", "null_ge", "method"}

@@ -39,7 +39,7 @@ def test_aracne_removes_the_indirect_edge_of_a_chain_from_data():
     x = rng.standard_normal(n)
     y = np.tanh(x) + 0.3 * rng.standard_normal(n)  # non-linear links: KSG
     z = y**3 + 0.3 * rng.standard_normal(n)
-    res = pairwise(pd.DataFrame({"x": x, "y": y, "z": z}), method="ksg", permutations=49)
+    res = pairwise(pd.DataFrame({"x": x, "y": y, "z": z}), method="ksg", n_permutations=49)
     assert res.edges.significant.all()  # all three pairs are dependent ...
     edges = {frozenset((r.x, r.y)) for r in res.aracne().edges.itertuples()}
     assert edges == {frozenset("xy"), frozenset("yz")}  # ... but x-z only through y
@@ -113,7 +113,7 @@ def test_significant_edges_only_and_input_checks():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((400, 6))
     x[:, 1] += x[:, 0]
-    res = pairwise(x, method="copula", permutations=99)
+    res = pairwise(x, method="copula", n_permutations=99)
     net = aracne(res)  # only the pairs that passed the test enter
     assert set(map(frozenset, zip(net.edges.x, net.edges.y, strict=True))) <= set(
         map(frozenset, zip(res.significant_edges.x, res.significant_edges.y, strict=True))
@@ -135,7 +135,7 @@ def test_plots(tmp_path):
     x = rng.standard_normal((300, 8))
     x[:, 1] += x[:, 0]
     x[:, 2] += x[:, 1]
-    res = pairwise(x, method="copula", permutations=19)
+    res = pairwise(x, method="copula", n_permutations=19)
     ax = res.heatmap(path=tmp_path / "h.png")
     assert (tmp_path / "h.png").stat().st_size > 5000 and ax.images
     net = res.aracne(significant=False)  # 19 permutations: no pair passes BH among 28

@@ -26,7 +26,7 @@ def blocks_gaussian(n, seed):
 
 def test_shared_null_is_the_copula_statistic_on_permuted_ranks():
     u = np.arange(300.0)
-    cfg, _ = make_config([as_variable(u, "u")] * 2, "copula", {}, seed=3, permutations=40)
+    cfg, _ = make_config([as_variable(u, "u")] * 2, "copula", {}, seed=3, n_permutations=40)
     null = shared_null(cfg)
     from infometer.workflows.allpairs.compute import permutations
 
@@ -37,7 +37,7 @@ def test_shared_null_is_the_copula_statistic_on_permuted_ranks():
 @pytest.mark.parametrize("method, ranks", [("copula", False), ("ksg", True)])
 def test_rank_statistics_use_one_shared_null_and_find_the_dependent_pairs(method, ranks):
     df, dependent = blocks_gaussian(1500, seed=1)
-    res = pairwise(df, method=method, ranks=ranks, permutations=199, fdr=0.05)
+    res = pairwise(df, method=method, ranks=ranks, n_permutations=199, alpha=0.05)
     assert res.diagnostics["null"]["shared_pairs"] == 45
     assert res.diagnostics["null"]["own_null_pairs"] == 0
     found = {frozenset((r.x, r.y)) for r in res.significant_edges.itertuples()}
@@ -55,8 +55,8 @@ def test_pair_nulls_and_the_shared_null_agree_under_independence():
     """Under H0 both schemes give (about) uniform p-values; compare their distributions."""
     rng = np.random.default_rng(12)
     x = rng.standard_normal((200, 30))  # 435 independent pairs
-    shared = pairwise(x, method="copula", permutations=99, null="auto")
-    own = pairwise(x, method="copula", permutations=99, null="pair")
+    shared = pairwise(x, method="copula", n_permutations=99, null="auto")
+    own = pairwise(x, method="copula", n_permutations=99, null="pair")
     assert own.diagnostics["null"]["own_null_pairs"] == 435
     for res in (shared, own):
         p = res.edges.p_value.to_numpy()
@@ -79,7 +79,7 @@ def test_ksg_pair_nulls_ties_and_constant_columns():
             "k": np.zeros(n),
         }
     )
-    res = pairwise(df, method="ksg", permutations=49)
+    res = pairwise(df, method="ksg", n_permutations=49)
     e = res.edges.set_index(["x", "y"])
     assert e.loc[("a", "b"), "p_value"] == pytest.approx(1 / 50)
     assert e.loc[("a", "c"), "p_value"] > 0.05
@@ -97,12 +97,12 @@ def test_conditional_tests_respect_the_given_variable():
     w = x + rng.standard_normal(n)
     df = pd.DataFrame({"x": x, "y": y, "z": z, "w": w})
     for method in ("copula", "auto"):
-        res = pairwise(df, method=method, given="y", permutations=49)
+        res = pairwise(df, method=method, given="y", n_permutations=49)
         assert res.diagnostics["null"]["scheme"].startswith("local conditional permutation")
         e = res.edges.set_index(["x", "y"]).p_value
         assert e[("x", "w")] == pytest.approx(1 / 50)  # I(X;W|Y) > 0
         assert e[("x", "z")] > 0.05  # I(X;Z|Y) = 0
     # discrete given: permutations within its strata
     df["s"] = (y > 0).astype(int)
-    res = pairwise(df[["x", "w", "s"]], method="auto", given="s", permutations=19)
+    res = pairwise(df[["x", "w", "s"]], method="auto", given="s", n_permutations=19)
     assert res.diagnostics["null"]["scheme"] == "permutation within strata of given"

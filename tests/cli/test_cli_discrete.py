@@ -109,7 +109,7 @@ CASES = {
     ),
     "network": (
         lambda f: (
-            ["network", f["ts"], "--max-lag", "1", "--n-perm", "30", "-u", "bits"]
+            ["network", f["ts"], "--max-lag", "1", "--permutations", "60", "-u", "bits"]
             + ["-o", f["ts"] + ".n", "--no-progress"]
         ),
         lambda d: any(

@@ -161,8 +161,16 @@ def test_matrix_warns_once_in_cli_words(tmp_path):
     x = np.round(rng.normal(size=(200, 5)), 1)  # rounded: every column has ties
     f = tmp_path / "m.csv"
     pd.DataFrame(x, columns=[f"f{j}" for j in range(5)]).to_csv(f, index=False)
+    # the default (auto) dequantises the rounded columns: a stated reading, no warning
     r = runner.invoke(app, ["matrix", str(f), "-o", str(tmp_path / "o"), "-q", "-j", "1"])
+    assert r.exit_code == 0, r.output
+    assert not [ln for ln in r.stderr.splitlines() if ln.startswith("warning:")], r.stderr
+    # an explicit KSG keeps the tiny jitter and says so, once
+    r = runner.invoke(
+        app, ["matrix", str(f), "--method", "ksg", "-o", str(tmp_path / "o2"), "-q", "-j", "1"]
+    )
     assert r.exit_code == 0, r.output
     warns = [ln for ln in r.stderr.splitlines() if ln.startswith("warning:")]
     assert len(warns) == 1, r.stderr  # was: one line per pair and cause
-    assert "pass --discrete" in warns[0] and "discrete=True" not in warns[0]
+    assert "pass --dequantize" in warns[0] and "dequantize=True" not in warns[0]
+    assert "--discrete" in warns[0] and "discrete=True" not in warns[0]

@@ -38,8 +38,10 @@ def test_network_json_and_files(tmp_path):
             "2",
             "--cmi",
             "gaussian",
-            "--n-perm",
-            "50",
+            "--permutations",
+            "100",
+            "--correction",
+            "fdr_bh",
             "--out",
             str(out),
             "--json",
@@ -47,6 +49,7 @@ def test_network_json_and_files(tmp_path):
     )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
+    assert d["correction"] == "fdr_bh"
     assert d["nodes"] == ["a", "b", "c"]
     assert [(e["source"], e["target"], e["lag"]) for e in d["edges"]] == [("a", "b", 1)]
     edges = pd.read_csv(d["files"]["edges"])

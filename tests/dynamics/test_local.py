@@ -316,13 +316,14 @@ def test_local_true_errors_name_the_argument():
 
 def test_local_methods_table_matches_the_registry():
     from infometer.core.api import local_methods
-    from infometer.measures import dynamics
     from infometer.measures.dynamics.local import LOCAL_METHODS
 
     for q, names in LOCAL_METHODS.items():
         assert tuple(local_methods(q)) == names
     assert set(local_methods("transfer_entropy")) >= {"plugin", "gaussian", "ksg1"}
     assert "ordinal" not in local_methods("transfer_entropy")
+    from infometer.measures import dynamics
+
     assert dynamics.LocalValues is im.LocalValues
 
 
@@ -359,8 +360,8 @@ def test_every_local_values_hook_averages_to_its_estimator(spec):
 
 def test_local_ais_with_auto_history_uses_the_chosen_lags():
     x = simulate_ar2()
-    est = im.active_info_storage(x, k="auto", method="gaussian", n_perm=100)
-    lv = im.active_info_storage(x, k="auto", method="gaussian", n_perm=100, local=True)
+    est = im.active_info_storage(x, k="auto", method="gaussian", n_permutations=100)
+    lv = im.active_info_storage(x, k="auto", method="gaussian", n_permutations=100, local=True)
     assert lv.diagnostics["chosen_lags"] == est.diagnostics["chosen_lags"] == [1, 2]
     assert lv.params["lags"] == [1, 2] and lv.mean == pytest.approx(est.value, abs=ROUNDING)
     assert lv.times[0] == 2

@@ -67,7 +67,7 @@ def test_gaussian_engine_is_the_log_det_cmi_of_the_same_rows():
 def test_mte_recovers_a_5_node_var_with_lags_1_to_3():
     a, truth = simulate.random_var(5, 6, lags=(1, 2, 3), seed=11)
     x = simulate.var(a, 1500, seed=12)
-    net = im.infer_network(x, method="mte", max_lag=3, cmi="gaussian", n_perm=100, seed=0)
+    net = im.infer_network(x, method="mte", max_lag=3, cmi="gaussian", n_permutations=100, seed=0)
     found = net.edge_set()
     assert set(truth) <= found  # recall 1 (weakest link ~0.02 nats, p ~ 1e-10 at n = 1500)
     assert len(found - set(truth)) <= 1  # family-wise alpha per target: ~0.25 expected FPs
@@ -85,7 +85,9 @@ def test_mte_recovers_a_5_node_var_with_lags_1_to_3():
 def test_mte_edge_estimates_are_the_closed_form_conditional_te():
     a, truth = simulate.random_var(4, 4, lags=(1, 2), seed=5)
     x = simulate.var(a, 20000, seed=6)
-    net = im.infer_network(x, method="mte", max_lag=2, cmi="gaussian", n_perm=50, n_perm_omnibus=50)
+    net = im.infer_network(
+        x, method="mte", max_lag=2, cmi="gaussian", n_permutations=50, n_permutations_omnibus=50
+    )
     assert net.edge_set() == set(truth)
     for row, tgt in zip(net.targets.itertuples(), range(4), strict=True):
         srcs = [
@@ -110,8 +112,8 @@ def test_mte_edge_estimates_are_the_closed_form_conditional_te():
 
 def test_bivariate_te_sees_the_indirect_link_that_mte_explains_away():
     x = _chain(3000, seed=3)
-    mte = im.infer_network(x, method="mte", max_lag=2, cmi="gaussian", n_perm=100)
-    biv = im.infer_network(x, method="bivariate_te", max_lag=2, cmi="gaussian", n_perm=100)
+    mte = im.infer_network(x, method="mte", max_lag=2, cmi="gaussian", n_permutations=100)
+    biv = im.infer_network(x, method="bivariate_te", max_lag=2, cmi="gaussian", n_permutations=100)
     assert mte.edge_set() == {(0, 1, 1), (1, 2, 1)}
     assert (0, 2, 2) in biv.edge_set()  # x0(t-2) -> x1(t-1) -> x2(t): only given x1 is it gone
 
@@ -129,7 +131,9 @@ def test_pcmci_recovers_the_var_and_drops_the_indirect_link():
 
 def test_discrete_boolean_network_is_recovered_with_the_plugin_cmi():
     x, truth = simulate.boolean_network(5, 2, 800, flip=0.05, seed=1)
-    net = im.infer_network(x, method="mte", max_lag=2, n_perm=50, n_perm_omnibus=100)
+    net = im.infer_network(
+        x, method="mte", max_lag=2, n_permutations=50, n_permutations_omnibus=100
+    )
     assert net.cmi == "plugin"
     assert net.edge_set() == set(truth)
 
@@ -137,7 +141,7 @@ def test_discrete_boolean_network_is_recovered_with_the_plugin_cmi():
 def test_coupled_logistic_maps_are_recovered_from_their_binned_values():
     truth = [(0, 1, 1), (1, 2, 1), (2, 3, 2), (3, 0, 1)]
     y = simulate.logistic_network(4, truth, 1000, seed=2)
-    net = im.infer_network(np.floor(y * 4).astype(int), method="mte", max_lag=2, n_perm=50)
+    net = im.infer_network(np.floor(y * 4).astype(int), method="mte", max_lag=2, n_permutations=50)
     assert net.edge_set() == set(truth)
 
 
@@ -154,9 +158,9 @@ def test_null_network_false_positive_rate_is_within_its_binomial_interval():
             method="mte",
             max_lag=2,
             cmi="gaussian",
-            n_perm=100,
-            n_perm_omnibus=100,
-            fdr=False,
+            n_permutations=100,
+            n_permutations_omnibus=100,
+            correction="none",
             seed=seed,
         )
         hits += int(net.targets.significant.sum())
@@ -167,10 +171,10 @@ def test_null_network_false_positive_rate_is_within_its_binomial_interval():
 
 def test_same_seed_same_network_and_result_api(tmp_path):
     x = pd.DataFrame(_chain(600, seed=4), columns=["a", "b", "c"])
-    r1 = im.infer_network(x, max_lag=2, n_perm=50, seed=3)
-    r2 = im.infer_network(x, max_lag=2, n_perm=50, seed=3)
+    r1 = im.infer_network(x, max_lag=2, n_permutations=50, seed=3)
+    r2 = im.infer_network(x, max_lag=2, n_permutations=50, seed=3)
     pd.testing.assert_frame_equal(r1.edges, r2.edges)
-    bits = im.infer_network(x, max_lag=2, n_perm=50, seed=3, unit="bits")
+    bits = im.infer_network(x, max_lag=2, n_permutations=50, seed=3, unit="bits")
     np.testing.assert_allclose(bits.edges.estimate * np.log(2), r1.edges.estimate, rtol=1e-12)
     assert r1.nodes == ("a", "b", "c")
     adj = r1.adjacency
@@ -186,11 +190,11 @@ def test_same_seed_same_network_and_result_api(tmp_path):
 @pytest.mark.slow
 def test_parallel_targets_give_the_same_network():
     x = _chain(600, seed=4)
-    r1 = im.infer_network(x, max_lag=2, n_perm=50)
-    r2 = im.infer_network(x, max_lag=2, n_perm=50, n_jobs=2)
+    r1 = im.infer_network(x, max_lag=2, n_permutations=50)
+    r2 = im.infer_network(x, max_lag=2, n_permutations=50, n_jobs=2)
     pd.testing.assert_frame_equal(r1.edges, r2.edges)
     # the same through the one execution object shared with pairwise and bench
-    r3 = im.infer_network(x, max_lag=2, n_perm=50, execution=im.Execution(n_jobs=2))
+    r3 = im.infer_network(x, max_lag=2, n_permutations=50, execution=im.Execution(n_jobs=2))
     pd.testing.assert_frame_equal(r1.edges, r3.edges)
 
 
@@ -211,7 +215,14 @@ def test_ksg_network_on_logistic_maps():
     # k = 8 neighbours: at the default k = 3 the KSG CMI of these wrapped maps is biased
     # up by ~0.06 nats for a true 0 (x1 -> x0), which any permutation test then reports
     net = im.infer_network(
-        y, method="mte", max_lag=1, cmi="ksg1", n_perm=30, n_perm_omnibus=40, null="local", k=8
+        y,
+        method="mte",
+        max_lag=1,
+        cmi="ksg1",
+        n_permutations=30,
+        n_permutations_omnibus=40,
+        null="local",
+        k=8,
     )
     assert net.edge_set() == set(truth)
 
@@ -255,7 +266,7 @@ def test_a_constant_series_warns_and_is_left_out():
     x = _chain(500, seed=1)
     data = {"a": x[:, 0], "b": x[:, 1], "flat": np.full(500, 2.0)}
     with pytest.warns(InfometerWarning, match="'flat'.*constant"):
-        net = im.infer_network(data, max_lag=1, n_perm=50)
+        net = im.infer_network(data, max_lag=1, n_permutations=50)
     assert net.nodes == ("a", "b")
     assert net.diagnostics["constant_series"] == ["flat"]
     assert (0, 1, 1) in net.edge_set()
@@ -290,29 +301,29 @@ def test_discrete_engine_is_the_registry_plugin_cmi():
 
 def test_store_resumes_and_refuses_another_analysis(tmp_path):
     x = _chain(600, seed=4)
-    first = im.infer_network(x, max_lag=2, n_perm=50, store=tmp_path / "s")
+    first = im.infer_network(x, max_lag=2, n_permutations=50, store=tmp_path / "s")
     files = sorted(p.name for p in (tmp_path / "s").glob("te-*.json"))
     assert files == ["te-0.json", "te-1.json", "te-2.json"]
     (tmp_path / "s" / "te-1.json").unlink()
     keep = (tmp_path / "s" / "te-0.json").stat().st_mtime_ns
-    again = im.infer_network(x, max_lag=2, n_perm=50, store=tmp_path / "s")
+    again = im.infer_network(x, max_lag=2, n_permutations=50, store=tmp_path / "s")
     pd.testing.assert_frame_equal(first.edges, again.edges)
     assert (tmp_path / "s" / "te-1.json").exists()
     assert (tmp_path / "s" / "te-0.json").stat().st_mtime_ns == keep  # not recomputed
     with pytest.raises(ValueError, match="different analysis"):
-        im.infer_network(x, max_lag=1, n_perm=50, store=tmp_path / "s")
+        im.infer_network(x, max_lag=1, n_permutations=50, store=tmp_path / "s")
     p = im.infer_network(x, method="pcmci", max_lag=2, store=tmp_path / "p")
     assert p.edge_set() == im.infer_network(x, method="pcmci", max_lag=2).edge_set()
 
 
 def test_targets_subset_and_trials():
     x = pd.DataFrame(_chain(800, seed=5), columns=["a", "b", "c"])
-    sub = im.infer_network(x, max_lag=1, n_perm=50, targets=["b"])
+    sub = im.infer_network(x, max_lag=1, n_permutations=50, targets=["b"])
     assert list(sub.targets.target) == ["b"]
     assert sub.edge_set() == {(0, 1, 1)}
     with pytest.raises(ValueError, match="unknown target 'zz'"):
         im.infer_network(x, max_lag=1, targets=["zz"])
     # 4 trials of 200 rows: no lag reaches across a trial boundary (rows per trial - max_lag)
-    tr = im.infer_network(x, max_lag=2, n_perm=50, trials=4)
+    tr = im.infer_network(x, max_lag=2, n_permutations=50, trials=4)
     assert set(tr.targets.rows) == {4 * (200 - 2)}
     assert (0, 1, 1) in tr.edge_set()

@@ -214,7 +214,7 @@ def test_discrete_plugin_orients_the_contemporaneous_link():
     for t in range(1, n):
         y[t] = x[t] if rng.random() < 0.7 else y[t - 1]
     net = im.infer_network(
-        np.column_stack([x, y]), method="pcmciplus", max_lag=1, n_perm=100, alpha=0.02
+        np.column_stack([x, y]), method="pcmciplus", max_lag=1, n_permutations=100, alpha=0.02
     )
     assert net.cmi == "plugin"
     assert net.edges[["source", "target", "lag", "link"]].values.tolist() == [
@@ -303,7 +303,7 @@ def test_gram_parcorr_equals_the_qr_route():
     x = runge_data(800, 4)
     x = np.column_stack([x, x[:, 0] + x[:, 1]])  # a 4th series = x0 + x1: collinear
     s = {"max_lag": 1, "trials": 1, "cmi": "gaussian", "discrete": False, "cmi_params": {}}
-    s |= {"seed": 0, "null": "permutation", "n_perm": 10}
+    s |= {"seed": 0, "null": "permutation", "n_permutations": 10}
     lt = LinkTests(x, s)
     eng, index, gram = lt.engine(2)
     rng = np.random.default_rng(0)
@@ -329,7 +329,7 @@ def test_ksg_pcmciplus_finds_a_nonlinear_contemporaneous_link():
     for t in range(1, n):
         y[t] = 0.6 * y[t - 1] + x[t] ** 2 + 0.5 * e[t]
     net = im.infer_network(
-        np.column_stack([x, y]), method="pcmciplus", max_lag=1, cmi="ksg1", k=8, n_perm=30
+        np.column_stack([x, y]), method="pcmciplus", max_lag=1, cmi="ksg1", k=8, n_permutations=30
     )
     assert net.edges[["source", "target", "lag", "link"]].values.tolist() == [
         ["x0", "x1", 0, "-->"]

@@ -62,7 +62,7 @@ def test_ais_knn_agrees_with_the_closed_form():
 def test_greedy_embedding_finds_the_non_uniform_lags():
     # x_t = 0.45 x_{t-1} + 0.4 x_{t-3} + e: lags 1 and 3 matter, lag 2 adds nothing given them
     x = ar([0.45, 0.0, 0.4], 3000, seed=4)
-    est = im.active_info_storage(x, k="auto", max_lag=5, method="gaussian", n_perm=100)
+    est = im.active_info_storage(x, k="auto", max_lag=5, method="gaussian", n_permutations=100)
     assert est.diagnostics["chosen_lags"] == [1, 3]
     assert est.params["lags"] == [1, 3]
     assert abs(est.value - ais_truth([0.45, 0.0, 0.4], [1, 3])) < 0.05
@@ -75,7 +75,7 @@ def test_greedy_embedding_finds_the_non_uniform_lags():
 
 def test_greedy_embedding_of_white_noise_selects_nothing():
     x = np.random.default_rng(5).normal(size=1500)
-    est = im.active_info_storage(x, k="auto", method="gaussian", n_perm=100, seed=1)
+    est = im.active_info_storage(x, k="auto", method="gaussian", n_permutations=100, seed=1)
     assert est.diagnostics.get("no_significant_lag") is True
 
 

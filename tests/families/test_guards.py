@@ -44,9 +44,12 @@ GUARDS = {
         "data",
     ),
     "pairwise max_pairs": (lambda: im.pairwise(SMALL, max_pairs=2), "max_pairs"),
-    "pairwise permutations 1e12": (lambda: im.pairwise(SMALL, permutations=10**12), "permutations"),
+    "pairwise permutations 1e12": (
+        lambda: im.pairwise(SMALL, n_permutations=10**12),
+        "permutations",
+    ),
     "pairwise permutations x rows": (
-        lambda: im.pairwise(np.zeros((2_000_000, 2)), permutations=10**6),
+        lambda: im.pairwise(np.zeros((2_000_000, 2)), n_permutations=10**6),
         "permutations",
     ),
     "independence_test n_permutations": (

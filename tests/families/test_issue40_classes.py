@@ -202,7 +202,7 @@ def test_unknown_keywords_class_infer_network(method, cmi, bogus):
 
 
 def test_known_cmi_keywords_still_pass():
-    net = im.infer_network(TS, method="mte", max_lag=1, cmi="ksg1", k=4, n_perm=19)
+    net = im.infer_network(TS, method="mte", max_lag=1, cmi="ksg1", k=4, n_permutations=19)
     assert net.diagnostics["cmi_params"] == {"k": 4}
 
 
@@ -372,10 +372,10 @@ def _bd(**kw):
 
 
 HUGE = {
-    "multiplets n_surrogates": (lambda: im.multiplets(X5, n_surrogates=10**8), "n_surrogates"),
+    "multiplets n_permutations": (lambda: im.multiplets(X5, n_permutations=10**8), "n_permutations"),
     "multiplets surrogates x columns": (
-        lambda: im.multiplets(RNG.normal(size=(50, 40)), n_surrogates=10**6),
-        "n_surrogates",
+        lambda: im.multiplets(RNG.normal(size=(50, 40)), n_permutations=10**6),
+        "n_permutations",
     ),
     "multiplets sizes, max_multiplets raised": (
         lambda: im.multiplets(RNG.normal(size=(300, 200)), sizes=(3, 200), max_multiplets=10**80),
@@ -399,9 +399,9 @@ HUGE = {
         lambda: im.o_information(RNG.normal(size=(300, 2000)), method="ksg"),
         "X",
     ),
-    "infer_network n_perm_omnibus": (
-        lambda: im.infer_network(TS, max_lag=1, n_perm_omnibus=10**9, cmi="gaussian"),
-        "n_perm_omnibus",
+    "infer_network n_permutations_omnibus": (
+        lambda: im.infer_network(TS, max_lag=1, n_permutations_omnibus=10**9, cmi="gaussian"),
+        "n_permutations_omnibus",
     ),
     "channel_capacity 3e4 square": (
         lambda: exact.channel_capacity(np.broadcast_to(1 / 30_000, (30_000, 30_000))),

@@ -58,7 +58,7 @@ CALLS = {
     "multiplets": (lambda: im.multiplets, lambda kw: im.multiplets(X5, **kw)),
     "infer_network": (
         lambda: im.infer_network,
-        lambda kw: im.infer_network(TS, max_lag=1, cmi="gaussian", n_perm=20, **kw),
+        lambda kw: im.infer_network(TS, max_lag=1, cmi="gaussian", n_permutations=20, **kw),
     ),
     "pid_pairs": (lambda: im.pid_pairs, lambda kw: im.pid_pairs(X5[:, :3], X5[:, 3], **kw)),
     "multivariate_test": (

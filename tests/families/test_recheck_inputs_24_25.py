@@ -40,11 +40,11 @@ def _masked(a: np.ndarray) -> np.ma.MaskedArray:
 def test_multiplets_negative_seed_names_seed():
     # was numpy's "expected non-negative integer" from the bit generator
     with pytest.raises(ValueError, match=r"\bseed\b"):
-        im.multiplets(X, n_surrogates=9, seed=-1)
+        im.multiplets(X, n_permutations=9, seed=-1)
     with pytest.raises(TypeError, match=r"\bseed\b"):
-        im.multiplets(X, n_surrogates=9, seed=1.5)
+        im.multiplets(X, n_permutations=9, seed=1.5)
     with pytest.raises(TypeError, match=r"\bseed\b"):
-        im.multiplets(X, n_surrogates=9, seed=True)
+        im.multiplets(X, n_permutations=9, seed=True)
 
 
 def test_multiplets_singular_multiplet_warns():
@@ -86,11 +86,11 @@ def test_infer_network_refuses_masked_values(method):
     # the mask used to be dropped by np.asarray and the hidden values used
     kw = {"tau_min": 0} if method == "pcmciplus" else {}
     with pytest.raises(ValueError, match=r"data is a masked array with 1 masked value"):
-        im.infer_network(_masked(X), method=method, max_lag=1, n_perm=19, **kw)
+        im.infer_network(_masked(X), method=method, max_lag=1, n_permutations=19, **kw)
     d = {f"s{i}": X[:, i] for i in range(4)}
     d["s2"] = _masked(X[:, 2])
     with pytest.raises(ValueError, match=r"series 's2' of data is a masked array"):
-        im.infer_network(d, method=method, max_lag=1, n_perm=19, **kw)
+        im.infer_network(d, method=method, max_lag=1, n_permutations=19, **kw)
     # a masked array with nothing masked is a plain array
     plain = np.ma.masked_array(X, mask=np.zeros(X.shape, bool))
     a = im.infer_network(plain, method="pcmciplus", tau_min=0, max_lag=1)
@@ -124,15 +124,15 @@ def test_infer_network_ragged_series_and_too_few_rows_name_data():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda n: im.transfer_entropy(S, T, k="auto", method="gaussian", n_perm=n),
-        lambda n: im.active_info_storage(T, k="auto", method="gaussian", n_perm=n),
-        lambda n: im.infer_network(X, method="mte", max_lag=1, n_perm=n),
+        lambda n: im.transfer_entropy(S, T, k="auto", method="gaussian", n_permutations=n),
+        lambda n: im.active_info_storage(T, k="auto", method="gaussian", n_permutations=n),
+        lambda n: im.infer_network(X, method="mte", max_lag=1, n_permutations=n),
     ],
     ids=["te_k_auto", "ais_k_auto", "mte"],
 )
 def test_huge_n_perm_is_refused_before_allocating(call):
     # was numpy's MemoryError "Unable to allocate 559. GiB" for the permutation table
-    with pytest.raises(ValueError, match=r"n_perm: the table of 1000000000 permutations"):
+    with pytest.raises(ValueError, match=r"n_permutations: the table of 1000000000 permutations"):
         call(10**9)
 
 
@@ -154,7 +154,7 @@ BAD_OPTIONS = [
     (im.multiplets, {"search": "greedy", "n_jobs": 0}, "n_jobs"),
     (im.multiplets, {"search": "greedy", "objective": "both"}, "objective"),
     (im.multiplets, {"search": "greedy", "store": "somewhere"}, "store"),
-    (im.multiplets, {"n_surrogates": 9, "client": 3}, "scheduler"),
+    (im.multiplets, {"n_permutations": 9, "client": 3}, "scheduler"),
 ]
 
 

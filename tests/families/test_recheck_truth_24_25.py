@@ -359,15 +359,15 @@ def test_same_seed_same_numbers_other_seed_other_null():
         assert tb.p_value == t1.p_value
         np.testing.assert_allclose(tb.null * np.log(2), t1.null, rtol=1e-12)
 
-        m1 = im.multiplets(x, n_surrogates=19, seed=5).frame
-        m2 = im.multiplets(x, n_surrogates=19, seed=5).frame
-        m3 = im.multiplets(x, n_surrogates=19, seed=6).frame
+        m1 = im.multiplets(x, n_permutations=19, seed=5).frame
+        m2 = im.multiplets(x, n_permutations=19, seed=5).frame
+        m3 = im.multiplets(x, n_permutations=19, seed=6).frame
         assert m1.equals(m2)
         assert not np.array_equal(m1["p_fwer"], m3["p_fwer"]) or not np.array_equal(
             m1["p_value"], m3["p_value"]
         )
-        g1 = im.multiplets(x, n_surrogates=19, seed=5, search="greedy").frame
-        g2 = im.multiplets(x, n_surrogates=19, seed=5, search="greedy").frame
+        g1 = im.multiplets(x, n_permutations=19, seed=5, search="greedy").frame
+        g2 = im.multiplets(x, n_permutations=19, seed=5, search="greedy").frame
         assert g1.equals(g2)
 
         p1 = im.pid(
@@ -401,8 +401,8 @@ def test_same_seed_same_numbers_other_seed_other_null():
         assert not p1.to_frame()["ci_low"].equals(p3.to_frame()["ci_low"])
 
         s, y = _ar_pair(400, 0.5, 0.6, 1.0, 12)
-        e1 = im.transfer_entropy(s, y, k="auto", l="auto", method="ksg1", n_perm=19, seed=5)
-        e2 = im.transfer_entropy(s, y, k="auto", l="auto", method="ksg1", n_perm=19, seed=5)
+        e1 = im.transfer_entropy(s, y, k="auto", l="auto", method="ksg1", n_permutations=19, seed=5)
+        e2 = im.transfer_entropy(s, y, k="auto", l="auto", method="ksg1", n_permutations=19, seed=5)
         assert e1.value == e2.value and e1.params["k"] == e2.params["k"]
         assert e1.diagnostics == e2.diagnostics
         l1 = im.transfer_entropy(s, y, method="ksg1", local=True, seed=5)

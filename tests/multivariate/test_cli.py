@@ -147,7 +147,7 @@ def test_multiplets_greedy_search(files, tmp_path):
     d = json.loads(r.stdout)
     # t = p + q + noise: the greedy synergy search starts from (p, q, t)
     assert d["top"][0]["multiplet"][:2] == ["p", "q"] and len(d["top"]) == 2
-    sur = [*args, "--search", "greedy", "--surrogates", "4", "--json", "-o", str(tmp_path)]
+    sur = [*args, "--search", "greedy", "--permutations", "4", "--json", "-o", str(tmp_path)]
     one = json.loads(runner.invoke(app, sur).stdout)
     r = runner.invoke(app, [*sur, "--jobs", "2"])  # surrogate searches on 2 processes
     assert r.exit_code == 0, r.output

@@ -130,7 +130,7 @@ def test_pid_pairs_refusals_name_the_choices():
 # ------------------------------------------------------------------------ multiplets
 def test_multiplets_read_symbols():
     x = _balanced(lambda a, b: a ^ b, extra=2)
-    r = im.multiplets(x, sizes=(3, 4), n_surrogates=19, seed=1)
+    r = im.multiplets(x, sizes=(3, 4), n_permutations=19, seed=1)
     assert r.method == "miller_madow" and "discrete" in r.diagnostics["auto_reason"]
     top = r.frame.iloc[0]
     assert set(top["multiplet"][:3]) <= {"x0", "x1", "x2", "x3", "x4"}
@@ -148,8 +148,8 @@ def test_multiplets_read_symbols():
 
 def test_multiplets_search_and_store_on_symbols(tmp_path):
     x = _balanced(lambda a, b: a ^ b, extra=3)
-    ex = im.multiplets(x, sizes=(3, 4), n_surrogates=9)
-    st = im.multiplets(x, sizes=(3, 4), n_surrogates=9, store=tmp_path / "s")
+    ex = im.multiplets(x, sizes=(3, 4), n_permutations=9)
+    st = im.multiplets(x, sizes=(3, 4), n_permutations=9, store=tmp_path / "s")
     assert np.array_equal(ex.frame["value"], st.frame["value"])
     assert np.array_equal(ex.frame["p_value"], st.frame["p_value"])
     g = im.multiplets(x, sizes=3, search="greedy")
@@ -225,11 +225,13 @@ def _copy_panel(n=1500, seed=0):
 def test_infer_network_refuses_float_bits_and_mixed_panels():
     x = _copy_panel()
     with pytest.raises(ValueError, match="takes 2 distinct values.*discrete=True"):
-        im.infer_network(x.astype(float), max_lag=1, n_perm=20)
+        im.infer_network(x.astype(float), max_lag=1, n_permutations=20)
     mixed = pd.DataFrame({"a": x[:, 0], "b": x[:, 1].astype(float) + 0.3, "c": x[:, 2]})
     with pytest.raises(ValueError, match="integer or boolean series.*discrete=True"):
-        im.infer_network(mixed, max_lag=1, n_perm=20)
-    net = im.infer_network(x.astype(float), max_lag=1, n_perm=50, discrete=True, unit="bits")
+        im.infer_network(mixed, max_lag=1, n_permutations=20)
+    net = im.infer_network(
+        x.astype(float), max_lag=1, n_permutations=50, discrete=True, unit="bits"
+    )
     assert (0, 1, 1) in net.edge_set()
     e = net.edges[(net.edges["source"] == "x0") & (net.edges["target"] == "x1")]
     assert float(e["estimate"].iloc[0]) == pytest.approx(1.0, abs=0.02)  # plug-in TE: 1 bit

@@ -31,7 +31,7 @@ def _null_frames(search: str, sizes, **kw):
     for k in range(K):
         x = rng.standard_normal((N, D))
         yield im.multiplets(
-            x, sizes=sizes, n_surrogates=B, search=search, seed=k, progress=False, **kw
+            x, sizes=sizes, n_permutations=B, search=search, seed=k, progress=False, **kw
         ).frame
 
 

@@ -72,13 +72,13 @@ def test_unbounded_beam_is_exhaustive(objective, measure):
 
 def test_search_surrogates_are_adjusted_for_the_search():
     x = _planted5(n=600, d=12)
-    r = im.multiplets(x, sizes=(3, 5), search="greedy", n_surrogates=19)
+    r = im.multiplets(x, sizes=(3, 5), search="greedy", n_permutations=19)
     top = r.frame.iloc[0]
     assert top["multiplet"] == PLANTED
     assert top["p_value"] == pytest.approx(0.05) and top["p_fwer"] == pytest.approx(0.05)
     # independent columns: p-values are valid numbers in [1/(B+1), 1]
     y = np.random.default_rng(5).normal(size=(600, 12))
-    f = im.multiplets(y, sizes=(3, 4), search="beam", beam_width=3, n_surrogates=19).frame
+    f = im.multiplets(y, sizes=(3, 4), search="beam", beam_width=3, n_permutations=19).frame
     assert f["p_fwer"].between(0.05, 1.0).all() and f["p_value"].between(0.05, 1.0).all()
 
 
@@ -116,7 +116,7 @@ def small_chunks(monkeypatch):
 def _sweep(**kw):
     x = np.random.default_rng(0).normal(size=(300, 9))
     x[:, 1] += x[:, 0]
-    return im.multiplets(x, sizes=(3, 4), n_surrogates=4, **kw)
+    return im.multiplets(x, sizes=(3, 4), n_permutations=4, **kw)
 
 
 def test_processes_and_store_are_bit_for_bit(small_chunks, tmp_path):
@@ -136,14 +136,14 @@ def test_processes_and_store_are_bit_for_bit(small_chunks, tmp_path):
     assert sorted(os.listdir(store / "chunks")) == chunks
     x = np.random.default_rng(1).normal(size=(300, 9))
     with pytest.raises(ValueError, match="different multiplet sweep"):
-        im.multiplets(x, sizes=(3, 4), n_surrogates=4, store=store)
+        im.multiplets(x, sizes=(3, 4), n_permutations=4, store=store)
 
 
 @pytest.mark.parametrize(("search", "width"), [("greedy", 1), ("beam", 3)])
 def test_search_surrogates_on_processes_are_bit_for_bit(search, width):
     # the surrogate searches run as run_jobs jobs: the same values and p-values
     x = np.random.default_rng(4).normal(size=(300, 9))  # null data: p-values spread out
-    kw = dict(sizes=(3, 5), search=search, beam_width=width, n_surrogates=6, seed=3)
+    kw = dict(sizes=(3, 5), search=search, beam_width=width, n_permutations=6, seed=3)
     ref = im.multiplets(x, **kw)
     got = im.multiplets(x, n_jobs=2, **kw)
     pd.testing.assert_frame_equal(got.frame, ref.frame, check_exact=True)
@@ -161,7 +161,7 @@ def test_dask_local_cluster_is_bit_for_bit(small_chunks):
         distributed.Client(cluster) as client,
     ):
         got = _sweep(client=client)
-        kw = dict(sizes=(3, 4), search="beam", beam_width=2, n_surrogates=4)
+        kw = dict(sizes=(3, 4), search="beam", beam_width=2, n_permutations=4)
         x = np.random.default_rng(0).normal(size=(300, 9))
         searched = im.multiplets(x, client=client, **kw)
     pd.testing.assert_frame_equal(got.frame, ref.frame, check_exact=True)

@@ -41,7 +41,7 @@ def test_values_equal_the_registered_estimators(method, measure):
 
 
 def test_planted_structure_is_on_top_and_significant():
-    r = im.multiplets(_planted(), sizes=3, n_surrogates=99, seed=1)
+    r = im.multiplets(_planted(), sizes=3, n_permutations=99, seed=1)
     top = r.frame.head(2)
     assert set(top["multiplet"]) == {("x3", "x4", "x5"), ("x0", "x1", "x2")}
     syn = top.set_index("multiplet").loc[[("x3", "x4", "x5")]]
@@ -49,7 +49,7 @@ def test_planted_structure_is_on_top_and_significant():
     # no surrogate reaches the planted values: the smallest p-value 1/(B + 1)
     assert np.allclose(top["p_fwer"], 1 / 100)
     assert r.frame["p_value"].between(1 / 100, 1).all()
-    again = im.multiplets(_planted(), sizes=3, n_surrogates=99, seed=1)
+    again = im.multiplets(_planted(), sizes=3, n_permutations=99, seed=1)
     assert again.frame["p_value"].tolist() == r.frame["p_value"].tolist()
     low = r.top(1)["lowest"]
     assert low["multiplet"].iloc[0] == ("x3", "x4", "x5")
@@ -73,7 +73,7 @@ BAD = [
     (dict(sizes=9), "sizes"),
     (dict(method="ksg"), "method"),
     (dict(measure="entropy"), "measure"),
-    (dict(n_surrogates=-1), "n_surrogates"),
+    (dict(n_permutations=-1), "n_permutations"),
 ]
 
 

@@ -9,8 +9,7 @@ import pytest
 from scipy.stats import binom
 
 import infometer as im
-from infometer.measures.multivariate._surrogates import independent_orders
-from infometer.measures.multivariate.significance import p_value
+from infometer.measures.stats.nulls import independent_orders, p_value
 
 
 def _rate_interval(k: int, alpha: float = 0.05, level: float = 0.999) -> tuple[int, int]:
@@ -109,7 +108,7 @@ def test_same_seed_same_p_and_units():
     assert bits.p_value == a.p_value and bits.statistic.unit == "bits"
     assert "p = " in repr(a) and a.to_dict()["alternative"] == "two-sided"
     # multipletests takes the results; maxstat needs the common permutations (same seed)
-    mt = im.multipletests([a, bits], method="holm")
+    mt = im.multipletests([a, bits], correction="holm")
     assert mt.p_adjusted.shape == (2,)
 
 
@@ -228,5 +227,5 @@ def test_maxstat_orients_two_sided_and_less_tests():
             x, measure="total_correlation", method="plugin", n_permutations=49, seed=1
         ),
     ]
-    mt = im.multipletests(tests, method="maxstat")
+    mt = im.multipletests(tests, correction="maxstat")
     np.testing.assert_allclose(mt.p_adjusted, [0.02, 0.02, 0.02])

@@ -50,13 +50,13 @@ def test_greedy_auto_k_finds_the_ar2_target_history():
 
 def test_auto_k_reruns_and_resamples_with_the_chosen_k():
     x, y = _var(n=1500, seed=1)
-    est = im.transfer_entropy(x, y, k="auto", method="gaussian", ci=0.9, n_perm=100)
+    est = im.transfer_entropy(x, y, k="auto", method="gaussian", ci=0.9, n_permutations=100)
     lo, hi = est.ci
     assert lo < est.value < hi
     data = {"source": x, "target": y}
     again = im.estimate("transfer_entropy", data, method=est.method, **est.params)
     assert again.value == est.value and again.params["k"] == est.params["k"]
-    lv = im.transfer_entropy(x, y, k="auto", method="gaussian", local=True, n_perm=100)
+    lv = im.transfer_entropy(x, y, k="auto", method="gaussian", local=True, n_permutations=100)
     assert lv.params["k"] == est.params["k"] and lv.diagnostics["chosen_k"] == est.params["k"]
     assert lv.mean == pytest.approx(est.value, abs=1e-11)
     assert lv.times[0] == est.params["k"]  # the first target sample with a full history
@@ -115,8 +115,8 @@ def test_auto_k_errors_name_the_argument():
         im.transfer_entropy(x, y, k="auto", max_lag=150, method="gaussian")
     with pytest.raises(ValueError, match="k_alpha"):
         im.transfer_entropy(x, y, k="auto", k_alpha=2.0, method="gaussian")
-    with pytest.raises(TypeError, match="n_perm"):
-        im.transfer_entropy(x, y, k="auto", n_perm="many", method="gaussian")
+    with pytest.raises(TypeError, match="n_permutations"):
+        im.transfer_entropy(x, y, k="auto", n_permutations="many", method="gaussian")
     with pytest.raises(TypeError, match="k must be a positive integer or 'auto', got 'two'"):
         im.transfer_entropy(x, y, k="two", method="gaussian")
     with pytest.raises(TypeError, match="l must be a positive integer or 'auto', got 'Auto'"):
@@ -151,7 +151,7 @@ def test_auto_l_of_an_independent_source_is_one_and_flagged():
     x, y = rng.normal(size=1500), rng.normal(size=1500)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # TE ~ 0 may come out below 0
-        est = im.transfer_entropy(x, y, l="auto", method="gaussian", n_perm=100)
+        est = im.transfer_entropy(x, y, l="auto", method="gaussian", n_permutations=100)
     assert est.params["l"] == 1 and est.diagnostics["no_significant_source_lag"] is True
     with pytest.raises(ValueError, match="tau=2"):
         im.transfer_entropy(x, y, l="auto", tau=2, method="gaussian")

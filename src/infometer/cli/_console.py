@@ -93,7 +93,7 @@ _ALIASES = "infometer.aliases"
 
 def cli_names(**names: str) -> None:
     """Say which library arguments the running command's options stand for, where the
-    names differ (``n_surrogates="--surrogates"``, ``scales="--multiscale"``): an error
+    names differ (``n_permutations="--permutations"``, ``scales="--multiscale"``): an error
     line that starts with the library's name says the option instead."""
     ctx = _current_context()
     if ctx is not None:
@@ -168,10 +168,11 @@ def cell(value: Any) -> Text:
 
 
 def print_json(obj: Any) -> None:
-    """One JSON document on stdout (numpy scalars, NaN and infinities made JSON-safe)."""
-    from infometer.core.estimate import _jsonable
+    """One JSON document on stdout (numpy scalars made plain; a NaN or an infinity is
+    ``null``, named with its reason under ``"nonfinite"``: ``results.json_document``)."""
+    from infometer.core.results import json_document
 
-    sys.stdout.write(json.dumps(_jsonable(obj)) + "\n")
+    sys.stdout.write(json.dumps(json_document(obj), allow_nan=False) + "\n")
     sys.stdout.flush()
 
 

@@ -208,7 +208,7 @@ def emit(est: Any, as_json: bool, extra: dict[str, Any] | None = None) -> None:
     out.print(repr(est), highlight=False, markup=False)
     reason = est.diagnostics.get("auto_reason")
     if reason:
-        _print_line("auto:", "dim", reason, out)
+        _print_line("auto:", "dim", _cli_option_words(reason), out)
 
 
 def _estimate(
@@ -220,12 +220,14 @@ def _estimate(
     seed: int,
     discrete: bool | None,
     quiet: bool = False,
+    dequantize: bool | None = None,
 ) -> Any:
     import warnings
 
     from infometer.core.api import estimate
     from infometer.core.progress import quiet as no_bars
 
+    params = {} if dequantize is None else {"dequantize": dequantize}
     with warnings.catch_warnings(), no_bars(quiet):
         warnings.simplefilter("ignore")  # warnings are in diagnostics; printed below
         est = estimate(
@@ -237,6 +239,7 @@ def _estimate(
             seed=seed,
             discrete=discrete,
             paired=quantity != "kl_divergence",
+            **params,
         )
     for w in est.warnings:
         warn(w)
@@ -265,6 +268,12 @@ _THREADS = typer.Option(
 _DISCRETE = typer.Option(
     None, "--discrete/--continuous", help="Force columns to symbols / numbers (default: by dtype)."
 )
+_DEQUANTIZE = typer.Option(
+    None,
+    "--dequantize/--no-dequantize",
+    help="kNN methods: spread tied (rounded) values uniformly over their rounding step "
+    "(default: --method auto does it for tied data, explicit methods do not).",
+)
 
 
 @app.command("entropy")
@@ -280,6 +289,7 @@ def entropy_cmd(
     json_out: bool = _JSON,
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
+    dequantize: bool = _DEQUANTIZE,
     quiet: bool = _QUIET,
     threads: int = _THREADS,
 ) -> None:
@@ -288,7 +298,7 @@ def entropy_cmd(
 
     df = select_columns(read_table(file), columns, "--columns", file)
     _set_threads(threads)
-    est = _estimate("entropy", {"x": df}, method, unit, ci, seed, discrete, quiet)
+    est = _estimate("entropy", {"x": df}, method, unit, ci, seed, discrete, quiet, dequantize)
     emit(est, json_out, {"file": file, "columns": list(df.columns)})
 
 
@@ -305,6 +315,7 @@ def mi_cmd(
     json_out: bool = _JSON,
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
+    dequantize: bool = _DEQUANTIZE,
     quiet: bool = _QUIET,
     threads: int = _THREADS,
 ) -> None:
@@ -318,7 +329,7 @@ def mi_cmd(
         data["z"] = select_columns(df, given, "--given", file)
         quantity = "cond_mutual_info"
     _set_threads(threads)
-    est = _estimate(quantity, data, method, unit, ci, seed, discrete, quiet)
+    est = _estimate(quantity, data, method, unit, ci, seed, discrete, quiet, dequantize)
     emit(est, json_out, {"file": file, "x": x, "y": y, "given": given})
 
 
@@ -336,6 +347,7 @@ def kl_cmd(
     json_out: bool = _JSON,
     seed: int = _SEED,
     discrete: bool = _DISCRETE,
+    dequantize: bool = _DEQUANTIZE,
     quiet: bool = _QUIET,
     threads: int = _THREADS,
 ) -> None:
@@ -345,7 +357,8 @@ def kl_cmd(
     p = select_columns(read_table(p_file), columns, "--columns", p_file)
     q = select_columns(read_table(q_file), columns, "--columns", q_file)
     _set_threads(threads)
-    est = _estimate("kl_divergence", {"p": p, "q": q}, method, unit, ci, seed, discrete, quiet)
+    data = {"p": p, "q": q}
+    est = _estimate("kl_divergence", data, method, unit, ci, seed, discrete, quiet, dequantize)
     emit(est, json_out, {"p_file": p_file, "q_file": q_file})
 
 

@@ -48,6 +48,15 @@ def complexity_cmd(
     normalize: Annotated[
         bool, typer.Option("--normalize", help="Fraction of the maximum.")
     ] = False,
+    dequantize: Annotated[
+        bool,
+        typer.Option(
+            "--dequantize",
+            help="sample/approximate/fuzzy: spread tied (rounded) values uniformly over "
+            "their rounding step first (seeded).",
+        ),
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Seed of --dequantize.")] = 0,
     multiscale: Annotated[
         int | None, typer.Option(help="Compute at scales 1..S (multiscale entropy).")
     ] = None,
@@ -81,6 +90,15 @@ def complexity_cmd(
     }
     if normalize:
         params["normalize"] = True
+    if dequantize:
+        from infometer.measures.complexity.estimators import DISTANCE_MEASURES
+
+        if measure not in DISTANCE_MEASURES:
+            raise ValueError(
+                f"--dequantize applies to the measures that compare distances "
+                f"({', '.join(DISTANCE_MEASURES)}), not to --measure {measure}"
+            )
+        params.update(dequantize=True, seed=seed)
     with warnings.catch_warnings(record=True) as caught, silence(quiet):
         warnings.simplefilter("always")
         if multiscale is None:

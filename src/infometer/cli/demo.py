@@ -56,9 +56,11 @@ def rank_features(
     seed: int,
     progress: bool | None = None,
     discrete: bool | None = None,
+    **params: Any,
 ) -> list[dict[str, Any]]:
     """MI of every column of X with y, sorted from most to least informative
-    (``discrete``: as :func:`infometer.mutual_info`'s)."""
+    (``discrete``: as :func:`infometer.mutual_info`'s; ``params``: the estimator's, e.g.
+    ``dequantize``)."""
     from infometer.core.api import mutual_info
     from infometer.core.progress import progress_bar
 
@@ -67,7 +69,7 @@ def rank_features(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = mutual_info(
-                X[col], y, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete
+                X[col], y, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete, **params
             )
         rows.append({"feature": str(col), "estimate": est})
     rows.sort(key=lambda r: -r["estimate"].value)

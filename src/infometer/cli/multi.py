@@ -33,7 +33,7 @@ def _warn(caught) -> None:
         msg = str(w.message)
         if issubclass(w.category, UserWarning) and msg not in seen:
             seen.add(msg)
-            warn_line(msg)
+            warn_line(msg)  # in the command's words: --dequantize, --discrete
 
 
 def _names(spec: str | None, what: str) -> list[str] | None:
@@ -69,6 +69,11 @@ def multi_cmd(
         help="Permutation test against mutual independence with B permuted data sets.",
     ),
     block: int = typer.Option(None, "--block", help="With --permutations: block length."),
+    dequantize: bool = typer.Option(
+        False,
+        "--dequantize",
+        help="--method ksg: spread tied (rounded) values over their rounding step first.",
+    ),
     json_out: bool = _JSON,
     quiet: bool = _QUIET,
 ) -> None:
@@ -100,7 +105,10 @@ def multi_cmd(
         raise ValueError("--block is for the permutation test; pass --permutations B too")
     with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
         warnings.simplefilter("always")
-        res = getattr(im, q)(df, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete)
+        extra = {"dequantize": True} if dequantize else {}
+        res = getattr(im, q)(
+            df, method=method, unit=unit, ci=ci, seed=seed, discrete=discrete, **extra
+        )
     _warn(caught)
     if q != "gradient_o_information":
         emit(res, json_out, {"file": file, "columns": list(df.columns)})
@@ -362,9 +370,15 @@ def multiplets_cmd(
         None, "--columns", "-c", help="Variables (comma-sep.; default all)."
     ),
     discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
-    surrogates: int = typer.Option(
-        0, "--surrogates", "-B", help="Surrogate data sets for p-values."
+    permutations: int = typer.Option(
+        0, "--permutations", "-B", help="Permuted data sets for p-values."
     ),
+    correction: str = typer.Option(
+        "fwer",
+        "--correction",
+        help="fwer (max-statistic per size x sizes), fdr_bh, fdr_by or none.",
+    ),
+    alpha: float = typer.Option(0.05, "--alpha", help="Level of the significant column."),
     top: int = typer.Option(20, "--top", help="Rows shown (and plotted)."),
     unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
     out_dir: str = typer.Option("multiplets-out", "--out", "-o", help="Folder for CSV and PNG."),
@@ -404,7 +418,7 @@ def multiplets_cmd(
     check_out_dir(store, "--store")
     cli_names(
         X=file,
-        n_surrogates="--surrogates",
+        n_permutations="--permutations",
         sizes="--size/--max-size",
         n_jobs="--jobs",
         max_multiplets="--size/--max-size",
@@ -420,7 +434,9 @@ def multiplets_cmd(
             measure=measure,
             sizes=sizes,
             method=method,
-            n_surrogates=surrogates,
+            n_permutations=permutations,
+            correction=correction,
+            alpha=alpha,
             unit=unit,
             seed=seed,
             search=search,

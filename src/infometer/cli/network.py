@@ -34,9 +34,14 @@ def network_cmd(
         None, "--tau-min", help="Tigramite's name for --min-lag (0: contemporaneous links)."
     ),
     cmi: str = typer.Option("auto", "--cmi", help="gaussian, ksg1, plugin, ... or auto."),
-    alpha: float = typer.Option(0.05, "--alpha", help="Significance level of every test."),
-    fdr: bool = typer.Option(True, "--fdr/--no-fdr", help="FDR correction across targets."),
-    n_perm: int = typer.Option(200, "--n-perm", help="Permutations per test."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the network."),
+    correction: str = typer.Option(
+        None,
+        "--correction",
+        help="fdr_bh, fdr_by (over every target / link), fwer (network-wide) or none "
+        "(default fdr_bh; pcmciplus none).",
+    ),
+    n_permutations: int = typer.Option(200, "--permutations", help="Permutations per test."),
     pc_alpha: float = typer.Option(
         None, "--pc-alpha", help="PCMCI: PC1 level (default 0.2; pcmciplus uses --alpha)."
     ),
@@ -86,8 +91,8 @@ def network_cmd(
             tau_min=tau_min,
             cmi=cmi,
             alpha=alpha,
-            fdr=fdr,
-            n_perm=n_perm,
+            correction=correction,
+            n_permutations=n_permutations,
             pc_alpha=pc_alpha,
             null=null,
             n_jobs=jobs,
@@ -121,6 +126,7 @@ def network_cmd(
             "cmi": net.cmi,
             "max_lag": net.max_lag,
             "alpha": net.alpha,
+            "correction": net.correction,
             "unit": net.diagnostics["unit"],
             "nodes": list(net.nodes),
             "edges": json.loads(net.edges.to_json(orient="records")),

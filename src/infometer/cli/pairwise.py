@@ -69,10 +69,21 @@ def matrix_cmd(
     permutations: int = typer.Option(
         0, "--permutations", "-B", help="Permutation test per pair with B permutations."
     ),
-    fdr: float = typer.Option(0.05, "--fdr", help="False discovery rate of the edge list."),
+    correction: str = typer.Option(
+        "fdr_bh",
+        "--correction",
+        help="Over every pair: fdr_bh, fdr_by, fwer (Holm) or none (per pair).",
+    ),
+    alpha: float = typer.Option(0.05, "--alpha", help="Level of the significant pairs."),
     network: str = typer.Option("none", "--network", help="none, aracne or clr."),
     unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
     k: int = typer.Option(None, "--k", help="Neighbours of the kNN estimators (default 3)."),
+    dequantize: bool = typer.Option(
+        None,
+        "--dequantize/--no-dequantize",
+        help="kNN: spread tied (rounded) values over their rounding step (default: with "
+        "--method auto yes, explicit methods no).",
+    ),
     ranks: bool = typer.Option(False, "--ranks", help="Rank-transform continuous columns first."),
     nan: str = typer.Option("error", "--nan", help="error, drop_rows or drop_columns."),
     scheduler: str = typer.Option(
@@ -114,6 +125,8 @@ def matrix_cmd(
     od = Path(out_dir)
     od.mkdir(parents=True, exist_ok=True)
     params = {} if k is None else {"k": k}
+    if dequantize is not None:
+        params["dequantize"] = dequantize
     if store is None and (scheduler is not None or importlib.util.find_spec("pyarrow")):
         store = str(od / "store")
     elif store is None:
@@ -126,8 +139,9 @@ def matrix_cmd(
             columns=_columns(columns),
             given=_columns(given),
             unit=unit,
-            permutations=permutations,
-            fdr=fdr,
+            n_permutations=permutations,
+            correction=correction,
+            alpha=alpha,
             ranks=ranks,
             nan=nan,
             discrete=discrete,
@@ -162,7 +176,7 @@ def matrix_cmd(
         sig.to_csv(od / "significant_edges.csv", index=False)
         files.append(od / "significant_edges.csv")
         n_sig = len(sig)
-        lines.append(f"{len(sig)} pairs significant at FDR {fdr:g}")
+        lines.append(f"{len(sig)} pairs significant at {correction} {alpha:g}")
     if network != "none":
         net = aracne(res) if network == "aracne" else clr(res)
         net.edges.to_csv(od / "network.csv", index=False)
@@ -213,6 +227,12 @@ def rank_cmd(
     discrete: bool = typer.Option(
         None, "--discrete/--continuous", help="Force columns to symbols / numbers."
     ),
+    dequantize: bool = typer.Option(
+        None,
+        "--dequantize/--no-dequantize",
+        help="kNN: spread tied (rounded) values over their rounding step (default: with "
+        "--method auto yes, explicit methods no).",
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--no-progress)."),
     json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
@@ -242,6 +262,7 @@ def rank_cmd(
     if X.shape[1] == 0:
         raise ValueError(f"{file} has no column besides the target {target!r}")
     y = df[target]
+    extra = {} if dequantize is None else {"dequantize": dequantize}
     rows = rank_features(
         X,
         y,
@@ -251,6 +272,7 @@ def rank_cmd(
         seed=seed,
         progress=None if progress else False,
         discrete=discrete,
+        **extra,
     )
     e0 = rows[0]["estimate"]
     shown = rows[:top] if top > 0 else rows

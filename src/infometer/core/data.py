@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, as_generator
 from infometer.core.validation import check_choice, check_float, check_int
 
 __all__ = [
@@ -36,6 +37,10 @@ __all__ = [
     "check_discrete",
     "scaled_moments",
     "InfometerWarning",
+    "Ties",
+    "find_ties",
+    "cell_widths",
+    "dequantize",
 ]
 
 DISCRETE = "discrete"
@@ -67,6 +72,222 @@ def scaled_moments(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     with np.errstate(under="ignore"):  # values 1e-308 times below a column's largest
         u = a * scale
         return scale, u.mean(axis=0), u.std(axis=0)
+
+
+# ------------------------------------------------------------ ties and rounding grids
+#: A value within this many steps of its grid point lies on the grid (rounding in the last
+#: place of a finer unit: thirds rounded to 0.01 are within 0.015 steps of 1/3).
+GRID_TOLERANCE = 0.05
+#: With at most this many distinct values a grid must hold them to float noise
+#: (``GRID_EXACT`` steps): five values fit some grid within 5% by chance about once in 50
+#: (the logs 0, 0.69, 1.39, 1.50, 2.08 fit steps of 0.116), with seven ~1e-5.
+GRID_FEW_LEVELS = 6
+GRID_EXACT = 1e-6
+#: Share of the rows that must lie on a grid for the column to be called rounded to it.
+GRID_MIN_SHARE = 0.99
+#: Values closer than this (relative to the column's largest magnitude) are one value:
+#: ``0.1 * 3`` and ``0.3`` differ by 1 ulp, not by a step.
+NOISE = 2.0**-44
+
+
+@dataclass(frozen=True)
+class Ties:
+    """Ties and rounding grid of one float column (found by :func:`find_ties`).
+
+    Attributes
+    ----------
+    n
+        Rows.
+    levels
+        Distinct values (values that differ by float noise only are one value).
+    tied_share
+        Share of the rows whose value occurs in another row too.
+    top_share
+        Share of the rows holding the most common value.
+    step
+        The grid step Δ when at least ``GRID_MIN_SHARE`` of the rows lie on a grid
+        ``offset + k·Δ`` (within ``GRID_TOLERANCE`` steps), as rounded measurements do
+        (0.1 for one decimal, 1 for whole numbers, 1/3 for thirds); ``None`` when the tied
+        values lie on no common step.
+    """
+
+    n: int
+    levels: int
+    tied_share: float
+    top_share: float
+    step: float | None
+
+    def describe(self, unit: float = 1.0) -> str:
+        """The facts in words: ``94% of rows tied (35 distinct values among 150, on a grid
+        of step 0.1)``; ``unit`` multiplies the step (a column's sd after standardising)."""
+        grid = (
+            f"on a grid of step {self.step * unit:.4g}"
+            if self.step is not None
+            else "on no common step"
+        )
+        return (
+            f"{self.tied_share:.0%} of rows tied ({self.levels} distinct values among "
+            f"{self.n}, {grid})"
+        )
+
+
+def _distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct values, their counts)``, sorted, with values that differ by float noise
+    (``NOISE`` times the largest magnitude) merged into the first of them."""
+    s = np.sort(col)
+    top = max(abs(float(s[0])), abs(float(s[-1])))
+    new = np.empty(s.size, bool)
+    new[0] = True
+    np.greater(np.diff(s), NOISE * top, out=new[1:])
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, s.size))
+    return s[starts], counts
+
+
+def _grid_fit(
+    u: np.ndarray, c: np.ndarray, step0: float, anchor: float, tol: float
+) -> tuple[float, int]:
+    """``(step, rows on the grid)`` of the grid ``anchor + k·step`` near ``step0``, a row
+    on the grid when its value is within ``tol`` steps of a grid point."""
+    d = np.diff(u)
+    r = d / step0
+    k = np.rint(r)
+    good = (k >= 1) & (np.abs(r - k) <= 0.25)
+    if not good.any():
+        return step0, 0
+    step = float(d[good].sum() / k[good].sum())  # the gaps telescope: a precise step
+    kk = np.rint((u - anchor) / step)
+    near = np.abs((u - anchor) / step - kk) <= 0.25
+    if np.count_nonzero(near) >= 2 and np.ptp(kk[near]) > 0:  # least squares: offset, step
+        step, a = np.polyfit(kk[near], u[near], 1)
+        step = float(step)
+    else:
+        a = anchor
+    if not step > 0:
+        return step0, 0
+    z = (u - a) / step
+    on = np.abs(z - np.rint(z)) <= tol
+    return step, int(c[on].sum())
+
+
+def _grid_step(u: np.ndarray, c: np.ndarray) -> float | None:
+    """The largest step Δ such that ``GRID_MIN_SHARE`` of the rows lie on ``offset + k·Δ``.
+
+    Candidates are the smallest distinct gaps between values and their halves, thirds and
+    quarters (a grid whose neighbouring points never both occur); each is refined from
+    the gaps near its multiples, which telescope (thirds rounded to 0.01 give 1/3, not
+    0.33), then by least squares.  The largest grid that holds the rows wins: a value off
+    a coarse grid (one 0.906 among hundredths) does not make the step 0.002.  Up to
+    ``GRID_FEW_LEVELS`` distinct values a grid must hold them exactly (to ``GRID_EXACT``
+    steps): few values fit a loose grid by chance.
+    """
+    m = u.size
+    if m < 2:
+        return None
+    if m == 2:
+        return float(u[1] - u[0])
+    gaps = np.sort(np.diff(u))
+    bases: list[float] = []
+    for g in gaps:
+        if not bases or g > bases[-1] * (1 + 2 * GRID_TOLERANCE):
+            bases.append(float(g))
+            if len(bases) == 5:
+                break
+    cands: list[float] = []
+    for cand in sorted((b / q for b in bases for q in (1, 2, 3, 4)), reverse=True):
+        if not cands or cand < cands[-1] * (1 - GRID_TOLERANCE):
+            cands.append(cand)
+    need = GRID_MIN_SHARE * c.sum()
+    anchor = float(u[np.argmax(c)])  # the most common value is on the grid
+    tol = GRID_TOLERANCE if m > GRID_FEW_LEVELS else GRID_EXACT
+    for cand in cands:
+        step, held = _grid_fit(u, c, cand, anchor, tol)
+        if held >= need:
+            return step
+    return None
+
+
+def find_ties(col: Any) -> Ties | None:
+    """Ties and rounding grid of one float column, or ``None`` when no value repeats.
+
+    The one detector of ties and rounding in infometer: the kNN preparation, the
+    ``method="auto"`` rules and the warnings all read their facts from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = find_ties(np.round(np.random.default_rng(0).normal(5, 1, 300), 1))
+    >>> round(t.step, 6), t.levels < 300
+    (0.1, True)
+    >>> find_ties(np.random.default_rng(0).normal(size=300)) is None
+    True
+    """
+    col = np.asarray(col, dtype=np.float64).ravel()
+    n = col.size
+    if n < 2:
+        return None
+    u, c = _distinct(col)
+    if u.size == n:
+        return None
+    return Ties(
+        n=n,
+        levels=int(u.size),
+        tied_share=float(c[c > 1].sum() / n),
+        top_share=float(c.max() / n),
+        step=_grid_step(u, c),
+    )
+
+
+def cell_widths(col: np.ndarray, ties: Ties) -> np.ndarray:
+    """Width of the cell each row's value stands for (0: the value is left as it is).
+
+    On a grid every value stands for ``[v - Δ/2, v + Δ/2]``; a value off the grid, or next
+    to a nearer neighbour, for less: the width is the smallest of Δ and the gaps to the
+    neighbouring distinct values, so cells never overlap.  Without a grid only tied values
+    get a cell, as wide as the smaller gap to their neighbours (the cells of rounding in
+    transformed units, such as the log of whole numbers); untied values keep width 0.
+    """
+    col = np.asarray(col, dtype=np.float64)
+    u, c = _distinct(col)
+    if u.size < 2:
+        return np.zeros(col.size)
+    d = np.diff(u)
+    left = np.concatenate([[np.inf], d])
+    right = np.concatenate([d, [np.inf]])
+    w = np.minimum(left, right)
+    if ties.step is not None:
+        w = np.minimum(w, ties.step)
+    else:
+        w = np.where(c > 1, w, 0.0)
+    # each row's value lies in the group that starts at the largest distinct value <= it
+    return w[np.searchsorted(u, col, side="right") - 1]
+
+
+def dequantize(col: np.ndarray, widths: np.ndarray, seed: Seed = 0) -> np.ndarray:
+    """``col`` with each value spread uniformly over its cell ``[v - w/2, v + w/2]``
+    (:func:`cell_widths`), drawn from ``seed`` (a ``numpy.random.Generator``'s next
+    ``len(col)`` uniforms are used).
+
+    Rounded data ``X = Δ·round(Y/Δ)`` become ``X' = X + U``, ``U ~ Uniform(-Δ/2, Δ/2)``
+    independent of everything: ``X'`` has the histogram density ``P(X = v)/Δ`` on each
+    cell, so ``h(X') = H(X) + log Δ`` and, since ``X`` is a function of ``X'``,
+    ``I(X'; Y') = I(X; Y)`` (docs/knn.md, "Ties and rounding").
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([1.0, 1.0, 1.1, 1.2, 1.2])
+    >>> y = dequantize(x, cell_widths(x, find_ties(x)), seed=0)
+    >>> bool(np.all(np.abs(y - x) <= 0.05 + 1e-12)), np.unique(y).size
+    (True, 5)
+    """
+    return col + widths * (as_generator(seed).random(col.size) - 0.5)
 
 
 # ------------------------------------------------------------------ the variable
@@ -144,6 +365,18 @@ class Variable:
             raise ValueError(f"{self.name} has no discrete columns to encode as symbols")
         cards = [c for c, k in zip(self.cardinalities, self.kinds, strict=True) if k == DISCRETE]
         return encode_columns(disc, cards)
+
+    @cached_property
+    def ties(self) -> dict[int, Ties]:
+        """Ties and rounding grid of each continuous column that has ties
+        (:func:`find_ties`), by column index; empty for tie-free data."""
+        out = {}
+        for j, (c, k) in enumerate(zip(self.columns, self.kinds, strict=True)):
+            if k == CONTINUOUS:
+                t = find_ties(c)
+                if t is not None:
+                    out[j] = t
+        return out
 
     def select(self, idx: np.ndarray) -> Variable:
         """Rows ``idx`` of this variable (codes and cardinalities are kept)."""
@@ -554,6 +787,7 @@ def as_variable(
     if n < min_samples:
         raise ValueError(f"{name} has {n} samples; at least {min_samples} are needed")
     cols, kinds, cards, syms, diags = [], [], [], [], {}
+    ties: dict[int, Ties] = {}  # the detector's facts, kept on the variable (n <= SAMPLE)
     multi = len(raw_cols) > 1
     for j, (c, cat) in enumerate(zip(raw_cols, cats, strict=True)):
         c = np.asarray(c)
@@ -579,13 +813,19 @@ def as_variable(
         kinds.append(kind)
         cards.append(card)
         syms.append(sym)
+        if kind == CONTINUOUS and n <= _TIES_SAMPLE:
+            t = find_ties(enc)
+            if t is not None:
+                ties[j] = t
+            nu = n if t is None else t.levels
+        elif kind == CONTINUOUS:
+            nu = len(np.unique(enc[:_TIES_SAMPLE]))
         if kind == CONTINUOUS and n >= 20:
-            nu = len(np.unique(enc[: min(n, 100_000)]))
-            if nu <= max(20, int(0.05 * min(n, 100_000))) and nu < n:
+            if nu <= max(20, int(0.05 * min(n, _TIES_SAMPLE))) and nu < n:
                 diags.setdefault("few_distinct_float_columns", []).append(j)
     if discrete is not None:  # a stated choice: auto rules respect it
         diags["discrete_override"] = bool(discrete)
-    return Variable(
+    var = Variable(
         columns=tuple(cols),
         kinds=tuple(kinds),
         cardinalities=tuple(cards),
@@ -594,6 +834,15 @@ def as_variable(
         diagnostics=diags,
         symbols=tuple(syms),
     )
+    if n <= _TIES_SAMPLE:  # found above: :attr:`Variable.ties` needs no second look
+        var.__dict__["ties"] = ties
+    return var
+
+
+#: Up to this many rows ``as_variable`` runs the tie detector on every float column (one
+#: sort each); above, it counts distinct values on this many rows and
+#: :attr:`Variable.ties` runs the detector on first use.
+_TIES_SAMPLE = 100_000
 
 
 def check_same_length(*variables: Variable) -> int:

@@ -31,6 +31,8 @@ __all__ = [
     "methods",
     "specs",
     "choose_auto",
+    "choose",
+    "AutoChoice",
     "FAMILIES",
     "QUANTITY_ROLES",
     "OPTIONAL_ROLES",
@@ -146,7 +148,9 @@ class EstimatorSpec:
     resampling
         How :mod:`infometer.measures.stats` builds error bars for it when no native ones exist:
         ``"bootstrap"`` (rows with replacement), ``"subsample"`` (m-out-of-n without
-        replacement; kNN), ``"seeds"`` (re-train with other seeds), or ``"none"``.
+        replacement; kNN), ``"block"`` (half of the contiguous blocks of serial rows;
+        transfer entropy, AIS, entropy rate), ``"seeds"`` (re-train with other seeds), or
+        ``"none"``.
     summary
         One line for listings and error messages.
     """
@@ -192,13 +196,28 @@ class AutoContext:
 
 @dataclass(frozen=True)
 class AutoRule:
-    """A rule for ``method="auto"``: the lowest ``priority`` whose predicate holds wins."""
+    """A rule for ``method="auto"``: the lowest ``priority`` whose predicate holds wins.
+
+    ``params`` (optional): parameters of the chosen method that the rule sets for these
+    data (``{"dequantize": True}`` for rounded data, say); the user's own parameters win
+    over them, and they are recorded in ``Estimate.params`` like any other.
+    """
 
     quantity: str
     priority: int
     when: Callable[[AutoContext], bool]
     method: str | Callable[[AutoContext], str]
     reason: str | Callable[[AutoContext], str]
+    params: dict[str, Any] | Callable[[AutoContext], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class AutoChoice:
+    """What ``method="auto"`` chose: the method, why, and the parameters its rule sets."""
+
+    method: str
+    reason: str
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 _SPECS: dict[tuple[str, str], EstimatorSpec] = {}
@@ -305,14 +324,15 @@ def get(quantity: str, name: str) -> EstimatorSpec:
     return _SPECS[key]
 
 
-def choose_auto(ctx: AutoContext) -> tuple[str, str]:
-    """Apply the auto rules; return ``(method, reason)``."""
+def choose(ctx: AutoContext) -> AutoChoice:
+    """Apply the auto rules; return the method, the reason and the rule's parameters."""
     _ensure_loaded()
     for rule in sorted((r for r in _AUTO if r.quantity == ctx.quantity), key=lambda r: r.priority):
         if rule.when(ctx):
             method = rule.method(ctx) if callable(rule.method) else rule.method
             reason = rule.reason(ctx) if callable(rule.reason) else rule.reason
-            return method, reason
+            params = rule.params(ctx) if callable(rule.params) else rule.params
+            return AutoChoice(method, reason, dict(params or {}))
     kinds = ", ".join(f"{k}={v.kind}" for k, v in ctx.variables.items())
     few = [k for k, v in ctx.variables.items() if v.diagnostics.get("few_distinct_float_columns")]
     symbolic = any("discrete" in get(ctx.quantity, m).kinds for m in methods(ctx.quantity))
@@ -327,3 +347,10 @@ def choose_auto(ctx: AutoContext) -> tuple[str, str]:
         f"pass method= explicitly, one of: {', '.join(methods(ctx.quantity)) or 'none registered'}"
         + hint
     )
+
+
+def choose_auto(ctx: AutoContext) -> tuple[str, str]:
+    """Apply the auto rules; return ``(method, reason)`` (:func:`choose` adds the
+    parameters the rule sets)."""
+    choice = choose(ctx)
+    return choice.method, choice.reason

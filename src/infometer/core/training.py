@@ -18,14 +18,16 @@ and returns the loss of the trained network, ``val_loss()`` scores the EMA netwo
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, TypeVar
 
 from infometer.core.data import check_choice, check_float, check_int
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
 from infometer.core.validation import resolve_device
 
 __all__ = [
@@ -48,8 +50,8 @@ _LR_FLOOR = 0.05
 check_device = resolve_device
 
 
-@dataclass
-class TrainLog:
+@dataclass(eq=False, repr=False)
+class TrainLog(Result):
     """What happened during training.
 
     Attributes
@@ -196,6 +198,44 @@ class TrainSettings:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def updated(self, given: dict[str, Any], owner: str) -> TrainSettings:
+        """These settings with the ``given`` ones changed (checked); an unknown name is a
+        ``TypeError`` naming ``owner``, as Python's own error for a keyword would."""
+        unknown = sorted(set(given) - set(self.fields()))
+        if unknown:
+            raise TypeError(f"{owner} got unexpected keyword arguments {unknown}")
+        return replace(self, **given)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def takes_training(**defaults: Any) -> Callable[[_F], _F]:
+    """Declare the training hyper-parameters on a model that takes them as ``**training``.
+
+    Their names, types and checks are :class:`TrainSettings`' (one declaration for every
+    trainable model); the model states only the defaults it changes.  The signature that
+    ``inspect.signature`` (``help``, the registry, the surface test) reads lists them
+    after the function's own parameters, with the model's defaults; the function gets
+    them with ``func.training_defaults.updated(training, name)``.
+    """
+    base = TrainSettings(**defaults)
+
+    def decorate(func: _F) -> _F:
+        sig = inspect.signature(func)
+        own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        extra = [
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default=getattr(base, name), annotation=kind
+            )
+            for name, kind in TrainSettings.__annotations__.items()
+        ]
+        func.__signature__ = sig.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]
+        func.training_defaults = base  # type: ignore[attr-defined]
+        return func
+
+    return decorate
 
 
 def ema_decay(target: float, step: int) -> float:

@@ -155,7 +155,7 @@ def infosedd_entropy(
         **_model_kwargs(steps, batch_size, lr, arch, hidden, holdout, device, seed, progress),
     )
     model.fit(tok)
-    return _raw(model.entropy(estimator=estimator, passes=passes), model)
+    return _raw(model.entropy(estimator=estimator, passes=passes, seed=seed), model)
 
 
 def _mi(x: Variable, y: Variable, mode: str, **kw: Any) -> Raw:
@@ -166,7 +166,7 @@ def _mi(x: Variable, y: Variable, mode: str, **kw: Any) -> Raw:
     tok = join_tokens(_block_tokens(x), _block_tokens(y))
     model = InfoSEDD(mode, x=tok.blocks[0], y=tok.blocks[1], **_model_kwargs(**kw))
     model.fit(tok)
-    return _raw(model.mutual_info(estimator=estimator, passes=passes), model)
+    return _raw(model.mutual_info(estimator=estimator, passes=passes, seed=model.seed), model)
 
 
 def _mi_estimator(mode: str, name: str, doc: str) -> Any:

@@ -30,7 +30,9 @@ import torch.nn.functional as F
 from infometer.core.data import InfometerWarning, check_choice, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.progress import check_progress
-from infometer.core.training import TrainLog, TrainSettings
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
+from infometer.core.training import TrainLog, takes_training
 from infometer.core.training import train as train_loop
 from infometer.core.uncertainty import make_estimate
 
@@ -45,8 +47,8 @@ _NEG = -1.0e4  # logit bias for tokens a position cannot take (softmax gives exa
 _T_MIN = 1e-3  # clamp of the mask rate in the time-sampled estimator (1/t weight)
 
 
-@dataclass
-class ScanResult:
+@dataclass(eq=False, repr=False)
+class ScanResult(Result):
     """MI between a label block and every window of a sequence.
 
     Attributes
@@ -68,6 +70,12 @@ class ScanResult:
     def peak(self) -> int:
         """Start of the window with the largest MI."""
         return int(self.starts[int(np.argmax(self.values))])
+
+    def to_frame(self) -> Any:
+        """One row per window: ``start``, ``mi`` (nats), ``stderr``."""
+        import pandas as pd
+
+        return pd.DataFrame({"start": self.starts, "mi": self.values, "stderr": self.stderr})
 
     def plot(self, ax: Any = None, path: str | None = None) -> Any:
         """MI along the sequence with a band of ± 2 standard errors (Monte Carlo error
@@ -144,11 +152,24 @@ class InfoSEDD:
     device
         Torch device (``"cpu"`` by default; ``"cuda"`` for a GPU).
     seed
-        Seed for the split, the initialisation, the masks and the estimators.
+        Seed for the split, the initialisation, the masks and the estimators. An int >= 0 (the same
+        int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh
+        entropy from the operating system).
     progress
         Show a progress bar while training.
     """
 
+    @takes_training(
+        steps=3000,
+        lr=1e-3,
+        weight_decay=0.01,
+        warmup=200,
+        grad_clip=1.0,
+        ema=0.999,
+        eval_every=250,
+        patience=4,
+        schedule="cosine",
+    )
     def __init__(
         self,
         mode: str = "entropy",
@@ -158,35 +179,25 @@ class InfoSEDD:
         window: int | None = None,
         arch: str = "auto",
         arch_kwargs: dict[str, int] | None = None,
-        steps: int = 3000,
         batch_size: int = 256,
-        lr: float = 1e-3,
-        weight_decay: float = 0.01,
-        warmup: int = 200,
-        grad_clip: float = 1.0,
-        ema: float = 0.999,
         val_fraction: float = 0.1,
-        eval_every: int = 250,
-        patience: int = 4,
-        max_seconds: float | None = None,
-        clock: str = "wall",
-        schedule: str = "cosine",
         holdout: float = 0.2,
         joint_fraction: float = 0.8,
         device: str = "cpu",
-        seed: int = 0,
+        seed: Seed = 0,
         progress: bool | None = None,
+        **training: Any,
     ) -> None:
         self.mode = check_choice(mode, "mode", _MODES)
         self.arch = check_choice(arch, "arch", ("auto", "mlp", "transformer"))
         self.arch_kwargs = check_arch_kwargs(dict(arch_kwargs or {}))
-        self.settings = TrainSettings.from_kwargs(locals())  # the optimiser arguments above
+        self.settings = InfoSEDD.__init__.training_defaults.updated(training, "InfoSEDD")
         self.steps = self.settings.steps
         self.batch_size = check_int(batch_size, "batch_size", min_value=1)
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
         self.joint_fraction = check_float(joint_fraction, "joint_fraction", low=0.0, high=1.0)
-        self.seed = check_int(seed, "seed", min_value=0)
+        self.seed = resolve_seed(seed)
         self.device = check_device(device)
         self.progress = check_progress(progress)
         self.window = None if window is None else check_int(window, "window", min_value=1)
@@ -343,7 +354,7 @@ class InfoSEDD:
         """
         tok = as_tokens(data, "data", alphabet)
         self._setup(tok)
-        rng = np.random.default_rng(self.seed)
+        rng = as_generator(self.seed)
         perm = rng.permutation(tok.data.shape[0])
         n_hold = 0 if eval_data is not None else int(round(self.holdout * perm.size))
         hold, rest = perm[:n_hold], perm[n_hold:]
@@ -492,7 +503,7 @@ class InfoSEDD:
             div,
             estimator=estimator,
             passes=passes,
-            seed=self.seed if seed is None else seed,
+            seed=resolve_seed(seed),
             batch_size=batch_size,
         )
         if warns:
@@ -535,7 +546,7 @@ class InfoSEDD:
         data: Any = None,
         estimator: str = "time_free",
         passes: int = 5,
-        seed: int | None = None,
+        seed: Seed = 0,
         batch_size: int = 1024,
     ) -> Estimate:
         """InfoSEDD-H: entropy (nats) of the tokens at ``positions`` (default: all).
@@ -545,6 +556,12 @@ class InfoSEDD:
         Positions outside ``positions`` are kept masked, so a subset's entropy needs a
         model trained on that subset's marginal (entropy mode covers all positions;
         joint mode covers x, y and x+y).
+
+        Parameters
+        ----------
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
         """
         data = self._eval_tokens(data)
         warns: list[str] = []
@@ -589,7 +606,7 @@ class InfoSEDD:
         data: Any = None,
         estimator: str = "time_free",
         passes: int = 5,
-        seed: int | None = None,
+        seed: Seed = 0,
         batch_size: int = 1024,
     ) -> Estimate:
         """I(X;Y) in nats between two disjoint position sets.
@@ -598,6 +615,12 @@ class InfoSEDD:
         from the same model with the other block masked; any two disjoint sets may be
         queried (default: the ones trained for).  Conditional mode (InfoSEDD-C):
         ``E_x KL(p_{Y|x} || p_Y)`` for the trained ``x``, ``y`` only.
+
+        Parameters
+        ----------
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
         """
         data = self._eval_tokens(data)
         if self.mode == "entropy":
@@ -667,7 +690,7 @@ class InfoSEDD:
         data: Any = None,
         estimator: str = "time_free",
         passes: int = 3,
-        seed: int | None = None,
+        seed: Seed = 0,
         batch_size: int = 1024,
     ) -> ScanResult:
         """MI between the label positions and every sliding window (one joint model).
@@ -680,6 +703,9 @@ class InfoSEDD:
             Label positions (default: the model's ``x``).
         starts
             Window starts, as indices into the non-label positions (default: all).
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
         """
         if self.mode != "joint":
             raise ValueError("scan needs a joint-mode model")
@@ -697,6 +723,7 @@ class InfoSEDD:
         if st.size == 0 or st.min() < 0 or st.max() > all_starts[-1]:
             raise ValueError(f"starts must lie in 0..{all_starts[-1]}")
         vals, ses = [], []
+        seed = resolve_seed(seed)  # every window's Monte Carlo from the same root
         for s in st:
             est = self.mutual_info(
                 lab,
@@ -801,13 +828,19 @@ def kl_divergence(
     data: Any = None,
     estimator: str = "time_free",
     passes: int = 5,
-    seed: int = 0,
+    seed: Seed = 0,
     batch_size: int = 1024,
 ) -> Estimate:
     """KL(p || q) in nats from two entropy-mode models trained on samples of p and of q.
 
     ``KL = D E_n E_{|M|=n} mean_{i in M} KL(pi_p(.|z_M)_i || pi_q(.|z_M)_i)`` with ``z ~ p``
     (``data``: held-out samples of p; default ``p_model``'s held-out split).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     for m, nm in ((p_model, "p_model"), (q_model, "q_model")):
         if m.mode != "entropy":
@@ -831,7 +864,7 @@ def kl_divergence(
         div,
         estimator=estimator,
         passes=passes,
-        seed=seed,
+        seed=resolve_seed(seed),
         batch_size=batch_size,
     )
     return p_model._estimate(

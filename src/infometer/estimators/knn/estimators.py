@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import digamma
 
 from infometer.core._local import LocalRaw
-from infometer.core.data import Variable, check_choice, check_float, check_int
+from infometer.core.data import Variable, check_choice, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
 
-from . import kernels
-from .prep import JITTER_CHOICES, Prepared, prepare
+from . import _ties, kernels
+from .prep import Prepared, check_prep, prepare, takes_prep
 
 #: The estimator functions (``Variable`` in, ``Raw`` out) are registered, not exported:
 #: users reach them as ``im.mutual_info(x, y, method="ksg1")`` (public-surface policy).
@@ -24,26 +25,17 @@ _CONT = ("continuous",)
 SATURATION = 0.7
 
 
-def _check(n: int, k: int, standardize: bool, jitter: str, jitter_scale: float) -> int:
+def _check(n: int, k: int) -> int:
     k = check_int(k, "k", min_value=1)
     if k >= n:
         raise ValueError(f"k must be smaller than the number of samples ({n}), got k={k}")
-    if not isinstance(standardize, bool | np.bool_):
-        raise TypeError(f"standardize must be True or False, got {standardize!r}")
-    check_choice(jitter, "jitter", JITTER_CHOICES)
-    check_float(jitter_scale, "jitter_scale", low=0.0, inclusive=(False, True))
     return k
 
 
-def _prep(vs: dict[str, Variable], standardize, jitter, jitter_scale, seed, **kw) -> Prepared:
-    return prepare(
-        {nm: v.values for nm, v in vs.items()},
-        standardize=bool(standardize),
-        jitter=jitter,
-        jitter_scale=float(jitter_scale),
-        seed=seed,
-        **kw,
-    )
+def _prep(vs: dict[str, Variable], prep: dict[str, Any], **kw: Any) -> Prepared:
+    """The blocks of ``vs`` prepared with the estimator's preparation parameters
+    (:data:`~.prep.PREP_PARAMS`, checked by :func:`~.prep.check_prep`)."""
+    return prepare({nm: v.values for nm, v in vs.items()}, **check_prep(prep), **kw)
 
 
 def knn_ceiling(n: int, k: int) -> float:
@@ -82,20 +74,17 @@ def _zero(p: Prepared, why: str) -> Raw:
     resampling="subsample",
     summary="Kozachenko-Leonenko kNN differential entropy (max-norm or Euclidean)",
 )
-def kozachenko_leonenko(
-    x: Variable,
-    *,
-    k: int = 3,
-    metric: str = "max",
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-) -> Raw:
-    """Kozachenko-Leonenko (1987) differential entropy from k-th neighbour distances."""
-    k = _check(x.n, k, standardize, jitter, jitter_scale)
+@takes_prep
+def kozachenko_leonenko(x: Variable, *, k: int = 3, metric: str = "max", **prep: Any) -> Raw:
+    """Kozachenko-Leonenko (1987) differential entropy from k-th neighbour distances.
+
+    ``dequantize=True`` spreads each value of a tied (rounded) column uniformly over its
+    rounding step first: the estimate is then of ``h = H(values) + log(step)``, the
+    differential entropy of the rounded variable (docs/knn.md, "Ties and rounding").
+    """
+    k = _check(x.n, k)
     check_choice(metric, "metric", ("max", "euclidean"))
-    p = _prep({"x": x}, standardize, jitter, jitter_scale, seed)
+    p = _prep({"x": x}, prep)
     if p.constant:
         return Raw(
             value=float("-inf"),
@@ -121,28 +110,33 @@ def _check_theiler(theiler: int, n: int, k: int) -> int:
     return theiler
 
 
+def _joint_prep(variables, k, theiler, prep):
+    """``(n, k, theiler, prepared, why constant or "")``: the checks and preparation every
+    joint-space kNN estimator (global or local) starts with."""
+    n = next(iter(variables.values())).n
+    k = _check(n, k)
+    theiler = _check_theiler(theiler, n, k)
+    p = _prep(variables, prep)
+    bx, by = p.blocks[:2]
+    constant = bx.shape[1] == 0 or by.shape[1] == 0
+    return n, k, theiler, p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant" if constant else ""
+
+
 def _joint_knn(
     variables: dict[str, Variable],
     kernel: Callable[..., tuple[float, dict]],
     what: str,
-    k,
-    standardize,
-    jitter,
-    jitter_scale,
-    seed,
-    theiler,
+    k: int,
+    theiler: int,
+    prep: dict[str, Any],
 ) -> Raw:
     """Validate, prepare and run a joint-space kNN kernel (KSG, Frenzel-Pompe).
 
     ``kernel(*blocks, k, theiler)``; a constant x or y gives exactly 0.
     """
-    n = next(iter(variables.values())).n
-    k = _check(n, k, standardize, jitter, jitter_scale)
-    theiler = _check_theiler(theiler, n, k)
-    p = _prep(variables, standardize, jitter, jitter_scale, seed)
-    bx, by = p.blocks[:2]
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
+    n, k, theiler, p, constant = _joint_prep(variables, k, theiler, prep)
+    if constant:
+        return _zero(p, constant)
     value, diag = kernel(*p.blocks, k, theiler)
     warns = list(p.warnings)
     diag = {**p.diagnostics, **diag}
@@ -153,22 +147,14 @@ def _joint_knn(
 def _joint_knn_local(
     variables: dict[str, Variable],
     kernel: Callable[..., tuple[np.ndarray, dict]],
-    k,
-    standardize,
-    jitter,
-    jitter_scale,
-    seed,
-    theiler,
+    k: int,
+    theiler: int,
+    prep: dict[str, Any],
 ) -> LocalRaw:
     """:func:`_joint_knn` with a local kernel: the same checks, preparation (jitter from the
     same seed) and constant-variable rule, per point."""
-    n = next(iter(variables.values())).n
-    k = _check(n, k, standardize, jitter, jitter_scale)
-    theiler = _check_theiler(theiler, n, k)
-    p = _prep(variables, standardize, jitter, jitter_scale, seed)
-    bx, by = p.blocks[:2]
-    if bx.shape[1] == 0 or by.shape[1] == 0:
-        why = f"{'x' if bx.shape[1] == 0 else 'y'} is constant"
+    n, k, theiler, p, why = _joint_prep(variables, k, theiler, prep)
+    if why:
         diag = {**p.diagnostics, "exact_zero": why}
         warns = [*p.warnings, f"{why}: every local value is exactly 0"]
         return LocalRaw(np.zeros(n), diagnostics=diag, warnings=warns)
@@ -177,48 +163,28 @@ def _joint_knn_local(
     return LocalRaw(vals, diagnostics={**p.diagnostics, **diag}, warnings=list(p.warnings))
 
 
-def _ksg(
-    x: Variable, y: Variable, variant: int, k, standardize, jitter, jitter_scale, seed, theiler
-) -> Raw:
+def _ksg(x: Variable, y: Variable, variant: int, k: int, theiler: int, prep: dict) -> Raw:
     def kernel(bx, by, k, theiler):
         return kernels.ksg(bx, by, k, variant, theiler)
 
-    args = (k, standardize, jitter, jitter_scale, seed, theiler)
-    return _joint_knn({"x": x, "y": y}, kernel, f"KSG-{variant}", *args)
+    return _joint_knn({"x": x, "y": y}, kernel, f"KSG-{variant}", k, theiler, prep)
 
 
 def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
     """KSG-1 and KSG-2 share every parameter; the registry reads them from this signature."""
 
-    def f(
-        x: Variable,
-        y: Variable,
-        *,
-        k: int = 3,
-        standardize: bool = True,
-        jitter: str = "auto",
-        jitter_scale: float = 1e-10,
-        seed: int | None = 0,
-        theiler: int = 0,
-    ) -> Raw:
-        return _ksg(x, y, variant, k, standardize, jitter, jitter_scale, seed, theiler)
+    @takes_prep
+    def f(x: Variable, y: Variable, *, k: int = 3, theiler: int = 0, **prep: Any) -> Raw:
+        return _ksg(x, y, variant, k, theiler, prep)
 
+    @takes_prep
     def local_values(
-        x: Variable,
-        y: Variable,
-        *,
-        k: int = 3,
-        standardize: bool = True,
-        jitter: str = "auto",
-        jitter_scale: float = 1e-10,
-        seed: int | None = 0,
-        theiler: int = 0,
+        x: Variable, y: Variable, *, k: int = 3, theiler: int = 0, **prep: Any
     ) -> LocalRaw:
         def kernel(bx, by, k, theiler):
             return kernels.ksg_local(bx, by, k, variant, theiler)
 
-        args = (k, standardize, jitter, jitter_scale, seed, theiler)
-        return _joint_knn_local({"x": x, "y": y}, kernel, *args)
+        return _joint_knn_local({"x": x, "y": y}, kernel, k, theiler, prep)
 
     f.__name__ = f.__qualname__ = f"ksg{variant}"
     f.local_values = local_values  # type: ignore[attr-defined]  # read by api.run_local
@@ -228,6 +194,8 @@ def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
 
     ``theiler`` (rows, default 0): Theiler window for time-ordered rows; rows with
     ``|i - j| <= theiler`` are never each other's neighbours nor counted.
+    ``dequantize=True``: each value of a tied (rounded) column is spread uniformly over its
+    rounding step first, which keeps the MI of the recorded values exactly.
     """
     )
     return f
@@ -268,42 +236,25 @@ ksg2 = register(
     resampling="subsample",
     summary="KSG-1 conditional MI, i.e. Frenzel-Pompe",
 )
+@takes_prep
 def frenzel_pompe(
-    x: Variable,
-    y: Variable,
-    z: Variable,
-    *,
-    k: int = 3,
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-    theiler: int = 0,
+    x: Variable, y: Variable, z: Variable, *, k: int = 3, theiler: int = 0, **prep: Any
 ) -> Raw:
     """Frenzel-Pompe (2007) conditional mutual information I(X;Y|Z).
 
-    ``theiler`` (rows, default 0): Theiler window for time-ordered rows, as in KSG.
+    ``theiler`` (rows, default 0): Theiler window for time-ordered rows, as in KSG;
+    ``dequantize``: as in KSG.
     """
-    args = (k, standardize, jitter, jitter_scale, seed, theiler)
     data = {"x": x, "y": y, "z": z}
-    return _joint_knn(data, kernels.frenzel_pompe, "Frenzel-Pompe CMI", *args)
+    return _joint_knn(data, kernels.frenzel_pompe, "Frenzel-Pompe CMI", k, theiler, prep)
 
 
+@takes_prep
 def _frenzel_pompe_local(
-    x: Variable,
-    y: Variable,
-    z: Variable,
-    *,
-    k: int = 3,
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-    theiler: int = 0,
+    x: Variable, y: Variable, z: Variable, *, k: int = 3, theiler: int = 0, **prep: Any
 ) -> LocalRaw:
-    args = (k, standardize, jitter, jitter_scale, seed, theiler)
     data = {"x": x, "y": y, "z": z}
-    return _joint_knn_local(data, kernels.frenzel_pompe_local, *args)
+    return _joint_knn_local(data, kernels.frenzel_pompe_local, k, theiler, prep)
 
 
 frenzel_pompe.local_values = _frenzel_pompe_local  # type: ignore[attr-defined]
@@ -318,27 +269,19 @@ frenzel_pompe.local_values = _frenzel_pompe_local  # type: ignore[attr-defined]
     resampling="subsample",
     summary="Wang-Kulkarni-Verdu kNN KL divergence between two samples",
 )
-def wkv(
-    p: Variable,
-    q: Variable,
-    *,
-    k: int = 3,
-    metric: str = "euclidean",
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-) -> Raw:
+@takes_prep
+def wkv(p: Variable, q: Variable, *, k: int = 3, metric: str = "euclidean", **prep: Any) -> Raw:
     """Wang-Kulkarni-Verdu (2009) kNN estimate of D(P||Q) from samples of P and Q.
 
     ``standardize`` applies one affine map (pooled mean and sd per column) to both samples,
-    to which the divergence is invariant.
+    to which the divergence is invariant.  ``dequantize=True`` spreads tied values over the
+    rounding step of the pooled column, which keeps the divergence of the recorded values.
     """
-    k = _check(p.n, k, standardize, jitter, jitter_scale)
+    k = _check(p.n, k)
     if k > q.n:
         raise ValueError(f"k must be at most the number of samples of q ({q.n}), got k={k}")
     check_choice(metric, "metric", ("max", "euclidean"))
-    pr = _prep({"p": p, "q": q}, standardize, jitter, jitter_scale, seed, pooled=True)
+    pr = _prep({"p": p, "q": q}, prep, pooled=True)
     bp, bq = pr.blocks
     if bp.shape[1] == 0:
         return _zero(pr, "p and q are the same constant")
@@ -359,6 +302,12 @@ def _kl_flags(p: Variable, q: Variable, value: float, diag: dict, warns: list[st
     shared = _shared_rows(p.values, q.values)
     if shared:
         diag["shared_rows"] = shared
+    if shared >= 0.5 and (p.ties or q.ties):
+        # rounded samples share values by chance: only the same rows in the same order
+        # (one sample passed twice) count
+        m = min(p.n, q.n)
+        shared = float(np.all(p.values[:m] == q.values[:m], axis=1).mean())
+        diag["shared_rows_in_order"] = shared
     if shared >= 0.5:
         warns.append(
             f"{shared:.0%} of p's rows also occur in q (the same sample passed twice?): a kNN "
@@ -407,17 +356,8 @@ def atom_lattice_limit(n: int, k: int) -> int:
     resampling="subsample",
     summary="Gao-Kannan-Oh-Viswanath kNN MI/CMI for discrete-continuous mixtures",
 )
-def gkov(
-    x: Variable,
-    y: Variable,
-    z: Variable | None = None,
-    *,
-    k: int = 3,
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-) -> Raw:
+@takes_prep
+def gkov(x: Variable, y: Variable, z: Variable | None = None, *, k: int = 3, **prep: Any) -> Raw:
     """Gao-Kannan-Oh-Viswanath (2017) MI (and CMI) for any mix of discrete and continuous columns.
 
     Discrete columns enter the max-norm as their integer codes (two different symbols are
@@ -429,25 +369,22 @@ def gkov(
     because counting rounding ties as atoms inflates MI (0.81 instead of 0.66 bits for
     'worst radius' of the breast-cancer data, where Ross's estimator and an 8-bin
     Miller-Madow give 0.65 and 0.64).  ``jitter="never"`` keeps every tie as an atom;
-    ``"always"`` jitters every non-atom float value.
+    ``"always"`` jitters every non-atom float value.  ``dequantize=True`` spreads the
+    values of a column with more than ``atom_lattice_limit`` atom values (a rounding
+    lattice) uniformly over its rounding step instead of jittering them; columns of few
+    heavy values stay atoms.
     """
-    k = _check(x.n, k, standardize, jitter, jitter_scale)
+    k = _check(x.n, k)
     vs = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
     cont = {nm: np.array([kd == "continuous" for kd in v.kinds]) for nm, v in vs.items()}
-    p = prepare(
-        {nm: v.values for nm, v in vs.items()},
-        standardize=bool(standardize),
-        jitter=jitter,
-        jitter_scale=float(jitter_scale),
-        seed=seed,
+    p = _prep(
+        vs,
+        prep,
         continuous=cont,
         atom_min_count=max(k + 1, int(np.ceil(0.01 * x.n))),
         atom_max_values=atom_lattice_limit(x.n, k),
     )
     p.warnings = [w for w in p.warnings if not w.startswith("tied values")]
-    p.warnings = [
-        w.replace(" (discrete-looking data: consider method='gkov')", "") for w in p.warnings
-    ]
     bx, by = p.blocks[:2]
     if bx.shape[1] == 0 or by.shape[1] == 0:
         return _zero(p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant")
@@ -465,10 +402,13 @@ def _continuous(ctx: AutoContext) -> bool:
 
 
 def _smooth(ctx: AutoContext) -> bool:
-    """All continuous and no float column with few distinct values."""
-    return _continuous(ctx) and not any(
-        v.diagnostics.get("few_distinct_float_columns") for v in ctx.variables.values()
-    )
+    """All continuous and no tied column (tie-free data: the plain kNN default)."""
+    return _continuous(ctx) and not _ties.any_tied(ctx.variables)
+
+
+def _rounded(ctx: AutoContext) -> bool:
+    """All continuous, tied, and no tied column of few values (those are GKOV's atoms)."""
+    return _continuous(ctx) and not _ties.any_few(ctx.variables)
 
 
 def _has_continuous(ctx: AutoContext) -> bool:
@@ -477,12 +417,39 @@ def _has_continuous(ctx: AutoContext) -> bool:
 
 def _mixed_reason(ctx: AutoContext) -> str:
     kinds = ", ".join(f"{nm}={v.kind}" for nm, v in ctx.variables.items())
+    fine = _ties.any_fine(ctx.variables)
+    spread = (
+        "; columns of more values are spread uniformly over their rounding step (seeded), "
+        "which keeps the information of the recorded values"
+        if fine
+        else ""
+    )
     if _continuous(ctx):
         return (
-            "continuous data with float columns taking few distinct values (ties): GKOV "
-            "treats tied points as discrete atoms instead of jittering them"
+            f"continuous data with float columns taking few distinct values "
+            f"({_ties.facts(ctx.variables)}): GKOV treats their values as point masses "
+            f"(the information of the recorded values){spread}"
         )
-    return f"discrete and continuous columns ({kinds}): GKOV handles discrete-continuous mixtures"
+    tied = f" ({_ties.facts(ctx.variables)})" if fine else ""
+    return (
+        f"discrete and continuous columns ({kinds}){tied}: GKOV handles discrete-continuous "
+        f"mixtures{spread}"
+    )
+
+
+def _entropy_method(ctx: AutoContext) -> str:
+    _ties.check_entropy_defined(ctx.variables)
+    return "kozachenko_leonenko"
+
+
+def _entropy_reason(ctx: AutoContext) -> str:
+    if not _ties.any_tied(ctx.variables):
+        return "continuous data: Kozachenko-Leonenko kNN entropy (k=3, max-norm)"
+    return _ties.entropy_reason(ctx.variables, "Kozachenko-Leonenko (k=3, max-norm)")
+
+
+def _tied_params(ctx: AutoContext) -> dict:
+    return _ties.dequantize_params(ctx.variables)
 
 
 register_auto(
@@ -490,8 +457,9 @@ register_auto(
         "entropy",
         200,
         _continuous,
-        "kozachenko_leonenko",
-        "continuous data: Kozachenko-Leonenko kNN entropy (k=3, max-norm)",
+        _entropy_method,
+        _entropy_reason,
+        params=lambda ctx: {"dequantize": True} if _ties.any_tied(ctx.variables) else {},
     )
 )
 register_auto(
@@ -505,6 +473,16 @@ register_auto(
 )
 register_auto(
     AutoRule(
+        "mutual_info",
+        201,
+        _rounded,
+        "ksg1",
+        lambda ctx: _ties.info_reason(ctx.variables, "KSG-1 (k=3, standardised)"),
+        params=_tied_params,
+    )
+)
+register_auto(
+    AutoRule(
         "cond_mutual_info",
         200,
         _smooth,
@@ -512,14 +490,29 @@ register_auto(
         "continuous data: Frenzel-Pompe kNN conditional mutual information (k=3, standardised)",
     )
 )
+register_auto(
+    AutoRule(
+        "cond_mutual_info",
+        201,
+        _rounded,
+        "frenzel_pompe",
+        lambda ctx: _ties.info_reason(ctx.variables, "Frenzel-Pompe CMI (k=3, standardised)"),
+        params=_tied_params,
+    )
+)
 for _q in ("mutual_info", "cond_mutual_info"):
-    register_auto(AutoRule(_q, 210, _has_continuous, "gkov", _mixed_reason))
+    register_auto(AutoRule(_q, 210, _has_continuous, "gkov", _mixed_reason, params=_tied_params))
 register_auto(
     AutoRule(
         "kl_divergence",
         200,
         _continuous,
         "wkv",
-        "continuous samples: Wang-Kulkarni-Verdu kNN divergence (k=3, Euclidean)",
+        lambda ctx: (
+            _ties.info_reason(ctx.variables, "Wang-Kulkarni-Verdu kNN divergence (k=3)")
+            if _ties.any_tied(ctx.variables)
+            else "continuous samples: Wang-Kulkarni-Verdu kNN divergence (k=3, Euclidean)"
+        ),
+        params=lambda ctx: {"dequantize": True} if _ties.any_tied(ctx.variables) else {},
     )
 )

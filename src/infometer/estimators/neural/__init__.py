@@ -25,6 +25,7 @@ import numpy as np
 
 from infometer.core.data import Variable, check_int
 from infometer.core.registry import Raw, register
+from infometer.core.seeding import check_seed, resolve_seed
 
 # torch-free at import (torch is imported inside their functions); importing the function
 # `flownib` here also keeps the name from meaning the submodule of the same name
@@ -105,9 +106,7 @@ def check_params(bound: str, **params: Any) -> None:
 
     params = {**_PARAMS, **params}
     check_int(params.pop("n_seeds"), "n_seeds", min_value=1)
-    seed = params.pop("seed")
-    if seed is not None:
-        check_int(seed, "seed", min_value=0)
+    check_seed(params.pop("seed"))
     NeuralMI(bound, **params)
 
 
@@ -123,10 +122,7 @@ def fit_estimate(bound: str, variables: dict[str, Variable], **params: Any) -> R
     from .estimator import NeuralMI
 
     n_seeds = check_int(params.pop("n_seeds", 1), "n_seeds", min_value=1)
-    seed = params.pop("seed", 0)
-    if seed is None:
-        seed = int(np.random.default_rng().integers(0, 2**31 - 1))
-    seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(params.pop("seed", 0))
     values: list[float] = []
     diag: dict[str, Any] = {}
     warns: list[str] = []

@@ -28,7 +28,8 @@ from infometer.core.data import (
 from infometer.core.estimate import Estimate
 from infometer.core.progress import check_progress
 from infometer.core.saturation import ceiling_flags
-from infometer.core.training import TrainLog, TrainSettings, check_device, train
+from infometer.core.seeding import Seed, as_generator, resolve_seed
+from infometer.core.training import TrainLog, check_device, takes_training, train
 from infometer.core.uncertainty import make_estimate
 
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows
@@ -141,11 +142,24 @@ class NeuralMI:
     device
         Torch device (``"cpu"`` by default).
     seed
-        Seed of the split, the initialisation and the batches.
+        Seed of the split, the initialisation and the batches. An int >= 0 (the same int gives the
+        same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from
+        the operating system).
     progress
         Show a progress bar while training.
     """
 
+    @takes_training(
+        steps=2000,
+        lr=5e-4,
+        weight_decay=0.0,
+        warmup=50,
+        grad_clip=5.0,
+        ema=0.99,
+        eval_every=100,
+        patience=5,
+        schedule="constant",
+    )
     def __init__(
         self,
         bound: str = "infonce",
@@ -156,23 +170,13 @@ class NeuralMI:
         proj: int = 32,
         embed_dim: int = 16,
         tau: float = 5.0,
-        steps: int = 2000,
         batch_size: int = 256,
-        lr: float = 5e-4,
-        weight_decay: float = 0.0,
-        warmup: int = 50,
-        grad_clip: float = 5.0,
-        ema: float = 0.99,
-        eval_every: int = 100,
-        patience: int | None = 5,
-        max_seconds: float | None = None,
-        clock: str = "wall",
-        schedule: str = "constant",
         holdout: float = 0.2,
         val_fraction: float = 0.1,
         device: str = "cpu",
-        seed: int = 0,
+        seed: Seed = 0,
         progress: bool | None = None,
+        **training: Any,
     ) -> None:
         self.bound = check_choice(bound, "bound", BOUNDS)
         self.critic_kind = check_choice(critic, "critic", CRITICS)
@@ -181,11 +185,11 @@ class NeuralMI:
         self.proj = check_int(proj, "proj", min_value=1)
         self.embed_dim = check_int(embed_dim, "embed_dim", min_value=1)
         self.tau = check_float(tau, "tau", low=0.0, inclusive=(False, True))
-        self.settings = TrainSettings.from_kwargs(locals())  # the optimiser arguments above
+        self.settings = NeuralMI.__init__.training_defaults.updated(training, "NeuralMI")
         self.batch_size = check_int(batch_size, "batch_size", min_value=2)
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)
-        self.seed = check_int(seed, "seed", min_value=0)
+        self.seed = resolve_seed(seed)
         self.device = check_device(device)
         self.progress = check_progress(progress)
         self.net: torch.nn.Module | None = None
@@ -226,7 +230,7 @@ class NeuralMI:
         self.roles = tuple(variables)
         self.conditional = "z" in variables
         n = next(iter(variables.values())).n
-        rng = np.random.default_rng(self.seed)
+        rng = as_generator(self.seed)
         perm = rng.permutation(n)
         n_hold = int(round(self.holdout * n))
         hold, rest = perm[:n_hold], perm[n_hold:]
@@ -636,7 +640,7 @@ def _neighbours(z: np.ndarray, seed: int) -> np.ndarray:
         zs = (z * scale - mean) / np.where(sd > 0, sd, 1.0)
     k = min(CMI_NEIGHBOURS, n - 1)
     # ties (discrete z): jitter far below the data scale so that equal rows are drawn at random
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     zs = zs + rng.normal(scale=1e-9, size=zs.shape)
     _, idx = cKDTree(zs).query(zs, k=k + 1)
     idx = np.asarray(idx).reshape(n, k + 1)

@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import resolve_unit, unit_factor
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator
 from infometer.core.validation import (
     Interval,
     Many,
     Options,
     Size,
-    check_int,
     check_memory,
     validate_params,
 )
@@ -32,8 +33,8 @@ __all__ = ["InformationBottleneck", "IBCurve", "information_bottleneck", "ib_cur
 METHODS = ("iterative", "deterministic")
 
 
-@dataclass(frozen=True)
-class InformationBottleneck:
+@dataclass(frozen=True, eq=False, repr=False)
+class InformationBottleneck(Result):
     """One solution of the IB at trade-off ``beta``.
 
     Attributes
@@ -96,8 +97,8 @@ class InformationBottleneck:
         return finish(ax, path)
 
 
-@dataclass(frozen=True)
-class IBCurve:
+@dataclass(frozen=True, eq=False, repr=False)
+class IBCurve(Result):
     """IB solutions over a range of ``beta`` (the information plane).
 
     Attributes
@@ -203,10 +204,8 @@ def _common(pxy, n_clusters, method, n_init, seed, tol, max_iter):
         name="n_clusters",
         override="pass fewer n_clusters (at most the number of x symbols is ever needed)",
     )
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
     tol, max_iter = tol_iter(tol, max_iter)
-    return p, method, nt, n_init, np.random.default_rng(seed), tol, max_iter, joint_mi(p)
+    return p, method, nt, n_init, as_generator(seed), tol, max_iter, joint_mi(p)
 
 
 #: The parameters :func:`information_bottleneck` and :func:`ib_curve` share.
@@ -229,7 +228,7 @@ def information_bottleneck(
     n_init: int = 20,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     tol: float = 1e-10,
     max_iter: int = 5000,
 ) -> InformationBottleneck:
@@ -255,7 +254,9 @@ def information_bottleneck(
     unit, base
         Unit of I(X;T), I(T;Y), H(T) (default nats).
     seed
-        Seed of the random starts.
+        Seed of the random starts. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     tol, max_iter
         Stop when no q(t|x) moves by more than ``tol``, or after ``max_iter`` updates.
 
@@ -301,7 +302,7 @@ def ib_curve(
     n_init: int = 10,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     tol: float = 1e-10,
     max_iter: int = 5000,
@@ -317,8 +318,11 @@ def ib_curve(
         Joint pmf, X on axis 0 and Y on axis 1.
     betas
         Trade-offs (> 0); default 40 log-spaced values in [0.1, 100].
-    n_clusters, method, n_init, unit, base, seed, tol, max_iter
+    n_clusters, method, n_init, unit, base, tol, max_iter
         As in :func:`information_bottleneck`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     progress
         Show a progress bar (None: the shared default).
 

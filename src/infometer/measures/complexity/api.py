@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from infometer.core.estimate import Estimate
+from infometer.core.results import Result
+from infometer.core.seeding import Seed
 from infometer.core.validation import (
     Flag,
     Interval,
@@ -23,7 +26,7 @@ from infometer.core.validation import (
 
 from . import measures
 from ._lazy import K
-from .estimators import IMAGE_QUANTITY, QUANTITY
+from .estimators import DISTANCE_MEASURES, IMAGE_QUANTITY, QUANTITY, _grid_check
 
 __all__ = ["complexity", "multiscale", "MultiscaleResult", "complexity_entropy_plane"]
 
@@ -44,7 +47,7 @@ def complexity(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     **params: Any,
 ) -> Estimate:
     """Complexity of a signal (or an image) by one measure, as an :class:`Estimate`.
@@ -63,7 +66,9 @@ def complexity(
         Confidence level of a block-subsampling interval (``stderr_blocks`` blocks, 10 by
         default), or None.
     seed
-        Unused by these deterministic measures; accepted for a uniform API.
+        Unused by these deterministic measures; accepted for a uniform API. An int >= 0 (the same
+        int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh
+        entropy from the operating system).
     **params
         The measure's parameters: ``order`` (embedding dimension), ``delay``, ``normalize``,
         ``r`` (tolerance as a multiple of the signal's sd), ``classes``, ``psd``
@@ -112,8 +117,8 @@ def complexity(
     )
 
 
-@dataclass(frozen=True)
-class MultiscaleResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class MultiscaleResult(Result):
     """A measure at several coarse-graining scales.
 
     Attributes
@@ -253,6 +258,9 @@ def multiscale(
     sc = np.arange(1, scales + 1) if isinstance(scales, int) else np.asarray(scales)
     fn = measures.MEASURES[measure][0]
     params = dict(params)
+    distance = measure in DISTANCE_MEASURES
+    dequantize = params.pop("dequantize", False) if distance else False
+    seed = params.pop("seed", 0) if distance else 0
     if "r" in _own_params(fn):
         # the tolerance is fixed at r * sd of the original signal for every scale (Costa)
         r = params.pop("r", 0.2)
@@ -263,13 +271,24 @@ def multiscale(
                     f"x: the tolerance r·sd(x) of {measure} entropy overflows float64 and the "
                     "measure depends on the signal's scale; standardise x first (x / x.std())"
                 )
+    if distance:  # a rounded signal: dequantised once, or one warning (not one per scale)
+        from infometer.core._warnings import warn_user
+        from infometer.core.data import InfometerWarning, as_variable
+
+        s, warns, _ = _grid_check(measure, as_variable(s), s, dict(params), dequantize, seed)
+        for w in warns:
+            warn_user(w, InfometerWarning)
+    # the inner calls see the signal as it now is (dequantised once, or warned about once)
+    inner = {**params, "dequantize": False} if distance else params
     values, ses = [], []
     for scale in progress_bar(
         list(sc), desc=f"multiscale {measure}", unit="scale", progress=progress
     ):
         scale = int(scale)
         if method == "standard":
-            e = complexity(K.coarse_grain(s, scale), measure, ci=ci, **params)
+            with warnings.catch_warnings():  # the ties were stated once, above
+                warnings.filterwarnings("ignore", message="x has tied values")
+                e = complexity(K.coarse_grain(s, scale), measure, ci=ci, **inner)
             values.append(e.value)
             ses.append(np.nan if e.stderr is None else e.stderr)
         elif method == "composite":
@@ -289,6 +308,8 @@ def multiscale(
     unit = (
         "normalized" if params.get("normalize") or measure == "statistical_complexity" else "nats"
     )
+    if distance:
+        params = {**params, "dequantize": dequantize, "seed": seed}
     return MultiscaleResult(
         measure, method, sc.astype(int), np.array(values), np.array(ses), unit, params
     )
@@ -300,8 +321,8 @@ def _own_params(fn) -> set[str]:
     return set(inspect.signature(fn).parameters)
 
 
-@dataclass(frozen=True)
-class ComplexityEntropyPlane:
+@dataclass(frozen=True, eq=False, repr=False)
+class ComplexityEntropyPlane(Result):
     """Points of the complexity–entropy plane (normalised PE, statistical complexity)."""
 
     labels: tuple[str, ...]

@@ -6,9 +6,10 @@ The method name is the measure (``permutation``, ``sample``, ...).  Error bars: 
 ``ci=`` is asked for) the signal is cut into B contiguous blocks of length L, the measure is
 computed on each (with the full signal's tolerance ``r·sd`` where there is one) and the
 standard error of the full-signal value is ``sd(block values) · sqrt(L / N)`` with B - 1
-degrees of freedom: non-overlapping block subsampling (Carlstein 1986; Politis & Romano
-1994), valid for a √N-consistent measure of a stationary, weakly dependent signal.  It
-describes the spread of the estimate, not its bias (small-N bias of every entropy here).
+degrees of freedom (:func:`infometer.core.resample.block_stderr`): non-overlapping block
+subsampling (Carlstein 1986; Politis & Romano 1994), valid for a √N-consistent measure of
+a stationary, weakly dependent signal.  It describes the spread of the estimate, not its
+bias (small-N bias of every entropy here).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ import numpy as np
 
 from infometer.core.data import Variable
 from infometer.core.registry import EXAMPLES, QUANTITY_ROLES, AutoRule, Raw, register, register_auto
-from infometer.core.validation import check_int
+from infometer.core.resample import block_stderr
+from infometer.core.validation import check_bool, check_int
 
 from . import measures
 
-__all__ = ["block_stderr", "QUANTITY", "IMAGE_QUANTITY"]
+__all__ = ["QUANTITY", "IMAGE_QUANTITY"]
 
 QUANTITY = "complexity"
 IMAGE_QUANTITY = "image_complexity"
@@ -49,25 +51,6 @@ def _image_example(rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 EXAMPLES[QUANTITY] = _example
 EXAMPLES[IMAGE_QUANTITY] = _image_example
-
-
-def block_stderr(
-    fn: Callable[..., float], s: np.ndarray, params: dict[str, Any], n_blocks: int
-) -> tuple[float | None, int | None, dict[str, Any]]:
-    """``(stderr, dof, diagnostics)`` by non-overlapping block subsampling (rows for 2-D)."""
-    n = s.shape[0]
-    L = n // n_blocks
-    vals = []
-    try:
-        for b in range(n_blocks):
-            vals.append(fn(s[b * L : (b + 1) * L], **params))
-    except ValueError as exc:
-        return None, None, {"stderr_note": f"blocks of {L} too short for the measure: {exc}"}
-    v = np.asarray(vals, dtype=float)
-    if not np.all(np.isfinite(v)):
-        return None, None, {"stderr_note": "the measure is not finite on some block"}
-    se = float(np.std(v, ddof=1) * math.sqrt(L / n))
-    return se, n_blocks - 1, {"stderr_method": f"block subsampling, {n_blocks} blocks of {L}"}
 
 
 def _signal(x: Variable, image: bool) -> np.ndarray:
@@ -100,9 +83,61 @@ def _blocks(value: Any, n: int) -> int:
     return blocks
 
 
+#: Measures that compare distances with a tolerance: on rounded data they take
+#: ``dequantize=`` (and ``seed=``) and warn about the grid (:func:`_grid_check`).
+DISTANCE_MEASURES = ("sample", "approximate", "fuzzy")
+
+#: Warn when the rounding step exceeds this fraction of the tolerance r·sd: sample entropy
+#: grows like -log(tolerance), so a tolerance off by this fraction moves it by about as
+#: many nats.  Fuzzy entropy's membership is smooth in the distance: it warns from 0.25.
+GRID_RATIO = {"sample": 0.05, "approximate": 0.05, "fuzzy": 0.25}
+
+
+def _grid_check(
+    name: str, x: Variable, s: np.ndarray, kw: dict[str, Any], dequantize: bool, seed
+) -> tuple[np.ndarray, list[str], dict[str, Any]]:
+    """A tied (rounded) signal for a distance-comparing measure: dequantised when asked
+    (tolerance kept at r·sd of the recorded signal), else a warning when the grid is
+    coarse next to the tolerance.  Returns the signal, warnings and diagnostics."""
+    from infometer.core.data import cell_widths
+    from infometer.core.data import dequantize as spread
+
+    t = x.ties.get(0)
+    if t is None or t.levels < 2:
+        return s, [], {}
+    tol = measures._tolerance(s, kw.get("r", 0.2), kw.get("r_abs"))
+    facts = {"tied_share": t.tied_share, "levels": t.levels, "step": t.step}
+    if dequantize:
+        kw["r_abs"] = tol  # the tolerance of the recorded signal
+        diag = {"ties": {"x": {"0": facts}}, "dequantized_columns": {"x": [0]}, "tolerance": tol}
+        return spread(s, cell_widths(s, t), seed), [], diag
+    diag: dict[str, Any] = {"ties": {"x": {"0": facts}}}
+    if t.step is not None and t.step <= GRID_RATIO[name] * tol:
+        return s, [], diag
+    if t.step is not None:
+        eff = np.floor(tol / t.step + 1e-9) * t.step
+        within = f"those within {eff:.4g}" if eff > 0 else "exact matches only"
+        what = (
+            f"every template distance is a multiple of the step, so the pairs within the "
+            f"tolerance r*sd = {tol:.4g} are {within}, and the value jumps as r crosses a "
+            "multiple of the step"
+        )
+    else:
+        what = "template distances take few values, and the value jumps as r crosses them"
+    return (
+        s,
+        [
+            f"x has tied values: {t.describe()}; {what}. Pass dequantize=True to spread each "
+            f"value uniformly over its rounding step (seeded) before {name} entropy"
+        ],
+        diag,
+    )
+
+
 def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw]:
     sig = inspect.signature(fn)
     own = [p for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    distance = name in DISTANCE_MEASURES
 
     def est(x: Variable, **kw: Any) -> Raw:
         raw_blocks = kw.pop("stderr_blocks")
@@ -112,13 +147,18 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
         s, scale = measures.rescaled(s) if name in measures.SCALE_FREE else (s, 1.0)
         if kw.get("r_abs") is not None:  # an absolute tolerance scales with the signal
             kw["r_abs"] = measures.check_float(kw["r_abs"], "r_abs", low=0.0) * scale
+        warns: list[str] = []
+        tie_diag: dict[str, Any] = {}
+        if distance:
+            deq = check_bool(kw.pop("dequantize"), "dequantize")
+            seed = kw.pop("seed")
+            s, warns, tie_diag = _grid_check(name, x, s, kw, deq, seed)
         value = float(fn(s, **kw))
-        diag: dict[str, Any] = {"measure": name}
+        diag: dict[str, Any] = {"measure": name, **tie_diag}
         if kw.get("normalize"):
             diag["normalized"] = True
         if name == "statistical_complexity":
             diag["normalized"] = True
-        warns = []
         if math.isinf(value):
             warns.append(
                 f"{name} entropy is infinite: no template pair matched at length order + 1 "
@@ -135,6 +175,9 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
 
     params = [inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD), *own]
     params.append(inspect.Parameter("stderr_blocks", inspect.Parameter.KEYWORD_ONLY, default=10))
+    if distance:
+        for nm, default in (("dequantize", False), ("seed", 0)):
+            params.append(inspect.Parameter(nm, inspect.Parameter.KEYWORD_ONLY, default=default))
     est.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     est.__name__ = f"complexity_{name}"
     est.__doc__ = fn.__doc__

@@ -16,9 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import derive
+from infometer.measures.stats import nulls
+
 from ._embed import lag_matrix, present_rows
 from ._engine import make_engine
-from ._select import include, omnibus, pool_perms, prune, pvalue, sequential_maxstat
+from ._select import include, omnibus, pool_perms, prune, sequential_maxstat
 
 __all__ = ["te_target", "pc1", "pc_target", "mci_target", "ci_test", "LinkTests"]
 
@@ -36,8 +39,7 @@ def _engine(payload: dict[str, Any], items: list[tuple[int, int]], max_lag: int)
 
 
 def _rng(payload: dict[str, Any], phase: int) -> np.random.Generator:
-    seed = payload["settings"]["seed"]
-    return np.random.default_rng([0 if seed is None else seed, payload["target"], phase])
+    return derive(payload["settings"]["seed"], payload["target"], phase)
 
 
 def te_target(payload: dict[str, Any]) -> dict[str, Any]:
@@ -53,38 +55,60 @@ def te_target(payload: dict[str, Any]) -> dict[str, Any]:
     rng = _rng(payload, 0)
     alpha = s["alpha"]
     tsel = include(
-        eng, list(range(len(titems))), [], n_perm=s["n_perm_max_stat"], alpha=alpha, rng=rng
+        eng,
+        list(range(len(titems))),
+        [],
+        n_permutations=s["n_permutations_max_stat"],
+        alpha=alpha,
+        rng=rng,
     ).selected
     src = list(range(len(titems), len(items)))
     others: dict[int, list[int]] | None = None
     if s["method"] == "mte":
-        sel = include(eng, src, tsel, n_perm=s["n_perm_max_stat"], alpha=alpha, rng=rng)
+        sel = include(
+            eng, src, tsel, n_permutations=s["n_permutations_max_stat"], alpha=alpha, rng=rng
+        )
         chosen = [c for c in sel.selected if c >= len(titems)]
-        kept, _ = prune(eng, chosen, tsel, n_perm=s["n_perm_min_stat"], alpha=alpha, rng=rng)
+        kept, _ = prune(
+            eng, chosen, tsel, n_permutations=s["n_permutations_min_stat"], alpha=alpha, rng=rng
+        )
+        gate = sel.steps[0].p_value if sel.steps else 1.0
     else:  # bivariate: each source on its own, given the target's past
         kept, others = [], {}
+        firsts = []
         for i in range(n_proc):
             if i == j:
                 continue
             mine = [c for c in src if items[c][0] == i]
-            sel = include(eng, mine, tsel, n_perm=s["n_perm_max_stat"], alpha=alpha, rng=rng)
+            sel = include(
+                eng, mine, tsel, n_permutations=s["n_permutations_max_stat"], alpha=alpha, rng=rng
+            )
             chosen = [c for c in sel.selected if c >= len(titems)]
-            ki, _ = prune(eng, chosen, tsel, n_perm=s["n_perm_min_stat"], alpha=alpha, rng=rng)
+            ki, _ = prune(
+                eng, chosen, tsel, n_permutations=s["n_permutations_min_stat"], alpha=alpha, rng=rng
+            )
             kept += ki
             others.update({c: ki for c in ki})
+            if sel.steps:
+                firsts.append(sel.steps[0].p_value)
+        # Bonferroni over the target's source processes: one p-value of "no source"
+        gate = min(1.0, len(firsts) * min(firsts)) if firsts else 1.0
     out: dict[str, Any] = {
         "target": j,
         "target_lags": sorted(items[c][1] for c in tsel),
         "omnibus_te": 0.0,
         "omnibus_p": 1.0,
+        # the first source step's max-statistic p-value: a valid p-value of "no source
+        # informs the target" (the target's past was chosen without the sources)
+        "gate_p": float(gate),
         "edges": [],
         "rows": eng.n,
     }
     if not kept:
         return out
-    val, p = omnibus(eng, kept, tsel, n_perm=s["n_perm_omnibus"], rng=rng)
+    val, p = omnibus(eng, kept, tsel, n_permutations=s["n_permutations_omnibus"], rng=rng)
     vals, ps = sequential_maxstat(
-        eng, kept, tsel, n_perm=s["n_perm_max_seq"], rng=rng, others=others
+        eng, kept, tsel, n_permutations=s["n_permutations_max_seq"], rng=rng, others=others
     )
     out["omnibus_te"], out["omnibus_p"] = val, p
     out["edges"] = [
@@ -94,14 +118,14 @@ def te_target(payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def ci_test(eng: Any, cand: int, cond: list[int], n_perm: int, rng: np.random.Generator):
+def ci_test(eng: Any, cand: int, cond: list[int], n_permutations: int, rng: np.random.Generator):
     """``(cmi, p)`` of cand ⟂ y | cond: Student t on the partial correlation (Gaussian,
     as Tigramite's ParCorr) or a permutation test of the engine's CMI."""
     if eng.analytic:
         return parcorr_test(eng.partial_corr(cand, cond), eng.n, eng.basis(cond).shape[1])
     val = float(eng.single([cand], cond)[0])
-    null = eng.single_surrogates([cand], cond, pool_perms(eng, rng, n_perm))[:, 0]
-    return val, pvalue(val, null)
+    null = eng.single_surrogates([cand], cond, pool_perms(eng, rng, n_permutations))[:, 0]
+    return val, nulls.p_value(val, null)
 
 
 def parcorr_test(r: float, n: int, q: int) -> tuple[float, float]:
@@ -160,7 +184,7 @@ def pc_target(payload: dict[str, Any]) -> dict[str, Any]:
     cands = [c for c, (_, g) in enumerate(items) if s["min_lag"] <= g <= tau]
     parents, pmax = pc1(
         cands,
-        lambda c, cond: ci_test(eng, c, cond, s["n_perm"], rng),
+        lambda c, cond: ci_test(eng, c, cond, s["n_permutations"], rng),
         s["pc_alpha"],
         s["max_conds_dim"],
     )
@@ -190,7 +214,7 @@ def mci_target(payload: dict[str, Any]) -> dict[str, Any]:
             cond = [q for q in own if q != c] + [
                 index[it] for it in shifted if it in index and index[it] not in own
             ]
-            val, p = ci_test(eng, c, cond, s["n_perm"], rng)
+            val, p = ci_test(eng, c, cond, s["n_permutations"], rng)
             tests.append((i, g, val, p))
     return {"target": payload["target"], "tests": tests, "rows": eng.n}
 
@@ -256,14 +280,11 @@ class LinkTests:
         if hit is None:
             eng, index, gram = self.engine(j)
             flat = sorted((int(k), int(g)) for k, g in z)
-            seed = self.s["seed"]
-            rng = np.random.default_rng(
-                [0 if seed is None else seed, 3, i, tau, j, *(v for nd in flat for v in nd)]
-            )
+            rng = derive(self.s["seed"], 3, i, tau, j, *(v for nd in flat for v in nd))
             cond = [index[nd] for nd in flat]
             hit = None if gram is None else self._gram_test(eng, gram, index[(i, tau)], cond)
             if hit is None:
-                hit = ci_test(eng, index[(i, tau)], cond, self.s["n_perm"], rng)
+                hit = ci_test(eng, index[(i, tau)], cond, self.s["n_permutations"], rng)
             self._cache[key] = hit
             self.n_tests += 1
         return hit

@@ -8,8 +8,8 @@ Methods
     (every process at lags ``min_lag..max_lag``) greedily, each conditioned on the
     target's past and the sources already selected; the selection is pruned by the
     minimum statistic; the selected sources together are tested by the omnibus test and
-    each by the sequential max statistic; the targets' omnibus p-values are
-    FDR-corrected (Benjamini–Hochberg) across targets.
+    each by the sequential max statistic; the network-level ``correction`` then decides
+    which targets keep their sources (see :func:`infer_network`).
 ``"bivariate_te"``
     The same with each source process considered on its own (conditioned on the
     target's past only): IDTxl's bivariate TE.
@@ -33,7 +33,8 @@ References
 * Wollstadt et al. (2019), J. Open Source Softw. 4:1081 (IDTxl).
 * Runge, Nowack, Kretschmer, Flaxman & Sejdinovic (2019), Sci. Adv. 5:eaau4996 (PCMCI).
 * Runge (2020), UAI, PMLR 124:1388 (PCMCI+).
-* Benjamini & Hochberg (1995), J. R. Stat. Soc. B 57:289.
+* Benjamini & Hochberg (1995), J. R. Stat. Soc. B 57:289; Benjamini & Yekutieli (2001),
+  Ann. Stat. 29:1165; Holm (1979), Scand. J. Stat. 6:65.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ import numpy as np
 
 from infometer.core.data import InfometerWarning
 from infometer.core.parallel import Execution
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import (
     Flag,
     Instance,
@@ -62,7 +65,8 @@ from infometer.core.validation import (
     check_memory,
     validate_params,
 )
-from infometer.measures.stats.independence import MAX_PERMUTATIONS
+from infometer.measures.stats.correction import CORRECTIONS
+from infometer.measures.stats.nulls import MAX_PERMUTATIONS
 
 from ._input import as_panel
 
@@ -79,8 +83,8 @@ _EDGE_COLUMNS = ["source", "target", "lag", "estimate", "p_value", "p_corrected"
 MAX_COLLIDER_SUBSETS = 2**14
 
 
-@dataclass(frozen=True)
-class NetworkResult:
+@dataclass(frozen=True, eq=False)
+class NetworkResult(Result):
     """Inferred directed, lagged network.
 
     Attributes
@@ -90,16 +94,16 @@ class NetworkResult:
         (in ``diagnostics["unit"]``, nats by default: the conditional TE of that source
         lag for mTE / bivariate TE, the MCI CMI for PCMCI), ``p_value`` (sequential max
         statistic, or the MCI test) and
-        ``p_corrected`` (the FDR-adjusted p-value that decided the edge).  PCMCI+ adds
+        ``p_corrected`` (the p-value adjusted by ``correction`` that decided the edge).  PCMCI+ adds
         ``link``: ``"-->"`` (directed; lag 0: contemporaneous), ``"o-o"`` (a
         contemporaneous link left unoriented: source and target in column order) or
         ``"x-x"`` (contemporaneous, conflicting orientations); its ``p_value`` is the
         largest p-value of the link's skeleton tests (Tigramite's ``p_matrix``), which
-        decided it at ``alpha``, and ``p_corrected`` repeats it (no FDR: the PC tests are
-        sequential).
+        decided it at ``alpha``, and ``p_corrected`` is it adjusted by ``correction``
+        (``"none"``, the default for PCMCI+, repeats it).
     nodes
         Process names, in column order.
-    method, cmi, max_lag, alpha
+    method, cmi, max_lag, alpha, correction
         The settings.
     targets
         DataFrame per target: the target's selected own lags, omnibus TE and p-values
@@ -120,6 +124,7 @@ class NetworkResult:
     targets: Any = None
     diagnostics: dict[str, Any] = field(default_factory=dict)
     graph_array: Any = field(default=None, repr=False)
+    correction: str = "fdr_bh"
 
     def _links(self):
         """(source index, target index, lag, estimate, link) per edge row."""
@@ -234,16 +239,8 @@ class NetworkResult:
             what = f"{len(self.edges)} lagged edges"
         return (
             f"NetworkResult({self.method}, cmi={self.cmi}: {len(self.nodes)} nodes, "
-            f"{what}, alpha={self.alpha})"
+            f"{what}, alpha={self.alpha}, correction={self.correction})"
         )
-
-
-def _bh(p: np.ndarray) -> np.ndarray:
-    from infometer.measures.stats import multipletests
-
-    if p.size == 0:
-        return p
-    return np.asarray(multipletests(p, method="bh", alpha=0.05).p_adjusted, dtype=np.float64)
 
 
 def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
@@ -289,9 +286,9 @@ def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
         "max_lag_target": [Interval(numbers.Integral, 1), None],
         "cmi": [Instance(str, what="a CMI method name ('auto', 'gaussian', 'ksg1', ...)")],
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "fdr": [Flag()],
-        "n_perm": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
-        "n_perm_omnibus": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
+        "correction": [Options(*CORRECTIONS), None],
+        "n_permutations": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
+        "n_permutations_omnibus": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
         "null": [Options("permutation", "local")],
         "pc_alpha": [Interval(numbers.Real, 0, 1, closed="right"), None],
         "max_conds_dim": [Interval(numbers.Integral, 0), None],
@@ -316,9 +313,9 @@ def infer_network(
     max_lag_target: int | None = None,
     cmi: str = "auto",
     alpha: float = 0.05,
-    fdr: bool = True,
-    n_perm: int = 200,
-    n_perm_omnibus: int = 500,
+    correction: str | None = None,
+    n_permutations: int = 200,
+    n_permutations_omnibus: int = 500,
     null: str = "permutation",
     pc_alpha: float | None = None,
     max_conds_dim: int | None = None,
@@ -328,7 +325,7 @@ def infer_network(
     discrete: bool | None = None,
     n_jobs: int = 1,
     scheduler: Any = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     max_candidates: int = MAX_CANDIDATES,
     store: str | None = None,
@@ -360,13 +357,38 @@ def infer_network(
         mixing integer and float series, or with float series taking few distinct values
         such as 0.0/1.0, is refused naming ``discrete=``).
     alpha
-        Significance level of every test (and of the FDR correction).  PCMCI+ has this
-        one level for all its tests (Tigramite's ``pc_alpha`` of ``run_pcmciplus``).
-    fdr
-        Benjamini–Hochberg correction across targets (mTE: the targets' omnibus
-        p-values, as IDTxl's ``correct_by_target``; PCMCI: across all link tests).  Not
-        applied by PCMCI+, whose links are decided by its sequential PC tests.
-    n_perm, n_perm_omnibus
+        Significance level of the network (of the ``correction``): the FDR level, the
+        network-wide family-wise level, or each target's / link's level.  PCMCI+ has
+        this one level for all its tests (Tigramite's ``pc_alpha`` of ``run_pcmciplus``).
+    correction
+        Network-level error control (the one policy of
+        :mod:`infometer.measures.stats.correction`; default ``"fdr_bh"``, PCMCI+ ``"none"`` as
+        Tigramite's ``run_pcmciplus``):
+
+        * ``"fdr_bh"`` / ``"fdr_by"``: Benjamini–Hochberg / –Yekutieli over **every**
+          tested unit.  mTE and bivariate TE: every analysed target's *gate* p-value, the
+          max-statistic p-value of the first source-selection step (a valid p-value of "no
+          source informs this target": the target's past is chosen without the sources;
+          bivariate TE: Bonferroni over the source processes); a target keeps its
+          sources when its adjusted gate p-value is ≤ ``alpha`` (IDTxl corrects the
+          omnibus p-values instead, which are computed after the selection on the same
+          data and are not valid p-values: on null networks that rule's network-wide
+          false-positive rate stays near the per-target one; docs/networks.md).  PCMCI:
+          every MCI link test; PCMCI+: every link of the p-value matrix (each
+          contemporaneous pair once), links above ``alpha`` removed after the run, as
+          Tigramite's ``fdr_method``.
+        * ``"fwer"``: network-wide family-wise error, P(any false edge) ≤ ``alpha``.
+          mTE / bivariate TE: every target's whole procedure (max / min statistics,
+          omnibus, sequential max statistic) at ``alpha / m`` for ``m`` analysed targets
+          (Bonferroni over targets: a target on null data gets a source only if its
+          first max-statistic test rejects, which has probability ≤ ``alpha / m``);
+          PCMCI / PCMCI+: Holm over every link test.  It needs ``n_permutations ≥
+          m / alpha`` (checked) and costs power: each target is tested at ``alpha / m``.
+          On networks without edges, ``"fdr_bh"`` controls the same rate (FDR = FWER
+          when every null is true).
+        * ``"none"``: each target (each link) at ``alpha``: per-target error control only
+          (on a network of m null targets about ``m·alpha`` false edges).
+    n_permutations, n_permutations_omnibus
         Permutations of the max / min / sequential statistics and of the omnibus test
         (PCMCI with a non-Gaussian CMI: of each conditional independence test).
     null
@@ -390,7 +412,9 @@ def infer_network(
         Per-target jobs on ``n_jobs`` local processes or a Dask ``scheduler``
         (through :func:`infometer.core.parallel.run_jobs`); shorthands for ``execution=``.
     seed
-        Seed of the permutations (same seed, same network).
+        Seed of the permutations (same seed, same network). An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the
+        operating system).
     progress
         Progress bar over targets (None: the shared default).
     max_candidates
@@ -417,7 +441,7 @@ def infer_network(
     >>> import numpy as np, infometer as im
     >>> rng = np.random.default_rng(1); x = rng.normal(size=(600, 3))
     >>> for t in range(1, 600): x[t, 1] += 0.8 * x[t - 1, 0]
-    >>> net = im.infer_network(x, method="mte", max_lag=2, cmi="gaussian", n_perm=50)
+    >>> net = im.infer_network(x, method="mte", max_lag=2, cmi="gaussian", n_permutations=100)
     >>> sorted(net.edge_set())
     [(0, 1, 1)]
 
@@ -447,8 +471,15 @@ def infer_network(
     )
     alpha = check_float(alpha, "alpha", low=0.0, high=1.0, inclusive=(False, False))
     pc_alpha = check_float(pc_alpha, "pc_alpha", low=0.0, high=1.0, inclusive=(False, True))
-    n_perm = check_int(n_perm, "n_perm", min_value=1)
-    n_perm_omnibus = check_int(n_perm_omnibus, "n_perm_omnibus", min_value=1)
+    n_permutations = check_int(n_permutations, "n_permutations", min_value=1)
+    n_permutations_omnibus = check_int(
+        n_permutations_omnibus, "n_permutations_omnibus", min_value=1
+    )
+    from infometer.measures.stats.correction import check_correction
+
+    if correction is None:
+        correction = "none" if method == "pcmciplus" else "fdr_bh"
+    correction = check_correction(correction)
     ex = Execution.from_keywords(
         execution,
         "infer_network",
@@ -462,19 +493,19 @@ def infer_network(
     null = check_choice(null, "null", ("permutation", "local"))
     trials = check_int(trials, "trials", min_value=1)
     max_candidates = check_int(max_candidates, "max_candidates", min_value=1)
-    if not isinstance(fdr, bool):
-        raise TypeError(f"fdr must be True or False, got {fdr!r}")
     for nm, v in (("max_conds_dim", max_conds_dim), ("max_conds_px", max_conds_px)):
         if v is not None:
             check_int(v, nm, min_value=0)
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # one root: every target's searches and nulls derive from it
     from infometer.core.estimate import resolve_unit, unit_factor
 
     unit_name = resolve_unit(unit)
     factor = unit_factor("nats", unit_name)
     panel, warns = as_panel(data, discrete=discrete)
-    for nm, count in (("n_perm", n_perm), ("n_perm_omnibus", n_perm_omnibus)):
+    for nm, count in (
+        ("n_permutations", n_permutations),
+        ("n_permutations_omnibus", n_permutations_omnibus),
+    ):
         check_memory(
             8.0 * count * panel.t,
             what=f"table of {count} permutations of {panel.t} rows",
@@ -526,17 +557,29 @@ def infer_network(
             raise ValueError("targets is empty; pass None for every series")
         if len(set(tix)) != len(tix):
             raise ValueError(f"targets names a series twice: {list(targets)!r}")
+    per_target = alpha
+    if correction == "fwer" and method in ("mte", "bivariate_te"):
+        per_target = alpha / len(tix)
+        least = min(n_permutations, n_permutations_omnibus)
+        if 1.0 / (least + 1) > per_target:
+            need = int(np.ceil(len(tix) / alpha))
+            raise ValueError(
+                f"correction='fwer' tests each of the {len(tix)} targets at alpha/"
+                f"{len(tix)} = {per_target:.3g}, below the smallest p-value of {least} "
+                f"permutations (1/{least + 1}); pass n_permutations= and "
+                f"n_permutations_omnibus= of at least {need}"
+            )
     settings = {
         "method": method,
         "max_lag": max_lag,
         "min_lag": min_lag,
         "max_lag_target": max_lag_target,
-        "alpha": alpha,
-        "n_perm_max_stat": n_perm,
-        "n_perm_min_stat": n_perm,
-        "n_perm_max_seq": n_perm_omnibus,
-        "n_perm_omnibus": n_perm_omnibus,
-        "n_perm": n_perm,
+        "alpha": per_target,
+        "n_permutations_max_stat": n_permutations,
+        "n_permutations_min_stat": n_permutations,
+        "n_permutations_max_seq": n_permutations_omnibus,
+        "n_permutations_omnibus": n_permutations_omnibus,
+        "n_permutations": n_permutations,
         "pc_alpha": pc_alpha,
         "max_conds_dim": max_conds_dim,
         "max_conds_px": max_conds_px,
@@ -547,6 +590,16 @@ def infer_network(
         "seed": seed,
         "null": null,
     }
+    if correction in ("fdr_bh", "fdr_by") and method in ("mte", "bivariate_te"):
+        c = float(np.sum(1.0 / np.arange(1, len(tix) + 1))) if correction == "fdr_by" else 1.0
+        first = alpha / (len(tix) * c)  # the threshold for a single significant target
+        if 1.0 / (n_permutations + 1) > first:
+            warns.append(
+                f"correction={correction!r} over {len(tix)} targets at alpha={alpha:g}: a "
+                f"lone significant target needs a p-value <= {first:.3g}, below the "
+                f"smallest of n_permutations={n_permutations} (1/{n_permutations + 1}); "
+                f"pass n_permutations >= {int(np.ceil(len(tix) * c / alpha))}"
+            )
     for w in warns:
         warnings.warn(w, InfometerWarning, stacklevel=2)
     if store is not None:
@@ -557,11 +610,11 @@ def infer_network(
     t0, c0 = time.perf_counter(), time.process_time()
     extra: dict[str, Any] = {}
     if method == "pcmci":
-        edges, tframe = _pcmci(panel, tix, settings, fdr, ex)
+        edges, tframe = _pcmci(panel, tix, settings, correction, alpha, ex)
     elif method == "pcmciplus":
-        edges, tframe, extra = _pcmciplus(panel, tix, settings, ex)
+        edges, tframe, extra = _pcmciplus(panel, tix, settings, correction, ex)
     else:
-        edges, tframe = _te(panel, tix, settings, fdr, ex)
+        edges, tframe = _te(panel, tix, settings, correction, alpha, ex)
     diag = {
         "warnings": warns,
         "constant_series": panel.constant,
@@ -569,6 +622,7 @@ def infer_network(
         "cpu_s": time.process_time() - c0,
         "n_jobs": n_jobs,
         "cmi_params": dict(cmi_params),
+        "seed": seed,  # the root drawn for seed=None / a Generator: pass it to repeat the run
     }
     graph_array = extra.pop("graph", None)
     if graph_array is not None:
@@ -595,6 +649,7 @@ def infer_network(
         targets=tdf,
         diagnostics=diag,
         graph_array=graph_array,
+        correction=correction,
     )
 
 
@@ -658,9 +713,7 @@ def _resolve_cmi(cmi: Any, panel: Any, params: dict[str, Any]) -> str:
                 + (f" ({len(panel.few_level) - 1} more such)" if len(panel.few_level) > 1 else "")
                 + f"; a Gaussian CMI of such series sees only linear dependence: {choices}"
             )
-        name = "plugin" if discrete else "gaussian"
-        registry.get("cond_mutual_info", name).check_params(params)  # e.g. bogus=1
-        return name
+        cmi = "plugin" if discrete else "gaussian"
     spec = registry.get("cond_mutual_info", cmi)
     kind = "discrete" if discrete else "continuous"
     if kind not in spec.kinds:
@@ -682,41 +735,52 @@ def _target_index(t: Any, names: list[str], constant: list[str]) -> int:
     return check_int(t, "targets entry", min_value=0, max_value=len(names) - 1)
 
 
-def _te(panel, tix, settings, fdr, ex):
+def _te(panel, tix, settings, correction, alpha, ex):
+    """mTE / bivariate TE: per-target jobs, then the network-level ``correction``.
+
+    ``"fdr_bh"`` / ``"fdr_by"``: over every analysed target's gate p-value (the first
+    source step's max-statistic test, a valid p-value of "no source informs the target";
+    1 where no candidate was tested); ``"fwer"``: every test ran at alpha / m, the omnibus
+    p-values Bonferroni-adjusted; ``"none"``: the omnibus p-values."""
+    from infometer.measures.stats.correction import adjust
+
     from ._algorithms import te_target
 
     payloads = {int(j): {"data": panel.values, "target": int(j), "settings": settings} for j in tix}
     desc = f"{settings['method']} targets"
     res = _run(te_target, payloads, ex, desc, _store(settings, "te"))
     order = [res[j] for j in tix]
-    p_omni = np.array([r["omnibus_p"] for r in order])
-    has = np.array([bool(r["edges"]) for r in order])
-    adj = np.ones(len(order))
-    if fdr and has.any():
-        adj[has] = _bh(p_omni[has])
-    else:
-        adj = p_omni.copy()
-    alpha = settings["alpha"]
+    p_omni = np.array([r["omnibus_p"] if r["edges"] else 1.0 for r in order])
+    gate = np.array([r["gate_p"] for r in order])
+    m = len(order)
+    if correction in ("fdr_bh", "fdr_by"):
+        adj = adjust(gate, correction)
+    else:  # "fwer": every test of a target ran at alpha / m
+        adj = adjust(p_omni, "bonferroni" if correction == "fwer" else "none")
+    scale = m if correction == "fwer" else 1
+    level = settings["alpha"]  # the level each target's own tests ran at
     names = panel.names
     edges, tframe = [], []
     for r, q in zip(order, adj, strict=True):
         j = r["target"]
-        ok = r["edges"] and r["omnibus_p"] <= alpha and q <= alpha
+        ok = bool(r["edges"]) and r["omnibus_p"] <= level and q <= alpha
         tframe.append(
             {
                 "target": names[j],
                 "target_lags": r["target_lags"],
                 "omnibus_te": r["omnibus_te"],
                 "omnibus_p": r["omnibus_p"],
-                "omnibus_p_corrected": float(q),
+                "gate_p": r["gate_p"],
+                "p_corrected": float(q),
                 "significant": bool(ok),
                 "rows": r["rows"],
             }
         )
         if ok:
             for i, lag, v, p in r["edges"]:
-                if p <= alpha:
-                    edges.append((names[i], names[j], lag, v, p, float(max(q, p))))
+                pc = min(1.0, p * scale)
+                if pc <= alpha:
+                    edges.append((names[i], names[j], lag, v, p, float(max(q, pc))))
     return edges, tframe
 
 
@@ -728,7 +792,15 @@ def _store(settings: dict[str, Any], phase: str):
     return TargetStore(settings["_store"], phase, settings["_fingerprint"])
 
 
-def _pcmci(panel, tix, settings, fdr, ex):
+def _link_adjust(p: np.ndarray, correction: str) -> np.ndarray:
+    """Link p-values adjusted by the network ``correction`` (PCMCI / PCMCI+): BH / BY,
+    Holm for ``"fwer"``, or as they are."""
+    from infometer.measures.stats.correction import adjust
+
+    return adjust(p, "holm" if correction == "fwer" else correction)
+
+
+def _pcmci(panel, tix, settings, correction, alpha, ex):
     from ._algorithms import mci_target, pc_target
 
     all_t = list(range(panel.n))  # MCI needs the parents of every source
@@ -753,10 +825,8 @@ def _pcmci(panel, tix, settings, fdr, ex):
     for j in tix:
         for i, lag, v, p in mci[j]["tests"]:
             rows.append((i, j, lag, v, p))
-    p = np.array([r[4] for r in rows])
-    q = _bh(p) if fdr else p
+    q = _link_adjust(np.array([r[4] for r in rows], dtype=np.float64), correction)
     names = panel.names
-    alpha = settings["alpha"]
     edges = [
         (names[i], names[j], lag, v, pv, float(qv))
         for (i, j, lag, v, pv), qv in zip(rows, q, strict=True)
@@ -782,7 +852,7 @@ def _default_jobs() -> int:  # pragma: no cover - convenience for callers
     return os.cpu_count() or 1
 
 
-def _pcmciplus(panel, tix, settings, ex):
+def _pcmciplus(panel, tix, settings, correction, ex):
     """PCMCI+: PC1 per target (jobs), then phases 2-4 on all targets in this process."""
     from ._algorithms import LinkTests, pc_target
     from ._pcmciplus import pcmciplus_graph
@@ -818,6 +888,14 @@ def _pcmciplus(panel, tix, settings, ex):
         progress=ex.progress,
     )
     graph, pm, vm = out["graph"], out["p_matrix"], out["val_matrix"]
+    qm = pm.copy()
+    if correction != "none":
+        graph = np.array(graph, copy=True)
+        qm = _pcmciplus_adjust(pm, settings["min_lag"], correction)
+        cut = (qm > settings["alpha"]) & (graph != "")
+        graph[cut] = ""
+        cut0 = cut[:, :, 0] | cut[:, :, 0].T  # a contemporaneous link goes with its mirror
+        graph[:, :, 0][cut0] = ""
     names = panel.names
     keep = set(tix)
     edges = []
@@ -835,7 +913,7 @@ def _pcmciplus(panel, tix, settings, ex):
                 g,
                 float(vm[i, j, g]),
                 float(pm[i, j, g]),
-                float(pm[i, j, g]),
+                float(qm[i, j, g]),
                 mark,
             )
         )
@@ -851,6 +929,7 @@ def _pcmciplus(panel, tix, settings, ex):
     extra = {
         "graph": graph,
         "p_matrix": pm,
+        "q_matrix": qm,
         "val_matrix": vm,
         "ambiguous_triples": [
             ((names[i], g), names[k], names[j]) for (i, g), k, j in out["ambiguous_triples"]
@@ -858,3 +937,21 @@ def _pcmciplus(panel, tix, settings, ex):
         "n_tests": tests.n_tests,
     }
     return edges, tframe, extra
+
+
+def _pcmciplus_adjust(pm: np.ndarray, tau_min: int, correction: str) -> np.ndarray:
+    """PCMCI+'s p-value matrix adjusted over every tested link: lagged links
+    ``[i, j, tau]`` for tau ≥ max(tau_min, 1), each contemporaneous pair once (the matrix is
+    symmetric at lag 0), self-links at lag 0 left out (as Tigramite's
+    ``get_corrected_pvalues``)."""
+    n, _, t1 = pm.shape
+    mask = np.zeros(pm.shape, bool)
+    mask[:, :, max(tau_min, 1) :] = True
+    if tau_min == 0:
+        mask[:, :, 0] = np.triu(np.ones((n, n), bool), 1)
+    q = pm.copy()
+    q[mask] = _link_adjust(pm[mask].astype(np.float64), correction)
+    if tau_min == 0:
+        low = np.tril_indices(n, -1)
+        q[low[0], low[1], 0] = q[low[1], low[0], 0]
+    return q

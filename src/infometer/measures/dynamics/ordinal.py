@@ -95,6 +95,7 @@ def _view(variables: dict[str, Variable], params: dict[str, Any]):
     "transfer_entropy",
     kinds=("continuous", "discrete"),
     family="dynamics",
+    resampling="block",
     summary="symbolic TE: plug-in TE of ordinal patterns (Staniek & Lehnertz 2008)",
 )
 def ordinal_te(

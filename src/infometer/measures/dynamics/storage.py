@@ -32,9 +32,12 @@ from typing import Any
 
 from infometer.core import registry
 from infometer.core._local import LocalRaw, LocalValues
+from infometer.core.api import quantity_function
 from infometer.core.data import Variable
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoContext, AutoRule, EstimatorSpec, Raw
+from infometer.core.resample import serial_scheme
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import check_int
 from infometer.measures.timeseries._embed import present_rows
 from infometer.measures.timeseries._history import _history, _rows, choose_lags, ragwitz_k
@@ -54,7 +57,7 @@ _OWN: dict[str, Any] = {
     "max_lag": 5,
     "k_method": "greedy",
     "alpha": 0.05,
-    "n_perm": 200,
+    "n_permutations": 200,
     "trials": 1,
     "theiler": 0,
     "seed": 0,
@@ -64,6 +67,8 @@ _THEILER = ("theiler", "theiler_window")
 
 def _split(spec: EstimatorSpec, prefix: str, params: dict[str, Any]) -> tuple[dict, dict]:
     own = {p: params[p] for p in _OWN if p in params}
+    # one root for the call: the history search and the estimator derive from the same seed
+    own["seed"] = resolve_seed(own.get("seed", 0))
     outer = {(f"{prefix}{p}" if p in _OWN else p): p for p in spec.params if p not in _THEILER}
     inner = {outer[p]: v for p, v in params.items() if p in outer}
     theiler = check_int(own.get("theiler", 0), "theiler", min_value=0)
@@ -76,7 +81,7 @@ def _split(spec: EstimatorSpec, prefix: str, params: dict[str, Any]) -> tuple[di
             "nearest-neighbour estimators use one); leave theiler=0 for this method"
         )
     if "seed" in spec.params:
-        inner["seed"] = own.get("seed", 0)
+        inner["seed"] = own["seed"]
     return own, inner
 
 
@@ -152,6 +157,8 @@ def _rate_rows_spec(h: EstimatorSpec) -> EstimatorSpec:
         joint = _quiet_run(h, (present.join(past, name="present_past"),), inner)
         marg = _quiet_run(h, (past,), inner)
         diag = {"joint_entropy": joint.value, "past_entropy": marg.value}
+        if joint.diagnostics.get("dequantized_columns"):  # the rounded series was spread
+            diag["dequantized_columns"] = {"x": list(range(present.d))}
         return Raw(value=joint.value - marg.value, diagnostics=diag, warnings=joint.warnings)
 
     return EstimatorSpec(
@@ -207,7 +214,9 @@ def _sync() -> None:
                 quantity,
                 kinds=tuple(spec.kinds),
                 family=spec.family,
-                resampling="bootstrap" if spec.resampling == "posterior" else spec.resampling,
+                # serial rows: block subsampling of the embedded rows (resample.py); a
+                # posterior sd of one estimate is no error bar for a time series
+                resampling=serial_scheme(spec.resampling),
                 summary=f"{quantity} via {inner_q}: {spec.summary}",
             )(build(spec))
 
@@ -215,11 +224,11 @@ def _sync() -> None:
 registry.register_post_load(_sync)
 
 
-def _auto(inner_q: str) -> Callable[[AutoContext], tuple[str, str]]:
-    def pick(ctx: AutoContext) -> tuple[str, str]:
+def _auto(inner_q: str) -> Callable[[AutoContext], registry.AutoChoice]:
+    def pick(ctx: AutoContext) -> registry.AutoChoice:
         x = ctx.variables["x"]
         roles = {"x": x, "y": x} if inner_q == "mutual_info" else {"x": x}
-        return registry.choose_auto(AutoContext(inner_q, roles))
+        return registry.choose(AutoContext(inner_q, roles))
 
     return pick
 
@@ -231,41 +240,14 @@ for _q, _inner in (("active_info_storage", "mutual_info"), ("entropy_rate", "ent
             _q,
             100,
             lambda ctx: True,
-            lambda ctx, _p=_pick: _p(ctx)[0],
-            lambda ctx, _p=_pick, _i=_inner: f"the {_i} estimator auto picks: {_p(ctx)[1]}",
+            lambda ctx, _p=_pick: _p(ctx).method,
+            lambda ctx, _p=_pick, _i=_inner: f"the {_i} estimator auto picks: {_p(ctx).reason}",
+            params=lambda ctx, _p=_pick: _p(ctx).params,  # dequantize=True for rounded series
         )
     )
 
 
-def _public(
-    quantity: str,
-    x: Any,
-    *,
-    method: str,
-    unit: str | None,
-    base: float | None,
-    ci: float | None,
-    seed: int | None,
-    discrete: bool | None,
-    params: dict[str, Any],
-    local: bool = False,
-) -> Estimate | LocalValues:
-    from infometer.core.api import estimate
-
-    return estimate(
-        quantity,
-        {"x": x},
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        local=local,
-        **params,
-    )
-
-
+@quantity_function("active_info_storage", ("x",))
 def active_info_storage(
     x: Any,
     *,
@@ -276,12 +258,12 @@ def active_info_storage(
     max_lag: int = 5,
     k_method: str = "greedy",
     alpha: float = 0.05,
-    n_perm: int = 200,
+    n_permutations: int = 200,
     trials: int = 1,
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     local: bool = False,
     **params: Any,
@@ -299,15 +281,18 @@ def active_info_storage(
         Explicit lags (e.g. ``[1, 3]``), overriding ``k`` and ``tau``.
     method
         Any MI method (``infometer.methods("active_info_storage")``) or ``"auto"``.
-    max_lag, k_method, alpha, n_perm
+    max_lag, k_method, alpha, n_permutations
         For ``k="auto"``: ``"greedy"`` (IDTxl's non-uniform embedding: lags 1..max_lag
-        added while a max-statistic test with ``n_perm`` permutations is significant at
+        added while a max-statistic test with ``n_permutations`` permutations is significant at
         ``alpha``, then min-statistic pruning) or ``"ragwitz"`` (uniform k with the
         smallest nearest-neighbour prediction error).
     trials
         The series is this many concatenated trials of equal length.
-    unit, base, ci, seed, discrete
+    unit, base, ci, discrete
         As for :func:`infometer.mutual_info`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     local
         Return the local (pointwise) values a(t) instead: a :class:`~infometer.LocalValues`
         whose mean is the estimate of the same method and parameters (``k="auto"`` too);
@@ -330,30 +315,9 @@ def active_info_storage(
     >>> round(float(im.active_info_storage(x, method="gaussian")), 1)  # -½ln(1-0.64) = 0.51
     0.5
     """
-    own = {
-        "k": k,
-        "tau": tau,
-        "lags": lags,
-        "max_lag": max_lag,
-        "k_method": k_method,
-        "alpha": alpha,
-        "n_perm": n_perm,
-        "trials": trials,
-    }
-    return _public(
-        "active_info_storage",
-        x,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        params={**own, **params},
-        local=local,
-    )
 
 
+@quantity_function("entropy_rate", ("x",))
 def entropy_rate(
     x: Any,
     *,
@@ -364,12 +328,12 @@ def entropy_rate(
     max_lag: int = 5,
     k_method: str = "greedy",
     alpha: float = 0.05,
-    n_perm: int = 200,
+    n_permutations: int = 200,
     trials: int = 1,
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ) -> Estimate:
@@ -383,12 +347,15 @@ def entropy_rate(
     ----------
     x
         The series, one row per time step.
-    k, tau, lags, max_lag, k_method, alpha, n_perm, trials
+    k, tau, lags, max_lag, k_method, alpha, n_permutations, trials
         The history, as for :func:`active_info_storage` (``k="auto"`` supported).
     method
         Any entropy method (``infometer.methods("entropy_rate")``) or ``"auto"``.
-    unit, base, ci, seed, discrete
+    unit, base, ci, discrete
         As for :func:`infometer.entropy`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     **params
         The entropy estimator's own parameters (colliding names take the prefix ``h_``).
 
@@ -405,24 +372,3 @@ def entropy_rate(
     >>> float(im.entropy_rate(x, method="plugin"))
     0.0
     """
-    own = {
-        "k": k,
-        "tau": tau,
-        "lags": lags,
-        "max_lag": max_lag,
-        "k_method": k_method,
-        "alpha": alpha,
-        "n_perm": n_perm,
-        "trials": trials,
-    }
-    return _public(
-        "entropy_rate",
-        x,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        params={**own, **params},
-    )

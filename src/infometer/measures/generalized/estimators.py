@@ -12,6 +12,7 @@ Schneider 2011; Sibson's and Arimoto's variants differ for ``a != 1``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,13 +23,15 @@ from infometer.core.registry import (
     NONNEGATIVE,
     QUANTITY_ROLES,
     UNPAIRED,
+    AutoContext,
     AutoRule,
     Raw,
     register,
     register_auto,
 )
-from infometer.core.validation import check_bool, check_choice, check_float, check_int
+from infometer.core.validation import check_bool, check_choice, check_int
 from infometer.estimators.discrete.counting import counts
+from infometer.estimators.knn.prep import check_prep, takes_prep
 
 from . import kernels
 
@@ -137,27 +140,23 @@ def _make_unbiased(kind: str):
 
 # -------------------------------------------------------------- continuous: LPS kNN
 def _make_lps(kind: str):
+    @takes_prep
     def lps(
         x: Variable,
         *,
         order: float = 2.0,
         k: int = 5,
         metric: str = "euclidean",
-        standardize: bool = True,
-        jitter: str = "auto",
-        jitter_scale: float = 1e-10,
-        seed: int | None = 0,
+        **prep: Any,
     ) -> Raw:
         from infometer.estimators.knn.engine import kth_neighbours
         from infometer.estimators.knn.kernels import log_unit_ball
-        from infometer.estimators.knn.prep import JITTER_CHOICES, prepare
+        from infometer.estimators.knn.prep import prepare
 
         a = check_order(order, kind)
         k = check_int(k, "k", min_value=1)
         check_choice(metric, "metric", ("max", "euclidean"))
-        check_bool(standardize, "standardize")
-        check_choice(jitter, "jitter", JITTER_CHOICES)
-        check_float(jitter_scale, "jitter_scale", low=0.0, inclusive=(False, True))
+        prep = check_prep(prep)
         if k >= x.n:
             raise ValueError(f"k must be smaller than the number of samples ({x.n}), got k={k}")
         if a == 0.0 or math.isinf(a):
@@ -170,13 +169,7 @@ def _make_lps(kind: str):
                 f"method 'lps' needs order < k + 1 (Gamma(k + 1 - order) must be finite), "
                 f"got order={a:g} with k={k}; raise k"
             )
-        p = prepare(
-            {"x": x.values},
-            standardize=bool(standardize),
-            jitter=jitter,
-            jitter_scale=float(jitter_scale),
-            seed=seed,
-        )
+        p = prepare({"x": x.values}, **prep)
         if p.constant:
             return Raw(
                 value=-math.inf,
@@ -204,6 +197,38 @@ def _make_lps(kind: str):
 
     lps.__name__ = f"{kind}_lps"
     return lps
+
+
+def _tied_params(ctx: AutoContext) -> dict[str, Any]:
+    from infometer.estimators.knn import _ties
+
+    return {"dequantize": True} if _ties.any_tied(ctx.variables) else {}
+
+
+def _lps_method(ctx: AutoContext) -> str:
+    from infometer.estimators.knn import _ties
+
+    _ties.check_entropy_defined(ctx.variables, "Renyi or Tsallis entropy")
+    return "lps"
+
+
+def _lps_reason(ctx: AutoContext) -> str:
+    from infometer.estimators.knn import _ties
+
+    if not _ties.any_tied(ctx.variables):
+        return "continuous data: LPS kNN"
+    return _ties.entropy_reason(ctx.variables, "LPS kNN (a Renyi entropy shifts by log(step))")
+
+
+def _knn_reason(plain: str, estimator: str) -> Callable[[AutoContext], str]:
+    def reason(ctx: AutoContext) -> str:
+        from infometer.estimators.knn import _ties
+
+        if not _ties.any_tied(ctx.variables):
+            return plain
+        return _ties.info_reason(ctx.variables, estimator)
+
+    return reason
 
 
 for _kind in ("renyi", "tsallis"):
@@ -234,7 +259,14 @@ for _kind in ("renyi", "tsallis"):
         AutoRule(_q, 100, lambda c: c.kinds == {"discrete"}, "plugin", "discrete data: plug-in")
     )
     register_auto(
-        AutoRule(_q, 200, lambda c: c.kinds == {"continuous"}, "lps", "continuous data: LPS kNN")
+        AutoRule(
+            _q,
+            200,
+            lambda c: c.kinds == {"continuous"},
+            _lps_method,
+            _lps_reason,
+            params=_tied_params,
+        )
     )
 
 
@@ -291,11 +323,14 @@ def renyi_divergence_knn(
     k: int = 5,
     jitter: str = "auto",
     seed: int | None = 0,
+    dequantize: bool = False,
 ) -> Raw:
     """kNN Rényi divergence (Póczos & Schneider 2011): with ρ_i the distance from p_i to its
     k-th neighbour among the other p's and ν_i to its k-th neighbour among the q's,
     ``D = log(B mean(((n-1) ρ_i^d / (m ν_i^d))^(1-a))) / (a - 1)``,
-    ``B = Γ(k)² / (Γ(k - a + 1) Γ(k + a - 1))``; consistent for ``|a - 1| < k``."""
+    ``B = Γ(k)² / (Γ(k - a + 1) Γ(k + a - 1))``; consistent for ``|a - 1| < k``.
+    ``dequantize=True`` spreads tied (rounded) values over the rounding step of the pooled
+    column first, which keeps the divergence of the recorded values."""
     from scipy.special import gammaln, logsumexp
 
     from infometer.estimators.knn.engine import kth_distance_to, kth_neighbours
@@ -304,6 +339,7 @@ def renyi_divergence_knn(
     a = check_order(order)
     k = check_int(k, "k", min_value=1)
     check_choice(jitter, "jitter", JITTER_CHOICES)
+    check_bool(dequantize, "dequantize")
     if p.d != q.d:
         raise ValueError(f"p has {p.d} columns but q has {q.d}; both must live in one space")
     if k >= p.n or k > q.n:
@@ -320,6 +356,7 @@ def renyi_divergence_knn(
         jitter_scale=1e-10,
         seed=seed,
         pooled=True,
+        dequantize=bool(dequantize),
     )
     if prep.constant:
         raise ValueError("a column is constant in both samples: the densities do not exist")
@@ -370,15 +407,24 @@ def jsd_plugin(p: Variable, q: Variable, *, weights: Any = None) -> Raw:
     summary="JSD from Kozachenko-Leonenko entropies of each sample and of the pooled one",
 )
 def jsd_knn(
-    p: Variable, q: Variable, *, k: int = 5, jitter: str = "auto", seed: int | None = 0
+    p: Variable,
+    q: Variable,
+    *,
+    k: int = 5,
+    jitter: str = "auto",
+    seed: int | None = 0,
+    dequantize: bool = False,
 ) -> Raw:
     """JSD with weights ``n_p/N, n_q/N`` from kNN entropies: the pooled sample is a sample
-    of the mixture ``(n_p P + n_q Q) / N``, so ``JSD = H(pooled) - sum_i w_i H(sample_i)``."""
+    of the mixture ``(n_p P + n_q Q) / N``, so ``JSD = H(pooled) - sum_i w_i H(sample_i)``.
+    ``dequantize=True`` spreads tied (rounded) values over the rounding step of the pooled
+    column first, which keeps the divergence of the recorded values."""
     from infometer.estimators.knn.kernels import kozachenko_leonenko
     from infometer.estimators.knn.prep import JITTER_CHOICES, prepare
 
     k = check_int(k, "k", min_value=1)
     check_choice(jitter, "jitter", JITTER_CHOICES)
+    check_bool(dequantize, "dequantize")
     if p.d != q.d:
         raise ValueError(f"p has {p.d} columns but q has {q.d}; both must live in one space")
     if k >= min(p.n, q.n):
@@ -390,6 +436,7 @@ def jsd_knn(
         jitter_scale=1e-10,
         seed=seed,
         pooled=True,
+        dequantize=bool(dequantize),
     )
     if prep.constant:
         raise ValueError("a column is constant in both samples: the densities do not exist")
@@ -444,7 +491,8 @@ register_auto(
         200,
         lambda c: c.kinds == {"continuous"},
         "poczos_schneider",
-        "continuous: Poczos-Schneider kNN",
+        _knn_reason("continuous: Poczos-Schneider kNN", "Poczos-Schneider kNN"),
+        params=_tied_params,
     )
 )
 register_auto(
@@ -453,7 +501,11 @@ register_auto(
         200,
         lambda c: c.kinds == {"continuous"},
         "kozachenko_leonenko",
-        "continuous: kNN entropies of each and the pooled sample",
+        _knn_reason(
+            "continuous: kNN entropies of each and the pooled sample",
+            "kNN entropies of each and the pooled sample",
+        ),
+        params=_tied_params,
     )
 )
 register_auto(

@@ -16,6 +16,7 @@ import numpy as np
 from infometer.core import registry
 from infometer.core.data import Variable, check_float, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
+from infometer.estimators.knn.prep import takes_prep
 
 from . import kernels
 from ._terms import MIN_VARIABLES, QUANTITIES, check_count, terms
@@ -237,22 +238,19 @@ def check_knn_work(work: float, max_work: Any, what: str = "") -> None:
 def _ksg(
     quantity: str,
     vs: Sequence[Variable],
-    k,
-    standardize,
-    jitter,
-    jitter_scale,
-    seed,
-    index,
-    max_work=MAX_KNN_WORK,
-):
+    k: int,
+    index: int | None,
+    prep: dict,
+    max_work: float = MAX_KNN_WORK,
+) -> Raw:
     from infometer.estimators.knn.estimators import _check, _prep
 
     check_count(quantity, len(vs))
     n = vs[0].n
     check_knn_work(knn_work(quantity, [v.d for v in vs], n), max_work)
     t = terms(quantity, len(vs), _index(quantity, index, len(vs)))
-    k = _check(n, k, standardize, jitter, jitter_scale)
-    p = _prep({v.name: v for v in vs}, standardize, jitter, jitter_scale, seed)
+    k = _check(n, k)
+    p = _prep({v.name: v for v in vs}, prep)
     if sum(b.shape[1] for b in p.blocks) == 0:
         return Raw(value=0.0, diagnostics=p.diagnostics, warnings=[*p.warnings])
     value, kd = kernels.ksg_entropy_sum(p.blocks, t, k)
@@ -264,32 +262,17 @@ def _make_ksg(quantity: str) -> Callable[..., Raw]:
     if quantity == "o_information_gradient":
 
         def f(
-            *vs: Variable,
-            k: int = 3,
-            standardize: bool = True,
-            jitter: str = "auto",
-            jitter_scale: float = 1e-10,
-            seed: int | None = 0,
-            index: int = 0,
-            max_work: float = MAX_KNN_WORK,
+            *vs: Variable, k: int = 3, index: int = 0, max_work: float = MAX_KNN_WORK, **prep: Any
         ) -> Raw:
-            return _ksg(quantity, vs, k, standardize, jitter, jitter_scale, seed, index, max_work)
+            return _ksg(quantity, vs, k, index, prep, max_work)
 
     else:
 
-        def f(
-            *vs: Variable,
-            k: int = 3,
-            standardize: bool = True,
-            jitter: str = "auto",
-            jitter_scale: float = 1e-10,
-            seed: int | None = 0,
-            max_work: float = MAX_KNN_WORK,
-        ) -> Raw:
-            return _ksg(quantity, vs, k, standardize, jitter, jitter_scale, seed, None, max_work)
+        def f(*vs: Variable, k: int = 3, max_work: float = MAX_KNN_WORK, **prep: Any) -> Raw:
+            return _ksg(quantity, vs, k, None, prep, max_work)
 
     f.__name__ = f"{quantity}_ksg"
-    return f
+    return takes_prep(f)
 
 
 _SUMMARY = {

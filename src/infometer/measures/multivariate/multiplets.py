@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 
 from infometer.core.parallel import Execution
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.validation import (
     Flag,
     Instance,
@@ -39,10 +41,11 @@ from infometer.core.validation import (
     check_int,
     validate_params,
 )
+from infometer.measures.stats import nulls
+from infometer.measures.stats.correction import CORRECTIONS
 
 from . import _search
 from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
-from ._surrogates import independent_orders
 
 __all__ = ["multiplets", "MultipletResult", "MEASURES", "METHODS", "multiplet_values"]
 
@@ -72,8 +75,8 @@ def _chunks(d: int, s: int, size: int) -> Iterator[np.ndarray]:
         yield np.array(block, dtype=np.intp).reshape(len(block), s)
 
 
-@dataclass(frozen=True)
-class MultipletResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class MultipletResult(Result):
     """Every multiplet's estimate, ranked.
 
     Attributes
@@ -82,8 +85,9 @@ class MultipletResult:
         DataFrame sorted by ``|value|`` (the most redundant and most synergistic first):
         ``multiplet`` (tuple of names), ``size``, ``value``, ``unit``, and with surrogates
         ``p_value`` (per multiplet), ``p_fwer`` (max-statistic over all multiplets of the
-        same size) and ``q_value`` (Benjamini-Hochberg).
-    measure, method, unit, n, n_surrogates, names
+        same size), ``p_corrected`` (by ``correction``) and ``significant``
+        (``p_corrected ≤ alpha``).
+    measure, method, unit, n, n_permutations, names, correction, alpha
         What was computed.
     """
 
@@ -92,9 +96,11 @@ class MultipletResult:
     method: str
     unit: str
     n: int
-    n_surrogates: int
+    n_permutations: int
     names: tuple[str, ...]
     diagnostics: dict = field(default_factory=dict, compare=False)
+    correction: str = "fwer"
+    alpha: float = 0.05
 
     def to_frame(self):
         """The ranked DataFrame."""
@@ -126,7 +132,7 @@ class MultipletResult:
 
     def plot(self, ax=None, path=None, *, kind: str = "bars", top: int = 20):
         """``kind="bars"``: the ``top`` multiplets by |value| (red < 0, blue > 0; a dot
-        marks p_fwer < 0.05); ``"pairs"``: heat map of :meth:`pair_matrix`."""
+        marks the significant ones); ``"pairs"``: heat map of :meth:`pair_matrix`."""
         from infometer.core.plot import finish, new_axes
 
         kind = check_choice(kind, "kind", ("bars", "pairs"))
@@ -146,9 +152,11 @@ class MultipletResult:
         vals = f["value"].to_numpy()
         ax.barh(y, vals, color=np.where(vals < 0, "tab:red", "tab:blue"))
         ax.set_yticks(y, [",".join(map(str, m)) for m in f["multiplet"]], fontsize=7)
-        if "p_fwer" in f:
-            sig = f["p_fwer"].to_numpy() < 0.05
-            ax.plot(vals[sig], y[sig], "k.", label="p_fwer < 0.05")
+        if "significant" in f:
+            sig = f["significant"].to_numpy()
+            ax.plot(
+                vals[sig], y[sig], "k.", label=f"significant ({self.correction} {self.alpha:g})"
+            )
             if sig.any():
                 ax.legend(fontsize=7, loc="lower right")
         ax.axvline(0, color="k", lw=0.8)
@@ -176,8 +184,8 @@ def _sizes(sizes: Any, d: int) -> tuple[int, int]:
     return lo, hi
 
 
-#: Most surrogate data sets (each one permutation of every column and one scatter matrix).
-MAX_SURROGATES = 1_000_000
+#: Most permuted data sets (each one permutation of every column and one scatter matrix).
+MAX_PERMUTED_SETS = 1_000_000
 
 
 @validate_params(
@@ -185,7 +193,9 @@ MAX_SURROGATES = 1_000_000
         "measure": [Options(*MEASURES)],
         "sizes": [Interval(numbers.Integral, 3), Pair(Interval(numbers.Integral, 3))],
         "method": [Options(*METHODS)],
-        "n_surrogates": [Size(0, limit=MAX_SURROGATES, what="surrogate data sets")],
+        "n_permutations": [Size(0, limit=MAX_PERMUTED_SETS, what="permuted data sets")],
+        "correction": [Options(*CORRECTIONS)],
+        "alpha": [Interval(numbers.Real, 0, 1, closed="right")],
         "progress": [Flag(), None],
         "bias_correct": [Flag(), None],
         "discrete": [Flag(), None],
@@ -202,10 +212,12 @@ def multiplets(
     measure: str = "o_information",
     sizes: int | tuple[int, int] = (3, 3),
     method: str = "auto",
-    n_surrogates: int = 0,
+    n_permutations: int = 0,
+    correction: str = "fwer",
+    alpha: float = 0.05,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     bias_correct: bool | None = None,
     discrete: bool | None = None,
@@ -239,11 +251,22 @@ def multiplets(
         matrix); ``plugin`` and ``miller_madow`` read symbols (entropies of the joint
         symbols of each multiplet, the values of ``im.o_information(X[:, cols],
         method=...)``).
-    n_surrogates
+    n_permutations
         Surrogate data sets (each column permuted independently, the same surrogates for
         every multiplet); 0: no p-values.
+    correction
+        Multiple-testing correction behind ``p_corrected`` and ``significant`` (the one
+        policy of :mod:`infometer.measures.stats.correction`): ``"fwer"`` (default: the
+        max-statistic within each size, ``p_fwer``, times the number of sizes: P(any
+        multiplet significant on null data) ≤ ``alpha``), ``"fdr_bh"`` / ``"fdr_by"``
+        (over every multiplet of an exhaustive sweep) or ``"none"`` (``p_value``).
+    alpha
+        Level of the ``significant`` column.
     unit, base, seed, progress
         The usual; ``seed`` drives the surrogates.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     bias_correct
         Wishart-unbiased log-determinants of the Gaussian methods (``None``: True); the
         discrete methods say their correction by name (passing it is an error).
@@ -320,9 +343,27 @@ def multiplets(
         store=("store", store, None),
     )
     store = ex.store
+    n_permutations = nulls.check_n_permutations(n_permutations, min_value=0)
+    from infometer.measures.stats.correction import check_alpha, check_correction
+
+    correction = check_correction(correction)
+    alpha = check_alpha(alpha)
+    if search != "exhaustive" and correction in ("fdr_bh", "fdr_by"):
+        raise ValueError(
+            f"correction={correction!r} adjusts the p-values of every multiplet tested, "
+            f"but a {search} search tests only the ones it found (their p_value ignores "
+            "the search); use correction='fwer' (the same search on every permuted data "
+            "set) or search='exhaustive'"
+        )
+    max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
     progress = check_progress(progress)
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # one root: the surrogates of every chunk and search
+    if store is not None and not isinstance(store, str | os.PathLike):
+        raise TypeError(
+            f"store must be a folder path (str or os.PathLike), got {type(store).__name__}"
+        )
+    if bias_correct is not None and not isinstance(bias_correct, bool):
+        raise TypeError(f"bias_correct must be True, False or None, got {bias_correct!r}")
     parallel = ex.workers > 1 or ex.scheduler is not None or store is not None
     if search != "exhaustive" and store is not None:
         raise ValueError(
@@ -393,16 +434,16 @@ def multiplets(
             override="pass max_multiplets=... to allow more, or a smaller beam_width",
         )
     check_budget(
-        float(count) * (n_surrogates + 1),
-        name="n_surrogates",
+        float(count) * (n_permutations + 1),
+        name="n_permutations",
         limit=max(max_multiplets, 1) * 100,
         what="multiplet evaluations (multiplets x (surrogates + 1))",
     )
-    _check_cost(search, d, lo, hi, width, count, n_surrogates, max_multiplets, vs)
+    _check_cost(search, d, lo, hi, width, count, n_permutations, max_multiplets, vs)
     if symbols:
-        w, ws, n, notes = _counts(vs, hi, n_surrogates, seed, method == "miller_madow")
+        w, ws, n, notes = _counts(vs, hi, n_permutations, seed, method == "miller_madow")
     else:
-        w, ws, n = _scatters(vs, hi, n_surrogates, seed, method == "gaussian_copula")
+        w, ws, n = _scatters(vs, hi, n_permutations, seed, method == "gaussian_copula")
         notes = []
     cfg = dict(w=w, ws=ws, n=n, d=d, lo=lo, hi=hi, measure=measure, bias_correct=bias_correct)
     if search == "exhaustive":
@@ -416,6 +457,9 @@ def multiplets(
         )
     factor = Estimate(value=1.0, unit="nats").to(u).value
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
+    if rows_p:
+        frame["p_corrected"] = _corrected(frame, correction, hi - lo + 1)
+        frame["significant"] = frame["p_corrected"].to_numpy() <= alpha
     diag.update(multiplets=int(count), search=search)
     if auto_reason is not None:
         diag["auto_reason"] = auto_reason
@@ -446,13 +490,15 @@ def multiplets(
         method=method,
         unit=u,
         n=n,
-        n_surrogates=n_surrogates,
+        n_permutations=n_permutations,
         names=names,
+        correction=correction,
+        alpha=alpha,
         diagnostics=diag,
     )
 
 
-def _check_cost(search, d, lo, hi, width, count, n_surrogates, max_multiplets, vs) -> None:
+def _check_cost(search, d, lo, hi, width, count, n_permutations, max_multiplets, vs) -> None:
     """What the sweep costs beyond its multiplet count, refused before anything is built:
     the ranked table (one row per multiplet), the surrogates' scatter matrices (or symbol
     tables) and, for large multiplets, the eigen-decompositions (a multiplet of s
@@ -468,17 +514,17 @@ def _check_cost(search, d, lo, hi, width, count, n_surrogates, max_multiplets, v
         override="ask for fewer or smaller multiplets (sizes=), or search='greedy'/'beam'",
     )
     check_memory(
-        float(n_surrogates) * max(d * d, n * d) * 8,
-        what=f"{n_surrogates} surrogate data sets of {n} rows x {d} columns",
-        name="n_surrogates",
-        override="pass fewer n_surrogates (999 give p-values down to 0.001)",
+        float(n_permutations) * max(d * d, n * d) * 8,
+        what=f"{n_permutations} permuted data sets of {n} rows x {d} columns",
+        name="n_permutations",
+        override="pass fewer n_permutations (999 give p-values down to 0.001)",
     )
     if search == "exhaustive":
         weighted = sum(comb(d, s) * (s / 3) ** 3 for s in range(lo, hi + 1))
     else:
         weighted = sum(min(width * d, comb(d, s)) * (s / 3) ** 3 for s in range(lo, hi + 1))
     check_budget(
-        weighted * (n_surrogates + 1),
+        weighted * (n_permutations + 1),
         name="sizes",
         limit=max_multiplets * 100,
         what=f"triplet-equivalent evaluations (multiplets of up to {hi} variables cost "
@@ -487,7 +533,7 @@ def _check_cost(search, d, lo, hi, width, count, n_surrogates, max_multiplets, v
     )
 
 
-def _scatters(vs, hi: int, n_surrogates: int, seed, copula: bool):
+def _scatters(vs, hi: int, n_permutations: int, seed, copula: bool):
     """Scatter matrix of the (normal scores of the) columns and of each surrogate."""
     from .estimators import gaussian_scores, scatter_of
 
@@ -501,17 +547,17 @@ def _scatters(vs, hi: int, n_surrogates: int, seed, copula: bool):
     if n < hi + 2:
         raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
     w = scatter_of(a)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     ws = None
-    if n_surrogates:
-        ws = np.empty((n_surrogates, d, d))
-        for b in range(n_surrogates):
-            orders = independent_orders(rng, n, d)
+    if n_permutations:
+        ws = np.empty((n_permutations, d, d))
+        for b in range(n_permutations):
+            orders = nulls.independent_orders(rng, n, d)
             ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
     return w, ws, n
 
 
-def _counts(vs, hi: int, n_surrogates: int, seed, miller_madow: bool):
+def _counts(vs, hi: int, n_permutations: int, seed, miller_madow: bool):
     """:class:`._search.Counts` of the symbols and of each surrogate (the same row orders
     as the Gaussian surrogates), and a note when the largest multiplets are undersampled."""
     from infometer.core.validation import check_memory
@@ -541,14 +587,16 @@ def _counts(vs, hi: int, n_surrogates: int, seed, miller_madow: bool):
             "correction; use smaller multiplets or more rows"
         )
     ws = None
-    if n_surrogates:
+    if n_permutations:
         check_memory(
-            float(n_surrogates) * n * d * 8, what="the surrogate symbol tables", name="n_surrogates"
+            float(n_permutations) * n * d * 8,
+            what="the surrogate symbol tables",
+            name="n_permutations",
         )
-        rng = np.random.default_rng(seed)
-        stack = np.empty((n_surrogates, n, d), dtype=np.int64)
-        for b in range(n_surrogates):
-            orders = independent_orders(rng, n, d)
+        rng = as_generator(seed)
+        stack = np.empty((n_permutations, n, d), dtype=np.int64)
+        for b in range(n_permutations):
+            orders = nulls.independent_orders(rng, n, d)
             stack[b] = np.column_stack([a[o, j] for j, o in enumerate(orders)])
         ws = Counts(stack, cards, miller_madow)
     return Counts(a, cards, miller_madow), ws, n, notes
@@ -591,10 +639,8 @@ def _collect(parts: list[dict], b_count: int, rows_val, rows_p, rows_fwer) -> No
     if b_count:
         hits = np.concatenate([p["hits"] for p in parts])
         null_max = np.max(np.vstack([p["null_max"] for p in parts]), axis=0)
-        rows_p.append((1.0 + hits) / (b_count + 1.0))
-        rows_fwer.append(
-            (1.0 + (null_max[None, :] >= np.abs(vals)[:, None]).sum(1)) / (b_count + 1.0)
-        )
+        rows_p.append(nulls.p_from_counts(hits, b_count))
+        rows_fwer.append(nulls.maxstat_p_values(np.abs(vals), null_max[:, None]))
 
 
 def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None) -> None:
@@ -656,7 +702,7 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
                 "measure": cfg["measure"],
                 "method": method,
                 "sizes": [cfg["lo"], cfg["hi"]],
-                "n_surrogates": b_count,
+                "n_permutations": b_count,
                 "seed": seed,
                 "bias_correct": cfg["bias_correct"],
                 "chunk_bytes": CHUNK_BYTES,
@@ -679,14 +725,11 @@ def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Executio
     rows_val = [k[1] for k in kept]
     rows_p, rows_fwer = [], []
     if ws is not None:
-        b_count = ws.shape[0]
         best = _surrogate_bests(cfg, width, sign, progress, ex)
         for j, (idx, v) in enumerate(kept):
             nv = sign * multiplet_values(ws, cfg["n"], idx, cfg["measure"], cfg["bias_correct"])
-            rows_p.append((1.0 + (nv >= sign * v[None, :]).sum(0)) / (b_count + 1.0))
-            rows_fwer.append(
-                (1.0 + (best[:, j][None, :] >= sign * v[:, None]).sum(1)) / (b_count + 1.0)
-            )
+            rows_p.append(nulls.p_values(sign * v, nv))
+            rows_fwer.append(nulls.maxstat_p_values(sign * v, best[:, j][:, None]))
     return rows_idx, rows_val, rows_p, rows_fwer, evaluated
 
 
@@ -734,13 +777,19 @@ def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
     if np.isnan(vals).any():
         diag["singular_multiplets"] = int(np.isnan(vals).sum())
     if rows_p:
-        from infometer.measures.stats import multipletests
-
-        p = np.concatenate(rows_p)
-        frame["p_value"] = p
+        frame["p_value"] = np.concatenate(rows_p)
         frame["p_fwer"] = np.concatenate(rows_fwer)
-        frame["q_value"] = multipletests(p, method="bh").p_adjusted
     return frame, diag
+
+
+def _corrected(frame, correction: str, n_sizes: int) -> np.ndarray:
+    """``p_corrected`` by ``correction``: the per-size max-statistic times the number of
+    sizes (``"fwer"``), BH / BY over every multiplet, or the plain p-value."""
+    from infometer.measures.stats.correction import adjust
+
+    if correction == "fwer":
+        return np.minimum(frame["p_fwer"].to_numpy() * n_sizes, 1.0)
+    return adjust(frame["p_value"].to_numpy(), correction)
 
 
 def _ranked(frame, sign: float | None):

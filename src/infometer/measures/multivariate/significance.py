@@ -23,6 +23,7 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.estimate import _fmt, resolve_unit, unit_factor
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.validation import (
     Flag,
     Interval,
@@ -32,13 +33,9 @@ from infometer.core.validation import (
     check_int,
     validate_params,
 )
-from infometer.measures.stats.independence import (
-    MAX_PERMUTATIONS,
-    IndependenceTest,
-    permutation_null,
-)
-
-from ._surrogates import independent_orders, scheme_name
+from infometer.measures.stats import nulls
+from infometer.measures.stats.independence import IndependenceTest
+from infometer.measures.stats.nulls import MAX_PERMUTATIONS
 
 __all__ = ["multivariate_test", "MultivariateTest", "TEST_MEASURES"]
 
@@ -70,10 +67,6 @@ class MultivariateTest(IndependenceTest):
     """
 
     alternative: str = "greater"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary (the null values are summarised, not listed)."""
-        return {**super().to_dict(), "alternative": self.alternative}
 
     def to_frame(self):
         """One-row tidy DataFrame: quantity, value, unit, method, n, p_value, ..."""
@@ -158,21 +151,10 @@ class MultivariateTest(IndependenceTest):
     __str__ = __repr__
 
 
-def p_value(stat: float, null: np.ndarray, alternative: str) -> float:
-    """``(1 + #{null at least as extreme as stat}) / (1 + B)``.
-
-    Examples
-    --------
-    >>> p_value(-1.0, np.array([0.1, -0.2, 1.5]), "two-sided")
-    0.5
-    """
-    if alternative == "greater":
-        hits = np.count_nonzero(null >= stat)
-    elif alternative == "less":
-        hits = np.count_nonzero(null <= stat)
-    else:
-        hits = np.count_nonzero(np.abs(null) >= abs(stat))
-    return float((1.0 + hits) / (1.0 + null.size))
+def scheme_name(block: int | None) -> str:
+    """How the permuted data sets were made, in words."""
+    base = "each variable permuted independently"
+    return base if block is None else f"{base} in blocks of {block} rows"
 
 
 @validate_params(
@@ -196,7 +178,7 @@ def multivariate_test(
     groups: Sequence[Sequence[int | str]] | None = None,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     progress: bool | None = None,
     **params: Any,
@@ -224,9 +206,12 @@ def multivariate_test(
         Serial data: permute blocks of ``block`` consecutive rows of each variable
         (keeps each variable's autocorrelation within blocks), as
         :func:`infometer.independence_test`.
-    groups, unit, base, seed, discrete
+    groups, unit, base, discrete
         As :func:`infometer.o_information`; ``seed`` drives the permutations (and the
         estimator, if it is random): same seed, same p-value.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     progress
         Progress bar; ``None``: shown when the run is expected to take over 5 s.
     **params
@@ -253,9 +238,7 @@ def multivariate_test(
 
     measure = check_choice(measure, "measure", tuple(TEST_MEASURES))
     quantity = TEST_MEASURES[measure]
-    n_permutations = check_int(
-        n_permutations, "n_permutations", min_value=1, max_value=MAX_PERMUTATIONS
-    )
+    n_permutations = nulls.check_n_permutations(n_permutations)
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     if alternative == "auto":
         alternative = "greater" if quantity in _NONNEGATIVE else "two-sided"
@@ -265,6 +248,7 @@ def multivariate_test(
     resolve_unit(unit, base)  # bad units fail before any work
     variables = split_variables(X, groups=groups, discrete=discrete)
     check_count(quantity, len(variables))
+    seed = resolve_seed(seed)  # one root for the statistic, the permutations and the null
     stat = run(quantity, variables, method=method, unit="nats", seed=seed, params=params)
     spec = registry.get(quantity, stat.method)
     run_params = {p: v for p, v in stat.params.items() if p in spec.params}
@@ -272,17 +256,17 @@ def multivariate_test(
     n = vs[0].n
     if block is not None and block >= n:
         raise ValueError(f"block={block} must be smaller than the {n} rows of X")
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
 
     def one(b: int, params: dict[str, Any]) -> float:
-        orders = independent_orders(rng, n, len(vs), block)
+        orders = nulls.independent_orders(rng, n, len(vs), block)
         perm = [v.select(o) for v, o in zip(vs, orders, strict=True)]
         return spec.func(*perm, **params).value
 
-    null = permutation_null(
+    null = nulls.permutation_null(
         one, n_permutations, run_params, seed, f"{measure} permutations", progress, measure
     )
-    p = p_value(stat.value, null, alternative)
+    p = nulls.p_value(stat.value, null, alternative)
     out = stat.to(resolve_unit(unit, base))
     f = unit_factor("nats", out.unit)
     return MultivariateTest(

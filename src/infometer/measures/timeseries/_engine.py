@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import Variable
+from infometer.core.seeding import derive, resolve_seed
 
 from ._select import Perms
 
@@ -289,7 +290,7 @@ class RegistryEngine:
         mi_name = MI_FOR_CMI.get(method, method)
         self.mi_spec = registry.get("mutual_info", mi_name)
         self.params = dict(params or {})
-        self.seed = seed
+        self.seed = resolve_seed(seed)
         self.discrete = discrete
         self.n = len(y)
         if discrete:
@@ -346,20 +347,12 @@ class RegistryEngine:
         key = tuple(sorted(cond))
         have = self._local.get(key)
         if have is None or have.shape[0] < len(perms):
-            from infometer.measures.stats.independence import (
-                _strata_permutation,
-                _z_neighbors,
-                local_permutation,
-            )
+            from infometer.measures.stats import nulls
 
-            rng = np.random.default_rng([0 if self.seed is None else self.seed, len(key), *key])
+            rng = derive(self.seed, len(key), *key)
             z = self._block(list(key), None, "z")
-            if self.discrete:
-                codes = z.codes
-                have = np.stack([_strata_permutation(rng, codes) for _ in range(len(perms))])
-            else:
-                nb = _z_neighbors(z, min(self.n_neighbors, self.n))
-                have = np.stack([local_permutation(rng, nb) for _ in range(len(perms))])
+            draw, _ = nulls.conditional_sampler(z, self.n_neighbors)
+            have = np.stack([draw(rng) for _ in range(len(perms))])
             if len(self._local) > 64:
                 self._local.clear()
             self._local[key] = have

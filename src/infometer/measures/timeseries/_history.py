@@ -11,6 +11,7 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable
+from infometer.core.seeding import Seed, derive, resolve_seed
 from infometer.core.validation import check_choice, check_float, check_int
 
 from ._embed import check_lags, lagged, present_rows, uniform_lags
@@ -79,11 +80,18 @@ def choose_lags(
     max_lag: int,
     tau: int,
     alpha: float,
-    n_perm: int,
+    n_permutations: int,
     trials: int,
-    seed: int | None,
+    seed: Seed,
 ) -> tuple[list[int], dict[str, Any]]:
-    """The history of ``x`` chosen by ``k_method`` (see the module docstring)."""
+    """The history of ``x`` chosen by ``k_method`` (see the module docstring).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+    """
     from ._engine import make_engine
     from ._select import include, prune
 
@@ -100,10 +108,15 @@ def choose_lags(
     cands = list(range(1, max_lag + 1))
     cols = np.column_stack([col[t - lag] for lag in cands])
     cmi = _selection_cmi(method, x.is_discrete)
+    seed = resolve_seed(seed)
     engine = make_engine(col[t], cols, cmi, x.is_discrete, seed=seed)
-    rng = np.random.default_rng(seed)
-    sel = include(engine, list(range(len(cands))), [], n_perm=n_perm, alpha=alpha, rng=rng)
-    kept, removed = prune(engine, sel.selected, [], n_perm=n_perm, alpha=alpha, rng=rng)
+    rng = derive(seed)
+    sel = include(
+        engine, list(range(len(cands))), [], n_permutations=n_permutations, alpha=alpha, rng=rng
+    )
+    kept, removed = prune(
+        engine, sel.selected, [], n_permutations=n_permutations, alpha=alpha, rng=rng
+    )
     diag: dict[str, Any] = {
         "k_method": "greedy",
         "selection_cmi": cmi,
@@ -137,7 +150,7 @@ def _history(x: Variable, own: dict[str, Any], method: str) -> tuple[list[int], 
         max_lag=max_lag,
         tau=tau,
         alpha=check_float(own.get("alpha", 0.05), "alpha", low=0.0, high=1.0),
-        n_perm=check_int(own.get("n_perm", 200), "n_perm", min_value=1),
+        n_permutations=check_int(own.get("n_permutations", 200), "n_permutations", min_value=1),
         trials=own.get("trials", 1),
         seed=own.get("seed", 0),
     )
@@ -161,7 +174,7 @@ def choose_source_lags(
     method: str,
     max_lag: int,
     alpha: float,
-    n_perm: int,
+    n_permutations: int,
     trials: int,
     seed: int | None,
 ) -> tuple[int, dict[str, Any]]:
@@ -198,13 +211,16 @@ def choose_source_lags(
     items = titems + citems + sitems
     t = present_rows(target.n, max(g for _, g in items), trials)
     cmi = _selection_cmi(method, discrete)
+    seed = resolve_seed(seed)
     engine = make_engine(data[t, 1], lag_matrix(data, items, t), cmi, discrete, seed=seed)
-    rng = np.random.default_rng([0 if seed is None else seed, 1])
+    rng = derive(seed, 1)
     fixed = list(range(len(titems) + len(citems)))
     cands = list(range(len(fixed), len(items)))
-    sel = include(engine, cands, fixed, n_perm=n_perm, alpha=alpha, rng=rng)
+    sel = include(engine, cands, fixed, n_permutations=n_permutations, alpha=alpha, rng=rng)
     chosen = [c for c in sel.selected if c not in fixed]
-    kept, removed = prune(engine, chosen, fixed, n_perm=n_perm, alpha=alpha, rng=rng)
+    kept, removed = prune(
+        engine, chosen, fixed, n_permutations=n_permutations, alpha=alpha, rng=rng
+    )
     diag: dict[str, Any] = {
         "source_selection_steps": [
             {"lag": items[s.candidate][1], "cmi": s.value, "p_value": s.p_value} for s in sel.steps

@@ -1,7 +1,7 @@
 """Greedy candidate selection and the permutation statistics of IDTxl (numpy in, numpy out).
 
-All p-values are ``(1 + #{surrogates >= observed}) / (1 + S)`` for S permutations (never
-exactly 0; the smallest reachable is 1/(S+1)).
+All p-values are :func:`infometer.measures.stats.nulls.p_value` (``(1 + #{surrogates >= observed})
+/ (1 + S)`` for S permutations: never exactly 0, the smallest reachable 1/(S+1)).
 
 * :func:`include`: greedy forward selection; at each step the candidate with the largest
   I(c; y | selected) is tested by the **maximum statistic** (its value against the
@@ -31,11 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from infometer.measures.stats import nulls
+
 __all__ = [
     "Perms",
     "pool_perms",
     "permutations",
-    "pvalue",
     "include",
     "prune",
     "omnibus",
@@ -74,15 +75,7 @@ def permutations(rng: np.random.Generator, n: int, count: int) -> Perms:
     One pool per engine serves every test of a target (``engine.pool``): each test's null
     is valid on its own; only the tests' dependence on one another changes.
     """
-    from infometer.core.validation import check_memory
-
-    check_memory(
-        8.0 * count * n,
-        what=f"table of {count} permutations of {n} rows",
-        name="n_perm",
-        override="pass a smaller n_perm",
-    )
-    return Perms(rng.permuted(np.broadcast_to(np.arange(n), (count, n)), axis=1))
+    return Perms(nulls.permutation_table(rng, n, count))
 
 
 def pool_perms(engine: Any, rng: np.random.Generator, count: int) -> Perms:
@@ -91,11 +84,6 @@ def pool_perms(engine: Any, rng: np.random.Generator, count: int) -> Perms:
         pool = permutations(rng, engine.n, count)
         engine.pool = pool
     return pool.head(count)
-
-
-def pvalue(observed: float, null: np.ndarray) -> float:
-    """``(1 + #{null >= observed}) / (1 + len(null))``."""
-    return float((1 + np.count_nonzero(null >= observed)) / (1 + null.size))
 
 
 @dataclass
@@ -119,7 +107,7 @@ def include(
     cands: list[int],
     selected: list[int],
     *,
-    n_perm: int,
+    n_permutations: int,
     alpha: float,
     rng: np.random.Generator,
     tick: Any = None,
@@ -131,9 +119,9 @@ def include(
     while remaining:
         vals = engine.single(remaining, selected)
         best = int(np.argmax(vals))
-        perms = pool_perms(engine, rng, n_perm)
+        perms = pool_perms(engine, rng, n_permutations)
         null = engine.single_surrogates(remaining, selected, perms).max(axis=1)
-        p = pvalue(float(vals[best]), null)
+        p = nulls.p_value(float(vals[best]), null)
         ok = p <= alpha
         out.steps.append(Step(remaining[best], float(vals[best]), p, ok))
         if tick is not None:
@@ -150,7 +138,7 @@ def prune(
     sources: list[int],
     fixed: list[int],
     *,
-    n_perm: int,
+    n_permutations: int,
     alpha: float,
     rng: np.random.Generator,
 ) -> tuple[list[int], list[int]]:
@@ -164,7 +152,7 @@ def prune(
         vals = np.array(
             [float(engine.single([c], fixed + [o for o in kept if o != c])[0]) for c in kept]
         )
-        perms = pool_perms(engine, rng, n_perm)
+        perms = pool_perms(engine, rng, n_permutations)
         surr = np.column_stack(
             [
                 engine.single_surrogates([c], fixed + [o for o in kept if o != c], perms)[:, 0]
@@ -172,7 +160,7 @@ def prune(
             ]
         )
         worst = int(np.argmin(vals))
-        p = pvalue(float(vals[worst]), surr.min(axis=1))
+        p = nulls.p_value(float(vals[worst]), surr.min(axis=1))
         if p <= alpha:
             break
         removed.append(kept.pop(worst))
@@ -180,12 +168,17 @@ def prune(
 
 
 def omnibus(
-    engine: Any, sources: list[int], fixed: list[int], *, n_perm: int, rng: np.random.Generator
+    engine: Any,
+    sources: list[int],
+    fixed: list[int],
+    *,
+    n_permutations: int,
+    rng: np.random.Generator,
 ) -> tuple[float, float]:
     """I(sources; y | fixed) and its p-value against joint permutations of the sources."""
     value = float(engine.joint(sources, fixed))
-    perms = pool_perms(engine, rng, n_perm)
-    return value, pvalue(value, engine.joint_surrogates(sources, fixed, perms))
+    perms = pool_perms(engine, rng, n_permutations)
+    return value, nulls.p_value(value, engine.joint_surrogates(sources, fixed, perms))
 
 
 def sequential_maxstat(
@@ -193,7 +186,7 @@ def sequential_maxstat(
     sources: list[int],
     fixed: list[int],
     *,
-    n_perm: int,
+    n_permutations: int,
     rng: np.random.Generator,
     others: dict[int, list[int]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -210,13 +203,6 @@ def sequential_maxstat(
         return fixed + [o for o in rest if o != c]
 
     vals = np.array([float(engine.single([c], cond(c))[0]) for c in sources])
-    perms = pool_perms(engine, rng, n_perm)
+    perms = pool_perms(engine, rng, n_permutations)
     surr = np.column_stack([engine.single_surrogates([c], cond(c), perms)[:, 0] for c in sources])
-    order = np.argsort(-vals, kind="stable")
-    p = np.empty(len(sources))
-    prev = 0.0
-    for rank, i in enumerate(order):
-        null = surr[:, order[rank:]].max(axis=1)
-        prev = max(prev, pvalue(float(vals[i]), null))
-        p[i] = prev
-    return vals, p
+    return vals, nulls.stepdown_maxstat(vals, surr)

@@ -34,9 +34,12 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core._local import LocalRaw, LocalValues
+from infometer.core.api import quantity_function
 from infometer.core.data import Variable, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoContext, AutoRule, EstimatorSpec, Raw
+from infometer.core.resample import serial_scheme
+from infometer.core.seeding import Seed, resolve_seed
 
 __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
 
@@ -55,7 +58,7 @@ _AUTO_PARAMS: dict[str, Any] = {
     "max_lag": 5,
     "k_method": "greedy",
     "k_alpha": 0.05,
-    "n_perm": 200,
+    "n_permutations": 200,
     "seed": 0,
 }
 
@@ -213,7 +216,7 @@ def _auto_l(vs: list[Variable], params: dict[str, Any], method: str) -> tuple[in
     m = check_int(params.get("m", 1), "m", min_value=1)
     delay = check_int(params.get("delay", 1), "delay", min_value=1)
     max_lag = check_int(params.get("max_lag", 5), "max_lag", min_value=1)
-    n_perm = check_int(params.get("n_perm", 200), "n_perm", min_value=1)
+    n_permutations = check_int(params.get("n_permutations", 200), "n_permutations", min_value=1)
     alpha = check_float(params.get("k_alpha", 0.05), "k_alpha", low=0.0, high=1.0)
     trials = check_int(params.get("trials", 1), "trials", min_value=1)
     if delay + max_lag >= vs[1].n // (2 * trials):
@@ -231,9 +234,9 @@ def _auto_l(vs: list[Variable], params: dict[str, Any], method: str) -> tuple[in
         method=method,
         max_lag=max_lag,
         alpha=alpha,
-        n_perm=n_perm,
+        n_permutations=n_permutations,
         trials=trials,
-        seed=params.get("seed", 0),
+        seed=params["seed"],
     )
     diag["chosen_l"] = l
     return l, diag
@@ -262,9 +265,9 @@ def _auto_k(target: Variable, params: dict[str, Any], method: str) -> tuple[int,
         "max_lag": params.get("max_lag", 5),
         "k_method": k_method,
         "alpha": check_float(params.get("k_alpha", 0.05), "k_alpha", low=0.0, high=1.0),
-        "n_perm": params.get("n_perm", 200),
+        "n_permutations": params.get("n_permutations", 200),
         "trials": params.get("trials", 1),
-        "seed": params.get("seed", 0),
+        "seed": params["seed"],
     }
     lags, diag, _ = _history(target, own, method)
     k = max(lags) if diag["k_method"] == "greedy" else len(lags)
@@ -312,6 +315,9 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         vs = list(variables.values())
         diag: dict[str, Any] = {}
         resolved: dict[str, Any] = {}
+        # one root for the whole call: the history search, the source search and the CMI
+        # (seed=None once meant fresh nulls in one and seed 0 in the other)
+        params = {**params, "seed": resolve_seed(params.get("seed", 0))}
         for name in ("k", "l"):
             v = params.get(name)
             if isinstance(v, str) and not _is_auto(v):
@@ -345,6 +351,10 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         diag = {k: v for k, v in est.diagnostics.items() if k != "warnings"}
         diag.update(auto)
         diag["embedded_rows"] = e["y"].n
+        if diag.get("dequantized_columns"):  # the embedded columns of these series were spread
+            diag["dequantized_columns"] = {
+                role: sorted(v.ties) for role, v in names.items() if v.ties
+            }
         return Raw(value=est.value, diagnostics=diag, warnings=est.warnings, params=resolved)
 
     te.__name__ = f"transfer_entropy_{cmi.name}"
@@ -402,8 +412,9 @@ def _sync() -> None:
                 "transfer_entropy",
                 kinds=tuple(cmi.kinds),
                 family=cmi.family,
-                # a posterior sd of one CMI is no error bar for TE: resample the embedded rows
-                resampling="bootstrap" if cmi.resampling == "posterior" else cmi.resampling,
+                # serial rows: block subsampling of the embedded rows (resample.py); a
+                # posterior sd of one estimate is no error bar for a time series
+                resampling=serial_scheme(cmi.resampling),
                 summary=f"TE via CMI: {cmi.summary}",
             )(transfer_entropy_spec(cmi))
 
@@ -411,11 +422,11 @@ def _sync() -> None:
 registry.register_post_load(_sync)
 
 
-def _auto(ctx: AutoContext) -> tuple[str, str]:
+def _auto(ctx: AutoContext) -> registry.AutoChoice:
     v = ctx.variables
     z = v["target"] if "cond" not in v else v["target"].join(v["cond"])
     inner = AutoContext("cond_mutual_info", {"x": v["source"], "y": v["target"], "z": z})
-    return registry.choose_auto(inner)
+    return registry.choose(inner)
 
 
 registry.register_auto(
@@ -423,12 +434,28 @@ registry.register_auto(
         "transfer_entropy",
         100,
         lambda ctx: True,
-        lambda ctx: _auto(ctx)[0],
-        lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx)[1]}",
+        lambda ctx: _auto(ctx).method,
+        lambda ctx: f"the CMI estimator auto picks for these kinds: {_auto(ctx).reason}",
+        params=lambda ctx: _auto(ctx).params,  # dequantize=True for rounded series
     )
 )
 
 
+def _selection(data: dict[str, Any], options: dict[str, Any]) -> tuple[dict, dict]:
+    """The selection's parameters to pass on: all of them with ``k`` or ``l`` "auto", else those
+    set to something other than their default (a method without a selection, such as
+    ``ordinal``, then names them in its error instead of ignoring them)."""
+    if _is_auto(options.get("k")) or _is_auto(options.get("l")):
+        return data, options
+    keep = {
+        p: v
+        for p, v in options.items()
+        if p not in _AUTO_PARAMS or p == "seed" or v != _AUTO_PARAMS[p]
+    }
+    return data, keep
+
+
+@quantity_function("transfer_entropy", ("source", "target", "cond"), prepare=_selection)
 def transfer_entropy(
     source: Any,
     target: Any,
@@ -444,11 +471,11 @@ def transfer_entropy(
     max_lag: int = 5,
     k_method: str = "greedy",
     k_alpha: float = 0.05,
-    n_perm: int = 200,
+    n_permutations: int = 200,
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     local: bool = False,
     **params: Any,
@@ -476,10 +503,10 @@ def transfer_entropy(
         greedily while significant at ``k_alpha`` given the target's k past samples,
         then pruned; l reaches the oldest kept (``diagnostics["source_lags"]``,
         ``params["l"]``; l = 1 when none is significant).
-    max_lag, k_method, k_alpha, n_perm
+    max_lag, k_method, k_alpha, n_permutations
         For ``k="auto"``, as for :func:`infometer.active_info_storage`:
         ``"greedy"`` (IDTxl's non-uniform embedding: target lags 1..``max_lag`` added
-        while the max-statistic test with ``n_perm`` permutations is significant at
+        while the max-statistic test with ``n_permutations`` permutations is significant at
         ``k_alpha``, then min-statistic pruning; k is the largest lag kept, since TE's
         target history is uniform; ``diagnostics["chosen_lags"]`` lists the lags) or
         ``"ragwitz"`` (the uniform k at delay ``tau`` with the smallest
@@ -492,9 +519,12 @@ def transfer_entropy(
         The series are this many trials (repetitions) of equal length, concatenated; the
         embedding never crosses a trial boundary and pools the rows of all trials (as
         JIDT's ``addObservations`` and IDTxl's replications).
-    unit, base, ci, seed, discrete
+    unit, base, ci, discrete
         As for :func:`infometer.mutual_info`.  ``ci`` resamples the embedded rows with
         the CMI estimator's scheme (rows treated as exchangeable: see docs/timeseries.md).
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     local
         Return the local transfer entropy te(t) (Lizier et al. 2008) instead: a
         :class:`~infometer.LocalValues` with one value per embedded row, ``times`` the
@@ -520,36 +550,3 @@ def transfer_entropy(
     >>> round(lv.mean, 2), int(lv.times[0])
     (0.69, 1)
     """
-    from infometer.core.api import estimate
-
-    data = {"source": source, "target": target}
-    if cond is not None:
-        data["cond"] = cond
-    return estimate(
-        "transfer_entropy",
-        data,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        k=k,
-        l=l,
-        m=m,
-        tau=tau,
-        delay=delay,
-        trials=trials,
-        local=local,
-        **_selection(k, l, max_lag=max_lag, k_method=k_method, k_alpha=k_alpha, n_perm=n_perm),
-        **params,
-    )
-
-
-def _selection(k: Any, l: Any, **given: Any) -> dict[str, Any]:  # noqa: E741
-    """The selection's parameters to pass on: all of them with ``k`` or ``l`` "auto", else those
-    set to something other than their default (a method without a selection, such as
-    ``ordinal``, then names them in its error instead of ignoring them)."""
-    if _is_auto(k) or _is_auto(l):
-        return given
-    return {p: v for p, v in given.items() if v != _AUTO_PARAMS[p]}

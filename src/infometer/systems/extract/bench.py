@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import Flag, Instance, Many, Options, validate_params
 
 __all__ = ["PARTS", "SIZES", "run", "run_part", "write_html"]
@@ -319,12 +320,18 @@ def run_part(
     part: str,
     *,
     size: str = "small",
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     render: str = "html",
     similarity: str = "lexical",
 ) -> dict[str, Any]:
     """Run one part and return its JSON-ready result.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -337,6 +344,7 @@ def run_part(
     if size not in SIZES:
         raise ValueError(f"size must be one of {sorted(SIZES)}, got {size!r}")
     cfg = SIZES[size]
+    seed = resolve_seed(seed)  # recorded in the part's JSON: pass it to repeat a seed=None run
     t0 = time.perf_counter()
     if part == "scribes":
         out = _scribes(cfg, seed, progress)
@@ -370,13 +378,19 @@ def run(
     *,
     parts: Sequence[str] = PARTS,
     size: str = "small",
-    seed: int = 0,
+    seed: Seed = 0,
     render: str = "html",
     similarity: str = "lexical",
     resume: bool = True,
     progress: bool | None = None,
 ) -> dict[str, Any]:
     """Run ``parts`` into folder ``out`` (one JSON per part, resumable) and write the report.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -392,6 +406,7 @@ def run(
     if d.exists() and not d.is_dir():
         raise ValueError(f"out {str(out)!r} is a file; give a folder for the parts and report")
     d.mkdir(parents=True, exist_ok=True)
+    seed = resolve_seed(seed)
     results = {}
     for p in parts:
         f = d / f"{p}.json"

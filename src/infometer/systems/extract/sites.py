@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, as_generator, derive, resolve_seed
 from infometer.core.validation import (
     Instance,
     Interval,
@@ -225,8 +226,14 @@ MAX_PAGES = 1_000_000
         "optional": [Interval(numbers.Real, 0, 1, closed="left")],
     }
 )
-def make_records(domain: str, n: int, *, seed: int = 0, optional: float = 0.2) -> list[Record]:
+def make_records(domain: str, n: int, *, seed: Seed = 0, optional: float = 0.2) -> list[Record]:
     """``n`` records of ``domain``, each field missing with probability ``optional``.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -236,7 +243,7 @@ def make_records(domain: str, n: int, *, seed: int = 0, optional: float = 0.2) -
     """
     if domain not in DOMAINS:
         raise ValueError(f"domain must be one of {sorted(DOMAINS)}, got {domain!r}")
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     kind, spec = DOMAINS[domain]
     out, seen = [], set()
     while len(out) < n:
@@ -287,8 +294,14 @@ _LAYOUT = Instance(Layout, what="a Layout (from make_layout)")
 
 
 @validate_params({"domain": [Options(*DOMAINS)], "template": [Options(*TEMPLATES)]})
-def make_layout(domain: str, template: str, *, seed: int = 0) -> Layout:
+def make_layout(domain: str, template: str, *, seed: Seed = 0) -> Layout:
     """A fresh layout of ``template`` for ``domain`` with random class names.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -300,13 +313,19 @@ def make_layout(domain: str, template: str, *, seed: int = 0) -> Layout:
     if domain not in DOMAINS:
         raise ValueError(f"domain must be one of {sorted(DOMAINS)}, got {domain!r}")
     labels = [lab for lab, _ in DOMAINS[domain][1]]
-    rng = np.random.default_rng([seed, 7])
+    rng = derive(resolve_seed(seed), 7)
     return Layout(domain, template, tuple(_classes(rng, labels).items()), tuple(labels))
 
 
 @validate_params({"layout": [_LAYOUT], "kind": [Options(*DRIFTS)]})
-def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
+def drift(layout: Layout, kind: str, *, seed: Seed = 0) -> Layout:
     """``layout`` after one drift of ``kind`` (facts unchanged, version + 1).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -316,7 +335,7 @@ def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
     """
     if kind not in DRIFTS:
         raise ValueError(f"kind must be one of {DRIFTS}, got {kind!r}")
-    rng = np.random.default_rng([seed, layout.version, DRIFTS.index(kind)])
+    rng = derive(resolve_seed(seed), layout.version, DRIFTS.index(kind))
     new: dict[str, Any] = {"version": layout.version + 1, "drifts": (*layout.drifts, kind)}
     if kind == "class_rename":
         new["classes"] = tuple(_classes(rng, layout.field_order).items())
@@ -335,15 +354,22 @@ def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
 
 @validate_params({"layout": [_LAYOUT], "kinds": [Many(Options(*DRIFTS), min_len=0, what="drifts")]})
 def version_clock(
-    layout: Layout, kinds: Sequence[str] = DRIFTS[:4], *, seed: int = 0
+    layout: Layout, kinds: Sequence[str] = DRIFTS[:4], *, seed: Seed = 0
 ) -> list[Layout]:
     """Versions v0..vk: v0 is ``layout``, v_t applies ``kinds[t-1]`` on top of v_{t-1}.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
     >>> [v.version for v in version_clock(make_layout("book", "infobox"), ["wrapper"])]
     [0, 1]
     """
+    seed = resolve_seed(seed)
     out = [layout]
     for k in kinds:
         out.append(drift(out[-1], k, seed=seed))
@@ -506,7 +532,7 @@ def render_page(
         parts = [list(records[:h]), list(records[h:])]
     pages = []
     for i, part in enumerate(parts):
-        rng = np.random.default_rng([page_seed, 11])  # same noise for every version
+        rng = derive(page_seed, 11)  # same noise for every version
         nav, ads, foot = _noise(layout, rng)
         body = _render_records(layout, part)
         nxt = ""
@@ -565,12 +591,18 @@ def make_group(
     template: str,
     n_pages: int,
     *,
-    seed: int = 0,
+    seed: Seed = 0,
     records_per_page: tuple[int, int] = (2, 6),
     layout: Layout | None = None,
     name: str | None = None,
 ) -> Group:
     """``n_pages`` pages of one site sharing ``template`` (records differ page to page).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -588,8 +620,9 @@ def make_group(
         what="records (at most)",
         override="ask for fewer pages or records per page",
     )
+    seed = resolve_seed(seed)
     lay = layout or make_layout(domain, template, seed=seed)
-    rng = np.random.default_rng([seed, 3])
+    rng = derive(seed, 3)
     per = [
         1 if template in DETAIL_TEMPLATES else int(rng.integers(lo, hi + 1)) for _ in range(n_pages)
     ]
@@ -615,10 +648,16 @@ def make_sites(
     n_groups: int,
     pages_per_group: int,
     *,
-    seed: int = 0,
+    seed: Seed = 0,
     templates: Sequence[str] = TEMPLATES,
 ) -> list[Group]:
     """``n_groups`` groups cycling through domains and ``templates``, seeded.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -633,6 +672,7 @@ def make_sites(
         override="ask for fewer groups or pages per group",
     )
     doms = sorted(DOMAINS)
+    seed = resolve_seed(seed)
     return [
         make_group(
             doms[(i // len(templates)) % len(doms)],

@@ -54,6 +54,7 @@ from infometer.core.data import (
 )
 from infometer.core.estimate import Estimate, resolve_unit
 from infometer.core.registry import Raw, register
+from infometer.core.seeding import Seed, as_generator
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import (
     check_budget,
@@ -430,7 +431,7 @@ def cross_entropy_bound(
     smoothing: float = 0.0,
     unit: str = "nats",
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     n_resamples: int = 200,
 ) -> Estimate:
     """Cross-entropy lower bound I(X; Y) ≥ H(Y) − CE from predicted probabilities.
@@ -455,8 +456,12 @@ def cross_entropy_bound(
         Unit of the result (default nats; ``unit="bits"`` for bits).
     ci
         Confidence level of a basic-bootstrap interval over trials (``None``: none).
-    seed, n_resamples
+    n_resamples
         Seed and number of the bootstrap resamples.
+    seed
+        Seed and number of the bootstrap resamples. An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the
+        operating system).
 
     Returns
     -------
@@ -524,7 +529,7 @@ def permutation_test(
     k: int | None = None,
     smoothing: float = 0.0,
     n_permutations: int = 999,
-    seed: int | None = 0,
+    seed: Seed = 0,
     unit: str = "nats",
 ) -> Any:
     """Permutation test of "the decoder's output carries information about the labels".
@@ -546,7 +551,9 @@ def permutation_test(
     n_permutations
         B; the smallest reachable p-value is 1 / (B + 1).
     seed
-        Seed of the permutations.
+        Seed of the permutations. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     unit
         Unit of the statistic and the null values.
 
@@ -560,17 +567,17 @@ def permutation_test(
 
     if (proba is None) == (predictions is None):
         raise ValueError("pass exactly one of proba= or predictions=")
-    from infometer.measures.stats.independence import MAX_PERMUTATIONS
+    from infometer.measures.stats import nulls
 
     b = check_int(n_permutations, "n_permutations", min_value=1)
     check_budget(
         b,
         name="n_permutations",
-        limit=MAX_PERMUTATIONS,
+        limit=nulls.MAX_PERMUTATIONS,
         what="permutations (each recomputes the bound)",
         override="pass fewer (9,999 give p-values down to 1e-4)",
     )
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     null = np.empty(b)
     if proba is not None:
         stat = cross_entropy_bound(
@@ -593,7 +600,7 @@ def permutation_test(
         accs = np.array([np.mean(rng.permutation(y) == yhat) for _ in range(b)])
         null[:] = fano_value(accs, kk, h)
         scheme = "labels permuted across trials, Fano bound"
-    p_value = (1.0 + np.count_nonzero(null >= stat.value)) / (1.0 + b)
+    p_value = nulls.p_value(stat.value, null)
     u = resolve_unit(unit)
     return IndependenceTest(
         statistic=stat.to(u),

@@ -16,12 +16,14 @@ import numpy as np
 
 from infometer.core.jit import nb
 from infometer.core.plot import close_and_path, deprecated_path_form
+from infometer.core.results import Result
+from infometer.core.seeding import Seed
 
 from . import _plots
 
 
-@dataclass
-class Network:
+@dataclass(eq=False)
+class Network(Result):
     """Edges kept by a network-inference method.
 
     Attributes
@@ -46,7 +48,11 @@ class Network:
     params: dict
     diagnostics: dict = field(default_factory=dict)
 
-    def plot(self, ax: Any = None, path: Any = None, *, title: str | None = None, seed: int = 0):
+    def to_frame(self) -> Any:
+        """The kept edges (:attr:`edges`, a copy)."""
+        return self.edges.copy()
+
+    def plot(self, ax: Any = None, path: Any = None, *, title: str | None = None, seed: Seed = 0):
         """Draw the network (small graphs): nodes, edges with widths by weight, a seeded
         spring layout; see :func:`infometer.workflows.allpairs.plot_network`.
 
@@ -59,7 +65,9 @@ class Network:
         title
             Title (default: method and number of edges).
         seed
-            Seed of the layout.
+            Seed of the layout. An int >= 0 (the same int gives the same numbers), a
+            numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+            system).
 
         Returns
         -------
@@ -89,10 +97,10 @@ class Network:
 
 
 def weights(
-    frame: Any, q_values: Any = None, fdr: float | None = None
+    frame: Any, q_values: Any = None, alpha: float | None = None
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """A float copy of the labelled MI matrix ``frame``: non-finite -> 0, diagonal 0,
-    negative values kept (counted); with ``q_values``, pairs above ``fdr`` -> 0."""
+    negative values kept (counted); with ``q_values``, pairs above ``alpha`` -> 0."""
     w = frame.to_numpy(dtype=np.float64, copy=True)
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
         raise ValueError(f"the MI matrix must be square, got shape {w.shape}")
@@ -103,8 +111,8 @@ def weights(
     info: dict[str, Any] = {"negative_pairs": int(np.count_nonzero(np.triu(w < 0, 1)))}
     if q_values is not None:
         q = q_values.to_numpy()
-        w[~(np.nan_to_num(q, nan=1.0) <= fdr)] = 0.0
-        info["fdr"] = fdr
+        w[~(np.nan_to_num(q, nan=1.0) <= alpha)] = 0.0
+        info["alpha"] = alpha
         info["significant_only"] = True
     return w, info
 

@@ -10,40 +10,40 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import Variable, as_variable
-from infometer.core.validation import check_choice, check_float, check_int
+from infometer.core.validation import check_choice
 
 from . import compute
 from .compute import Config, prepare_group, signature
 
-CORRECTIONS = ("bh", "holm", "bonferroni")
 NULLS = ("auto", "pair")
 
 
 @dataclass(frozen=True)
 class Test:
-    """A checked permutation test: ``permutations`` (0: none), ``fdr``, ``correction``,
-    ``null`` (``"auto"``: shared where exact, ``"pair"``: every pair its own)."""
+    """A checked permutation test: ``n_permutations`` (0: none), ``correction`` (one of
+    :data:`infometer.measures.stats.correction.CORRECTIONS`), ``alpha``, ``null`` (``"auto"``:
+    shared where exact, ``"pair"``: every pair its own)."""
 
-    permutations: int
-    fdr: float
+    n_permutations: int
     correction: str
+    alpha: float
     null: str
 
 
-def check_test(permutations: Any, fdr: Any, correction: Any, null: Any) -> Test:
+#: What ``correction=`` means for pairwise: the p-value adjustment over every pair.
+ADJUSTMENT = {"fdr_bh": "fdr_bh", "fdr_by": "fdr_by", "fwer": "holm", "none": "none"}
+
+
+def check_test(n_permutations: Any, correction: Any, alpha: Any, null: Any) -> Test:
     """The test's settings checked, each error naming its argument."""
-    from infometer.measures.stats.independence import MAX_PERMUTATIONS
+    from infometer.measures.stats.correction import check_alpha, check_correction
+    from infometer.measures.stats.nulls import check_n_permutations
 
-    permutations = check_int(permutations, "permutations", min_value=0, max_value=MAX_PERMUTATIONS)
-    fdr = check_float(fdr, "fdr", low=0.0, high=1.0, inclusive=(False, True))
-    check_choice(correction, "correction", CORRECTIONS)
+    n_permutations = check_n_permutations(n_permutations, min_value=0)
+    correction = check_correction(correction)
+    alpha = check_alpha(alpha)
     check_choice(null, "null", NULLS)
-    return Test(permutations, fdr, correction, null)
-
-
-def _ties(v: Variable) -> bool:
-    s = np.sort(v.columns[0])
-    return bool(np.any(s[1:] == s[:-1]))
+    return Test(n_permutations, correction, alpha, null)
 
 
 def shared_columns(cfg: Config, variables: list[Variable], const: np.ndarray) -> np.ndarray:
@@ -51,7 +51,7 @@ def shared_columns(cfg: Config, variables: list[Variable], const: np.ndarray) ->
     out = np.zeros(len(variables), bool)
     if cfg.n_permutations == 0 or cfg.null != "auto" or cfg.z is not None:
         return out
-    smooth = ("continuous", False)
+    smooth = ("continuous", False, "")
     if (smooth, smooth) not in cfg.resolved:
         return out
     name = cfg.resolved[(smooth, smooth)][0]
@@ -59,7 +59,7 @@ def shared_columns(cfg: Config, variables: list[Variable], const: np.ndarray) ->
     if not (cfg.ranks or cfg.route(name, dummy, dummy) == "copula"):
         return out
     for j, v in enumerate(variables):
-        out[j] = signature(v) == smooth and not const[j] and not _ties(v)
+        out[j] = signature(v) == smooth and not const[j] and not v.ties
     return out
 
 
@@ -77,7 +77,7 @@ def shared_null(cfg: Config) -> np.ndarray:
     g = prepare_group(null_cfg, np.arange(len(vs)), vs)
     ia = np.zeros(len(perms), np.int64)
     ib = np.arange(1, len(vs), dtype=np.int64)
-    name, _ = cfg.resolved[(("continuous", False), ("continuous", False))]
+    name, _ = cfg.resolved[(("continuous", False, ""), ("continuous", False, ""))]
     value = np.full(ia.size, np.nan)
     ge = np.full(ia.size, -1, np.int64)
     sel = np.arange(ia.size)
@@ -105,7 +105,8 @@ def add_tests(
     ``test.correction`` and ``significant`` into ``edges``, ``res`` and ``diag``."""
     import pandas as pd
 
-    from infometer.measures.stats import multipletests
+    from infometer.measures.stats.correction import adjust
+    from infometer.measures.stats.nulls import p_from_counts, p_values
 
     a, b, val, ge, meth = parts["a"], parts["b"], parts["val"], parts["ge"], parts["meth"]
     order, idx, labels, p = parts["order"], parts["idx"], parts["labels"], parts["p"]
@@ -113,17 +114,16 @@ def add_tests(
     B = cfg.n_permutations
     pv = np.full(val.size, np.nan)
     has = ge >= 0
-    pv[has] = (1.0 + ge[has]) / (1.0 + B)
+    pv[has] = p_from_counts(ge[has], B)
     shared = ~has & finite
     if shared.any():
-        n_ge = null_values.size - np.searchsorted(null_values, val[shared], side="left")
-        pv[shared] = (1.0 + n_ge) / (1.0 + B)
+        pv[shared] = p_values(val[shared], null_values)
     ok = np.isfinite(pv)
     qv = np.full(val.size, np.nan)
     rej = np.zeros(val.size, bool)
     if ok.any():
-        mt = multipletests(pv[ok], method=test.correction, alpha=test.fdr)
-        qv[ok], rej[ok] = mt.p_adjusted, mt.reject
+        qv[ok] = adjust(pv[ok], ADJUSTMENT[test.correction])
+        rej[ok] = qv[ok] <= test.alpha
     edges["p_value"] = pv[order]
     edges["q_value"] = qv[order]
     edges["significant"] = rej[order]
@@ -134,7 +134,7 @@ def add_tests(
         fm = np.full((len(labels), len(labels)), np.nan)
         fm[np.ix_(idx, idx)] = m
         setattr(res, name, pd.DataFrame(fm, index=labels, columns=labels))
-    res.fdr, res.correction = test.fdr, test.correction
+    res.alpha, res.correction = test.alpha, test.correction
     diag["null"] = {
         "shared_pairs": int(shared.sum()),
         "own_null_pairs": int(np.sum(has & (meth != names_all.index(compute.CONSTANT)))),

@@ -23,7 +23,6 @@ Pairs with a constant column are exactly 0 and never estimated.
 from __future__ import annotations
 
 import uuid
-import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +31,8 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable
+from infometer.core.results import Result
+from infometer.core.seeding import derive, derive_seed
 
 from . import kernels
 
@@ -61,9 +62,22 @@ def canonical_method(method: str) -> str:
     return ALIASES.get(m, m)
 
 
-def signature(v: Variable) -> tuple[str, bool]:
-    """What the ``auto`` rules look at for one continuous column: kind and few-distinct flag."""
-    return (v.kind, bool(v.diagnostics.get("few_distinct_float_columns")))
+def tie_class(v: Variable) -> str:
+    """A continuous column's ties as the ``auto`` rules see them: ``""`` (none), ``"few"``
+    (few distinct values: GKOV's point masses) or ``"fine"`` (a rounding lattice, which
+    ``auto`` dequantises); from the one detector, :attr:`Variable.ties`."""
+    from infometer.estimators.knn import _ties
+
+    found = _ties.tied({"x": v})
+    if not found:
+        return ""
+    return "few" if _ties.any_few({"x": v}) else "fine"
+
+
+def signature(v: Variable) -> tuple[str, bool, str]:
+    """What the ``auto`` rules look at for one column: kind, few-distinct flag, tie class."""
+    few = bool(v.diagnostics.get("few_distinct_float_columns"))
+    return (v.kind, few, tie_class(v) if v.kind != "discrete" else "")
 
 
 @dataclass
@@ -100,11 +114,18 @@ class Config:
         return self.method, "given"
 
     def spec_params(self, name: str) -> tuple[registry.EstimatorSpec, dict[str, Any]]:
-        """The spec of ``name`` and its full parameters (user's, seed, defaults)."""
+        """The spec of ``name`` and its full parameters (user's, seed, defaults).
+
+        Under ``auto`` a kNN estimator dequantises tied (rounded) columns, as the auto
+        rules of :func:`infometer.mutual_info` do (a no-op on tie-free columns), unless
+        the user set ``dequantize``.
+        """
         spec = registry.get(self.quantity, name)
         given = {k: v for k, v in self.params.items() if k in spec.params}
         if "seed" in spec.params:
             given.setdefault("seed", self.seed)
+        if self.method == "auto" and "dequantize" in spec.params:
+            given.setdefault("dequantize", True)
         return spec, spec.check_params(given)
 
     def route(self, name: str, va: Variable, vb: Variable) -> str:
@@ -127,8 +148,7 @@ class Config:
 
 def column_seed(seed: int, label: str) -> int:
     """A column's own jitter seed: the same for a label whatever the other columns are."""
-    ss = np.random.SeedSequence([int(seed), zlib.crc32(label.encode())])
-    return int(ss.generate_state(1)[0])
+    return derive_seed(seed, label)
 
 
 # ------------------------------------------------------------------- permutations
@@ -145,26 +165,17 @@ def permutations(cfg: Config) -> np.ndarray:
     key = (cfg.token, cfg.n_permutations)
     if key in _PERMS:
         return _PERMS[key]
-    from infometer.measures.stats.independence import (
-        _strata_permutation,
-        _z_neighbors,
-        local_permutation,
-    )
+    from infometer.measures.stats import nulls
 
-    rng = np.random.default_rng([cfg.seed, 0x5EED])
+    rng = derive(cfg.seed, 0x5EED)
     b, n = cfg.n_permutations, cfg.n
-    out = np.empty((b, n), np.int64)
-    if cfg.z is None:
-        for t in range(b):
-            out[t] = rng.permutation(n)
-    elif cfg.z.is_discrete:
-        codes = cfg.z.codes
-        for t in range(b):
-            out[t] = _strata_permutation(rng, codes)
+    if b == 0:
+        out = np.empty((0, n), np.int64)
+    elif cfg.z is None:
+        out = np.stack([nulls.permutation(rng, n) for _ in range(b)]).astype(np.int64)
     else:
-        nb = _z_neighbors(cfg.z, min(cfg.n_neighbors, n))
-        for t in range(b):
-            out[t] = local_permutation(rng, nb)
+        draw, _ = nulls.conditional_sampler(cfg.z, cfg.n_neighbors)
+        out = np.stack([draw(rng) for _ in range(b)]).astype(np.int64)
     if len(_PERMS) > 8:
         _PERMS.clear()
     _PERMS[key] = out
@@ -261,6 +272,7 @@ def prepare_group(cfg: Config, cols: np.ndarray, variables: list[Variable]) -> G
                     jitter=full["jitter"],
                     jitter_scale=float(full["jitter_scale"]),
                     seed=None if full["seed"] is None else column_seed(full["seed"], v.name),
+                    dequantize=bool(full["dequantize"]),
                 )
                 vals.append(p.blocks[0][:, 0])
                 tied += bool(p.diagnostics.get("jittered_columns"))
@@ -268,8 +280,10 @@ def prepare_group(cfg: Config, cols: np.ndarray, variables: list[Variable]) -> G
             if tied:
                 g.messages[
                     "columns with tied values (as in rounded data) got a tiny seeded jitter "
-                    f"({full['jitter_scale']:g} x sd) before KSG, fine for rounding; if they "
-                    "are counts or categories pass discrete=True (or consider method='gkov')"
+                    f"({full['jitter_scale']:g} x sd) before KSG, which does not undo the "
+                    "rounding and biases the estimate; pass dequantize=True to spread each "
+                    "value uniformly over its rounding step (what method='auto' does), or "
+                    "discrete=True if they are counts or categories"
                 ] += tied
         else:
             raw, _ = kernels.copula_scores(np.vstack([variables[i].columns[0] for i in cont]))
@@ -288,8 +302,8 @@ def blocks(n_groups: int) -> list[tuple[int, int]]:
     return [(g, h) for g in range(n_groups) for h in range(g, n_groups)]
 
 
-@dataclass
-class BlockResult:
+@dataclass(eq=False, repr=False)
+class BlockResult(Result):
     """Values of one block; ``null_ge`` is -1 where no pair null was computed."""
 
     key: tuple[int, int]

@@ -24,11 +24,14 @@ from infometer.core.data import (
 )
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.parallel import Execution
+from infometer.core.seeding import Seed, resolve_seed
+from infometer.core.validation import check_bool
+from infometer.measures.stats.correction import CORRECTIONS
 
 from . import _significance, compute
 from ._blocks import BACKENDS, run_blocks
 from ._blocks import remote_block as remote_block  # the Dask task's former path
-from ._significance import CORRECTIONS, NULLS, Test
+from ._significance import NULLS, Test
 from .compute import Config, canonical_method, signature
 from .result import PairwiseResult
 from .table import as_table
@@ -114,7 +117,7 @@ def make_config(
     seed: int,
     ranks: bool = False,
     z: Variable | None = None,
-    permutations: int = 0,
+    n_permutations: int = 0,
     null: str = "auto",
 ) -> tuple[Config, dict[str, str]]:
     """A :class:`Config` for these columns: methods resolved per kind of pair, params checked."""
@@ -126,7 +129,7 @@ def make_config(
         n=n,
         seed=seed,
         ranks=ranks,
-        n_permutations=permutations,
+        n_permutations=n_permutations,
         null=null,
         z=z,
         resolved={},
@@ -147,6 +150,7 @@ def _check_fast_params(cfg: Config, names: set[str]) -> None:
         check_choice(p["jitter"], "jitter", ("auto", "always", "never"))
         check_float(p["jitter_scale"], "jitter_scale", low=0.0, inclusive=(False, True))
         check_int(p["theiler"], "theiler", min_value=0)
+        check_bool(p["dequantize"], "dequantize")
     if "gaussian_copula" in names:
         _, p = cfg.spec_params("gaussian_copula")
         if not isinstance(p["bias_correct"], bool):
@@ -164,14 +168,14 @@ def pairwise(
     columns: Sequence[str] | None = None,
     unit: str | None = "nats",
     base: float | None = None,
-    permutations: int = 0,
-    fdr: float = 0.05,
-    correction: str = "bh",
+    n_permutations: int = 0,
+    correction: str = "fdr_bh",
+    alpha: float = 0.05,
     null: str = "auto",
     ranks: bool = False,
     nan: str = "error",
     discrete: bool | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     block_size: int | None = None,
     execution: Execution | None = None,
     n_jobs: int | None = None,
@@ -203,14 +207,20 @@ def pairwise(
         Use only these columns.
     unit, base
         Unit of the values (``"nats"``, ``"bits"``, ...).
-    permutations
+    n_permutations
         B > 0 runs a permutation test of independence for every pair.  One null serves
         every pair where that is exact (rank-based statistics, i.e. the Gaussian copula or
         ``ranks=True``, on tie-free continuous columns); other pairs get their own B
         permutations (given Z: within its strata, or local permutations for continuous Z).
-    fdr, correction
-        FDR level and correction (``"bh"``, ``"holm"``, ``"bonferroni"``; through
-        :func:`infometer.multipletests`) for the ``significant`` column.
+    correction
+        Multiple-testing correction over every tested pair, behind ``q_value`` and
+        ``significant`` (the one policy of :mod:`infometer.measures.stats.correction`):
+        ``"fdr_bh"`` (Benjamini–Hochberg, default), ``"fdr_by"`` (Benjamini–Yekutieli,
+        any dependence), ``"fwer"`` (Holm over all pairs: P(any false pair) ≤ ``alpha``
+        under any dependence) or ``"none"`` (each pair at ``alpha``).
+    alpha
+        Level of the ``significant`` column (FDR level, family-wise level or per-pair
+        level, as ``correction`` says).
     null
         ``"auto"`` (shared null where exact) or ``"pair"`` (every pair its own).
     ranks
@@ -222,7 +232,9 @@ def pairwise(
     discrete
         Force every column to symbols (True) or numbers (False).
     seed
-        Seed for jitter of tied columns and for the permutations.
+        Seed for jitter of tied columns and for the permutations. An int >= 0 (the same int gives
+        the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
     block_size
         Columns per group (a block is a pair of groups); default 64 (1024 for the copula).
     execution
@@ -245,7 +257,7 @@ def pairwise(
     max_pairs
         Refuse tables with more pairs than this (default 5·10⁷, i.e. 10,000 columns)
         before anything is computed; the P x P result matrices must also fit in 8 GiB and
-        the permutation indices (``permutations`` x rows) in 8 GiB.
+        the permutation indices (``n_permutations`` x rows) in 8 GiB.
     **params
         The estimators' own parameters (e.g. ``k=5`` for KSG); an unknown one is an error.
 
@@ -265,7 +277,7 @@ def pairwise(
     """
     t_start = time.perf_counter()
     unit_name = resolve_unit(unit, base)
-    test = _significance.check_test(permutations, fdr, correction, null)
+    test = _significance.check_test(n_permutations, correction, alpha, null)
     ex = _execution(execution, n_jobs, backend, client, store, progress)
     plan = _plan(
         data,
@@ -351,15 +363,13 @@ def _plan(
     the columns into groups; with a test, the shared null where it is exact."""
     if not isinstance(ranks, bool):
         raise TypeError(f"ranks must be True or False, got {ranks!r}")
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1)[0])
-    seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # one root: jitter of every column and the shared null
     if block_size is not None:
         block_size = check_int(block_size, "block_size", min_value=1)
     method = canonical_method(method)
     if method != "auto":
         registry.get("mutual_info" if given is None else "cond_mutual_info", method)
-    permutations = test.permutations
+    permutations = test.n_permutations
 
     given_cols, given_array = ([], None) if given is None else _given_variable(given)
     shape = getattr(data, "shape", None)
@@ -402,7 +412,7 @@ def _plan(
         seed=seed,
         ranks=ranks,
         z=z,
-        permutations=permutations,
+        n_permutations=permutations,
         null=test.null,
     )
     cfg.shared = _significance.shared_columns(cfg, variables, const)

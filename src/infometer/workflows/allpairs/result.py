@@ -10,14 +10,15 @@ import numpy as np
 
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.plot import close_and_path, deprecated_path_form
+from infometer.core.results import Result
 
 from . import _infer, _plots
 
 __all__ = ["PairwiseResult"]
 
 
-@dataclass
-class PairwiseResult:
+@dataclass(eq=False)
+class PairwiseResult(Result):
     """The all-pairs information of a table.
 
     Attributes
@@ -29,7 +30,7 @@ class PairwiseResult:
     edges
         Tidy table of the upper triangle, one row per pair: ``x``, ``y``, ``value``,
         ``method`` and, with a permutation test, ``p_value``, ``q_value`` (adjusted by
-        :attr:`correction`) and ``significant`` (``q_value <= fdr``).  Sorted by value.
+        :attr:`correction`) and ``significant`` (``q_value <= alpha``).  Sorted by value.
     p_values, q_values
         P x P DataFrames (None without a test).
     diagnostics
@@ -53,7 +54,7 @@ class PairwiseResult:
     n: int
     given: list[str] | None = None
     n_permutations: int = 0
-    fdr: float | None = None
+    alpha: float | None = None
     correction: str | None = None
     p_values: Any = None
     q_values: Any = None
@@ -65,10 +66,11 @@ class PairwiseResult:
 
     @property
     def significant_edges(self) -> Any:
-        """The sparse edge list: pairs whose FDR-adjusted q-value is at most :attr:`fdr`."""
+        """The sparse edge list: pairs whose adjusted p-value (``q_value``, by
+        :attr:`correction`) is at most :attr:`alpha`."""
         if "significant" not in self.edges:
             raise ValueError(
-                "no permutation test was run; pass permutations=B (e.g. 199) to pairwise()"
+                "no permutation test was run; pass n_permutations=B (e.g. 199) to pairwise()"
             )
         return self.edges[self.edges["significant"]].reset_index(drop=True)
 
@@ -86,7 +88,7 @@ class PairwiseResult:
             n=self.n,
             given=self.given,
             n_permutations=self.n_permutations,
-            fdr=self.fdr,
+            alpha=self.alpha,
             correction=self.correction,
             p_values=self.p_values,
             q_values=self.q_values,
@@ -101,9 +103,9 @@ class PairwiseResult:
             significant = self.q_values is not None
         if significant and self.q_values is None:
             raise ValueError(
-                "significant=True needs a permutation test: pairwise(..., permutations=B)"
+                "significant=True needs a permutation test: pairwise(..., n_permutations=B)"
             )
-        return _infer.weights(self.matrix, self.q_values if significant else None, self.fdr)
+        return _infer.weights(self.matrix, self.q_values if significant else None, self.alpha)
 
     def aracne(self, tolerance: float = 0.0, significant: bool | None = None) -> Any:
         """ARACNE's data-processing-inequality pruning (:func:`.aracne` of this package)."""
@@ -147,6 +149,25 @@ class PairwiseResult:
         ax = _plots.draw_heatmap(self.matrix, self.unit, ax, path, cluster=cluster, title=title)
         return close_and_path(ax, path) if old else ax
 
+    def plot(
+        self, ax: Any = None, path: Any = None, *, cluster: bool = True, title: str | None = None
+    ) -> Any:
+        """The result's figure: :meth:`heatmap` (the same parameters).
+
+        Examples
+        --------
+        >>> import numpy as np, infometer as im
+        >>> res = im.pairwise(np.random.default_rng(0).normal(size=(200, 3)), method="copula")
+        >>> res.plot(title="three columns").get_title()
+        'three columns'
+        """
+        ax = _plots.draw_heatmap(self.matrix, self.unit, ax, path, cluster=cluster, title=title)
+        return ax
+
+    def to_frame(self) -> Any:
+        """The tidy table of pairs (:attr:`edges`, a copy)."""
+        return self.edges.copy()
+
     def __repr__(self) -> str:
         p = self.matrix.shape[0]
         q = "CMI" if self.quantity == "cond_mutual_info" else "MI"
@@ -154,5 +175,8 @@ class PairwiseResult:
         test = ""
         if self.n_permutations:
             k = int(self.edges["significant"].sum())
-            test = f"; {k} significant pairs at FDR {self.fdr:g} ({self.n_permutations} perms)"
+            test = (
+                f"; {k} significant pairs at {self.correction} {self.alpha:g} "
+                f"({self.n_permutations} permutations)"
+            )
         return f"PairwiseResult({q} of {p} columns, n={self.n}, {self.unit}; {used}{test})"

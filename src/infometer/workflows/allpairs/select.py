@@ -24,6 +24,8 @@ import numpy as np
 
 from infometer.core.data import Variable, as_variable, check_choice, check_int
 from infometer.core.estimate import resolve_unit, unit_factor
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 
 from . import compute
 from .matrix import make_config
@@ -34,8 +36,8 @@ __all__ = ["CRITERIA", "Selection", "select_features", "information_with"]
 CRITERIA = ("relevance", "mrmr", "jmi")
 
 
-@dataclass
-class Selection:
+@dataclass(eq=False, repr=False)
+class Selection(Result):
     """Chosen features and the information behind the choice.
 
     Attributes
@@ -53,6 +55,10 @@ class Selection:
     criterion: str
     unit: str
     diagnostics: dict = field(default_factory=dict)
+
+    def to_frame(self) -> Any:
+        """One row per feature (:attr:`table`, a copy)."""
+        return self.table.copy()
 
 
 def information_with(
@@ -101,7 +107,7 @@ def select_features(
     unit: str = "nats",
     discrete_target: bool | None = None,
     discrete: bool | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
     n_jobs: int | None = None,
     **params: Any,
 ) -> Selection:
@@ -126,7 +132,9 @@ def select_features(
     discrete
         As for :func:`infometer.pairwise`, for the columns of ``X``.
     seed
-        Seed of the jitter of tied columns.
+        Seed of the dequantisation (or jitter) of tied columns. An int >= 0 (the same int gives
+        the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
     n_jobs
         Threads (default: all cores).
     **params
@@ -160,7 +168,7 @@ def select_features(
     p = len(variables)
     if k > p:
         raise ValueError(f"k={k} but X has only {p} usable column(s)")
-    cfg, reasons = make_config([*variables, target], method, params, seed=seed)
+    cfg, reasons = make_config([*variables, target], method, params, seed=resolve_seed(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         relevance, used = information_with(cfg, variables, target, n_jobs)
@@ -218,9 +226,11 @@ def _joint_mi(cfg: compute.Config, a: Variable, b: Variable, target: Variable) -
     from infometer.core.api import run
 
     vs = {"x": a.join(b, name="x"), "y": target}
-    name = cfg.method
-    if name == "auto":
-        name, _ = registry.choose_auto(registry.AutoContext("mutual_info", vs))
+    name, tuned = cfg.method, {}
+    if name == "auto":  # the rule's own parameters too (dequantize=True for rounded data)
+        choice = registry.choose(registry.AutoContext("mutual_info", vs))
+        name, tuned = choice.method, choice.params
     spec = registry.get("mutual_info", name)
-    params = {k: v for k, v in cfg.params.items() if k in spec.params and k != "seed"}
+    given = {k: v for k, v in cfg.params.items() if k in spec.params and k != "seed"}
+    params = {**tuned, **given}
     return float(run("mutual_info", vs, method=name, seed=cfg.seed, params=params).value)

@@ -27,6 +27,7 @@ from infometer.core import registry
 from infometer.core.data import as_variables, check_int
 from infometer.core.parallel import Execution, run_jobs
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
 from infometer.measures import truth
 
 from .store import Store
@@ -50,8 +51,8 @@ class Job:
         return (self.task, self.method, self.n, self.seed)
 
 
-@dataclass
-class SweepResult:
+@dataclass(eq=False, repr=False)
+class SweepResult(Result):
     """What a sweep did."""
 
     planned: int = 0

@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from infometer.core.progress import check_progress
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.validation import (
     Instance,
     Many,
@@ -94,7 +95,7 @@ def default_layers(model: nn.Module) -> list[str]:
 def _rows(n: int, max_rows: int | None, seed: int | None) -> np.ndarray:
     if max_rows is None or n <= max_rows:
         return np.arange(n)
-    return np.sort(np.random.default_rng(seed).choice(n, max_rows, replace=False))
+    return np.sort(as_generator(seed).choice(n, max_rows, replace=False))
 
 
 def layer_curves(
@@ -106,7 +107,7 @@ def layer_curves(
     method: str = "matrix_renyi",
     unit: str = "nats",
     max_rows: int | None = 600,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     **params: Any,
 ) -> Any:
@@ -128,8 +129,12 @@ def layer_curves(
         Unit of the values (default nats; ``unit="bits"`` for bits).
     max_rows
         Rows drawn (seeded) when ``x`` has more: matrix methods cost n² memory, n³ time.
-    seed, progress
+    progress
         Seed of the row draw and of the estimator; progress bar switch.
+    seed
+        Seed of the row draw and of the estimator; progress bar switch. An int >= 0 (the same int
+        gives the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh
+        entropy from the operating system).
 
     Returns
     -------
@@ -176,6 +181,7 @@ def layer_curves(
                 f"layers names {missing[0]!r}, which is not a module of the model; its modules "
                 f"include {some} (default_layers(model) lists the usual ones)"
             )
+    seed = resolve_seed(seed)  # one root: the rows drawn and every layer's estimate
     rows = _rows(xa.shape[0], max_rows, seed)
     xs = torch.as_tensor(xa[rows].astype(np.float32))
     df = layer_info(
@@ -185,7 +191,7 @@ def layer_curves(
         names,
         method=method,
         unit=unit,
-        seed=0 if seed is None else seed,
+        seed=seed,
         discrete_targets=True,
         progress=check_progress(progress),
         **params,
@@ -431,7 +437,7 @@ def batch_dependence(
     batch_size: int = 32,
     method: str = "gkov",
     unit: str = "nats",
-    seed: int | None = 0,
+    seed: Seed = 0,
     rel_tol: float = 1e-6,
 ) -> Any:
     """I(Δ_s; C): how much a sample's output tells about its batch-mates' class, in ``unit``.
@@ -457,7 +463,9 @@ def batch_dependence(
     method, unit
         A registered MI method that accepts continuous x with discrete y, and the unit.
     seed
-        Seed of the probes and mates (and of the estimator).
+        Seed of the probes and mates (and of the estimator). An int >= 0 (the same int gives the
+        same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from
+        the operating system).
     rel_tol
         When max |Δ| ≤ ``rel_tol`` · (1 + max |o|) the outputs are the same up to float
         rounding: the value is exactly 0 (``diagnostics["outputs_identical"] = True``)
@@ -510,7 +518,8 @@ def batch_dependence(
         what="rows through the model (one batch per probe, repeat and class)",
         override="fewer probes, repeats or a smaller batch_size",
     )
-    rng = np.random.default_rng(seed)
+    seed = resolve_seed(seed)  # one root: the probes, the batch-mates and the estimate
+    rng = as_generator(seed)
     work = copy.deepcopy(model)
     work.train(mode == "train")
     for m in work.modules():
@@ -560,7 +569,7 @@ def batch_dependence(
         )
     else:
         diag["outputs_identical"] = False
-        est = api.mutual_info(d, cc, method=method, unit=unit, seed=0 if seed is None else seed)
+        est = api.mutual_info(d, cc, method=method, unit=unit, seed=seed)
         est = make_estimate(
             est.to("nats").value,
             quantity="mutual_info",
