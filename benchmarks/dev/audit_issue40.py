@@ -159,7 +159,12 @@ def case(cid: str, cls: str, code: str, judge) -> None:
 
 # ------------------------------------------------------------------ hangs and huge sizes
 H = "huge"
-case("multiplets n_permutations 1e8", H, "im.multiplets(X5, n_permutations=10**8)", R("n_permutations"))
+case(
+    "multiplets n_permutations 1e8",
+    H,
+    "im.multiplets(X5, n_permutations=10**8)",
+    R("n_permutations"),
+)
 case(
     "multiplets n_permutations 1e6 d=40",
     H,
@@ -1004,7 +1009,8 @@ case(
 case(
     "network --bogus param",
     K,
-    "cli('network', csv(pd.DataFrame(TS, columns=list('abc'))), '--max-lag', 1, '--permutations', 0)",
+    "cli('network', csv(pd.DataFrame(TS, columns=list('abc'))), '--max-lag', 1,"
+    " '--permutations', 0)",
     CLI(2, "--permutations"),
 )
 

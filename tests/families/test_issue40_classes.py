@@ -372,7 +372,10 @@ def _bd(**kw):
 
 
 HUGE = {
-    "multiplets n_permutations": (lambda: im.multiplets(X5, n_permutations=10**8), "n_permutations"),
+    "multiplets n_permutations": (
+        lambda: im.multiplets(X5, n_permutations=10**8),
+        "n_permutations",
+    ),
     "multiplets surrogates x columns": (
         lambda: im.multiplets(RNG.normal(size=(50, 40)), n_permutations=10**6),
         "n_permutations",

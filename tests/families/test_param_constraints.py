@@ -60,6 +60,10 @@ CALLS = {
         lambda: im.infer_network,
         lambda kw: im.infer_network(TS, max_lag=1, cmi="gaussian", n_permutations=20, **kw),
     ),
+    "pairwise": (
+        lambda: im.pairwise,
+        lambda kw: im.pairwise(X5, **({"method": "gaussian_copula"} | kw)),
+    ),
     "pid_pairs": (lambda: im.pid_pairs, lambda kw: im.pid_pairs(X5[:, :3], X5[:, 3], **kw)),
     "multivariate_test": (
         lambda: im.multivariate_test,
@@ -225,7 +229,7 @@ def test_every_declared_parameter_has_bad_values(fid):
 
 
 #: The long signatures of issue 37 §2 and issue 40 that must keep their declarations.
-LONG = ["multiplets", "infer_network", "pid_pairs", "multivariate_test", "run_jobs"]
+LONG = ["pairwise", "multiplets", "infer_network", "pid_pairs", "multivariate_test", "run_jobs"]
 
 
 @pytest.mark.parametrize("fid", LONG)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import time
 import warnings
@@ -25,8 +26,18 @@ from infometer.core.data import (
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.parallel import Execution
 from infometer.core.seeding import Seed, resolve_seed
-from infometer.core.validation import check_bool
+from infometer.core.validation import (
+    Flag,
+    Instance,
+    Interval,
+    Many,
+    Options,
+    Size,
+    check_bool,
+    validate_params,
+)
 from infometer.measures.stats.correction import CORRECTIONS
+from infometer.measures.stats.nulls import MAX_PERMUTATIONS
 
 from . import _significance, compute
 from ._blocks import BACKENDS, run_blocks
@@ -34,7 +45,7 @@ from ._blocks import remote_block as remote_block  # the Dask task's former path
 from ._significance import NULLS, Test
 from .compute import Config, canonical_method, signature
 from .result import PairwiseResult
-from .table import as_table
+from .table import NAN_POLICIES, as_table
 
 __all__ = ["pairwise", "PairwiseResult", "make_config", "CORRECTIONS", "NULLS", "BACKENDS"]
 #: Default ``max_pairs``: 10,000 columns (minutes per pair estimator, 0.8 GB of matrices).
@@ -160,6 +171,30 @@ def _check_fast_params(cfg: Config, names: set[str]) -> None:
 
 
 # ------------------------------------------------------------------------------ API
+#: What :func:`pairwise` accepts, declared once (issue 37 §2): checked before the table is
+#: read, and swept with each constraint's bad values by tests/families/test_param_constraints.py.
+PAIRWISE_PARAMS = {
+    "method": [Instance(str, what="an MI method name ('auto', 'ksg1', 'copula', ...)")],
+    "columns": [
+        Many(Instance(str, numbers.Integral, what="a column name"), distinct=True, what="columns"),
+        None,
+    ],
+    "n_permutations": [Size(0, limit=MAX_PERMUTATIONS, what="permutations per pair")],
+    "correction": [Options(*CORRECTIONS)],
+    "alpha": [Interval(numbers.Real, 0, 1, closed="right")],
+    "null": [Options(*NULLS)],
+    "ranks": [Flag()],
+    "nan": [Options(*NAN_POLICIES)],
+    "discrete": [Flag(), None],
+    "block_size": [Interval(numbers.Integral, 1), None],
+    "backend": [Options(*BACKENDS)],
+    "store": [Instance(str, os.PathLike, what="a folder path (str or os.PathLike)"), None],
+    "progress": [Flag(), None],
+    "max_pairs": [Interval(numbers.Integral, 1)],
+}
+
+
+@validate_params(PAIRWISE_PARAMS)
 def pairwise(
     data: Any,
     *,
