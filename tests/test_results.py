@@ -37,7 +37,7 @@ _ALSO = {
     "infometer.systems.decision.multiturn.SenderTraining",
     "infometer.systems.decision.solve.POMDPSolution",
     "infometer.measures.stats.independence.IndependenceTest",
-    "infometer.measures.stats.independence.MultipleTests",
+    "infometer.measures.stats.correction.MultipleTests",
     "infometer.measures.channels.rate_distortion.RateDistortionPoint",
     "infometer.core.training.TrainLog",
     "infometer.systems.decision.learned.TrainLog",
@@ -178,7 +178,7 @@ def _results() -> dict[str, Result]:
     out: dict[str, Result] = {
         "Estimate": im.mutual_info(x[:, 0], x[:, 1], method="ksg1", ci=0.9),
         "LocalValues": im.mutual_info(x[:, 0], x[:, 1], method="gaussian", local=True),
-        "PairwiseResult": im.pairwise(frame, method="copula", permutations=19, progress=False),
+        "PairwiseResult": im.pairwise(frame, method="copula", n_permutations=19, progress=False),
         "PIDResult": im.pid(xs, xs[:, 0] ^ xs[:, 1]),
         "IndependenceTest": im.independence_test(x[:, 0], x[:, 1], n_permutations=19),
         "ChannelCapacity": im.exact.channel_capacity(channel),

@@ -231,7 +231,7 @@ def test_transfer_entropy_auto_with_seed_none_is_one_stream(monkeypatch):
 
     monkeypatch.setattr(_history, "derive", spy)
     x, y = _coupled()
-    kw = dict(method="plugin", k="auto", l="auto", max_lag=3, n_perm=19)
+    kw = dict(method="plugin", k="auto", l="auto", max_lag=3, n_permutations=19)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = im.transfer_entropy(x, y, seed=None, **kw)
@@ -250,7 +250,7 @@ def test_infer_network_seed_none_records_its_root():
     rng = np.random.default_rng(5)
     v = rng.normal(size=(400, 2))
     v[1:, 1] += 0.8 * v[:-1, 0]
-    kw = dict(method="bivariate_te", max_lag=1, cmi="gaussian", n_perm=19, progress=False)
+    kw = dict(method="bivariate_te", max_lag=1, cmi="gaussian", n_permutations=19, progress=False)
     a = im.infer_network(v, seed=None, **kw)
     b = im.infer_network(v, seed=a.diagnostics["seed"], **kw)
     assert a.edges.equals(b.edges)

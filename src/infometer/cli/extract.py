@@ -18,6 +18,8 @@ from typing import Annotated, Any
 
 import typer
 
+from ._console import mark_resumable
+
 __all__ = ["register", "app"]
 
 app = typer.Typer(
@@ -151,7 +153,7 @@ def bench_cmd(
     """Run the systems end to end (resumable) and write one table and chart per system."""
     from infometer.systems.extract.bench import run
 
-    from ._console import cli_names, mark_resumable
+    from ._console import cli_names
 
     cli_names(out="--out", parts="--parts", size="--size", render="--render")
     mark_resumable()  # Ctrl-C: "interrupted; run again to resume" (finished parts are kept)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import typer
 
+from ._console import mark_resumable
+
 __all__ = ["register", "multi_cmd", "pid_cmd", "multiplets_cmd"]
 
 QUANTITIES = {

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import typer
 
+from ._console import mark_resumable
+
 __all__ = ["register", "network_cmd"]
 
 

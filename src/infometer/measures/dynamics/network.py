@@ -40,6 +40,7 @@ References
 from __future__ import annotations
 
 import numbers
+import contextlib
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -245,8 +246,8 @@ class NetworkResult(Result):
 
 def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
     """Run per-target jobs in process (one local job) or through ``parallel.run_jobs`` on
-    ``ex``; with a ``store`` (a :class:`~._store.TargetStore`) finished targets are kept
-    and skipped."""
+    ``ex``; with a ``store`` (a :class:`~infometer.core.store.KeyedSink`) finished targets are
+    kept and skipped.  Ctrl-C is a ``KeyboardInterrupt`` (finished targets stay stored)."""
     from infometer.core.progress import progress_bar as bar
 
     progress = ex.progress
@@ -268,13 +269,14 @@ def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
             sink,
             execution=ex,
             progress=lambda pr: pb.update(1),
-            lock=None if store is None else str(store.folder / ".lock"),
         )
-    if outcome.interrupted:  # Ctrl-C: finished targets are in the store (if any)
-        raise KeyboardInterrupt(outcome.describe())
+    if outcome.interrupted:
+        outcome.raise_if_incomplete()  # KeyboardInterrupt when a target is missing
     if outcome.missing:
         raise RuntimeError(f"target jobs did not finish: {outcome.describe()}")
-    return dict(sink.results) if store is None else store.results(payloads)
+    if store is None:
+        return dict(sink.results)
+    return {key: store.get(key) for key in payloads}
 
 
 @validate_params(
@@ -602,19 +604,15 @@ def infer_network(
             )
     for w in warns:
         warnings.warn(w, InfometerWarning, stacklevel=2)
-    if store is not None:
-        from ._store import fingerprint
-
-        settings["_fingerprint"] = fingerprint(panel.values, panel.names, settings)
-        settings["_store"] = str(store)
     t0, c0 = time.perf_counter(), time.process_time()
     extra: dict[str, Any] = {}
-    if method == "pcmci":
-        edges, tframe = _pcmci(panel, tix, settings, correction, alpha, ex)
-    elif method == "pcmciplus":
-        edges, tframe, extra = _pcmciplus(panel, tix, settings, correction, ex)
-    else:
-        edges, tframe = _te(panel, tix, settings, correction, alpha, ex)
+    with _open_store(store, panel, settings) as st:
+        if method == "pcmci":
+            edges, tframe = _pcmci(panel, tix, settings, correction, alpha, ex, st)
+        elif method == "pcmciplus":
+            edges, tframe, extra = _pcmciplus(panel, tix, settings, correction, ex, st)
+        else:
+            edges, tframe = _te(panel, tix, settings, correction, alpha, ex, st)
     diag = {
         "warnings": warns,
         "constant_series": panel.constant,
@@ -735,7 +733,7 @@ def _target_index(t: Any, names: list[str], constant: list[str]) -> int:
     return check_int(t, "targets entry", min_value=0, max_value=len(names) - 1)
 
 
-def _te(panel, tix, settings, correction, alpha, ex):
+def _te(panel, tix, settings, correction, alpha, ex, st):
     """mTE / bivariate TE: per-target jobs, then the network-level ``correction``.
 
     ``"fdr_bh"`` / ``"fdr_by"``: over every analysed target's gate p-value (the first
@@ -748,7 +746,7 @@ def _te(panel, tix, settings, correction, alpha, ex):
 
     payloads = {int(j): {"data": panel.values, "target": int(j), "settings": settings} for j in tix}
     desc = f"{settings['method']} targets"
-    res = _run(te_target, payloads, ex, desc, _store(settings, "te"))
+    res = _run(te_target, payloads, ex, desc, _sink(st, "te"))
     order = [res[j] for j in tix]
     p_omni = np.array([r["omnibus_p"] if r["edges"] else 1.0 for r in order])
     gate = np.array([r["gate_p"] for r in order])
@@ -784,12 +782,44 @@ def _te(panel, tix, settings, correction, alpha, ex):
     return edges, tframe
 
 
-def _store(settings: dict[str, Any], phase: str):
-    if "_store" not in settings:
-        return None
-    from ._store import TargetStore
+#: The keys of each phase's per-target result (a stored file without one is refused).
+_RESULT_KEYS = {
+    "te": ("target", "target_lags", "omnibus_te", "omnibus_p", "gate_p", "edges", "rows"),
+    "pc": ("target", "parents", "tests"),
+    "mci": ("target", "tests", "rows"),
+}
 
-    return TargetStore(settings["_store"], phase, settings["_fingerprint"])
+
+def _open_store(store: Any, panel: Any, settings: dict[str, Any]):
+    """The resumable folder of ``store=`` (one JSON file per finished target and phase,
+    ``targets/<phase>-<target>.json``, in the one store service), or a null context."""
+    if store is None:
+        return contextlib.nullcontext()
+    from infometer.core.store import ResultStore, fingerprint
+
+    return ResultStore(
+        store,
+        kind="network",
+        data=fingerprint(panel.values, panel.names),
+        params=settings,
+        files={"targets": r"(te|pc|mci)-\d+\.json"},
+    )
+
+
+def _sink(st: Any, phase: str):
+    """The sink of one phase's per-target results in the store ``st`` (None: no store)."""
+    if st is None:
+        return None
+    from infometer.core.store import KeyedSink
+
+    return KeyedSink(
+        st,
+        "targets",
+        name=lambda key: f"{phase}-{int(key)}.json",
+        key=lambda name: int(name[len(phase) + 1 : -5]) if name.startswith(f"{phase}-") else None,
+        format="json",
+        required=_RESULT_KEYS[phase],
+    )
 
 
 def _link_adjust(p: np.ndarray, correction: str) -> np.ndarray:
@@ -800,7 +830,7 @@ def _link_adjust(p: np.ndarray, correction: str) -> np.ndarray:
     return adjust(p, "holm" if correction == "fwer" else correction)
 
 
-def _pcmci(panel, tix, settings, correction, alpha, ex):
+def _pcmci(panel, tix, settings, correction, alpha, ex, st):
     from ._algorithms import mci_target, pc_target
 
     all_t = list(range(panel.n))  # MCI needs the parents of every source
@@ -810,7 +840,7 @@ def _pcmci(panel, tix, settings, correction, alpha, ex):
         base,
         ex,
         "PCMCI condition selection",
-        _store(settings, "pc"),
+        _sink(st, "pc"),
     )
     parents = {j: [tuple(p) for p in pc[j]["parents"]] for j in all_t}
     mci_pay = {j: {**base[j], "parents": parents} for j in tix}
@@ -819,7 +849,7 @@ def _pcmci(panel, tix, settings, correction, alpha, ex):
         mci_pay,
         ex,
         "PCMCI MCI tests",
-        _store(settings, "mci"),
+        _sink(st, "mci"),
     )
     rows = []
     for j in tix:
@@ -852,7 +882,7 @@ def _default_jobs() -> int:  # pragma: no cover - convenience for callers
     return os.cpu_count() or 1
 
 
-def _pcmciplus(panel, tix, settings, correction, ex):
+def _pcmciplus(panel, tix, settings, correction, ex, st):
     """PCMCI+: PC1 per target (jobs), then phases 2-4 on all targets in this process."""
     from ._algorithms import LinkTests, pc_target
     from ._pcmciplus import pcmciplus_graph
@@ -864,7 +894,7 @@ def _pcmciplus(panel, tix, settings, correction, ex):
         base,
         ex,
         "PCMCI+ lagged parents (PC1)",
-        _store(settings, "pc"),
+        _sink(st, "pc"),
     )
     parents = {j: [(int(i), int(g)) for i, g in pc[j]["parents"]] for j in range(n)}
     p_lag = np.ones((n, n, tau + 1))

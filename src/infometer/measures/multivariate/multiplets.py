@@ -17,6 +17,7 @@ store as the Gaussian path (:class:`._search.Counts` stands where the scatter ma
 from __future__ import annotations
 
 import numbers
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -446,6 +447,7 @@ def multiplets(
         w, ws, n = _scatters(vs, hi, n_permutations, seed, method == "gaussian_copula")
         notes = []
     cfg = dict(w=w, ws=ws, n=n, d=d, lo=lo, hi=hi, measure=measure, bias_correct=bias_correct)
+    cfg["input"] = [v.codes if symbols else v.columns[0] for v in vs.values()]  # for a store
     if search == "exhaustive":
         sweep = _exhaustive_parallel if parallel else _exhaustive
         rows_idx, rows_val, rows_p, rows_fwer = sweep(
@@ -654,11 +656,7 @@ def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None)
 
 
 def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, seed):
-    import hashlib
-
     from infometer.core.parallel import MemorySink
-
-    from ._chunkstore import ChunkStore
 
     w, ws, d = cfg["w"], cfg["ws"], cfg["d"]
     b_count = 0 if ws is None else ws.shape[0]
@@ -682,39 +680,56 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
             }
     if store is None:
         sink = MemorySink()
-        get = sink.results.__getitem__
-    else:
-        h = hashlib.blake2b(digest_size=16)
-        h.update(
-            w.tobytes() if not isinstance(w, np.ndarray) else np.ascontiguousarray(w).tobytes()
+        _run(_search.chunk_job, jobs, sink, ex, progress)
+        return _assemble(cfg, plan, b_count, sink.results.__getitem__)
+    with _chunk_store(store, cfg, b_count, method, seed) as (st, sink):
+        _run(_search.chunk_job, jobs, sink, ex, progress)
+        counts = {(s, i): cnt for s in plan for i, _, cnt in plan[s]}
+        return _assemble(
+            cfg, plan, b_count, lambda key: sink.get(key, shapes={"value": (counts[key],)})
         )
-        if ws is not None:
-            h.update(
-                ws.tobytes()
-                if not isinstance(ws, np.ndarray)
-                else np.ascontiguousarray(ws).tobytes()
-            )
-        sink = ChunkStore(
-            store,
-            {
-                "format": 1,
-                "data": h.hexdigest(),
-                "measure": cfg["measure"],
-                "method": method,
-                "sizes": [cfg["lo"], cfg["hi"]],
-                "n_permutations": b_count,
-                "seed": seed,
-                "bias_correct": cfg["bias_correct"],
-                "chunk_bytes": CHUNK_BYTES,
-            },
-        )
-        get = sink.get
-    _run(_search.chunk_job, jobs, sink, ex, progress)
+
+
+def _assemble(cfg: dict, plan: dict, b_count: int, get) -> tuple:
+    """The sweep's rows from its chunks (``get((size, chunk))``), in the order computed."""
+    d = cfg["d"]
     rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
     for s in range(cfg["lo"], cfg["hi"] + 1):
         rows_idx.append(np.array(list(combinations(range(d), s)), dtype=np.intp).reshape(-1, s))
         _collect([get((s, i)) for i, _, _ in plan[s]], b_count, rows_val, rows_p, rows_fwer)
     return rows_idx, rows_val, rows_p, rows_fwer
+
+
+@contextlib.contextmanager
+def _chunk_store(store, cfg: dict, b_count: int, method: str, seed: Any):
+    """The resumable folder of a sweep: one ``chunks/s{size}_c{chunk}.npz`` per finished
+    chunk, in the one store service (identity, checksums, lock)."""
+    from infometer.core.store import KeyedSink, ResultStore, fingerprint
+
+    with ResultStore(
+        store,
+        kind="multiplets",
+        data=fingerprint(*cfg["input"]),
+        params={
+            "measure": cfg["measure"],
+            "method": method,
+            "sizes": [cfg["lo"], cfg["hi"]],
+            "n_permutations": b_count,
+            "seed": seed,
+            "bias_correct": cfg["bias_correct"],
+            "chunk_bytes": CHUNK_BYTES,
+        },
+        files={"chunks": r"s\d+_c\d+\.npz"},
+    ) as st:
+        sink = KeyedSink(
+            st,
+            "chunks",
+            name=lambda key: f"s{key[0]}_c{key[1]}.npz",
+            key=lambda name: tuple(int(t[1:]) for t in name[:-4].split("_")),
+            format="npz",
+            required=("value", "hits", "null_max") if b_count else ("value",),
+        )
+        yield st, sink
 
 
 def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Execution):

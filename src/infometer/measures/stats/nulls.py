@@ -46,7 +46,7 @@ import numpy as np
 
 from infometer.core.data import check_int
 from infometer.core.progress import progress_bar
-from infometer.core.seeding import as_generator, derive, resolve_seed
+from infometer.core.seeding import Seed, as_generator, derive, resolve_seed
 
 __all__ = [
     "MAX_PERMUTATIONS",
@@ -78,13 +78,20 @@ ALTERNATIVES = ("greater", "less", "two-sided")
 
 
 # ------------------------------------------------------------------------- seeds
-def make_rng(seed: Any, *stream: int) -> np.random.Generator:
+def make_rng(seed: Seed, *stream: int) -> np.random.Generator:
     """The generator of a null, made by the seeds' home :mod:`infometer.core.seeding`:
     ``seed`` itself when it is a ``numpy.random.Generator`` and no stream is named, else
     the keyed stream :func:`~infometer.core.seeding.derive` of the call's root
-    (:func:`~infometer.core.seeding.resolve_seed`; None draws fresh entropy).  Stream
-    numbers (e.g. a target index) give independent, reproducible streams for parts of one
-    analysis.
+    (:func:`~infometer.core.seeding.resolve_seed`).  Stream numbers (e.g. a target index)
+    give independent, reproducible streams for parts of one analysis.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+    *stream
+        Ints >= 0 naming the part of the analysis.
 
     Examples
     --------
@@ -374,7 +381,7 @@ def permutation_null(
     one: Any,
     n_permutations: int,
     run_params: dict[str, Any],
-    seed: int | None,
+    seed: Seed,
     desc: str,
     progress: bool | None,
     what: str = "value",
@@ -386,6 +393,22 @@ def permutation_null(
     ``seed + 1 + b`` for an estimator that takes a seed (so the null does not depend on the
     order of evaluation), warnings of the permuted runs are silenced, a progress bar starts
     after the first (timed) draw, and a non-finite null value is an error.
+
+    Parameters
+    ----------
+    one
+        ``one(b, run_params)``: the statistic on permuted data set ``b``.
+    n_permutations
+        Number of permuted data sets.
+    run_params
+        The estimator's parameters (``"seed"`` in it is set per draw).
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+    desc, progress
+        The progress bar's label and switch.
+    what
+        What a non-finite value is called in the error.
     """
     seed = resolve_seed(seed)
     null = np.empty(n_permutations)

@@ -3,9 +3,13 @@
 :func:`run` executes the parts listed in :data:`PARTS` (``scribes``, ``litecost``,
 ``liveweb``, ``bridge``) at a size (``"tiny"`` a smoke test, ``"small"`` a quick look,
 ``"full"`` for benchmarks/results/extract.md), writing ``<out>/<part>.json`` as each part
-finishes.  A part whose file exists with the same settings is read back, not re-run, so
-an interrupted run loses at most the part in progress.  :func:`write_html` renders one table and one
-chart per system into ``<out>/report.html`` (self-contained: charts are inline PNGs).
+finishes.  A part already in the folder is read back, not re-run, so an interrupted run
+loses at most the part in progress.  The folder is a store of the one store service
+(:mod:`infometer.core.store`): its identity (size, seed, render, similarity, the infometer
+version) is written before the first part and checked on every run, so parts of other
+settings are never mixed into one report, and each part is checksummed.
+:func:`write_html` renders one table and one chart per system into ``<out>/report.html``
+(self-contained: charts are inline PNGs).
 """
 
 from __future__ import annotations
@@ -386,6 +390,9 @@ def run(
 ) -> dict[str, Any]:
     """Run ``parts`` into folder ``out`` (one JSON per part, resumable) and write the report.
 
+    ``out`` must be missing, empty or a folder this function wrote with the same ``size``,
+    ``seed``, ``render`` and ``similarity`` (another is refused with a ``ValueError`` that
+    says what differs); ``resume=False`` computes the parts again in the same folder.
     Parameters
     ----------
     seed
@@ -402,31 +409,28 @@ def run(
 
         if chromium_path() is None:
             raise ValueError("render='chromium' but headless Chromium is not installed here")
-    d = Path(out)
-    if d.exists() and not d.is_dir():
-        raise ValueError(f"out {str(out)!r} is a file; give a folder for the parts and report")
-    d.mkdir(parents=True, exist_ok=True)
     seed = resolve_seed(seed)
+    from infometer.core.store import ResultStore
+
     results = {}
-    for p in parts:
-        f = d / f"{p}.json"
-        if resume and f.exists():
-            try:
-                old = json.loads(f.read_text())
-                same = (old.get("size"), old.get("seed"), old.get("render"), old.get("similarity"))
-                if same == (size, seed, render, similarity):
-                    results[p] = old
-                    continue
-            except json.JSONDecodeError:
-                pass  # a part cut off mid-write is run again
-        r = run_part(
-            p, size=size, seed=seed, progress=progress, render=render, similarity=similarity
-        )
-        tmp = f.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(r, indent=1))
-        tmp.replace(f)  # atomic: a killed run leaves the old file or the new one
-        results[p] = r
-    write_html(results, d / "report.html")
+    with ResultStore(
+        out,
+        kind="extract-bench",
+        params={"size": size, "seed": seed, "render": render, "similarity": similarity},
+        files={".": "|".join(rf"{p}\.json" for p in PARTS)},
+        argument="out",
+    ) as st:
+        for p in parts:
+            name = f"{p}.json"
+            if resume and st.has(name):
+                results[p] = st.get_json(name, required=("part", "seconds", "result"))
+                continue
+            r = run_part(
+                p, size=size, seed=seed, progress=progress, render=render, similarity=similarity
+            )
+            st.put_json(name, r, indent=1)  # atomic: a killed run leaves no part or all of it
+            results[p] = r
+        write_html(results, st.path / "report.html")
     return results
 
 
