@@ -546,3 +546,28 @@ def test_run_jobs_arguments_named(tmp_path, kw, name):
 
     kw = {k: (tmp_path if v == "DIR" else v) for k, v in kw.items()}
     _refused(lambda: run_jobs(abs, {1: -1}, MemorySink(), workers=1, **kw), name)
+
+
+# ------------------------------------------------------------------ warnings
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(
+            lambda: im.infer_network(TS[:, :2], max_lag=1, n_permutations=19, cmi="gaussian"),
+            id="infer_network few permutations",
+        ),
+        pytest.param(
+            lambda: im.pid_pairs(X5[:50, :3], X5[:50, 0] + X5[:50, 1] - X5[:50, 1]),
+            id="pid_pairs singular",
+        ),
+    ],
+)
+def test_warnings_of_declared_functions_point_at_the_users_line(call):
+    """The declarations' wrapper is one more frame: a fixed stacklevel pointed into
+    validation.py; ``warn_user`` finds the first frame outside the package (whose root
+    is ``infometer/``, not its ``core`` layer)."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        call()
+    assert seen, "the case warns"
+    assert {w.filename for w in seen} == {__file__}, [(w.filename, str(w.message)) for w in seen]

@@ -411,7 +411,7 @@ def multiplets_cmd(
     from infometer.core.progress import quiet as quiet_bars
     from infometer.core.validation import check_int
 
-    from ._console import cli_names, mark_resumable
+    from ._console import cli_names
     from ._paths import check_out_dir
     from .app import out
 

@@ -67,7 +67,7 @@ def network_cmd(
     from infometer.core.io import read_table
     from infometer.measures.dynamics import infer_network
 
-    from ._console import cli_names, mark_resumable
+    from ._console import cli_names
     from ._paths import check_out_dir
     from .app import out
 

@@ -18,6 +18,9 @@ __all__ = ["Execution", "BACKENDS"]
 #: ``threads`` (in this process), ``processes`` (spawned local workers), ``dask``.
 BACKENDS = ("threads", "processes", "dask")
 
+#: Most local workers one call may start (each is an interpreter of its own).
+MAX_WORKERS = 4096
+
 
 @dataclass(frozen=True)
 class Execution:
@@ -70,8 +73,6 @@ class Execution:
 
         if self.n_jobs is not None:
             from infometer.core.validation import check_budget
-
-            from ._run import MAX_WORKERS
 
             object.__setattr__(self, "n_jobs", check_int(self.n_jobs, "n_jobs", min_value=1))
             check_budget(

@@ -21,6 +21,7 @@ from infometer.core.validation import (
 )
 
 from ._dask import connect, run_dask
+from ._execution import MAX_WORKERS
 from ._interrupt import POLL_S, Interrupted, StopRequest
 from ._local import LocalPool
 from ._locks import dir_lock
@@ -42,10 +43,6 @@ def _check_picklable(func: Callable[[Any], Any], jobs: Mapping[Hashable, Any]) -
                 f"{name} cannot be pickled for worker processes ({type(exc).__name__}: "
                 f"{exc}); use a module-level function and plain payloads, or pool='threads'"
             ) from None
-
-
-#: Most local workers one call may start (each is an interpreter of its own).
-MAX_WORKERS = 4096
 
 
 @validate_params(

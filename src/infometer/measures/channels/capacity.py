@@ -139,11 +139,10 @@ def channel_capacity(
             f"{run.upper - run.lower:.3g} nats > tol={tol:.3g}; the capacity lies in "
             f"[{run.lower:.6g}, {run.upper:.6g}] nats"
         )
-        import warnings
-
+        from infometer.core._warnings import warn_user
         from infometer.core.data import InfometerWarning
 
-        warnings.warn(warns[0], InfometerWarning, stacklevel=2)
+        warn_user(warns[0], InfometerWarning)
     est = make_estimate(
         run.lower,
         quantity="channel_capacity",

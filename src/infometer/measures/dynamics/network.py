@@ -39,10 +39,9 @@ References
 
 from __future__ import annotations
 
-import numbers
 import contextlib
+import numbers
 import os
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -602,8 +601,10 @@ def infer_network(
                 f"smallest of n_permutations={n_permutations} (1/{n_permutations + 1}); "
                 f"pass n_permutations >= {int(np.ceil(len(tix) * c / alpha))}"
             )
+    from infometer.core._warnings import warn_user
+
     for w in warns:
-        warnings.warn(w, InfometerWarning, stacklevel=2)
+        warn_user(w, InfometerWarning)  # the user's line (past the declarations' wrapper)
     t0, c0 = time.perf_counter(), time.process_time()
     extra: dict[str, Any] = {}
     with _open_store(store, panel, settings) as st:

@@ -16,8 +16,8 @@ store as the Gaussian path (:class:`._search.Counts` stands where the scatter ma
 
 from __future__ import annotations
 
-import numbers
 import contextlib
+import numbers
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field

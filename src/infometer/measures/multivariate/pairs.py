@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core._warnings import warn_user
 from infometer.core.results import Result
 from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import (
@@ -541,11 +542,10 @@ def _gaussian_pairs(vs, tv, tname, measure, method, bias_correct, ci_level, seed
     bad = ~np.isfinite(joint)
     if bad.any() or not np.isfinite(single).all():
         diag["singular_pairs"] = int(bad.sum())
-        warnings.warn(
+        warn_user(
             f"{int(bad.sum())} of {count} pairs of X have a singular covariance with "
             f"{tname} (collinear or duplicated columns): their values are NaN",
             _warning_class(),
-            stacklevel=3,
         )
     _identities(vals, i_i, joint, diag)
     if measure == "broja":
@@ -633,7 +633,7 @@ def _discrete_pairs(vs, tv, measure, method, ci_level, seed, progress):
                 joint[p] = sum(atoms.values())
                 bar.update(1)
         for note in dict.fromkeys(notes):
-            warnings.warn(note, _warning_class(), stacklevel=3)
+            warn_user(note, _warning_class())
         i_i, i_j = single[pairs[:, 0]], single[pairs[:, 1]]
     vals["mutual_info"] = joint
     vals["co_information"] = (i_i + i_j) - joint
@@ -641,12 +641,11 @@ def _discrete_pairs(vs, tv, measure, method, ci_level, seed, progress):
     cells = float(np.sort(cards[:d])[-2:].prod() * cards[d])
     diag["min_samples_per_cell"] = n / cells
     if n / cells < 5:
-        warnings.warn(
+        warn_user(
             f"{n} rows for up to {int(cells)} joint symbols of a pair of X's columns and the "
             "target (< 5 per symbol): the plug-in mutual informations of those pairs are "
             "biased upward, and the atoms with them",
             _warning_class(),
-            stacklevel=3,
         )
     intervals = None
     if ci_level is not None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numbers
 import os
 import time
-import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core import registry
+from infometer.core._warnings import warn_user
 from infometer.core.data import (
     InfometerWarning,
     Variable,
@@ -506,7 +506,7 @@ def _finish(res, plan: _Plan, outcome, ex: Execution, t_compute: float, t_start:
     if msgs:
         diag["warnings"] = msgs
         for m in msgs:
-            warnings.warn(m, InfometerWarning, stacklevel=3)
+            warn_user(m, InfometerWarning)
     res.given = plan.given_cols or (None if plan.z is None else ["given"])
     return res
 
