@@ -250,10 +250,9 @@ def multiscale(
     top = scales if isinstance(scales, int) else int(np.max(scales))
     if top > most:
         raise ValueError(
-            f"scales go up to {top} but the signal has {s.size} samples: the coarse-grained "
-            f"signal would have fewer than {measures.MIN_SAMPLES} samples; the limit here is "
-            f"scale {most} (signal length / {measures.MIN_SAMPLES}): pass scales <= {most} or a "
-            "longer signal"
+            f"scales: the largest, {top}, leaves fewer than {measures.MIN_SAMPLES} samples of "
+            f"the coarse-grained signal ({s.size} samples); the limit here is scale {most} "
+            f"(signal length / {measures.MIN_SAMPLES}): pass scales <= {most} or a longer signal"
         )
     sc = np.arange(1, scales + 1) if isinstance(scales, int) else np.asarray(scales)
     fn = measures.MEASURES[measure][0]
