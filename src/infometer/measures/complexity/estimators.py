@@ -71,14 +71,20 @@ def _signal(x: Variable, image: bool) -> np.ndarray:
     return np.ascontiguousarray(x.values[:, 0])
 
 
-def _blocks(value: Any, n: int) -> int:
-    """``stderr_blocks``: 0 (no error bar) or 2 up to the blocks of ``MIN_SAMPLES`` each."""
+#: Fewest rows of an image in one block of ``stderr_blocks`` (a 2-D pattern spans 2 rows).
+MIN_IMAGE_ROWS = 2
+
+
+def _blocks(value: Any, n: int, image: bool = False) -> int:
+    """``stderr_blocks``: 0 (no error bar) or 2 up to the blocks of ``MIN_SAMPLES`` samples
+    each (of ``MIN_IMAGE_ROWS`` rows for an image)."""
     blocks = check_int(value, "stderr_blocks", min_value=0)
-    most = n // measures.MIN_SAMPLES
+    least = MIN_IMAGE_ROWS if image else measures.MIN_SAMPLES
+    most = n // least
     if blocks == 1 or blocks > most:
         raise ValueError(
             f"stderr_blocks must be 0 (no error bar) or 2..{most}: blocks of at least "
-            f"{measures.MIN_SAMPLES} of the {n} samples (rows), got {blocks}"
+            f"{least} of the {n} {'rows' if image else 'samples'}, got {blocks}"
         )
     return blocks
 
@@ -142,7 +148,7 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
     def est(x: Variable, **kw: Any) -> Raw:
         raw_blocks = kw.pop("stderr_blocks")
         s = _signal(x, image)
-        blocks = _blocks(raw_blocks, s.shape[0])
+        blocks = _blocks(raw_blocks, s.shape[0], image)
         # where squares of x would overflow: rescaled by a power of two (scale-free ones)
         s, scale = measures.rescaled(s) if name in measures.SCALE_FREE else (s, 1.0)
         if kw.get("r_abs") is not None:  # an absolute tolerance scales with the signal
