@@ -367,27 +367,20 @@ def test_winner_properties(spec, rnd):
         assert set(r["winner"].split(" = ")) == {m for m, v in med.items() if v - best <= TIE_NATS}
 
 
-def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkeypatch):
+def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir):
     # issue 31 §5: panels show estimate − truth (tasks of 0.3 and 3.7 nats on one axis hid
     # the errors), every estimator has its own colour, the legend sits off the points
-    from infometer.workflows.bench import report
+    from infometer.workflows.bench import figures
 
-    figs = []
-
-    def keep(fig):
-        figs.append(fig)
-        return ""
-
-    monkeypatch.setattr(report, "_png", keep)
     df, _ = load(bench_dir)
     agg = aggregate(df, tolerance=0.1)
-    report._family_plots(agg)
+    figs = [fig for _, fig in figures.family_panels(agg)]
     assert figs
     n_max = agg["n"].max()
     for fig in figs:
         ax = fig.axes[0]
         assert ax.get_ylabel() == "estimate − truth (nats)"
-        fam = ax.get_title().split(" (n = ")[0]
+        fam = ax.get_title().split(", n = ")[0]
         want = agg[(agg["n"] == n_max) & (agg["family"] == fam)]
         got = {c.get_label(): c for c in ax.containers}
         for m, md in want.groupby("method"):
@@ -397,7 +390,7 @@ def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkey
                 assert sorted(ys) == pytest.approx(sorted(err)), m
         leg = ax.get_legend()
         assert leg.get_bbox_to_anchor().x0 >= ax.get_window_extent().x1 - 1  # outside
-    styles = report.method_styles([f"m{i}" for i in range(25)] + ["auto"])
+    styles = figures.method_styles([f"m{i}" for i in range(25)] + ["auto"])
     keys = {
         (tuple(v["color"]) if not isinstance(v["color"], str) else v["color"], v["marker"])
         for v in styles.values()
@@ -418,5 +411,5 @@ def test_family_panels_plot_the_error_one_colour_per_estimator(bench_dir, monkey
         "gaussian_copula",
         "gkov",
     ]
-    st = report.method_styles(names)
+    st = figures.method_styles(names)
     assert st["chao_shen"]["color"] != st["plugin"]["color"]  # was: both tab10's blue

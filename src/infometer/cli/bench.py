@@ -11,8 +11,8 @@ import os
 import sys
 
 import typer
-from rich.table import Column, Table
 
+from . import _options as opt
 from ._console import (
     cell,
     error_line,
@@ -20,6 +20,7 @@ from ._console import (
     note,
     print_json,
     say,
+    table,
     warn_line,
     warn_summary,
 )
@@ -47,7 +48,6 @@ def bench_cmd(
     suite: str = typer.Option(
         "quick",
         "--suite",
-        "-s",
         help="quick, beyond-normal, high-mi, discrete, consistency or all.",
     ),
     estimators: str = typer.Option(
@@ -59,9 +59,9 @@ def bench_cmd(
     ),
     n: str = typer.Option(None, "--n", help="Comma-separated sample sizes (default: suite's)."),
     seeds: int = typer.Option(None, "--seeds", help="Number of seeds 0..S-1 (default: suite's)."),
-    out: str = typer.Option("bench-out", "--out", "-o", help="Results directory (resumable)."),
+    out: str = opt.out_dir("bench-out", "Folder for results.sqlite (a re-run resumes)."),
     tasks: str = typer.Option(None, "--tasks", help="Only these task names (comma-separated)."),
-    workers: int = typer.Option(None, "--workers", "-j", help="Local processes (default: cores)."),
+    jobs: int = opt.jobs(None, "Local processes (default: the physical cores)."),
     scheduler: str = typer.Option(
         None, "--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786."
     ),
@@ -71,11 +71,10 @@ def bench_cmd(
     retries: int = typer.Option(
         2, "--retries", help="Re-runs of a run whose worker died or whose result was lost."
     ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     list_only: bool = typer.Option(False, "--list", help="List the suite's tasks and exit."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List skipped pairs and why."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--no-progress)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    quiet: bool = opt.QUIET,
+    json_out: bool = opt.JSON,
 ) -> None:
     """Benchmark estimators on tasks with exact answers; results go to OUT/results.sqlite."""
     from infometer.workflows.bench import SUITES, suite_tasks
@@ -102,8 +101,8 @@ def bench_cmd(
     n_seeds = s.seeds if seeds is None else seeds
     if n_seeds < 1:
         _fail(f"--seeds must be >= 1, got {n_seeds}")
-    if workers is not None and workers < 1:
-        _fail(f"--workers must be >= 1, got {workers}")
+    if jobs is not None and jobs < 1:
+        _fail(f"--jobs must be >= 1, got {jobs}")
     if any(v < 2 for v in ns):
         _fail("--n values must be >= 2")
     if retries < 0:
@@ -124,7 +123,6 @@ def bench_cmd(
             client, _ = connect(scheduler, timeout=connect_timeout)
         except (SchedulerUnreachable, ValueError, ImportError) as exc:
             _fail(str(exc))
-    progress = progress and not quiet
     try:
         _bench(
             suite,
@@ -133,9 +131,9 @@ def bench_cmd(
             ns,
             n_seeds,
             out,
-            workers,
+            jobs,
             client,
-            progress,
+            False if quiet else None,
             retries,
             verbose,
             json_out,
@@ -148,6 +146,7 @@ def bench_cmd(
 def _bench(
     suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose, json_out
 ):
+    """``progress``: False (``--quiet``) or None (a bar when stderr is a terminal)."""
     from infometer import __version__
     from infometer.core.parallel import Execution, LockTimeout, WorkerStartError
     from infometer.workflows.bench import Store, plan, run_sweep
@@ -272,11 +271,11 @@ def _summary(mine: list[dict]) -> None:
 
     from infometer.workflows.bench.report import winners
 
-    t = Table(
-        Column("estimator", overflow="fold"),
+    t = table(
+        "estimator",
         "runs",
         "failed",
-        "median |err|",
+        "median |err| (nats)",
         "within 0.1 nats",
         "median time (s)",
     )
@@ -296,12 +295,12 @@ def _summary(mine: list[dict]) -> None:
     df = pd.DataFrame(mine)
     df["abs_error"] = pd.to_numeric(df["error"], errors="coerce").abs()
     win = winners(df)
-    w = Table(
-        Column("task family", overflow="fold"),
-        Column("winner (lowest median |err|)", overflow="fold"),
+    w = table(
+        "task family",
+        "winner (lowest median |err|)",
         "median |err|",
-        Column("runner-up", overflow="fold"),
-        Column("auto chose", overflow="fold"),
+        "runner-up",
+        "auto chose",
         title="Winner per task family",
     )
     for _, r in win.iterrows():

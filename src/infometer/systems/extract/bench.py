@@ -193,7 +193,12 @@ def _liveweb(
 def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, Any]:
     import warnings
 
-    from .bridge import extraction_mutual_info, layout_entropy, rank_agreement
+    from .bridge import (
+        extraction_mutual_info,
+        layout_entropy,
+        rank_agreement,
+        read_channel_mutual_info,
+    )
     from .metrics import fuzzy_f1
     from .scribes import Choice, resolve, run_choice
     from .sites import TEMPLATES, make_group, make_sites
@@ -244,6 +249,9 @@ def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, 
                     "mi_bits": float(e),
                     "bits_per_token": e.diagnostics.get("bits_per_token"),
                     "ceiling_bits": e.diagnostics["ceiling_bits"],
+                    # clipped to [0, log2 N] with what it says (read_channel_mutual_info)
+                    "mi_bits_read": read_channel_mutual_info(e)["bits"],
+                    "mi_reading": read_channel_mutual_info(e)["reading"],
                 }
             )
     rows += _litecost_mi(seed)

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from infometer.workflows.bench import figures
+
 from .store import DB_NAME, Store
 
 __all__ = ["load", "aggregate", "winners", "completeness", "write_report"]
@@ -185,140 +187,9 @@ def _png(fig) -> str:
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=figures.DPI, bbox_inches="tight")
     plt.close(fig)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def method_styles(methods: list[str]) -> dict[str, dict]:
-    """One colour and marker per estimator, none shared (tab10, then the light halves of
-    tab20, then markers); ``auto`` is a black star, never the colour of its pick."""
-    import matplotlib.pyplot as plt
-
-    palette = [plt.cm.tab10(i) for i in range(10)] + [plt.cm.tab20(2 * i + 1) for i in range(10)]
-    markers = ["o", "s", "^", "D", "v", "P", "X"]
-    styles, k = {}, 0
-    for m in methods:
-        if m == "auto":
-            styles[m] = {"color": "black", "marker": "*", "ms": 8}
-            continue
-        styles[m] = {
-            "color": palette[k % len(palette)],
-            "marker": markers[(k // len(palette)) % len(markers)] if k >= len(palette) else "o",
-            "ms": 4,
-        }
-        k += 1
-    return styles
-
-
-def _family_plots(agg: pd.DataFrame) -> list[tuple[str, str]]:
-    """Per task family: mean estimate − truth per task and estimator (± sd over seeds),
-    so tasks of 0.3 and 3.7 nats share an axis without hiding their errors."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out = []
-    n_max = agg["n"].max()
-    sub = agg[agg["n"] == n_max]
-    methods = sorted(sub["method"].unique())
-    styles = method_styles(methods)
-    for fam, fd in sub.groupby("family", sort=True):
-        tasks = list(dict.fromkeys(fd["task"]))
-        fig, ax = plt.subplots(figsize=(max(5.0, 0.55 * len(tasks) + 3) + 2.2, 3.8))
-        xs = np.arange(len(tasks))
-        ax.axhline(0.0, color="black", lw=1, label="truth (error 0)", zorder=1)
-        w = 0.7 / max(1, len(methods))
-        for i, m in enumerate(methods):
-            md = fd[fd["method"] == m].set_index("task")
-            idx = [j for j, t in enumerate(tasks) if t in md.index and pd.notna(md.loc[t, "mean"])]
-            if not idx:
-                continue
-            vals = md.loc[[tasks[j] for j in idx]]
-            st = styles[m]
-            ax.errorbar(
-                xs[idx] - 0.35 + (i + 0.5) * w,
-                vals["mean"] - vals["truth"],
-                yerr=vals["sd"].fillna(0),
-                fmt=st["marker"],
-                ms=st["ms"],
-                color=st["color"],
-                label=m,
-                capsize=2,
-                zorder=3,
-            )
-        for j in range(1, len(tasks)):  # task boundaries
-            ax.axvline(j - 0.5, color="#dddddd", lw=0.6, zorder=0)
-        ax.set_xticks(xs)
-        ax.set_xticklabels(
-            [t if len(t) < 38 else t[:35] + "…" for t in tasks], rotation=35, ha="right", fontsize=7
-        )
-        ax.set_xlim(-0.5, len(tasks) - 0.5)
-        ax.set_ylabel("estimate − truth (nats)")
-        ax.set_title(f"{fam} (n = {n_max}; mean ± sd over seeds)", fontsize=10)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-        ax.grid(axis="y", alpha=0.3)
-        out.append((str(fam), _png(fig)))
-    return out
-
-
-def _heatmap(agg: pd.DataFrame, tolerance: float) -> str | None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    n_max = agg["n"].max()
-    piv = agg[agg["n"] == n_max].pivot_table(
-        index="task", columns="method", values="bias", sort=False
-    )
-    if piv.empty:
-        return None
-    fig, ax = plt.subplots(figsize=(2.2 + 1.1 * piv.shape[1], 1.2 + 0.24 * piv.shape[0]))
-    lim = max(0.5, float(np.nanmax(np.abs(piv.values))) if np.isfinite(piv.values).any() else 1)
-    im = ax.imshow(piv.values, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
-    ax.set_xticks(range(piv.shape[1]))
-    ax.set_xticklabels(piv.columns, rotation=30, ha="right", fontsize=8)
-    ax.set_yticks(range(piv.shape[0]))
-    ax.set_yticklabels(piv.index, fontsize=7)
-    for (i, j), v in np.ndenumerate(piv.values):
-        if np.isfinite(v):
-            ax.text(
-                j,
-                i,
-                f"{v:+.2f}",
-                ha="center",
-                va="center",
-                fontsize=6,
-                color="black" if abs(v) <= 0.6 * lim else "white",
-                weight="bold",
-            )
-    fig.colorbar(im, ax=ax, label="mean error (nats)", shrink=0.6)
-    ax.set_title(f"mean error (estimate − truth), n = {n_max}", fontsize=10)
-    return _png(fig)
-
-
-def _timing(df: pd.DataFrame) -> str | None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ok = df[(df["status"] == "ok") & df["wall_s"].notna()]
-    if ok.empty:
-        return None
-    t = ok.groupby(["method", "n"])["wall_s"].median().unstack("n")
-    fig, ax = plt.subplots(figsize=(6, 0.8 + 0.4 * len(t)))
-    h = 0.8 / t.shape[1]
-    for i, n in enumerate(t.columns):
-        ax.barh(np.arange(len(t)) + i * h, t[n].values, height=h, label=f"n = {n}")
-    ax.set_yticks(np.arange(len(t)) + 0.4 - h / 2)
-    ax.set_yticklabels(t.index)
-    ax.set_xscale("log")
-    ax.set_xlabel("median wall time per estimate (s)")
-    ax.legend(fontsize=8)
-    return _png(fig)
 
 
 def _table(frame: pd.DataFrame, fmt: dict[str, str], cls=None, left=("task", "method")) -> str:
@@ -450,11 +321,13 @@ def write_report(directory: str | Path, output: str | Path, tolerance: float = 0
     figs = "".join(
         f'<figure><img alt="{html.escape(f)}: estimate − truth" src="{src}"><figcaption>'
         f"{html.escape(f)}: estimate − truth per task (0 = exact), one colour per "
-        "estimator, bars ± sd over seeds</figcaption></figure>"
-        for f, src in _family_plots(agg)
+        "estimator, bars ± 1 sd of the estimates over seeds (their spread, not an "
+        "interval)</figcaption></figure>"
+        for f, src in ((f, _png(fig)) for f, fig in figures.family_panels(agg))
     )
-    heat = _heatmap(agg, tolerance)
-    timing = _timing(df)
+    heat_fig, timing_fig = figures.error_heatmap(agg), figures.timing(df)
+    heat = _png(heat_fig) if heat_fig is not None else None
+    timing = _png(timing_fig) if timing_fig is not None else None
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     settings = html.escape(", ".join(f"{k}={v}" for k, v in meta.items() if k != "argv"))
     doc = f"""<!DOCTYPE html>
