@@ -99,7 +99,7 @@ DEEP = {
     ),
     "complexity": (
         "infometer.measures.complexity.complexity",
-        ["complexity", "{t}", "--column", "a"],
+        ["complexity", "{t}", "--columns", "a"],
         False,
     ),
     "extract bench": (
