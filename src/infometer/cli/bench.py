@@ -48,7 +48,8 @@ def bench_cmd(
     suite: str = typer.Option(
         "quick",
         "--suite",
-        help="quick, beyond-normal, high-mi, discrete, consistency or all.",
+        help="quick, beyond-normal, high-mi, discrete, consistency, signals, cmi, te, "
+        "dynamics, multivariate, pid, network, complexity, beyond-mi or all.",
     ),
     estimators: str = typer.Option(
         None,
@@ -56,6 +57,21 @@ def bench_cmd(
         "-e",
         help="Comma-separated method names or 'auto' (default: the suite's; quick compares "
         "the main estimators side by side, the other suites run 'auto').",
+    ),
+    peers: str = typer.Option(
+        None,
+        "--peers",
+        help="Other libraries as contenders, each in its own interpreter: comma-separated "
+        "NAME or NAME=PYTHON ('all': every peer with an interpreter under --peer-dir).",
+    ),
+    peer_dir: str = typer.Option(
+        None,
+        "--peer-dir",
+        help="Folder of the peers' environments: DIR/NAME/bin/python (default: "
+        "$INFOMETER_PEER_DIR).",
+    ),
+    peer_timeout: float = typer.Option(
+        300.0, "--peer-timeout", help="Seconds one peer run may take before it is stopped."
     ),
     n: str = typer.Option(None, "--n", help="Comma-separated sample sizes (default: suite's)."),
     seeds: int = typer.Option(None, "--seeds", help="Number of seeds 0..S-1 (default: suite's)."),
@@ -115,6 +131,8 @@ def bench_cmd(
     methods = [m.strip() for m in estimators.split(",") if m.strip()]
     if not methods:
         _fail("--estimators is empty")
+    if peers:
+        methods += [m for m in _peer_methods(peers, peer_dir, peer_timeout) if m not in methods]
     from infometer.core.parallel import SchedulerUnreachable, connect
 
     client = None
@@ -228,6 +246,34 @@ def _bench(
         text = Outcome(planned=res.planned, missing=res.missing).describe(limit=5)
         error_line(f"{text}; run the same command again to retry them")
         raise typer.Exit(code=1)
+
+
+def _peer_methods(spec: str, peer_dir: str | None, timeout: float) -> list[str]:
+    """Configure the named peers (their interpreters) and return their contenders."""
+    from infometer.workflows.bench import peers as _peers
+
+    if not timeout > 0:
+        _fail(f"--peer-timeout must be > 0, got {timeout}")
+    if peer_dir is not None and not os.path.isdir(peer_dir):
+        _fail(f"--peer-dir {peer_dir!r} is not a directory")
+    os.environ["INFOMETER_PEER_TIMEOUT"] = str(timeout)
+    specs = [p.strip() for p in spec.split(",") if p.strip()]
+    try:
+        methods = _peers.configure(specs, peer_dir)
+    except ValueError as exc:
+        _fail(f"--peers: {exc}")
+    found = [m for m in methods if os.path.exists(_peers.peer_python(_peers.peer_name(m)) or "")]
+    missing = [_peers.peer_name(m) for m in methods if m not in found]
+    if "all" in specs:
+        if missing:
+            note(f"peers without an interpreter (not run): {', '.join(missing)}")
+        return found
+    if missing:
+        warn_line(
+            f"no interpreter for peer(s) {', '.join(missing)}: their runs are stored as "
+            "peer-missing (give NAME=PYTHON, --peer-dir or INFOMETER_PEER_DIR)"
+        )
+    return methods
 
 
 def _check_out_dir(out: str) -> None:

@@ -64,9 +64,10 @@ def family_panels(agg: pd.DataFrame) -> list[tuple[str, Any]]:
     out = []
     n_max = agg["n"].max()
     sub = agg[agg["n"] == n_max]
-    methods = sorted(sub["method"].unique())
-    styles = method_styles(methods)
     for fam, fd in sub.groupby("family", sort=True):
+        methods = sorted(fd["method"].unique())
+        # colours per panel: a sweep with peers has ~40 contenders, a family ~10
+        styles = method_styles(methods)
         tasks = list(dict.fromkeys(fd["task"]))
         runs = int(fd["runs"].max()) if "runs" in fd else 1
         fig, ax = plt.subplots(figsize=(min(9.0, max(6.0, 0.7 * len(tasks) + 3.5)), 4.6))
@@ -106,7 +107,9 @@ def family_panels(agg: pd.DataFrame) -> list[tuple[str, Any]]:
         ax.set_xticklabels([_short(t) for t in tasks], rotation=30, ha="right", fontsize=_FONT)
         ax.tick_params(axis="y", labelsize=_FONT)
         ax.set_xlim(-0.5, len(tasks) - 0.5)
-        ax.set_ylabel("estimate − truth (nats)", fontsize=_FONT)
+        net = "quantity" in fd and (fd["quantity"] == "network").any()
+        what = "F1 − 1 (0: the true graph)" if net else "estimate − truth (nats)"
+        ax.set_ylabel(what, fontsize=_FONT)
         spread = f"bars: ± 1 sd over {runs} seeds (spread, not an interval)" if runs > 1 else ""
         ax.set_title(f"{fam}, n = {n_max}\n{spread}".strip(), fontsize=_FONT + 1)
         ax.legend(fontsize=_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
@@ -155,13 +158,17 @@ def error_heatmap(agg: pd.DataFrame) -> Any:
     return fig
 
 
-def timing(df: pd.DataFrame) -> Any:
-    """Median wall time per estimate, per estimator and n (log axis)."""
-    ok = df[(df["status"] == "ok") & df["wall_s"].notna()]
+def timing(df: pd.DataFrame, column: str = "wall_s") -> Any:
+    """Median wall time (``column="wall_s"``) or CPU time (``"cpu_s"``) per estimate, per
+    estimator and n (log axis)."""
+    if column not in df:
+        return None
+    ok = df[(df["status"] == "ok") & df[column].notna()]
     if ok.empty:
         return None
     plt = _plt()
-    t = ok.groupby(["method", "n"])["wall_s"].median().unstack("n")
+    t = ok.groupby(["method", "n"])[column].median().unstack("n").sort_index(ascending=False)
+    t = t.clip(lower=1e-5)  # a 0-second bar has no log length
     fig, ax = plt.subplots(figsize=(7.5, 1.0 + 0.45 * len(t)))
     h = 0.8 / t.shape[1]
     for i, n in enumerate(t.columns):
@@ -170,6 +177,7 @@ def timing(df: pd.DataFrame) -> Any:
     ax.set_yticklabels(t.index, fontsize=_FONT)
     ax.tick_params(axis="x", labelsize=_FONT)
     ax.set_xscale("log")
-    ax.set_xlabel("median wall time per estimate (s)", fontsize=_FONT)
+    what = "CPU time (a peer's: its call alone)" if column == "cpu_s" else "wall time"
+    ax.set_xlabel(f"median {what} per estimate (s)", fontsize=_FONT)
     ax.legend(fontsize=_FONT)
     return fig
