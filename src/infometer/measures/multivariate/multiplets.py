@@ -495,8 +495,9 @@ def _scatters(vs, hi: int, n_permutations: int, seed, copula: bool):
     else:
         # each column times a power of two near 1 / max |x| (exact; no overflow of the
         # squares near 1e±300); the scatter matrix is scaled to unit variances below
-        a = np.column_stack(cols)
-        a = a * np.ldexp(1.0, -np.clip(np.frexp(np.abs(a).max(axis=0))[1], -1000, 1000))
+        a = np.column_stack(cols)  # a fresh array: scaled in place
+        top = np.maximum(a.max(axis=0), -a.min(axis=0))
+        a *= np.ldexp(1.0, -np.clip(np.frexp(top)[1], -1000, 1000))
     w = _unit_scatter(a, copula)
     ws = None
     if n_permutations:
