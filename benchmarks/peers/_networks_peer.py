@@ -20,13 +20,20 @@ import sys
 import time
 import warnings
 
+#: Prefix of a result line in serve mode (the JVM may write to the same stdout).
+RESULT = "@@result "
+
 
 def main() -> None:
     if sys.argv[1] == "serve":
+        import contextlib
+
+        out = sys.stdout
         for line in sys.stdin:
-            rec = job(json.loads(line))
+            with contextlib.redirect_stdout(sys.stderr):  # the peers' own prints
+                rec = job(json.loads(line))
             rec["cpu_since_start"] = time.process_time()
-            print(json.dumps(rec), flush=True)
+            print(RESULT + json.dumps(rec), file=out, flush=True)
         return
     print(json.dumps(job(sys.argv[1:])))
 

@@ -88,10 +88,12 @@ def _ask(args: list[str]) -> dict:
     proc = _server("idtxl" if args[0].startswith("idtxl") else "tigramite")
     proc.stdin.write(json.dumps(args) + "\n")
     proc.stdin.flush()
-    line = proc.stdout.readline()
-    if not line:
-        raise RuntimeError(f"peer process for {args[0]} died")
-    return json.loads(line)
+    while True:  # skip what the peer (or its JVM) printed itself
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"peer process for {args[0]} died")
+        if line.startswith("@@result "):
+            return json.loads(line[len("@@result ") :])
 
 
 def cold(args: list[str]) -> tuple[float, float]:
