@@ -116,7 +116,7 @@ def test_discrete_method_on_continuous_data_says_how_to_fix():
 def test_bad_core_options():
     with pytest.raises(ValueError, match="ci must be"):
         im.entropy([1, 2], method="plugin", ci=1.5)
-    with pytest.raises(TypeError, match="seed must be an integer"):
+    with pytest.raises(TypeError, match="seed must be an int >= 0, a numpy.random.Generator"):
         im.entropy([1, 2], method="plugin", seed="a")
     with pytest.raises(TypeError, match="method must be a string"):
         im.entropy([1, 2], method=3)

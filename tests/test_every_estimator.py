@@ -103,6 +103,35 @@ def test_ci_and_rerun_with_recorded_params(spec, monkeypatch):
     assert again.value == pytest.approx(est.value, rel=1e-9, abs=1e-9)
 
 
+#: Estimators that draw random numbers themselves (jitter, splits, training, Monte Carlo,
+#: k="auto" nulls): the ones with a ``seed`` parameter.  The resampling of ``ci=`` is the
+#: dispatcher's, one piece of code for every estimator (tests/test_seeding.py), and it is
+#: checked here too, with the estimator's own draws.
+_RANDOM = [s for s in _all_specs() if "seed" in s.params]
+
+
+@pytest.mark.parametrize("spec", _RANDOM, ids=lambda s: f"{s.quantity}-{s.name}")
+def test_same_seed_same_number(spec, monkeypatch):
+    """Same seed, same number (issue 37): a numpy ``Generator`` is accepted as the seed, the
+    root drawn from it is recorded, and that int seed reproduces the value (and, outside the
+    torch families, the interval and its stderr) bit for bit."""
+    data, params = _case(spec)
+    monkeypatch.setattr("infometer.core.resample.MAX_SEEDS", 3)
+    variables = as_variables(data, paired=spec.quantity not in registry.UNPAIRED)
+    ci = None if spec.family in TORCH_FAMILIES else 0.9  # training twice is the point there
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kw = dict(method=spec.name, ci=ci, n_resamples=10, params=params)
+        a = run(spec.quantity, variables, seed=np.random.default_rng(11), **kw)
+        root = a.diagnostics["seed"]
+        assert isinstance(root, int) and root >= 0
+        if "seed" in spec.params:
+            assert a.params["seed"] == root
+        b = run(spec.quantity, variables, seed=root, **kw)
+    assert a.value == b.value
+    assert (a.ci, a.stderr) == (b.ci, b.stderr)
+
+
 _TESTABLE = [s for s in _all_specs() if s.quantity in ("mutual_info", "cond_mutual_info")]
 
 

@@ -19,6 +19,7 @@ import warnings
 import pytest
 
 import infometer as im
+from infometer.core.seeding import SEED_DOC, Seed
 
 #: Modules skipped by the walk: the typer commands of the CLI take typer ``OptionInfo``
 #: objects as defaults, so their signatures are the command line's, not the policy's.
@@ -61,6 +62,22 @@ ALLOWED: dict[tuple[str, str], str] = {
     ): "rng=None decides greedily (how users call "
     "it); a Generator samples the GRPO rollouts from train_extractor's stream (which takes "
     "seed=)",
+    ("infometer.core.seeding.derive", "seed"): "takes the call's resolved int root "
+    "(resolve_seed's), never a user's seed: a keyed stream from None would be the two meanings "
+    "of seed=None again",
+    ("infometer.core.seeding.derive_seed", "seed"): "as derive",
+    (
+        "infometer.workflows.allpairs.compute.Config",
+        "seed",
+    ): "a record of the resolved int seed a matrix "
+    "job runs with (pairwise resolves the user's seed first)",
+    ("infometer.workflows.allpairs.matrix.make_config", "seed"): "as Config, which it builds",
+    (
+        "infometer.workflows.bench.Job",
+        "seed",
+    ): "a record of one benchmark job's int seed (a key of the results store)",
+    ("infometer.systems.extract.documents.Filing", "seed"): "a record of the int seed a filing was "
+    "made with (make_filing resolves the user's seed)",
     ("infometer.systems.models.cmi.cmi_terms", "name"): "a numeric kernel (per-class terms of the "
     "classifier_cmi quantity), named after its module, not a public quantity",
     ("infometer.measures.stats.circular_shift", "seed"): "a kernel that draws from the caller's "
@@ -71,6 +88,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("infometer.measures.stats.nulls.independent_orders", "seed"): "as circular_shift",
 }
 
+#: The one sentence that says what ``seed`` accepts, as the docstrings wrap it.
+_SEED_DOC = " ".join(SEED_DOC.split())
 #: Spellings of a seed other than ``seed``.
 OTHER_SEEDS = {"random_state", "rng", "random_seed", "seed_value", "rs"}
 #: Abbreviated quantity names (the rule: full words, ``mutual_info``, ``cond_mutual_info``).
@@ -149,6 +168,12 @@ def _violations(qual: str, obj: object) -> list[tuple[str, str]]:
             bad.append(("progress", f"progress defaults to {p.default!r}, not None"))
         if p.name == "seed" and p.default is not empty and p.default not in (0, None):
             bad.append(("seed", f"seed defaults to {p.default!r}"))
+        if p.name == "seed" and p.annotation not in (empty, "Seed", Seed):
+            bad.append(
+                ("seed", f"seed is annotated {p.annotation!r}, not infometer.core.seeding.Seed")
+            )
+        if p.name == "seed" and _SEED_DOC not in " ".join((inspect.getdoc(obj) or "").split()):
+            bad.append(("seed", "the docstring does not say what seed accepts (seeding.SEED_DOC)"))
     ret = sig.return_annotation
     takes_variable = any("Variable" in str(p.annotation) for p in sig.parameters.values())
     if takes_variable and "Raw" in str(ret):

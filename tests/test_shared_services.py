@@ -176,3 +176,56 @@ def test_plot_convention(tmp_path):
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+# ------------------------------------------------------------------- bias check (issue 35)
+def test_bias_check_flag_rule_and_widening():
+    from infometer.core.uncertainty import BIAS_FLOOR, BIAS_RELATIVE, bias_check, widen_by_bias
+
+    # the issue's case: 2.43 nats on independent halves, the check ~ the value: flagged
+    diag, warns = bias_check(2.43, 2.40, method="shuffled_pairs", what="on shuffled pairs")
+    assert diag["bias_check_large"] and len(warns) == 1 and "+2.4 nats" in warns[0]
+    assert diag["bias_check_method"] == "shuffled_pairs" and diag["bias_check"] == 2.40
+    # small next to the value (relative) or in nats (near 0): not flagged, no warning
+    assert bias_check(5.0, 0.9 * BIAS_RELATIVE * 5.0, method="m", what="")[1] == []
+    assert not bias_check(0.0, 0.9 * BIAS_FLOOR, method="m", what="")[0]["bias_check_large"]
+    assert bias_check(0.0, 1.1 * BIAS_FLOOR, method="m", what="")[0]["bias_check_large"]
+    # a non-finite check of a finite value is large; a NaN value has its own warnings
+    assert bias_check(1.0, math.nan, method="m", what="")[0]["bias_check_large"]
+    assert bias_check(math.nan, 5.0, method="m", what="")[1] == []
+    assert widen_by_bias((1.0, 2.0), -0.5) == (0.5, 2.5)
+    assert widen_by_bias((1.0, 2.0), None) == (1.0, 2.0)
+    assert widen_by_bias((1.0, 2.0), math.nan) == (1.0, 2.0)
+
+
+def test_training_scaled_to_the_data():
+    from infometer.core.training import scaled_eval_every, scaled_width
+
+    # a few hundred rows: evaluate every few dozen steps, narrow network; large data: caps
+    assert scaled_eval_every(216, 250) == 27 and scaled_eval_every(10**6, 250) == 250
+    assert scaled_eval_every(40, 250) == 25  # never more often than every 25 steps
+    assert [scaled_width(n, 256) for n in (50, 216, 720, 3600)] == [32, 64, 128, 256]
+    assert scaled_width(216, 256, smallest=128) == 128
+    widths = [scaled_width(n, 256) for n in range(10, 20_000, 37)]
+    assert widths == sorted(widths)  # more rows never give a narrower network
+
+
+def test_small_networks_train_on_one_thread_and_threads_are_restored():
+    torch = pytest.importorskip("torch")
+    from infometer.core.training import SMALL_NETWORK, small_network_threads
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with small_network_threads(torch.nn.Linear(4, 4)) as k:
+            assert k == 1 == torch.get_num_threads()
+        assert torch.get_num_threads() == 2
+        big = torch.nn.Linear(1, SMALL_NETWORK)  # SMALL_NETWORK weights + biases
+        with small_network_threads(big) as k:
+            assert k == 2  # a large network keeps the caller's threads
+        with pytest.raises(RuntimeError):
+            with small_network_threads(torch.nn.Linear(4, 4)):
+                raise RuntimeError("inside")
+        assert torch.get_num_threads() == 2  # restored after an error too
+    finally:
+        torch.set_num_threads(before)

@@ -231,9 +231,9 @@ def test_store_resumes_only_missing_blocks_and_refuses_another_job(tmp_path):
     assert (b["computed"], b["already_stored"]) == (2, 4)
     assert np.array_equal(again.matrix.to_numpy(), first.matrix.to_numpy(), equal_nan=True)
     assert np.array_equal(again.p_values.to_numpy(), first.p_values.to_numpy(), equal_nan=True)
-    with pytest.raises(ValueError, match="different job.*method"):
+    with pytest.raises(ValueError, match="another pairwise matrix.*differs in method"):
         pairwise(x, method="copula", block_size=3, store=store)
-    with pytest.raises(ValueError, match="different job.*data"):
+    with pytest.raises(ValueError, match="another pairwise matrix.*differs in data"):
         pairwise(x * 2, method="ksg", block_size=3, store=store, n_permutations=9)
     read = pd.read_parquet(store / "blocks")
     assert len(read) == 36 and set(read.columns) >= {"a", "b", "value", "null_ge", "method"}

@@ -206,8 +206,9 @@ def test_parent_kill_9_leaves_no_process_behind(tmp_path, bench_env, bench_cmd):
 
 @pytest.mark.slow
 def test_two_benches_on_one_dir_run_each_job_once(tmp_path, bench_env, bench_cmd):
+    out = tmp_path / "out"  # the store folder; the error logs go beside it
     args = bench_cmd(
-        tmp_path,
+        out,
         "--tasks",
         TASKS,
         "-e",
@@ -225,7 +226,7 @@ def test_two_benches_on_one_dir_run_each_job_once(tmp_path, bench_env, bench_cmd
     # then it is released and they race for it: one runs all 120 runs, and the other,
     # still waiting meanwhile, then finds them stored and runs none.
     errs = [tmp_path / f"err{i}.txt" for i in range(2)]
-    with dir_lock(tmp_path / "results.sqlite.lock"):
+    with dir_lock(out / ".lock"):  # the store folder's lock
         procs = [
             subprocess.Popen(args, env=bench_env, stdout=subprocess.PIPE, stderr=e.open("w"))
             for e in errs
@@ -240,7 +241,7 @@ def test_two_benches_on_one_dir_run_each_job_once(tmp_path, bench_env, bench_cmd
     ran = [int(re.search(rb"(\d+) run\(s\) done now", o).group(1)) for o in outs]
     planned = 4 * 2 * 15
     assert sorted(ran) == [0, planned]  # one ran every job, the other none of them
-    with Store(tmp_path) as st:
+    with Store(out) as st:
         assert st.count() == planned and st.missing_keys() == []
 
 

@@ -200,9 +200,11 @@ def test_report_of_a_read_only_store(bench_dir, tmp_path, bench_env):
     ro = tmp_path / "ro"
     ro.mkdir()
     shutil.copy(bench_dir / "results.sqlite", ro / "results.sqlite")  # closed: no -wal/-shm
+    shutil.copy(bench_dir / "manifest.json", ro / "manifest.json")  # the store's identity
     out = tmp_path / "out"
     out.mkdir()
     os.chmod(ro / "results.sqlite", 0o444)
+    os.chmod(ro / "manifest.json", 0o444)
     os.chmod(ro, 0o555)
     try:
         cmd = [sys.executable, "-m", "infometer.cli.bench", "report", str(ro), "-o"]
@@ -223,7 +225,7 @@ def test_report_of_a_read_only_store(bench_dir, tmp_path, bench_env):
             ["sh", "-c", f"touch {ro}/x"], preexec_fn=_without_write_permission_bypass()
         )
         assert probe.returncode != 0
-        assert sorted(p.name for p in ro.iterdir()) == ["results.sqlite"]
+        assert sorted(p.name for p in ro.iterdir()) == ["manifest.json", "results.sqlite"]
     finally:
         os.chmod(ro, 0o755)
 

@@ -302,15 +302,16 @@ def test_discrete_engine_is_the_registry_plugin_cmi():
 def test_store_resumes_and_refuses_another_analysis(tmp_path):
     x = _chain(600, seed=4)
     first = im.infer_network(x, max_lag=2, n_permutations=50, store=tmp_path / "s")
-    files = sorted(p.name for p in (tmp_path / "s").glob("te-*.json"))
+    targets = tmp_path / "s" / "targets"
+    files = sorted(p.name for p in targets.glob("te-*.json"))
     assert files == ["te-0.json", "te-1.json", "te-2.json"]
-    (tmp_path / "s" / "te-1.json").unlink()
-    keep = (tmp_path / "s" / "te-0.json").stat().st_mtime_ns
+    (targets / "te-1.json").unlink()
+    keep = (targets / "te-0.json").stat().st_mtime_ns
     again = im.infer_network(x, max_lag=2, n_permutations=50, store=tmp_path / "s")
     pd.testing.assert_frame_equal(first.edges, again.edges)
-    assert (tmp_path / "s" / "te-1.json").exists()
-    assert (tmp_path / "s" / "te-0.json").stat().st_mtime_ns == keep  # not recomputed
-    with pytest.raises(ValueError, match="different analysis"):
+    assert (targets / "te-1.json").exists()
+    assert (targets / "te-0.json").stat().st_mtime_ns == keep  # not recomputed
+    with pytest.raises(ValueError, match="another network inference .* differs in max_lag"):
         im.infer_network(x, max_lag=1, n_permutations=50, store=tmp_path / "s")
     p = im.infer_network(x, method="pcmci", max_lag=2, store=tmp_path / "p")
     assert p.edge_set() == im.infer_network(x, method="pcmci", max_lag=2).edge_set()

@@ -93,21 +93,26 @@ def test_bootstrap_coverage_gaussian():
     assert _coverage("gaussian", n_resamples=100, reps=40) >= 0.8
 
 
+def _trainable_spec(func, params):
+    """A stand-in for a trainable estimator of an entropy (resampling by seeds)."""
+    return EstimatorSpec(
+        name=func.__name__,
+        quantity="entropy",
+        func=func,
+        kinds=frozenset({"continuous"}),
+        family="test",
+        params=params,
+        resampling="seeds",
+    )
+
+
 def test_seeds_scheme_uses_reruns():
     """A trainable-style estimator without native stderr: spread over re-runs with seeds."""
 
     def noisy(x, *, seed=0):
         return Raw(value=1.0 + 0.1 * np.random.default_rng(seed).normal())
 
-    spec = EstimatorSpec(
-        name="noisy",
-        quantity="entropy",
-        func=noisy,
-        kinds=frozenset({"continuous"}),
-        family="test",
-        params={"seed": 0},
-        resampling="seeds",
-    )
+    spec = _trainable_spec(noisy, {"seed": 0})
     vs = as_variables({"x": np.arange(10.0)})
     se, (lo, hi), diag = error_bars(spec, vs, {"seed": 0}, noisy(None), level=0.95, seed=0)
     assert 0.03 < se < 0.3 and lo < 1.0 < hi
@@ -144,3 +149,30 @@ def test_bootstrap_of_bias_corrected_estimator_centres_on_plugin(method, params)
         hits += e.ci[0] <= 0.0 <= e.ci[1]
     assert "plug-in value" in e.diagnostics["ci_method"]
     assert hits / 40 >= 0.8
+
+
+def test_bias_check_widens_every_interval_and_reruns_skip_it():
+    """Issue 35: an estimate that reports a check of its own bias gets its interval widened
+    by |check| on both sides, for the re-run spread (seeds) and for a native stderr alike;
+    the re-runs behind the spread get ``func.resample_params`` (the check is not repeated)."""
+    seen = []
+
+    def trained(x, *, seed=0, bias_check=True):
+        seen.append(bias_check)
+        return Raw(value=1.0 + 0.1 * np.random.default_rng(seed).normal())
+
+    trained.resample_params = lambda p: {**p, "bias_check": False}
+    spec = _trainable_spec(trained, {"seed": 0, "bias_check": True})
+    vs = as_variables({"x": np.arange(10.0)})
+    params = {"seed": 0, "bias_check": True}
+    plain = Raw(value=1.0)
+    checked = Raw(value=1.0, diagnostics={"bias_check": -0.4})
+    se, (lo, hi), _ = error_bars(spec, vs, params, plain, level=0.9, seed=3)
+    se_b, (lo_b, hi_b), diag = error_bars(spec, vs, params, checked, level=0.9, seed=3)
+    assert se_b == se  # same seeds: the same spread; only the interval is widened
+    assert lo_b == pytest.approx(lo - 0.4, abs=1e-12) and hi_b == pytest.approx(hi + 0.4)
+    assert "bias check" in diag["ci_method"]
+    assert seen and not any(seen)  # every re-run was made without the check
+    native = Raw(value=1.0, stderr=0.1, diagnostics={"bias_check": 0.25})
+    _, (lo_n, hi_n), _ = error_bars(spec, vs, params, native, level=0.95, seed=0)
+    assert hi_n - lo_n == pytest.approx(2 * (1.959963984540054 * 0.1 + 0.25), rel=1e-9)

@@ -69,6 +69,20 @@ def _current_context() -> Any:
     return get_current_context(silent=True)
 
 
+#: Where a command says that it keeps finished work (see :func:`mark_resumable`).
+_RESUMABLE = "infometer.resumable"
+
+
+def mark_resumable() -> None:
+    """Say that the running command keeps its finished work (a store, an ``--out`` folder
+    of parts): Ctrl-C then prints "interrupted; run again to resume" instead of
+    "interrupted" (``app._interrupted``, the one handler).  Call it once the command knows
+    it has a store."""
+    ctx = _current_context()
+    if ctx is not None:
+        ctx.meta[_RESUMABLE] = True
+
+
 def _cli_option_words(message: str) -> str:
     """Python argument words in a library message, said as the running command's flags:
     ``pass discrete=True`` -> ``pass --discrete``, ``method='infosedd'`` -> ``--method
@@ -128,10 +142,11 @@ def cell(value: Any) -> Text:
 
 
 def print_json(obj: Any) -> None:
-    """One JSON document on stdout (numpy scalars, NaN and infinities made JSON-safe)."""
-    from infometer.core.estimate import _jsonable
+    """One JSON document on stdout (numpy scalars made plain; a NaN or an infinity is
+    ``null``, named with its reason under ``"nonfinite"``: ``results.json_document``)."""
+    from infometer.core.results import json_document
 
-    sys.stdout.write(json.dumps(_jsonable(obj)) + "\n")
+    sys.stdout.write(json.dumps(json_document(obj), allow_nan=False) + "\n")
     sys.stdout.flush()
 
 

@@ -19,7 +19,15 @@ from rich.text import Text
 
 from infometer import __version__
 
-from ._console import _cli_option_words, _current_context, cell, err, out, print_json
+from ._console import (
+    _RESUMABLE,
+    _cli_option_words,
+    _current_context,
+    cell,
+    err,
+    out,
+    print_json,
+)
 
 #: Modules that add sub-commands (skipped when not installed in this build).
 SUBCOMMANDS: tuple[str, ...] = (
@@ -68,9 +76,24 @@ def _usage_error_class() -> type[Exception]:
     return ClickException
 
 
+def _interrupted(ctx: Any) -> None:
+    """Ctrl-C, wherever it came from in a command: one line on stderr, exit status 130.
+    The one place the CLI handles it (every command goes through :class:`_Group`)."""
+    line = "interrupted; run again to resume" if ctx.meta.get(_RESUMABLE) else "interrupted"
+    err.print(Text(line), highlight=False, soft_wrap=True)
+    raise typer.Exit(code=130)
+
+
 class _Group(typer.core.TyperGroup):
     """The top-level command group: a bad option value (``--ci x``, an unknown flag) is one
-    ``error:`` line on stderr with exit 2, like every other user error (no usage box)."""
+    ``error:`` line on stderr with exit 2, like every other user error (no usage box);
+    Ctrl-C in any command is one line and exit status 130 (:func:`_interrupted`)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _interrupted(ctx)
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         click_error = _usage_error_class()

@@ -13,7 +13,16 @@ import sys
 import typer
 from rich.table import Column, Table
 
-from ._console import cell, error_line, note, print_json, say, warn_line, warn_summary
+from ._console import (
+    cell,
+    error_line,
+    mark_resumable,
+    note,
+    print_json,
+    say,
+    warn_line,
+    warn_summary,
+)
 from ._console import out as _out
 
 __all__ = ["register", "bench_cmd", "report_cmd"]
@@ -143,6 +152,7 @@ def _bench(
     from infometer.core.parallel import Execution, LockTimeout, WorkerStartError
     from infometer.workflows.bench import Store, plan, run_sweep
 
+    mark_resumable()  # finished runs are in --out: Ctrl-C says how to resume
     jobs, skipped = plan(ts, methods, ns, range(n_seeds))
     if skipped:
         by: dict[str, int] = {}
@@ -156,10 +166,12 @@ def _bench(
     if not jobs:
         _fail("no (task, estimator) pair applies; see the skip lines above")
     try:
-        store = Store(out)
+        store = Store(out, log=note)  # waits while another sweep holds the directory
+    except LockTimeout as exc:
+        _fail(str(exc))
     except OSError as exc:
         _fail(f"--out {out}: {exc.strerror or exc}")
-    except ValueError as exc:  # a damaged or foreign results.sqlite
+    except ValueError as exc:  # no, a damaged or another analysis's identity; a damaged file
         _fail(f"--out {out}: {exc}")
     with store:
         store.set_meta(

@@ -19,6 +19,8 @@ from typing import Annotated, Any
 
 import typer
 
+from ._console import mark_resumable
+
 __all__ = ["register", "app"]
 
 app = typer.Typer(
@@ -149,6 +151,7 @@ def bench_cmd(
     """Run the systems end to end (resumable) and write one table and chart per system."""
     from infometer.systems.extract.bench import run
 
+    mark_resumable()  # Ctrl-C: "interrupted; run again to resume" (finished parts are kept)
     try:
         names = [p.strip() for p in parts.split(",") if p.strip()]
         res = run(

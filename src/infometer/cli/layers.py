@@ -21,6 +21,7 @@ import numpy as np
 import typer
 
 from infometer.core.estimate import round_to_error
+from infometer.core.seeding import as_generator
 
 __all__ = ["register", "sentences", "encoder_layers"]
 
@@ -38,7 +39,7 @@ def sentences(n: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
     same words, so the label is in the word order only: a bag of words (or a
     permutation-invariant pooling of position-free token vectors) carries none of it.
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     out, labels = [], []
     for _ in range(n):
         person, animal = str(rng.choice(_PEOPLE)), str(rng.choice(_ANIMALS))

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import typer
 
+from ._console import mark_resumable
+
 __all__ = ["register", "multi_cmd", "pid_cmd", "multiplets_cmd"]
 
 QUANTITIES = {
@@ -402,6 +404,8 @@ def multiplets_cmd(
 
     df = select_columns(read_table(file), columns, "--columns", file)
     sizes = (size, size if max_size is None else max_size)
+    if store is not None:
+        mark_resumable()  # Ctrl-C: "interrupted; run again to resume", exit 130
     with warnings.catch_warnings(record=True) as caught, quiet_bars(quiet):
         warnings.simplefilter("always")
         res = im.multiplets(

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import typer
 
+from ._console import mark_resumable
+
 __all__ = ["register", "network_cmd"]
 
 
@@ -74,6 +76,8 @@ def network_cmd(
         if missing:
             raise ValueError(f"--columns: no column {missing[0]!r} in {file}")
         df = df[wanted]
+    if store is not None:
+        mark_resumable()  # Ctrl-C: "interrupted; run again to resume", exit 130
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         net = infer_network(

@@ -14,15 +14,13 @@ also picks a set of features (``selected.csv``).
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import typer
 
-from ._console import cell, note, print_json, say, warn_summary
+from ._console import cell, mark_resumable, note, print_json, say, warn_summary
 
 __all__ = ["register", "matrix_cmd", "rank_cmd"]
 
@@ -31,21 +29,6 @@ def _columns(spec: str | None) -> list[str] | None:
     if not spec:
         return None
     return [c.strip() for c in spec.split(",") if c.strip()]
-
-
-@contextlib.contextmanager
-def _resumable(store: str | None) -> Iterator[None]:
-    """Ctrl-C: one line and exit status 130 (as ``bench``); finished blocks stay stored."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        from rich.text import Text
-
-        from ._console import err
-
-        kept = f" (finished blocks are kept in {store})" if store else ""  # plain text: a path
-        err.print(Text.assemble(("interrupted", "yellow"), f"; run again to resume{kept}"))
-        raise typer.Exit(code=130) from None
 
 
 def _close(ax) -> None:
@@ -131,7 +114,9 @@ def matrix_cmd(
         store = str(od / "store")
     elif store is None:
         note("pyarrow is not installed: no resumable block store (pip install 'infometer[io]')")
-    with warnings.catch_warnings(record=True) as caught, _resumable(store):
+    if store is not None:
+        mark_resumable()  # Ctrl-C: "interrupted; run again to resume", exit 130
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = pairwise(
             df,

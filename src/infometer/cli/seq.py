@@ -23,7 +23,17 @@ app = typer.Typer(
 )
 
 _Steps = Annotated[int, typer.Option(help="Maximum training steps (early stopping).")]
-_Hidden = Annotated[int, typer.Option(help="Width of the MLP denoiser.")]
+_Hidden = Annotated[
+    int | None,
+    typer.Option(help="Width of the MLP denoiser (default: 128 below ~1,000 rows, 256 above)."),
+]
+_Ci = Annotated[
+    float,
+    typer.Option(
+        help="Level of the printed interval: Monte Carlo error widened by the model's bias "
+        "check (the likelihood gap)."
+    ),
+]
 _Arch = Annotated[str, typer.Option(help="auto (MLP if D <= 64), mlp, transformer.")]
 _Est = Annotated[str, typer.Option(help="time_free (default) or time_sampled (paper's 1/t form).")]
 _Passes = Annotated[int, typer.Option(help="Monte Carlo passes over the held-out rows.")]
@@ -104,7 +114,7 @@ def _check_out(path: Path | None, option: str) -> None:
 def _validate(
     *,
     steps: int,
-    hidden: int,
+    hidden: int | None,
     arch: str,
     estimator: str,
     passes: int,
@@ -113,20 +123,24 @@ def _validate(
     policy: str = "keep",
     outputs: dict[str, Path | None] | None = None,
     threads: int | None = None,
+    ci: float | None = None,
 ) -> None:
     """Every option that training would otherwise only trip over at the end; then torch's
     intra-op threads set to ``--threads`` (the default of all cores is slower for these
     small models: 30 steps took 38.5 s with it against 2.7 s with one)."""
-    from infometer.core.data import check_choice, check_int
+    from infometer.core.data import check_choice, check_float, check_int
     from infometer.core.estimate import resolve_unit
     from infometer.estimators.diffusion.tokens import SEQUENCE_POLICIES
 
     check_int(steps, "--steps", min_value=1)
-    check_int(hidden, "--hidden", min_value=1)
+    if hidden is not None:
+        check_int(hidden, "--hidden", min_value=1)
     check_int(passes, "--passes", min_value=1)
     check_choice(arch, "--arch", ("auto", "mlp", "transformer"))
     check_choice(estimator, "--estimator", ("time_free", "time_sampled"))
     check_choice(policy, "--policy", SEQUENCE_POLICIES)
+    if ci is not None:
+        check_float(ci, "--ci", low=0.0, high=1.0, inclusive=(False, False))
     resolve_unit(unit)
     for option, path in (outputs or {}).items():
         _check_out(path, option)
@@ -142,11 +156,18 @@ def _validate(
 
 
 def _model(
-    mode: str, steps: int, hidden: int, arch: str, seed: int, device: str, quiet: bool, **kw: Any
+    mode: str,
+    steps: int,
+    hidden: int | None,
+    arch: str,
+    seed: int,
+    device: str,
+    quiet: bool,
+    **kw: Any,
 ) -> Any:
     from infometer.estimators.diffusion.infosedd import InfoSEDD
 
-    arch_kwargs = {"hidden": hidden} if arch in ("auto", "mlp") else {}
+    arch_kwargs = {"hidden": hidden} if arch in ("auto", "mlp") and hidden is not None else {}
     return InfoSEDD(
         mode,
         steps=steps,
@@ -157,6 +178,18 @@ def _model(
         progress=False if quiet else None,
         **kw,
     )
+
+
+def _query(func: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run a query; its warnings (the bias check's among them) print as warning lines."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = func(*args, **kwargs)
+    for w in caught:
+        _warn(str(w.message))
+    return out
 
 
 def _print(est: Any, unit: str, as_json: bool) -> None:
@@ -180,7 +213,7 @@ def entropy_cmd(
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
     steps: _Steps = 3000,
-    hidden: _Hidden = 256,
+    hidden: _Hidden = None,
     arch: _Arch = "auto",
     estimator: _Est = "time_free",
     passes: _Passes = 5,
@@ -188,6 +221,7 @@ def entropy_cmd(
     device: _Device = "cpu",
     threads: _Threads = 1,
     unit: _Unit = "nats",
+    ci: _Ci = 0.95,
     as_json: _Json = False,
     save: _Save = None,
     quiet: _Quiet = False,
@@ -205,10 +239,11 @@ def entropy_cmd(
             unit=unit,
             policy=policy,
             outputs={"--save": save},
+            ci=ci,
         )
         tok = _load(file, alphabet, policy)
         m = _model("entropy", steps, hidden, arch, seed, device, quiet).fit(tok)
-        est = m.entropy(positions, estimator=estimator, passes=passes)
+        est = _query(m.entropy, positions, estimator=estimator, passes=passes, ci=ci)
     except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     if save is not None:
@@ -225,7 +260,7 @@ def mi_cmd(
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
     steps: _Steps = 3000,
-    hidden: _Hidden = 256,
+    hidden: _Hidden = None,
     arch: _Arch = "auto",
     estimator: _Est = "time_free",
     passes: _Passes = 5,
@@ -233,6 +268,7 @@ def mi_cmd(
     device: _Device = "cpu",
     threads: _Threads = 1,
     unit: _Unit = "nats",
+    ci: _Ci = 0.95,
     as_json: _Json = False,
     save: _Save = None,
     quiet: _Quiet = False,
@@ -253,10 +289,11 @@ def mi_cmd(
             unit=unit,
             policy=policy,
             outputs={"--save": save},
+            ci=ci,
         )
         tok = _load(file, alphabet, policy)
         m = _model(mode, steps, hidden, arch, seed, device, quiet, x=x, y=y).fit(tok)
-        est = m.mutual_info(estimator=estimator, passes=passes)
+        est = _query(m.mutual_info, estimator=estimator, passes=passes, ci=ci)
     except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     if save is not None:
@@ -275,7 +312,7 @@ def scan_cmd(
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
     steps: _Steps = 3000,
-    hidden: _Hidden = 256,
+    hidden: _Hidden = None,
     arch: _Arch = "auto",
     estimator: _Est = "time_free",
     passes: _Passes = 3,
@@ -319,7 +356,7 @@ def scan_cmd(
         st = None
         if starts is not None:
             st = parse_positions(starts, tok.data.shape[1] - window + 1, "starts")
-        res = m.scan(window, starts=st, estimator=estimator, passes=passes)
+        res = _query(m.scan, window, starts=st, estimator=estimator, passes=passes)
     except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     if save is not None:
@@ -356,7 +393,7 @@ def kl_cmd(
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
     steps: _Steps = 3000,
-    hidden: _Hidden = 256,
+    hidden: _Hidden = None,
     arch: _Arch = "auto",
     estimator: _Est = "time_free",
     passes: _Passes = 5,
@@ -364,6 +401,7 @@ def kl_cmd(
     device: _Device = "cpu",
     threads: _Threads = 1,
     unit: _Unit = "nats",
+    ci: _Ci = 0.95,
     as_json: _Json = False,
     quiet: _Quiet = False,
 ) -> None:
@@ -382,6 +420,7 @@ def kl_cmd(
             device=device,
             unit=unit,
             policy=policy,
+            ci=ci,
         )
         tp, tq = _load(p_file, alphabet, policy), _load(q_file, alphabet, policy)
         ap, aq = tp.alphabets[0], tq.alphabets[0]
@@ -395,7 +434,7 @@ def kl_cmd(
         tq = Tokens(tq.data, np.full(tq.data.shape[1], k))
         mp = _model("entropy", steps, hidden, arch, seed, device, quiet).fit(tp)
         mq = _model("entropy", steps, hidden, arch, seed, device, quiet, holdout=0.0).fit(tq)
-        est = kl_divergence(mp, mq, estimator=estimator, passes=passes, seed=seed)
+        est = _query(kl_divergence, mp, mq, estimator=estimator, passes=passes, seed=seed, ci=ci)
     except (ValueError, TypeError, OSError) as exc:
         _fail(exc)
     _print(est, unit, as_json)

@@ -10,14 +10,13 @@ __all__ = ["cache_dir", "configure"]
 
 
 def cache_dir() -> str:
-    """The directory for infometer's compiled kernels (not created here)."""
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser(r"~\AppData\Local")
-    elif sys.platform == "darwin":
-        base = os.path.expanduser("~/Library/Caches")
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return os.path.join(base, "infometer", "numba")
+    """The directory for infometer's compiled kernels (not created here): ``numba`` in the
+    user cache directory of the platform, as ``platformdirs`` finds it (``$XDG_CACHE_HOME``
+    or ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows).
+    ``NUMBA_CACHE_DIR``, when set, wins (see :func:`configure`)."""
+    from platformdirs import user_cache_dir
+
+    return os.path.join(user_cache_dir("infometer", appauthor=False), "numba")
 
 
 def configure() -> None:

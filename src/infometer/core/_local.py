@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate, unit_factor
+from infometer.core.results import Result
 
 __all__ = ["LocalRaw", "LocalValues"]
 
@@ -47,8 +48,8 @@ class LocalRaw:
     warnings: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class LocalValues:
+@dataclass(frozen=True, eq=False, repr=False)
+class LocalValues(Result):
     """Local values of one quantity, one per sample (row of the embedding).
 
     Attributes

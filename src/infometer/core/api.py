@@ -6,8 +6,10 @@ Nothing here knows any estimator family: methods and ``auto`` rules come from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import functools
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -22,6 +24,7 @@ from infometer.core.data import (
     check_int,
 )
 from infometer.core.estimate import Estimate, resolve_unit
+from infometer.core.seeding import Seed, check_seed, resolve_seed
 from infometer.core.validation import check_bool
 
 __all__ = [
@@ -111,7 +114,7 @@ def run_local(
     method: str = "auto",
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     params: dict[str, Any] | None = None,
 ) -> LocalValues:
     """Local values of ``quantity`` from validated variables: the ``local=True`` route.
@@ -119,12 +122,18 @@ def run_local(
     The estimator's ``func.local_values`` hook (see :mod:`infometer.core._local`) receives the
     same variables and checked parameters as ``func`` would in :func:`run`, so the mean
     of the values is the estimate of the same method and parameters.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     from infometer.core.estimate import unit_factor
 
     unit_name = resolve_unit(unit, base)
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    drawn = not isinstance(check_seed(seed), int)
+    seed = resolve_seed(seed)
     params = dict(params or {})
     diagnostics: dict[str, Any] = {}
     if not isinstance(method, str):
@@ -146,6 +155,8 @@ def run_local(
     else:
         name = method
     spec = registry.get(quantity, name)
+    if drawn and "seed" in spec.params:  # the seed drawn for seed=None / a Generator
+        diagnostics["seed"] = seed
     hook = getattr(spec.func, "local_values", None)
     if hook is None:
         raise ValueError(
@@ -195,8 +206,8 @@ def run(
     unit_name = resolve_unit(unit, base)
     if ci is not None:
         ci = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    drawn = not isinstance(check_seed(seed), int)
+    seed = resolve_seed(seed)
     n_resamples = check_int(n_resamples, "n_resamples", min_value=10)
     params = dict(params or {})
     diagnostics: dict[str, Any] = {}
@@ -210,6 +221,8 @@ def run(
         name = method
     spec = registry.get(quantity, name)
     _check_kinds(spec, quantity, variables)
+    if drawn and ("seed" in spec.params or ci is not None):  # so the call can be repeated
+        diagnostics["seed"] = seed
     if "seed" in spec.params:
         params.setdefault("seed", seed)
     full = spec.check_params(params)
@@ -317,6 +330,16 @@ def _check_roles(quantity: Any, data: Any) -> dict[str, Any]:
     return {r: data[r] for r in roles if r in data and not (r in optional and data[r] is None)}
 
 
+def _columns_of(func: str) -> Callable[[dict, dict], tuple[dict, dict]]:
+    """The ``prepare`` of a function that takes ``data=`` (a frame whose columns the role
+    arguments name): :func:`_from_frame` with ``func`` named in its errors."""
+
+    def prepare(data: dict[str, Any], options: dict[str, Any]) -> tuple[dict, dict]:
+        return _from_frame(options.pop("data"), data, func), options
+
+    return prepare
+
+
 def _route_entropy(order: Any, kind: Any, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """``(quantity, params)`` for ``entropy(x, order=..., kind=...)``: the Rényi and Tsallis
     entropies are quantities of their own (registered by the ``generalized`` family, which
@@ -341,7 +364,7 @@ def estimate(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     paired: bool = True,
     local: bool = False,
@@ -350,6 +373,12 @@ def estimate(
     """Generic entry point: ``data`` maps role names (``x``, ``y``...) to arrays.
 
     ``local=True`` returns the local (pointwise) values instead (:func:`run_local`).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     local = check_bool(local, "local")
     if local and ci is not None:
@@ -366,6 +395,61 @@ def estimate(
     return run(
         quantity, variables, method=method, unit=unit, base=base, ci=ci, seed=seed, params=params
     )
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def quantity_function(
+    quantity: str,
+    roles: Sequence[str],
+    *,
+    paired: bool = True,
+    fixed: Mapping[str, Any] | None = None,
+    prepare: Callable[[dict[str, Any], dict[str, Any]], tuple[dict, dict]] | None = None,
+) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """The body of a public function of a registered quantity, written once.
+
+    The decorated function declares the public signature and the docstring (the data roles
+    first, then the shared options ``method``, ``unit``, ``base``, ``ci``, ``seed``,
+    ``discrete``, the quantity's own keywords and ``**params``) and has no body: a call
+    binds its arguments, takes the arguments named in ``roles`` as the data and passes
+    every other one, with ``fixed``, to :func:`estimate`.  ``prepare(data, options)``, when
+    given, returns the ``(data, options)`` to pass instead (a frame's columns looked up, a
+    family's own defaults).
+
+    Examples
+    --------
+    >>> @quantity_function("entropy", ("x",))
+    ... def my_entropy(x, *, method="auto", unit="nats", seed=0, **params):
+    ...     '''Entropy of x.'''
+    >>> round(my_entropy([0, 1] * 50, method="plugin", unit="bits").value, 6)
+    1.0
+    """
+
+    def decorate(declared: Callable[_P, _R]) -> Callable[_P, _R]:
+        sig = inspect.signature(declared)
+        extra = [p.name for p in sig.parameters.values() if p.kind is p.VAR_KEYWORD]
+        if [r for r in roles if r not in sig.parameters]:
+            raise TypeError(f"{declared.__name__} does not declare the roles {list(roles)}")
+
+        @functools.wraps(declared)
+        def public(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            options = dict(bound.arguments)
+            params = options.pop(extra[0], {}) if extra else {}
+            data = {r: options.pop(r) for r in roles}
+            options.update(params)
+            options.update(fixed or {})
+            if prepare is not None:
+                data, options = prepare(data, options)
+            return estimate(quantity, data, paired=paired, **options)  # type: ignore[return-value]
+
+        return public
+
+    return decorate
 
 
 def _from_frame(data: Any, args: dict[str, Any], func: str = "mutual_info") -> dict[str, Any]:
@@ -439,7 +523,7 @@ def entropy(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     order: float | None = None,
     kind: str | None = None,
@@ -457,6 +541,9 @@ def entropy(
         (quantity ``renyi_entropy``), ``kind="tsallis"`` with ``order=q`` the Tsallis
         entropy (``tsallis_entropy``); ``kind="renyi"`` needs ``order``.  Left unset
         (the default) this is the Shannon entropy.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     samples = _from_frame(data, {"x": x}, "entropy")
     if order is not None or kind is not None:  # issue 26: generalised entropies
@@ -485,6 +572,7 @@ def entropy(
     )
 
 
+@quantity_function("mutual_info", ("x", "y"), prepare=_columns_of("mutual_info"))
 def mutual_info(
     x: Any,
     y: Any,
@@ -493,7 +581,7 @@ def mutual_info(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     data: Any = None,
     local: bool = False,
@@ -509,22 +597,13 @@ def mutual_info(
         Return the local (pointwise) values i(x_t; y_t) instead, a :class:`LocalValues`
         whose mean is the estimate of the same method and parameters (methods
         ``plugin``, ``gaussian``, ``ksg1``, ``ksg2``; see docs/timeseries.md).
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
-    samples = _from_frame(data, {"x": x, "y": y})
-    return estimate(
-        "mutual_info",
-        samples,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        local=local,
-        **params,
-    )
 
 
+@quantity_function("cond_mutual_info", ("x", "y", "z"), prepare=_columns_of("cond_mutual_info"))
 def cond_mutual_info(
     x: Any,
     y: Any,
@@ -534,7 +613,7 @@ def cond_mutual_info(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     data: Any = None,
     local: bool = False,
@@ -549,20 +628,10 @@ def cond_mutual_info(
     local
         Return the local values i(x_t; y_t | z_t) instead (methods ``plugin``,
         ``gaussian``, ``ksg1`` / ``frenzel_pompe``), whose mean is the estimate.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
-    samples = _from_frame(data, {"x": x, "y": y, "z": z}, "cond_mutual_info")
-    return estimate(
-        "cond_mutual_info",
-        samples,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        local=local,
-        **params,
-    )
 
 
 def kl_divergence(
@@ -573,7 +642,7 @@ def kl_divergence(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ) -> Estimate:
@@ -583,6 +652,9 @@ def kl_divergence(
     ----------
     p, q
         Samples of P and of Q (their sizes may differ; their dimensions must match).
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     variables = as_variables({"p": p, "q": q}, discrete=discrete, paired=False)
     if variables["p"].d != variables["q"].d:

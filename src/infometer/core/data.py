@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, as_generator
 from infometer.core.validation import check_choice, check_float, check_int
 
 __all__ = [
@@ -262,17 +263,21 @@ def cell_widths(col: np.ndarray, ties: Ties) -> np.ndarray:
     return w[np.searchsorted(u, col, side="right") - 1]
 
 
-def dequantize(
-    col: np.ndarray, widths: np.ndarray, seed: int | np.random.Generator | None = 0
-) -> np.ndarray:
+def dequantize(col: np.ndarray, widths: np.ndarray, seed: Seed = 0) -> np.ndarray:
     """``col`` with each value spread uniformly over its cell ``[v - w/2, v + w/2]``
-    (:func:`cell_widths`), drawn from ``seed`` (an int, or a ``numpy.random.Generator``
-    whose next ``len(col)`` uniforms are used).
+    (:func:`cell_widths`), drawn from ``seed`` (a ``numpy.random.Generator``'s next
+    ``len(col)`` uniforms are used).
 
     Rounded data ``X = Δ·round(Y/Δ)`` become ``X' = X + U``, ``U ~ Uniform(-Δ/2, Δ/2)``
     independent of everything: ``X'`` has the histogram density ``P(X = v)/Δ`` on each
     cell, so ``h(X') = H(X) + log Δ`` and, since ``X`` is a function of ``X'``,
     ``I(X'; Y') = I(X; Y)`` (docs/knn.md, "Ties and rounding").
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -282,8 +287,7 @@ def dequantize(
     >>> bool(np.all(np.abs(y - x) <= 0.05 + 1e-12)), np.unique(y).size
     (True, 5)
     """
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    return col + widths * (rng.random(col.size) - 0.5)
+    return col + widths * (as_generator(seed).random(col.size) - 0.5)
 
 
 # ------------------------------------------------------------------ the variable

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result, json_safe
+
 __all__ = [
     "Estimate",
     "UNITS",
@@ -111,32 +113,9 @@ def unit_factor(src: str, dst: str) -> float:
     return math.log(_unit_base(s)) / math.log(_unit_base(d))
 
 
-def _jsonable(obj: Any) -> Any:
-    """Convert numpy scalars/arrays and tuples into plain JSON types."""
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating | float):
-        f = float(obj)
-        if math.isnan(f):
-            return "nan"
-        if math.isinf(f):
-            return "inf" if f > 0 else "-inf"
-        return f
-    if obj is None or isinstance(obj, str | int | bool):
-        return obj
-    return repr(obj)
-
-
 def _stored_number(v: Any, key: str) -> float:
-    """A number of a stored estimate: a real number, or ``to_dict``'s "nan"/"inf"/"-inf"."""
+    """A number of a stored estimate: a real number, or "nan"/"inf"/"-inf" (the strings
+    that ``to_dict`` wrote before non-finite numbers became ``null`` + ``"nonfinite"``)."""
     if isinstance(v, str) and v in ("nan", "inf", "-inf"):
         return float(v)
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
@@ -190,8 +169,36 @@ def round_to_error(value: float, error: float | None) -> tuple[str, str | None]:
     return f"{v:.{d}f}", f"{e:.{d}f}"
 
 
-@dataclass(frozen=True, eq=False)
-class Estimate:
+def _restore_nonfinite(d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` with each number named in ``d["nonfinite"]`` (``to_dict``'s ``null`` + reason)
+    put back as a float; a bad entry is a ``ValueError`` naming it."""
+    why = d.get("nonfinite")
+    if not why:
+        return d
+    if not isinstance(why, dict):
+        raise TypeError(f"d['nonfinite'] must be a dict of path -> reason, got {why!r}")
+    import copy
+
+    out = copy.deepcopy({k: v for k, v in d.items() if k != "nonfinite"})
+    for path, reason in why.items():
+        if reason not in ("nan", "inf", "-inf") or not isinstance(path, str):
+            raise ValueError(f"d['nonfinite'][{path!r}] must be 'nan', 'inf' or '-inf'")
+        *up, last = path.split("/")
+        box: Any = out
+        try:
+            for key in up:
+                box = box[int(key)] if isinstance(box, list) else box[key]
+            if isinstance(box, list):
+                box[int(last)] = float(reason)
+            else:
+                box[last] = float(reason)
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise ValueError(f"d['nonfinite'] names {path!r}, which d does not have") from None
+    return out
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Estimate(Result):
     """An information quantity with its uncertainty and provenance.
 
     Parameters
@@ -283,8 +290,12 @@ class Estimate:
     def __bool__(self) -> bool:
         return self.value != 0.0
 
+    # Equality and hashing (docs/api.md): an Estimate is float-like.  It equals a real
+    # number x when value == x, and another Estimate when every field is equal; it hashes
+    # as its value, so a == b implies hash(a) == hash(b) (NaN hashes as 0, whatever object
+    # holds it, so an Estimate of NaN equals and hashes as itself).
     def __hash__(self) -> int:
-        return hash((self.value, self.unit, self.method, self.quantity, self.n))
+        return 0 if math.isnan(self.value) else hash(self.value)
 
     @staticmethod
     def _other(o: Any) -> float:
@@ -293,10 +304,9 @@ class Estimate:
     def __eq__(self, o: object) -> bool:
         if isinstance(o, Estimate):
             return self.to_dict() == o.to_dict()
-        try:
-            return self.value == float(o)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            return NotImplemented
+        if isinstance(o, numbers.Number):  # numpy scalars too; strings and arrays are not
+            return self.value == o
+        return NotImplemented
 
     def __lt__(self, o: Any) -> bool:
         return self.value < self._other(o)
@@ -343,19 +353,48 @@ class Estimate:
 
     # ----------------------------------------------------------- serialising
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict; :meth:`from_dict` inverts it."""
-        return {
-            "value": _jsonable(self.value),
+        """A JSON-safe dict; :meth:`from_dict` inverts it.
+
+        A non-finite number is ``null``, named with its reason under ``"nonfinite"``
+        (``{"value": None, ..., "nonfinite": {"value": "nan"}}``).
+        """
+        why: dict[str, str] = {}
+        out = {
+            "value": json_safe(self.value, why, "value"),
             "unit": self.unit,
             "method": self.method,
             "quantity": self.quantity,
-            "params": _jsonable(self.params),
+            "params": json_safe(self.params, why, "params"),
             "n": self.n,
-            "stderr": _jsonable(self.stderr),
-            "ci": None if self.ci is None else _jsonable(list(self.ci)),
+            "stderr": json_safe(self.stderr, why, "stderr"),
+            "ci": None if self.ci is None else json_safe(list(self.ci), why, "ci"),
             "ci_level": self.ci_level,
-            "diagnostics": _jsonable(self.diagnostics),
+            "diagnostics": json_safe(self.diagnostics, why, "diagnostics"),
         }
+        if why:
+            out["nonfinite"] = why
+        return out
+
+    def to_frame(self) -> Any:
+        """One row: value, unit, stderr, ci_low, ci_high, ci_level, method, quantity, n."""
+        import pandas as pd
+
+        lo, hi = (None, None) if self.ci is None else self.ci
+        return pd.DataFrame(
+            [
+                {
+                    "value": self.value,
+                    "unit": self.unit,
+                    "stderr": self.stderr,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "ci_level": self.ci_level,
+                    "method": self.method,
+                    "quantity": self.quantity,
+                    "n": self.n,
+                }
+            ]
+        )
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Estimate:
@@ -373,6 +412,7 @@ class Estimate:
         """
         if not isinstance(d, dict):
             raise TypeError(f"from_dict needs a dict (to_dict's output), got {type(d).__name__}")
+        d = _restore_nonfinite(d)
         if "value" not in d:
             raise ValueError("from_dict needs a dict with at least a 'value' key")
         ci = d.get("ci")

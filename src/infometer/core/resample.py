@@ -40,6 +40,12 @@ Which scheme applies is a property of the estimator (``EstimatorSpec.resampling`
   train/test split in estimators that split) and the interval is value ± t·sd.
 * ``"none"``: no error bars; asking for them is an error.
 
+A trained estimator that checks its own bias (``diagnostics["bias_check"]`` in nats, see
+:func:`infometer.core.uncertainty.bias_check`) gets every interval widened by
+``|bias check|`` on both sides (:func:`infometer.core.uncertainty.widen_by_bias`); its
+``func.resample_params(params)`` gives the parameters of the re-runs (the check is made
+once, on the estimate itself).
+
 An estimator function may expose ``func.resample_view(variables, params)`` returning
 ``(inner_spec, inner_variables, inner_params)``: rows of ``inner_variables`` are then
 resampled with ``inner_spec`` (transfer entropy resamples its embedded rows, never the
@@ -69,7 +75,8 @@ from infometer.core.data import Variable
 from infometer.core.progress import progress_bar
 from infometer.core.registry import UNPAIRED, EstimatorSpec, Raw
 from infometer.core.registry import get as get_spec
-from infometer.core.uncertainty import interval_from_stderr
+from infometer.core.seeding import Seed, as_generator, resolve_seed
+from infometer.core.uncertainty import interval_from_stderr, widen_by_bias
 
 __all__ = [
     "error_bars",
@@ -294,12 +301,27 @@ def summary_interval(
     *,
     statistic: Any = np.mean,
     level: float = 0.95,
-    seed: int | None = 0,
+    seed: Seed = 0,
     n_resamples: int = 200,
 ) -> tuple[float, tuple[float, float], dict[str, Any]]:
     """``(stderr, (low, high), diagnostics)`` of ``statistic(values)`` for a serially
     dependent sequence (local values in time order) by block subsampling, the
     ``"block"`` scheme of :func:`error_bars` applied to the values themselves.
+
+    Parameters
+    ----------
+    values
+        The sequence, in time order.
+    statistic
+        Function of the values (default: the mean).
+    level
+        Coverage of the interval.
+    seed
+        Seed of the block draws. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
+    n_resamples
+        Number of block subsamples.
 
     Examples
     --------
@@ -316,7 +338,7 @@ def summary_interval(
         raise ValueError("values must be finite for an interval")
     value = float(statistic(v))
     ell, n_blocks, keep = _block_plan(v[:, None], n)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     vals, sizes = np.empty(n_resamples), np.empty(n_resamples)
     for b in range(n_resamples):
         idx = _block_indices(rng, n, n_blocks, keep)
@@ -340,7 +362,7 @@ def resample_values(
     *,
     scheme: str,
     n_resamples: int,
-    seed: int | None,
+    seed: Seed,
     fraction: float = SUBSAMPLE_FRACTION,
     progress: bool | None = None,
 ) -> np.ndarray:
@@ -360,7 +382,9 @@ def resample_values(
     n_resamples
         Number of re-runs.
     seed
-        Seed of the resampling; re-run ``b`` gets estimator seed ``seed + 1 + b``.
+        Seed of the resampling; re-run ``b`` gets estimator seed ``seed + 1 + b``. An int >= 0 (the
+        same int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None
+        (fresh entropy from the operating system).
     fraction
         m / n for subsampling (m at most :data:`MAX_SUBSAMPLE`).
     progress
@@ -373,19 +397,21 @@ def resample_values(
         The re-run values in nats.
     """
     spec, variables, params = _view(spec, variables, params)
-    rng = np.random.default_rng(seed)
+    seed = resolve_seed(seed)
+    rng = as_generator(seed)
     paired = spec.quantity not in UNPAIRED
     replace = scheme == "bootstrap"
     if scheme == "block":
         n_rows = next(iter(variables.values())).n
         _, n_blocks, keep = _block_plan(list(variables.values()), n_rows)
     out = np.empty(n_resamples)
-    p = dict(params)
+    hook = getattr(spec.func, "resample_params", None)
+    p = dict(params) if hook is None else hook(dict(params))
     bar = None
     t0 = time.perf_counter()
     for b in range(n_resamples):
         if "seed" in p:
-            p["seed"] = None if seed is None else int(seed) + 1 + b
+            p["seed"] = seed + 1 + b
         if scheme == "seeds":
             vs = list(variables.values())
         elif scheme == "block":
@@ -427,7 +453,7 @@ def error_bars(
     raw: Raw,
     *,
     level: float,
-    seed: int | None,
+    seed: Seed,
     n_resamples: int = 200,
 ) -> tuple[float | None, tuple[float, float], dict[str, Any]]:
     """Return ``(stderr, (low, high), diagnostics)`` for ``raw`` at ``level``.
@@ -441,20 +467,38 @@ def error_bars(
     level
         Confidence level in (0, 1).
     seed
-        Seed of the resampling.
+        Seed of the resampling. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     n_resamples
         Number of resamples (capped at :data:`MAX_SEEDS` for ``"seeds"``).
 
     Returns
     -------
     tuple
-        ``(stderr, (low, high), diagnostics)`` in nats.
+        ``(stderr, (low, high), diagnostics)`` in nats; an estimate with a bias check
+        (``raw.diagnostics["bias_check"]``) has its interval widened by it.
 
     Raises
     ------
     ValueError
         When the scheme is ``"none"``, or the estimate or a resample is not finite.
     """
+    se, interval, diag = _error_bars(
+        spec, variables, params, raw, level=level, seed=seed, n_resamples=n_resamples
+    )
+    bias = raw.diagnostics.get("bias_check")
+    if bias is not None and np.isfinite(bias) and bias != 0:
+        interval = widen_by_bias(interval, bias)
+        diag["ci_method"] += f", widened by the bias check (|{bias:.3g}| nats)"
+    return se, interval, diag
+
+
+def _error_bars(
+    spec: EstimatorSpec, variables: dict[str, Variable], params: dict[str, Any], raw: Raw, **kw: Any
+) -> tuple[float | None, tuple[float, float], dict[str, Any]]:
+    """:func:`error_bars` before the bias check: the interval of the scheme."""
+    level, seed, n_resamples = kw["level"], kw["seed"], kw["n_resamples"]
     scheme = spec.resampling
     if scheme == "posterior" or (scheme in ("native", "seeds") and raw.stderr is not None):
         if raw.stderr is None:

@@ -18,14 +18,18 @@ and returns the loss of the trained network, ``val_loss()`` scores the EMA netwo
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, TypeVar
 
 from infometer.core.data import check_choice, check_float, check_int
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
 from infometer.core.validation import resolve_device
 
 __all__ = [
@@ -36,20 +40,31 @@ __all__ = [
     "optimizer",
     "run_epochs",
     "set_threads",
+    "small_network_threads",
+    "scaled_eval_every",
+    "scaled_width",
+    "split_scaled",
     "train",
 ]
 
 _CLOCKS = ("wall", "cpu")
 _SCHEDULES = ("constant", "cosine")
 _LR_FLOOR = 0.05
+#: Networks with fewer parameters than this train (in :func:`train`) and are evaluated (the
+#: estimators' held-out passes) on one torch thread on the CPU: their matrix products are
+#: too small to share out, and torch's default of one thread per core spends more time in
+#: synchronisation than in arithmetic (an InfoSEDD MLP: 30 steps in 38.5 s on all cores
+#: against 2.7 s on one; docs/neural.md times its examples).  The caller's thread count
+#: is restored afterwards.
+SMALL_NETWORK = 5_000_000
 
 
 #: The device check of every trainable estimator (one implementation, in validation).
 check_device = resolve_device
 
 
-@dataclass
-class TrainLog:
+@dataclass(eq=False, repr=False)
+class TrainLog(Result):
     """What happened during training.
 
     Attributes
@@ -197,6 +212,66 @@ class TrainSettings:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def updated(self, given: dict[str, Any], owner: str) -> TrainSettings:
+        """These settings with the ``given`` ones changed (checked); an unknown name is a
+        ``TypeError`` naming ``owner``, as Python's own error for a keyword would."""
+        unknown = sorted(set(given) - set(self.fields()))
+        if unknown:
+            raise TypeError(f"{owner} got unexpected keyword arguments {unknown}")
+        return replace(self, **given)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def takes_training(scaled: tuple[str, ...] = (), **defaults: Any) -> Callable[[_F], _F]:
+    """Declare the training hyper-parameters on a model that takes them as ``**training``.
+
+    Their names, types and checks are :class:`TrainSettings`' (one declaration for every
+    trainable model); the model states only the defaults it changes.  The signature that
+    ``inspect.signature`` (``help``, the registry, the surface test) reads lists them
+    after the function's own parameters, with the model's defaults; the function gets
+    them with ``func.training_defaults.updated(training, name)``.  The names in ``scaled``
+    default to ``None`` in the signature: the model scales them to the data at fit time
+    (issue 35), from the value in ``defaults`` (the one for large data); see
+    :func:`split_scaled`.
+    """
+    base = TrainSettings(**defaults)
+
+    def decorate(func: _F) -> _F:
+        sig = inspect.signature(func)
+        own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        extra = [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None if name in scaled else getattr(base, name),
+                annotation=f"{kind} | None" if name in scaled else kind,
+            )
+            for name, kind in TrainSettings.__annotations__.items()
+        ]
+        func.__signature__ = sig.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]
+        func.training_defaults = base  # type: ignore[attr-defined]
+        return func
+
+    return decorate
+
+
+def split_scaled(training: dict[str, Any], names: tuple[str, ...]) -> tuple[dict, dict]:
+    """(the settings given, whether each of ``names`` is left to the data's scale).
+
+    A name absent from ``training`` or given as ``None`` is scaled; the others are kept
+    as given.
+
+    Examples
+    --------
+    >>> split_scaled({"eval_every": None, "lr": 0.1, "warmup": 5}, ("eval_every", "warmup"))
+    ({'lr': 0.1, 'warmup': 5}, {'eval_every': True, 'warmup': False})
+    """
+    flags = {k: training.get(k) is None for k in names}
+    given = {k: v for k, v in training.items() if not (k in flags and v is None)}
+    return given, flags
+
 
 def ema_decay(target: float, step: int) -> float:
     """EMA decay at ``step``: warmed up so that short runs are not dominated by the start."""
@@ -214,10 +289,78 @@ def set_threads(threads: int | None) -> int:
     return torch.get_num_threads()
 
 
+@contextlib.contextmanager
+def small_network_threads(net: Any, device: Any = "cpu") -> Iterator[int]:
+    """Run the block on one torch thread when ``net`` is small and on the CPU (restored
+    after); yields the thread count in use.
+
+    Examples
+    --------
+    >>> import torch
+    >>> with small_network_threads(torch.nn.Linear(2, 2)) as k:
+    ...     k
+    1
+    """
+    import torch
+
+    n_params = sum(p.numel() for p in net.parameters())
+    cpu = torch.device(device).type == "cpu"
+    before = torch.get_num_threads()
+    one = cpu and n_params < SMALL_NETWORK and before > 1
+    if one:
+        torch.set_num_threads(1)
+    try:
+        yield torch.get_num_threads()
+    finally:
+        if one:
+            torch.set_num_threads(before)
+
+
+def scaled_eval_every(n_train: int, largest: int, *, smallest: int = 25) -> int:
+    """Steps between validation evaluations scaled to the data: ``n_train / 8``, at least
+    ``smallest`` and at most ``largest`` (the setting for large data).  A few hundred rows
+    are then checked every few dozen steps, before a network that memorises them gets far
+    (the early-stopping rule of docs/neural.md and docs/infosedd.md).
+
+    Examples
+    --------
+    >>> scaled_eval_every(216, 250), scaled_eval_every(720, 250), scaled_eval_every(40_000, 250)
+    (27, 90, 250)
+    """
+    return int(min(largest, max(smallest, round(n_train / 8))))
+
+
+def scaled_width(n_train: int, largest: int, *, smallest: int = 32) -> int:
+    """Hidden width scaled to the data: the power of two nearest ``n_train / 4``, between
+    ``smallest`` and ``largest`` (the width for large data), so that a few hundred rows do
+    not meet a network with a hundred times as many parameters.
+
+    Examples
+    --------
+    >>> scaled_width(216, 256), scaled_width(720, 256), scaled_width(3600, 256)
+    (64, 128, 256)
+    """
+    width = 2 ** round(math.log2(max(1.0, n_train / 4)))
+    return int(min(largest, max(smallest, width)))
+
+
 def _clock(kind: str) -> Callable[[], float]:
     return time.perf_counter if kind == "wall" else time.process_time
 
 
+def _on_small_network_threads(func: Callable[..., TrainLog]) -> Callable[..., TrainLog]:
+    """Run ``func(net, ...)`` inside :func:`small_network_threads` of ``net``."""
+
+    @functools.wraps(func)
+    def wrapper(net: Any, *args: Any, **kwargs: Any) -> TrainLog:
+        device = next((p.device for p in net.parameters()), "cpu")
+        with small_network_threads(net, device):
+            return func(net, *args, **kwargs)
+
+    return wrapper
+
+
+@_on_small_network_threads
 def train(
     net: Any,
     ema_net: Any,
@@ -257,6 +400,9 @@ def train(
         Score the untrained network too (step 0): if training never beats it on the
         validation split, the initial weights are kept (a neural MI critic initialised to a
         constant then reports 0 instead of an overfitted value).
+
+    A network below :data:`SMALL_NETWORK` parameters trains on one torch thread on the CPU
+    (:func:`small_network_threads`).
     """
     import torch
 

@@ -6,6 +6,15 @@ Every interval in infometer is built here:
   t quantile on ``dof`` degrees of freedom when the standard error itself was estimated
   from few replicates (``dof = k - 1`` for k seeds, re-runs or items);
 * from k replicates (seeds, re-runs, items): mean ± t_{k-1}·sd/√k;
+* widened by a **bias check** (:func:`bias_check`, :func:`widen_by_bias`): a trained
+  estimator (InfoSEDD, the neural bounds) measures its own model error at the user's
+  sample size on a reference whose answer is known (shuffled pairs, where MI is 0; a
+  Gaussian surrogate of known MI; the held-out likelihood form of the same quantity).
+  Every interval of such an estimate is widened by ``|bias check|`` on both sides, and the
+  check is flagged (``bias_check_large``, with a warning) when it is not small next to
+  the value: ``|b| > max(BIAS_RELATIVE·|value|, BIAS_FLOOR)``.  A noisy check is not
+  excused by its noise: the value it judges was trained with the same settings on as
+  many rows, so its error is of the same size.
 * and, for a quantity that is ≥ 0 by definition (``registry.NONNEGATIVE``: MI, CMI, KL,
   TE, AIS, TC, DTC, capacity, ...), one policy for the bound (:func:`respect_bounds`,
   applied by :func:`infometer.core.api.run` and :func:`make_estimate`): a lower bound below 0
@@ -43,9 +52,18 @@ __all__ = [
     "interval_from_stderr",
     "replicate_summary",
     "make_estimate",
+    "bias_check",
+    "widen_by_bias",
+    "BIAS_RELATIVE",
+    "BIAS_FLOOR",
     "respect_bounds",
     "exact_estimate",
 ]
+
+#: A bias check is small next to the value when within this share of it ...
+BIAS_RELATIVE = 0.1
+#: ... or below this many nats (a check of an estimate near 0 is judged in nats).
+BIAS_FLOOR = 0.02
 
 
 def _level(level: Any) -> float:
@@ -123,6 +141,90 @@ def replicate_summary(
     mean = float(v.mean())
     se = float(v.std(ddof=1) / math.sqrt(v.size))
     return mean, se, interval_from_stderr(mean, se, level, dof=v.size - 1)
+
+
+def bias_check(
+    value: float,
+    bias: float,
+    *,
+    method: str,
+    what: str,
+    se: float | None = None,
+    reference: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """Diagnostics and warnings of a trained estimator's check of its own bias.
+
+    Parameters
+    ----------
+    value
+        The estimate (nats).
+    bias
+        The check (nats): the estimate on a reference minus the reference's known answer
+        (or the score form minus the likelihood form of the same quantity).
+    method
+        ``diagnostics["bias_check_method"]``, e.g. ``"shuffled_pairs"``.
+    what
+        The check in words, for the warning ("the estimate on shuffled pairs, whose MI
+        is 0, was 0.31 nats").
+    se
+        Standard error of the check (Monte Carlo noise), if known.
+    reference
+        Facts about the reference (its answer, the estimate on it), recorded as
+        ``diagnostics["bias_check_reference"]``.
+
+    Returns
+    -------
+    tuple
+        ``(diagnostics, warnings)``: ``bias_check``, ``bias_check_se``,
+        ``bias_check_method``, ``bias_check_large`` (and the reference); one warning when
+        the check is large (never for a non-finite value, which has its own).
+
+    Examples
+    --------
+    >>> d, w = bias_check(2.43, 2.40, method="shuffled_pairs", what="the check gave 2.40")
+    >>> d["bias_check_large"], len(w)
+    (True, 1)
+    >>> bias_check(1.0, 0.01, method="shuffled_pairs", what="")[0]["bias_check_large"]
+    False
+    """
+    b, v = float(bias), float(value)
+    large = bool(
+        math.isfinite(v)
+        and (not math.isfinite(b) or abs(b) > max(BIAS_RELATIVE * abs(v), BIAS_FLOOR))
+    )
+    diag: dict[str, Any] = {
+        "bias_check": b,
+        "bias_check_se": None if se is None else float(se),
+        "bias_check_method": method,
+        "bias_check_large": large,
+    }
+    if reference is not None:
+        diag["bias_check_reference"] = dict(reference)
+    warns = []
+    if large:
+        warns.append(
+            f"the model's own error is not small at this sample size: {what}, a bias check "
+            f"of {b:+.3g} nats next to the estimate {v:.3g} nats (more than "
+            f"{BIAS_RELATIVE:.0%} of it); the value may be off by about that much and "
+            "intervals are widened by it. Use more rows or a classical estimator"
+        )
+    return diag, warns
+
+
+def widen_by_bias(interval: tuple[float, float], bias: float | None) -> tuple[float, float]:
+    """``(low − |bias|, high + |bias|)``: an interval that also holds the model error a bias
+    check measured (``bias`` None or NaN: unchanged; infinite: unbounded).
+
+    Examples
+    --------
+    >>> widen_by_bias((1.0, 2.0), -0.5)
+    (0.5, 2.5)
+    """
+    lo, hi = float(interval[0]), float(interval[1])
+    if bias is None or math.isnan(bias):
+        return (lo, hi)
+    b = abs(float(bias))
+    return (lo - b, hi + b)
 
 
 def respect_bounds(

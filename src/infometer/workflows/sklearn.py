@@ -16,6 +16,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
+from infometer.core.seeding import Seed
+
 __all__ = ["MutualInfoSelector"]
 
 
@@ -88,7 +90,9 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
     n_neighbors
         k of the kNN estimators (KSG, GKOV).
     seed
-        Seed of the jitter of tied values (the same seed gives the same selection).
+        Seed of the jitter of tied values (the same seed gives the same selection). An int >= 0 (the
+        same int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None
+        (fresh entropy from the operating system).
     n_jobs
         Threads (default: all cores).
 
@@ -112,7 +116,7 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
         discrete_features: Any = False,
         discrete_target: Any = "auto",
         n_neighbors: int = 3,
-        seed: int = 0,
+        seed: Seed = 0,
         n_jobs: int | None = None,
     ) -> None:
         self.k = k

@@ -7,6 +7,9 @@ import collections
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
+#: What an interrupted run says (the CLI prints it as its one line, exit status 130).
+INTERRUPTED = "interrupted; run again to resume"
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -52,7 +55,11 @@ class Outcome:
         )
 
     def raise_if_incomplete(self) -> None:
-        """Raise :class:`IncompleteRun` when any planned result is missing."""
+        """Raise :class:`IncompleteRun` when any planned result is missing, or
+        ``KeyboardInterrupt`` when Ctrl-C stopped the run (what Ctrl-C raises in Python;
+        finished results are in the sink, so a store resumes from them)."""
+        if self.missing and self.interrupted:
+            raise KeyboardInterrupt(INTERRUPTED)
         if self.missing:
             raise IncompleteRun(self)
 

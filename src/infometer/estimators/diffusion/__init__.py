@@ -14,6 +14,7 @@ The object API (train once, query many times) is :class:`InfoSEDD` in
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -50,14 +51,14 @@ def _model_kwargs(
     batch_size: int,
     lr: float,
     arch: str,
-    hidden: int,
+    hidden: int | None,
     holdout: float,
     device: str,
     seed: int,
     progress: bool,
 ) -> dict[str, Any]:
     kw: dict[str, Any] = {}
-    if arch in ("auto", "mlp"):
+    if arch in ("auto", "mlp") and hidden is not None:  # None: scaled to the data
         kw = {"hidden": hidden}
     return {
         "steps": steps,
@@ -137,7 +138,7 @@ def infosedd_entropy(
     batch_size: int = 256,
     lr: float = 1e-3,
     arch: str = "auto",
-    hidden: int = 256,
+    hidden: int | None = None,
     holdout: float = 0.2,
     estimator: str = "time_free",
     passes: int = 5,
@@ -155,7 +156,10 @@ def infosedd_entropy(
         **_model_kwargs(steps, batch_size, lr, arch, hidden, holdout, device, seed, progress),
     )
     model.fit(tok)
-    return _raw(model.entropy(estimator=estimator, passes=passes), model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # in diagnostics; api.run emits them once
+        est = model.entropy(estimator=estimator, passes=passes, seed=seed)
+    return _raw(est, model)
 
 
 def _mi(x: Variable, y: Variable, mode: str, **kw: Any) -> Raw:
@@ -166,7 +170,10 @@ def _mi(x: Variable, y: Variable, mode: str, **kw: Any) -> Raw:
     tok = join_tokens(_block_tokens(x), _block_tokens(y))
     model = InfoSEDD(mode, x=tok.blocks[0], y=tok.blocks[1], **_model_kwargs(**kw))
     model.fit(tok)
-    return _raw(model.mutual_info(estimator=estimator, passes=passes), model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # in diagnostics; api.run emits them once
+        est = model.mutual_info(estimator=estimator, passes=passes, seed=model.seed)
+    return _raw(est, model)
 
 
 def _mi_estimator(mode: str, name: str, doc: str) -> Any:
@@ -180,7 +187,7 @@ def _mi_estimator(mode: str, name: str, doc: str) -> Any:
         batch_size: int = 256,
         lr: float = 1e-3,
         arch: str = "auto",
-        hidden: int = 256,
+        hidden: int | None = None,
         holdout: float = 0.2,
         estimator: str = "time_free",
         passes: int = 5,
@@ -259,7 +266,7 @@ def infosedd_kl(
     batch_size: int = 256,
     lr: float = 1e-3,
     arch: str = "auto",
-    hidden: int = 256,
+    hidden: int | None = None,
     holdout: float = 0.2,
     estimator: str = "time_free",
     passes: int = 5,
@@ -276,7 +283,9 @@ def infosedd_kl(
     kw = _model_kwargs(steps, batch_size, lr, arch, hidden, holdout, device, seed, progress)
     mp = InfoSEDD("entropy", **kw).fit(Tokens(tp, sizes))
     mq = InfoSEDD("entropy", **{**kw, "holdout": 0.0}).fit(Tokens(tq, sizes))
-    est = kl_divergence(mp, mq, estimator=estimator, passes=passes, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # in diagnostics; api.run emits them once
+        est = kl_divergence(mp, mq, estimator=estimator, passes=passes, seed=seed)
     return _raw(est, mp, {"n_train_q": mq.log.n_train})
 
 

@@ -16,6 +16,7 @@ averaged over random orders).  InfoSEDD-H uses ``q`` = uniform, InfoSEDD-J uses
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import warnings
@@ -30,9 +31,23 @@ import torch.nn.functional as F
 from infometer.core.data import InfometerWarning, check_choice, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.progress import check_progress
-from infometer.core.training import TrainLog, TrainSettings
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
+from infometer.core.training import (
+    TrainLog,
+    scaled_eval_every,
+    scaled_width,
+    small_network_threads,
+    split_scaled,
+    takes_training,
+)
 from infometer.core.training import train as train_loop
-from infometer.core.uncertainty import make_estimate
+from infometer.core.uncertainty import (
+    bias_check,
+    interval_from_stderr,
+    make_estimate,
+    widen_by_bias,
+)
 
 from .model import build_denoiser, check_arch_kwargs, check_device
 from .tokens import Tokens, as_tokens, parse_positions
@@ -42,11 +57,18 @@ __all__ = ["InfoSEDD", "ScanResult", "kl_divergence", "TrainLog"]
 _MODES = ("entropy", "joint", "conditional")
 _ESTIMATORS = ("time_free", "time_sampled")
 _NEG = -1.0e4  # logit bias for tokens a position cannot take (softmax gives exactly 0)
+#: Settings for large data; ``eval_every=None``, ``warmup=None`` and an MLP without a
+#: ``hidden`` size are scaled down for fewer rows (:meth:`InfoSEDD._scale_to_data`).
+LARGEST_EVAL_EVERY = 250
+LARGEST_WARMUP = 200
+LARGEST_HIDDEN = 256
+_VAL_ROWS = 4096  # validation rows scored (a smaller split is repeated under new masks)
+_VAL_MASK_PASSES = 16  # at most this many mask draws per validation row
 _T_MIN = 1e-3  # clamp of the mask rate in the time-sampled estimator (1/t weight)
 
 
-@dataclass
-class ScanResult:
+@dataclass(eq=False, repr=False)
+class ScanResult(Result):
     """MI between a label block and every window of a sequence.
 
     Attributes
@@ -57,17 +79,31 @@ class ScanResult:
         MI estimate and Monte Carlo standard error of each window, in nats.
     window
         Window length.
+    bias
+        The bias check of each window (score minus likelihood form, nats; see
+        :func:`likelihood_check`); the plotted band is widened by its magnitude.
     """
 
     starts: np.ndarray
     values: np.ndarray
     stderr: np.ndarray
     window: int
+    bias: np.ndarray | None = None
 
     @property
     def peak(self) -> int:
         """Start of the window with the largest MI."""
         return int(self.starts[int(np.argmax(self.values))])
+
+    def to_frame(self) -> Any:
+        """One row per window: ``start``, ``mi`` (nats), ``stderr`` and, when recorded,
+        ``bias_check``."""
+        import pandas as pd
+
+        cols = {"start": self.starts, "mi": self.values, "stderr": self.stderr}
+        if self.bias is not None:
+            cols["bias_check"] = self.bias
+        return pd.DataFrame(cols)
 
     def plot(self, ax: Any = None, path: str | None = None) -> Any:
         """MI along the sequence with a band of ± 2 standard errors (Monte Carlo error
@@ -78,12 +114,13 @@ class ScanResult:
         ax, path = axes_and_path(ax, path)
         _, ax = new_axes(ax, figsize=(8, 3))
         ax.plot(self.starts, self.values, marker=".", lw=1, label="I(label; window)")
+        half = 2 * self.stderr + (0 if self.bias is None else np.abs(self.bias))
         ax.fill_between(
             self.starts,
-            self.values - 2 * self.stderr,
-            self.values + 2 * self.stderr,
+            self.values - half,
+            self.values + half,
             alpha=0.3,
-            label="± 2 stderr (Monte Carlo)",
+            label="± (2 stderr + |bias check|)" if self.bias is not None else "± 2 stderr",
         )
         ax.set_xlabel(f"window start (window = {self.window})")
         ax.set_ylabel("I(label; window) [nats]")
@@ -95,9 +132,10 @@ class ScanResult:
 MC_STDERR_NOTE = (
     "Monte Carlo error only: the spread over held-out rows and random masks of this "
     "trained model's estimate; the model's own error (training, split, capacity) is not in "
-    "it (a 16-step Markov chain came out 1.65% off, 3.9 of these standard errors). For an "
-    "interval that includes training and split variability use the functional API with "
-    "ci= (re-trains with other seeds), and check against a known answer."
+    "it (a 16-step Markov chain came out 1.65% off, 3.9 of these standard errors). The bias "
+    "check (diagnostics['bias_check']: score minus likelihood form) measures that error; "
+    "intervals (ci=) are widened by it. For training and split variability use the "
+    "functional API with ci= (re-trains with other seeds)."
 )
 
 
@@ -119,14 +157,20 @@ class InfoSEDD:
         ``"auto"`` (MLP for D <= 64, else transformer), ``"mlp"`` or ``"transformer"``.
     arch_kwargs
         Passed to the network (``hidden``, ``blocks``, ``d_embed``; ``d_model``,
-        ``n_layers``, ``n_heads``).
+        ``n_layers``, ``n_heads``).  Without ``hidden`` the MLP's width is scaled to the
+        training rows: 128 below about 1,000 rows, 256 above.
     steps, batch_size, lr, weight_decay, warmup, grad_clip, ema
         AdamW optimisation with linear warm-up, gradient clipping and an EMA of the
-        weights (the EMA weights are used for validation and estimation).
+        weights (the EMA weights are used for validation and estimation).  ``warmup=None``
+        (default): two evaluation intervals, at most 200 steps.
     val_fraction, eval_every, patience
         Early stopping: every ``eval_every`` steps the EMA model's loss on a held-out
         validation split is computed; training stops after ``patience`` evaluations
-        without improvement and the best weights are kept.
+        without improvement and the best weights are kept.  The untrained model (uniform
+        predictions: entropy ``D log V``, MI 0) is scored too, and kept if training never
+        beats it.  ``eval_every=None`` (default) scales to the training rows: ``n_train / 8``
+        steps, between 25 and 250, with at least 200 steps of patience; a small validation
+        split is scored under several masks per row.
     schedule
         Learning rate after the warm-up: ``"cosine"`` (default: decays to 5% at ``steps``)
         or ``"constant"`` (the default before, with ``steps=4000``; benchmarks/accuracy/infosedd.py
@@ -144,11 +188,25 @@ class InfoSEDD:
     device
         Torch device (``"cpu"`` by default; ``"cuda"`` for a GPU).
     seed
-        Seed for the split, the initialisation, the masks and the estimators.
+        Seed for the split, the initialisation, the masks and the estimators. An int >= 0 (the same
+        int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh
+        entropy from the operating system).
     progress
         Show a progress bar while training.
     """
 
+    @takes_training(
+        scaled=("eval_every", "warmup"),
+        steps=3000,
+        lr=1e-3,
+        weight_decay=0.01,
+        warmup=200,
+        grad_clip=1.0,
+        ema=0.999,
+        eval_every=250,
+        patience=4,
+        schedule="cosine",
+    )
     def __init__(
         self,
         mode: str = "entropy",
@@ -158,35 +216,28 @@ class InfoSEDD:
         window: int | None = None,
         arch: str = "auto",
         arch_kwargs: dict[str, int] | None = None,
-        steps: int = 3000,
         batch_size: int = 256,
-        lr: float = 1e-3,
-        weight_decay: float = 0.01,
-        warmup: int = 200,
-        grad_clip: float = 1.0,
-        ema: float = 0.999,
         val_fraction: float = 0.1,
-        eval_every: int = 250,
-        patience: int = 4,
-        max_seconds: float | None = None,
-        clock: str = "wall",
-        schedule: str = "cosine",
         holdout: float = 0.2,
         joint_fraction: float = 0.8,
         device: str = "cpu",
-        seed: int = 0,
+        seed: Seed = 0,
         progress: bool | None = None,
+        **training: Any,
     ) -> None:
         self.mode = check_choice(mode, "mode", _MODES)
         self.arch = check_choice(arch, "arch", ("auto", "mlp", "transformer"))
         self.arch_kwargs = check_arch_kwargs(dict(arch_kwargs or {}))
-        self.settings = TrainSettings.from_kwargs(locals())  # the optimiser arguments above
+        given, self._scaled = split_scaled(training, ("eval_every", "warmup"))
+        self._scaled["hidden"] = "hidden" not in self.arch_kwargs
+        self.settings = InfoSEDD.__init__.training_defaults.updated(given, "InfoSEDD")
+        self._given_patience = self.settings.patience
         self.steps = self.settings.steps
         self.batch_size = check_int(batch_size, "batch_size", min_value=1)
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
         self.joint_fraction = check_float(joint_fraction, "joint_fraction", low=0.0, high=1.0)
-        self.seed = check_int(seed, "seed", min_value=0)
+        self.seed = resolve_seed(seed)
         self.device = check_device(device)
         self.progress = check_progress(progress)
         self.window = None if window is None else check_int(window, "window", min_value=1)
@@ -343,7 +394,7 @@ class InfoSEDD:
         """
         tok = as_tokens(data, "data", alphabet)
         self._setup(tok)
-        rng = np.random.default_rng(self.seed)
+        rng = as_generator(self.seed)
         perm = rng.permutation(tok.data.shape[0])
         n_hold = 0 if eval_data is not None else int(round(self.holdout * perm.size))
         hold, rest = perm[:n_hold], perm[n_hold:]
@@ -364,12 +415,34 @@ class InfoSEDD:
         self.log.n_holdout = int(self.holdout_tokens.shape[0])
         return self
 
+    def _scale_to_data(self, n_train: int) -> None:
+        """The training rule for ``n_train`` rows (docs/infosedd.md, "Settings"): evaluate
+        every ``n_train / 8`` steps (25 to 250) with at least 200 steps of patience, warm up
+        over two evaluations (at most 200 steps), and an MLP width of 128 below about
+        1,000 rows (256 above) unless ``arch_kwargs`` sets it."""
+        s = self.settings
+        if self._scaled["eval_every"]:
+            every = scaled_eval_every(n_train, LARGEST_EVAL_EVERY)
+            given = self._given_patience  # not a value raised by an earlier fit
+            patience = None if given is None else max(given, -(-200 // every))
+            s = dataclasses.replace(s, eval_every=every, patience=patience)
+        if self._scaled["warmup"]:
+            s = dataclasses.replace(s, warmup=min(LARGEST_WARMUP, 2 * s.eval_every))
+        self.settings = s
+        mlp = self.arch == "mlp" or (self.arch == "auto" and self.length <= 64)
+        if mlp and self._scaled["hidden"]:
+            self.arch_kwargs["hidden"] = scaled_width(n_train, LARGEST_HIDDEN, smallest=128)
+
     def _train(self, train: np.ndarray, val: np.ndarray) -> None:
+        self._scale_to_data(len(train))
         self._build()
         assert self.net is not None
         dev = self.device
         xt = torch.as_tensor(train, device=dev)
-        xv = torch.as_tensor(val[:4096], device=dev) if val.size else None
+        xv = None
+        if val.size:  # a small split is scored under several masks: less noise in its loss
+            reps = max(1, min(_VAL_MASK_PASSES, -(-_VAL_ROWS // len(val))))
+            xv = torch.as_tensor(np.tile(val[:_VAL_ROWS], (reps, 1)), device=dev)
         gen = torch.Generator(device=dev).manual_seed(self.seed + 1)
         net = self.net
 
@@ -386,6 +459,7 @@ class InfoSEDD:
             desc=f"InfoSEDD ({self.mode})",
             progress=self.progress,
             log=TrainLog(n_train=len(train), n_val=len(val)),
+            val_at_start=True,
         )
 
     @torch.no_grad()
@@ -424,7 +498,9 @@ class InfoSEDD:
         data: np.ndarray,
         keep: torch.Tensor,
         clean: torch.Tensor,
-        divergence: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+        divergence: Callable[
+            [torch.Tensor, torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]
+        ],
         *,
         estimator: str,
         passes: int,
@@ -432,6 +508,13 @@ class InfoSEDD:
         batch_size: int,
     ) -> tuple[float, float, dict[str, Any]]:
         """Average of ``weight * sum_{i masked} divergence_i`` over rows and passes.
+
+        ``divergence(z, masked, z0)`` returns two ``(B, D)`` tensors on the same masks:
+        the score form of the query (what is estimated) and its likelihood form, the same
+        quantity from the log-probabilities of the held-out tokens ``z0`` (for entropy the
+        held-out cross-entropy, an upper bound in expectation).  With the exact denoiser
+        the two agree in expectation; their gap is the model-error check
+        (``diagnostics["likelihood_gap"]``).
 
         Returns the estimate, its Monte Carlo standard error (rows i.i.d.; each row's
         value is the mean over passes) and diagnostics.
@@ -444,20 +527,32 @@ class InfoSEDD:
         if n < 2:
             raise ValueError("need at least 2 held-out rows to estimate")
         rows = torch.zeros(n, dtype=torch.float64)
+        like = torch.zeros(n, dtype=torch.float64)
         active_all = keep & ~clean
-        for _ in range(passes):
-            for i in range(0, n, batch_size):
-                z0 = x0[i : i + batch_size]
-                b = z0.shape[0]
-                act = active_all.expand(b, -1)
-                masked, weight = self._random_mask(act, gen, estimator)
-                z = self._mask_tokens(z0, ~keep.expand(b, -1) | masked)
-                div = divergence(z, masked)
-                rows[i : i + b] += (weight * (div * masked).sum(1)).double().cpu()
+        with small_network_threads(self.ema_net, self.device):
+            for _ in range(passes):
+                for i in range(0, n, batch_size):
+                    z0 = x0[i : i + batch_size]
+                    b = z0.shape[0]
+                    act = active_all.expand(b, -1)
+                    masked, weight = self._random_mask(act, gen, estimator)
+                    z = self._mask_tokens(z0, ~keep.expand(b, -1) | masked)
+                    div, lik = divergence(z, masked, z0)
+                    rows[i : i + b] += (weight * (div * masked).sum(1)).double().cpu()
+                    like[i : i + b] += (weight * (lik * masked).sum(1)).double().cpu()
         rows /= passes
+        like /= passes
         value = float(rows.mean())
         se = float(rows.std(unbiased=True)) / math.sqrt(n)
-        diag = {"n_eval": int(n), "passes": passes, "estimator": estimator}
+        gap = rows - like
+        diag = {
+            "n_eval": int(n),
+            "passes": passes,
+            "estimator": estimator,
+            "likelihood_value": float(like.mean()),
+            "likelihood_gap": float(gap.mean()),
+            "likelihood_gap_se": float(gap.std(unbiased=True)) / math.sqrt(n),
+        }
         return value, se, diag
 
     def _positions_mask(self, pos: np.ndarray | None) -> torch.Tensor:
@@ -483,8 +578,10 @@ class InfoSEDD:
         passes: int,
         seed: int | None,
         batch_size: int,
+        ci: float | None = None,
     ) -> Estimate:
         """Monte Carlo over held-out rows of one query's divergence, wrapped as an Estimate."""
+        _check_ci(ci)
         v, se, diag = self._monte_carlo(
             data,
             keep,
@@ -492,14 +589,14 @@ class InfoSEDD:
             div,
             estimator=estimator,
             passes=passes,
-            seed=self.seed if seed is None else seed,
+            seed=resolve_seed(seed),
             batch_size=batch_size,
         )
         if warns:
             diag["warnings"] = warns
         diag.update(extra)
         return self._estimate(
-            v, se, quantity, method, diag, {"estimator": estimator, "passes": passes}, 4
+            v, se, quantity, method, diag, {"estimator": estimator, "passes": passes}, 4, ci
         )
 
     def _estimate(
@@ -511,13 +608,36 @@ class InfoSEDD:
         diag: dict,
         params: dict,
         stacklevel: int = 3,
+        ci: float | None = None,
     ) -> Estimate:
         diag = dict(diag)
-        for msg in diag.get("warnings", []):
+        warns = list(diag.pop("warnings", []))
+        if "likelihood_gap" in diag:
+            check, cw = likelihood_check(value, diag, quantity)
+            diag.update(check)
+            warns.extend(cw)
+        diag["untrained_model"] = self.log.best_step == 0 and self.log.steps > 0
+        if diag["untrained_model"]:
+            warns.append(
+                "the trained denoiser never beat the untrained one (uniform predictions at "
+                "every position) on the validation rows, so the untrained one is used: its "
+                f"{_UNTRAINED[quantity]}; there is no evidence of structure at this sample "
+                f"size ({self.log.n_train} training rows); give more rows if you expect some"
+            )
+        for msg in warns:
             warnings.warn(msg, InfometerWarning, stacklevel=stacklevel)
+        if warns:
+            diag["warnings"] = warns
         diag["stderr_kind"] = "monte_carlo"
         diag["stderr_note"] = MC_STDERR_NOTE
         diag["train"] = self.log.summary()
+        interval = None
+        if ci is not None:
+            level = _check_ci(ci)
+            interval = widen_by_bias(interval_from_stderr(value, se, level), diag.get("bias_check"))
+            diag["ci_method"] = (
+                "value ± z·(Monte Carlo stderr), widened by the bias check (|likelihood gap|)"
+            )
         return make_estimate(
             value,
             method=method,
@@ -525,6 +645,8 @@ class InfoSEDD:
             params=params,
             n=diag.get("n_eval"),
             stderr=se,
+            ci=interval,
+            ci_level=None if interval is None else float(ci),
             diagnostics=diag,
         )
 
@@ -535,8 +657,9 @@ class InfoSEDD:
         data: Any = None,
         estimator: str = "time_free",
         passes: int = 5,
-        seed: int | None = None,
+        seed: Seed = 0,
         batch_size: int = 1024,
+        ci: float | None = None,
     ) -> Estimate:
         """InfoSEDD-H: entropy (nats) of the tokens at ``positions`` (default: all).
 
@@ -545,6 +668,12 @@ class InfoSEDD:
         Positions outside ``positions`` are kept masked, so a subset's entropy needs a
         model trained on that subset's marginal (entropy mode covers all positions;
         joint mode covers x, y and x+y).
+
+        Parameters
+        ----------
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
         """
         data = self._eval_tokens(data)
         warns: list[str] = []
@@ -562,9 +691,9 @@ class InfoSEDD:
         keep = self._positions_mask(pos)
         clean = torch.zeros_like(keep)
 
-        def div(z: torch.Tensor, masked: torch.Tensor) -> torch.Tensor:
+        def div(z: torch.Tensor, masked: torch.Tensor, z0: torch.Tensor) -> Any:
             logp = F.log_softmax(self.logits(z), -1)
-            return -(logp.exp() * logp).sum(-1)
+            return -(logp.exp() * logp).sum(-1), -_at(logp, z0)
 
         return self._query(
             data,
@@ -579,6 +708,7 @@ class InfoSEDD:
             passes=passes,
             seed=seed,
             batch_size=batch_size,
+            ci=ci,
         )
 
     def mutual_info(
@@ -589,8 +719,9 @@ class InfoSEDD:
         data: Any = None,
         estimator: str = "time_free",
         passes: int = 5,
-        seed: int | None = None,
+        seed: Seed = 0,
         batch_size: int = 1024,
+        ci: float | None = None,
     ) -> Estimate:
         """I(X;Y) in nats between two disjoint position sets.
 
@@ -598,6 +729,12 @@ class InfoSEDD:
         from the same model with the other block masked; any two disjoint sets may be
         queried (default: the ones trained for).  Conditional mode (InfoSEDD-C):
         ``E_x KL(p_{Y|x} || p_Y)`` for the trained ``x``, ``y`` only.
+
+        Parameters
+        ----------
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
         """
         data = self._eval_tokens(data)
         if self.mode == "entropy":
@@ -620,10 +757,10 @@ class InfoSEDD:
                 raise ValueError("a conditional-mode model answers only the x, y it was trained on")
             keep, clean, method = xm | ym, xm, "infosedd_c"
 
-            def div(z: torch.Tensor, masked: torch.Tensor) -> torch.Tensor:
+            def div(z: torch.Tensor, masked: torch.Tensor, z0: torch.Tensor) -> Any:
                 lc = F.log_softmax(self.logits(z), -1)
                 lm = F.log_softmax(self.logits(self._mask_tokens(z, xm.expand_as(z))), -1)
-                return (lc.exp() * (lc - lm)).sum(-1)
+                return (lc.exp() * (lc - lm)).sum(-1), _at(lc - lm, z0)
         else:
             keep, clean, method = xm | ym, torch.zeros_like(xm), "infosedd_j"
             if (
@@ -636,12 +773,12 @@ class InfoSEDD:
             ):
                 warns.append("queried positions differ from the blocks the model was trained on")
 
-            def div(z: torch.Tensor, masked: torch.Tensor) -> torch.Tensor:
+            def div(z: torch.Tensor, masked: torch.Tensor, z0: torch.Tensor) -> Any:
                 lj = F.log_softmax(self.logits(z), -1)
                 lx = F.log_softmax(self.logits(self._mask_tokens(z, ym.expand_as(z))), -1)
                 ly = F.log_softmax(self.logits(self._mask_tokens(z, xm.expand_as(z))), -1)
                 lmarg = torch.where(xm[..., None], lx, ly)
-                return (lj.exp() * (lj - lmarg)).sum(-1)
+                return (lj.exp() * (lj - lmarg)).sum(-1), _at(lj - lmarg, z0)
 
         return self._query(
             data,
@@ -656,6 +793,7 @@ class InfoSEDD:
             passes=passes,
             seed=seed,
             batch_size=batch_size,
+            ci=ci,
         )
 
     def scan(
@@ -667,7 +805,7 @@ class InfoSEDD:
         data: Any = None,
         estimator: str = "time_free",
         passes: int = 3,
-        seed: int | None = None,
+        seed: Seed = 0,
         batch_size: int = 1024,
     ) -> ScanResult:
         """MI between the label positions and every sliding window (one joint model).
@@ -680,6 +818,9 @@ class InfoSEDD:
             Label positions (default: the model's ``x``).
         starts
             Window starts, as indices into the non-label positions (default: all).
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
         """
         if self.mode != "joint":
             raise ValueError("scan needs a joint-mode model")
@@ -696,20 +837,35 @@ class InfoSEDD:
         st = all_starts if starts is None else np.asarray(list(starts), dtype=np.int64)
         if st.size == 0 or st.min() < 0 or st.max() > all_starts[-1]:
             raise ValueError(f"starts must lie in 0..{all_starts[-1]}")
-        vals, ses = [], []
+        vals, ses, bias, flagged = [], [], [], []
+        seed = resolve_seed(seed)  # every window's Monte Carlo from the same root
         for s in st:
-            est = self.mutual_info(
-                lab,
-                rest[s : s + w],
-                data=data,
-                estimator=estimator,
-                passes=passes,
-                seed=seed,
-                batch_size=batch_size,
-            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # one summary below, not one per window
+                est = self.mutual_info(
+                    lab,
+                    rest[s : s + w],
+                    data=data,
+                    estimator=estimator,
+                    passes=passes,
+                    seed=seed,
+                    batch_size=batch_size,
+                )
             vals.append(est.value)
             ses.append(est.stderr)
-        return ScanResult(st, np.array(vals), np.array(ses), w)
+            bias.append(est.diagnostics["bias_check"])
+            if est.diagnostics["bias_check_large"]:
+                flagged.append(int(s))
+        if flagged:
+            warnings.warn(
+                f"the bias check (score minus likelihood form of each window's MI) is not "
+                f"small next to the value at {len(flagged)} of {len(st)} windows (starts "
+                f"{flagged[:8]}{' ...' if len(flagged) > 8 else ''}): read those windows with "
+                "the band widened by it (ScanResult.bias), or train on more rows",
+                InfometerWarning,
+                stacklevel=2,
+            )
+        return ScanResult(st, np.array(vals), np.array(ses), w, np.array(bias))
 
     # ------------------------------------------------------------ persistence
     def config(self) -> dict[str, Any]:
@@ -794,6 +950,60 @@ class InfoSEDD:
         return obj
 
 
+_UNTRAINED = {
+    "entropy": "entropy is D log V, the largest possible value",
+    "mutual_info": "MI is 0",
+    "kl_divergence": "KL is that of the uniform law against the model of q",
+}
+_FORMS = {
+    "entropy": "the held-out cross-entropy (the same entropy from the log-probabilities of "
+    "the held-out tokens; an upper bound in expectation)",
+    "mutual_info": "the likelihood form of the same MI (mean log-ratio of the held-out "
+    "tokens' probabilities under the joint and the marginal scores)",
+    "kl_divergence": "the likelihood form of the same KL (mean log-ratio of the held-out "
+    "tokens' probabilities under the two models)",
+}
+
+
+def likelihood_check(
+    value: float, diag: dict[str, Any], quantity: str
+) -> tuple[dict[str, Any], list[str]]:
+    """The bias check of an InfoSEDD query: its score form minus its likelihood form.
+
+    Both forms are computed on the same held-out rows and masks (:meth:`InfoSEDD._monte_carlo`);
+    with the exact denoiser they agree in expectation (the score form is an average of
+    exact conditional divergences, the likelihood form of their log-ratios at the
+    held-out tokens), so their gap measures the model's error at this sample size:
+    an over-confident model (memorised training rows) has a low entropy and a high
+    cross-entropy, spurious MI a likelihood form near 0.
+    """
+    lik, gap, se = diag["likelihood_value"], diag["likelihood_gap"], diag["likelihood_gap_se"]
+    what = (
+        f"{_FORMS[quantity]} is {lik:.3g} nats, {abs(gap):.3g} nats "
+        f"{'below' if gap > 0 else 'above'} the estimate (± {se:.2g})"
+    )
+    return bias_check(
+        value,
+        gap,
+        method="likelihood_gap",
+        what=what,
+        se=se,
+        reference={"likelihood_value": lik},
+    )
+
+
+def _check_ci(ci: Any) -> float | None:
+    """The level of a query's interval, checked before any Monte Carlo."""
+    return (
+        None if ci is None else check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
+    )
+
+
+def _at(logp: torch.Tensor, z0: torch.Tensor) -> torch.Tensor:
+    """``logp[..., z0]``: the value at each position's held-out token, shape ``(B, D)``."""
+    return logp.gather(-1, z0[..., None]).squeeze(-1)
+
+
 def kl_divergence(
     p_model: InfoSEDD,
     q_model: InfoSEDD,
@@ -801,13 +1011,20 @@ def kl_divergence(
     data: Any = None,
     estimator: str = "time_free",
     passes: int = 5,
-    seed: int = 0,
+    seed: Seed = 0,
     batch_size: int = 1024,
+    ci: float | None = None,
 ) -> Estimate:
     """KL(p || q) in nats from two entropy-mode models trained on samples of p and of q.
 
     ``KL = D E_n E_{|M|=n} mean_{i in M} KL(pi_p(.|z_M)_i || pi_q(.|z_M)_i)`` with ``z ~ p``
     (``data``: held-out samples of p; default ``p_model``'s held-out split).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     for m, nm in ((p_model, "p_model"), (q_model, "q_model")):
         if m.mode != "entropy":
@@ -816,13 +1033,14 @@ def kl_divergence(
         raise ValueError("p and q models have different sequence lengths")
     if not np.array_equal(p_model.alphabet_sizes, q_model.alphabet_sizes):
         raise ValueError("p and q models have different alphabets")
+    _check_ci(ci)
     x0 = p_model._eval_tokens(data)
     keep = p_model._positions_mask(None)
 
-    def div(z: torch.Tensor, masked: torch.Tensor) -> torch.Tensor:
+    def div(z: torch.Tensor, masked: torch.Tensor, z0: torch.Tensor) -> Any:
         lp = F.log_softmax(p_model.logits(z), -1)
         lq = F.log_softmax(q_model.logits(z), -1)
-        return (lp.exp() * (lp - lq)).sum(-1)
+        return (lp.exp() * (lp - lq)).sum(-1), _at(lp - lq, z0)
 
     v, se, diag = p_model._monte_carlo(
         x0,
@@ -831,9 +1049,15 @@ def kl_divergence(
         div,
         estimator=estimator,
         passes=passes,
-        seed=seed,
+        seed=resolve_seed(seed),
         batch_size=batch_size,
     )
     return p_model._estimate(
-        v, se, "kl_divergence", "infosedd", diag, {"estimator": estimator, "passes": passes}
+        v,
+        se,
+        "kl_divergence",
+        "infosedd",
+        diag,
+        {"estimator": estimator, "passes": passes},
+        ci=ci,
     )

@@ -79,6 +79,7 @@ class MLPDenoiser(nn.Module):
             for _ in range(blocks)
         )
         self.out = nn.Sequential(nn.LayerNorm(hidden), nn.Linear(hidden, length * vocab_size))
+        _zero(self.out[-1])
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         h = self.inp((self.tok(z) + self.pos).flatten(1))
@@ -119,10 +120,19 @@ class TransformerDenoiser(nn.Module):
         self.encoder = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
         self.norm = nn.LayerNorm(d_model)
         self.out = nn.Linear(d_model, vocab_size)
+        _zero(self.out)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         h = self.encoder(self.tok(z) + self.pos)
         return self.out(self.norm(h))
+
+
+def _zero(layer: nn.Linear) -> None:
+    """Zero the output layer: the untrained denoiser predicts the uniform law at every
+    position (entropy ``D log V``, MI 0), the reference that training must beat on the
+    validation rows (``val_at_start``) before its weights are kept."""
+    nn.init.zeros_(layer.weight)
+    nn.init.zeros_(layer.bias)
 
 
 def build_denoiser(arch: str, vocab_size: int, length: int, **kwargs: int) -> nn.Module:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import digamma
 
 from infometer.core._local import LocalRaw
-from infometer.core.data import Variable, check_choice, check_float, check_int
+from infometer.core.data import Variable, check_choice, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
-from infometer.core.validation import check_bool
 
 from . import _ties, kernels
-from .prep import JITTER_CHOICES, Prepared, prepare
+from .prep import Prepared, check_prep, prepare, takes_prep
 
 #: The estimator functions (``Variable`` in, ``Raw`` out) are registered, not exported:
 #: users reach them as ``im.mutual_info(x, y, method="ksg1")`` (public-surface policy).
@@ -25,32 +25,17 @@ _CONT = ("continuous",)
 SATURATION = 0.7
 
 
-def _check(
-    n: int, k: int, standardize: bool, jitter: str, jitter_scale: float, dequantize: bool = False
-) -> int:
+def _check(n: int, k: int) -> int:
     k = check_int(k, "k", min_value=1)
-    check_bool(dequantize, "dequantize")
     if k >= n:
         raise ValueError(f"k must be smaller than the number of samples ({n}), got k={k}")
-    if not isinstance(standardize, bool | np.bool_):
-        raise TypeError(f"standardize must be True or False, got {standardize!r}")
-    check_choice(jitter, "jitter", JITTER_CHOICES)
-    check_float(jitter_scale, "jitter_scale", low=0.0, inclusive=(False, True))
     return k
 
 
-def _prep(
-    vs: dict[str, Variable], standardize, jitter, jitter_scale, seed, dequantize=False, **kw
-) -> Prepared:
-    return prepare(
-        {nm: v.values for nm, v in vs.items()},
-        standardize=bool(standardize),
-        jitter=jitter,
-        jitter_scale=float(jitter_scale),
-        seed=seed,
-        dequantize=bool(dequantize),
-        **kw,
-    )
+def _prep(vs: dict[str, Variable], prep: dict[str, Any], **kw: Any) -> Prepared:
+    """The blocks of ``vs`` prepared with the estimator's preparation parameters
+    (:data:`~.prep.PREP_PARAMS`, checked by :func:`~.prep.check_prep`)."""
+    return prepare({nm: v.values for nm, v in vs.items()}, **check_prep(prep), **kw)
 
 
 def knn_ceiling(n: int, k: int) -> float:
@@ -89,26 +74,17 @@ def _zero(p: Prepared, why: str) -> Raw:
     resampling="subsample",
     summary="Kozachenko-Leonenko kNN differential entropy (max-norm or Euclidean)",
 )
-def kozachenko_leonenko(
-    x: Variable,
-    *,
-    k: int = 3,
-    metric: str = "max",
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-    dequantize: bool = False,
-) -> Raw:
+@takes_prep
+def kozachenko_leonenko(x: Variable, *, k: int = 3, metric: str = "max", **prep: Any) -> Raw:
     """Kozachenko-Leonenko (1987) differential entropy from k-th neighbour distances.
 
     ``dequantize=True`` spreads each value of a tied (rounded) column uniformly over its
     rounding step first: the estimate is then of ``h = H(values) + log(step)``, the
     differential entropy of the rounded variable (docs/knn.md, "Ties and rounding").
     """
-    k = _check(x.n, k, standardize, jitter, jitter_scale, dequantize)
+    k = _check(x.n, k)
     check_choice(metric, "metric", ("max", "euclidean"))
-    p = _prep({"x": x}, standardize, jitter, jitter_scale, seed, dequantize)
+    p = _prep({"x": x}, prep)
     if p.constant:
         return Raw(
             value=float("-inf"),
@@ -134,13 +110,13 @@ def _check_theiler(theiler: int, n: int, k: int) -> int:
     return theiler
 
 
-def _joint_prep(variables, k, standardize, jitter, jitter_scale, seed, theiler, dequantize):
+def _joint_prep(variables, k, theiler, prep):
     """``(n, k, theiler, prepared, why constant or "")``: the checks and preparation every
     joint-space kNN estimator (global or local) starts with."""
     n = next(iter(variables.values())).n
-    k = _check(n, k, standardize, jitter, jitter_scale, dequantize)
+    k = _check(n, k)
     theiler = _check_theiler(theiler, n, k)
-    p = _prep(variables, standardize, jitter, jitter_scale, seed, dequantize)
+    p = _prep(variables, prep)
     bx, by = p.blocks[:2]
     constant = bx.shape[1] == 0 or by.shape[1] == 0
     return n, k, theiler, p, f"{'x' if bx.shape[1] == 0 else 'y'} is constant" if constant else ""
@@ -150,21 +126,15 @@ def _joint_knn(
     variables: dict[str, Variable],
     kernel: Callable[..., tuple[float, dict]],
     what: str,
-    k,
-    standardize,
-    jitter,
-    jitter_scale,
-    seed,
-    theiler,
-    dequantize=False,
+    k: int,
+    theiler: int,
+    prep: dict[str, Any],
 ) -> Raw:
     """Validate, prepare and run a joint-space kNN kernel (KSG, Frenzel-Pompe).
 
     ``kernel(*blocks, k, theiler)``; a constant x or y gives exactly 0.
     """
-    n, k, theiler, p, constant = _joint_prep(
-        variables, k, standardize, jitter, jitter_scale, seed, theiler, dequantize
-    )
+    n, k, theiler, p, constant = _joint_prep(variables, k, theiler, prep)
     if constant:
         return _zero(p, constant)
     value, diag = kernel(*p.blocks, k, theiler)
@@ -177,19 +147,13 @@ def _joint_knn(
 def _joint_knn_local(
     variables: dict[str, Variable],
     kernel: Callable[..., tuple[np.ndarray, dict]],
-    k,
-    standardize,
-    jitter,
-    jitter_scale,
-    seed,
-    theiler,
-    dequantize=False,
+    k: int,
+    theiler: int,
+    prep: dict[str, Any],
 ) -> LocalRaw:
     """:func:`_joint_knn` with a local kernel: the same checks, preparation (jitter from the
     same seed) and constant-variable rule, per point."""
-    n, k, theiler, p, why = _joint_prep(
-        variables, k, standardize, jitter, jitter_scale, seed, theiler, dequantize
-    )
+    n, k, theiler, p, why = _joint_prep(variables, k, theiler, prep)
     if why:
         diag = {**p.diagnostics, "exact_zero": why}
         warns = [*p.warnings, f"{why}: every local value is exactly 0"]
@@ -199,60 +163,28 @@ def _joint_knn_local(
     return LocalRaw(vals, diagnostics={**p.diagnostics, **diag}, warnings=list(p.warnings))
 
 
-def _ksg(
-    x: Variable,
-    y: Variable,
-    variant: int,
-    k,
-    standardize,
-    jitter,
-    jitter_scale,
-    seed,
-    theiler,
-    dequantize=False,
-) -> Raw:
+def _ksg(x: Variable, y: Variable, variant: int, k: int, theiler: int, prep: dict) -> Raw:
     def kernel(bx, by, k, theiler):
         return kernels.ksg(bx, by, k, variant, theiler)
 
-    args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
-    return _joint_knn({"x": x, "y": y}, kernel, f"KSG-{variant}", *args)
+    return _joint_knn({"x": x, "y": y}, kernel, f"KSG-{variant}", k, theiler, prep)
 
 
 def _ksg_estimator(variant: int, doc: str) -> Callable[..., Raw]:
     """KSG-1 and KSG-2 share every parameter; the registry reads them from this signature."""
 
-    def f(
-        x: Variable,
-        y: Variable,
-        *,
-        k: int = 3,
-        standardize: bool = True,
-        jitter: str = "auto",
-        jitter_scale: float = 1e-10,
-        seed: int | None = 0,
-        dequantize: bool = False,
-        theiler: int = 0,
-    ) -> Raw:
-        args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
-        return _ksg(x, y, variant, *args)
+    @takes_prep
+    def f(x: Variable, y: Variable, *, k: int = 3, theiler: int = 0, **prep: Any) -> Raw:
+        return _ksg(x, y, variant, k, theiler, prep)
 
+    @takes_prep
     def local_values(
-        x: Variable,
-        y: Variable,
-        *,
-        k: int = 3,
-        standardize: bool = True,
-        jitter: str = "auto",
-        jitter_scale: float = 1e-10,
-        seed: int | None = 0,
-        dequantize: bool = False,
-        theiler: int = 0,
+        x: Variable, y: Variable, *, k: int = 3, theiler: int = 0, **prep: Any
     ) -> LocalRaw:
         def kernel(bx, by, k, theiler):
             return kernels.ksg_local(bx, by, k, variant, theiler)
 
-        args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
-        return _joint_knn_local({"x": x, "y": y}, kernel, *args)
+        return _joint_knn_local({"x": x, "y": y}, kernel, k, theiler, prep)
 
     f.__name__ = f.__qualname__ = f"ksg{variant}"
     f.local_values = local_values  # type: ignore[attr-defined]  # read by api.run_local
@@ -304,45 +236,25 @@ ksg2 = register(
     resampling="subsample",
     summary="KSG-1 conditional MI, i.e. Frenzel-Pompe",
 )
+@takes_prep
 def frenzel_pompe(
-    x: Variable,
-    y: Variable,
-    z: Variable,
-    *,
-    k: int = 3,
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-    dequantize: bool = False,
-    theiler: int = 0,
+    x: Variable, y: Variable, z: Variable, *, k: int = 3, theiler: int = 0, **prep: Any
 ) -> Raw:
     """Frenzel-Pompe (2007) conditional mutual information I(X;Y|Z).
 
     ``theiler`` (rows, default 0): Theiler window for time-ordered rows, as in KSG;
     ``dequantize``: as in KSG.
     """
-    args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
     data = {"x": x, "y": y, "z": z}
-    return _joint_knn(data, kernels.frenzel_pompe, "Frenzel-Pompe CMI", *args)
+    return _joint_knn(data, kernels.frenzel_pompe, "Frenzel-Pompe CMI", k, theiler, prep)
 
 
+@takes_prep
 def _frenzel_pompe_local(
-    x: Variable,
-    y: Variable,
-    z: Variable,
-    *,
-    k: int = 3,
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-    dequantize: bool = False,
-    theiler: int = 0,
+    x: Variable, y: Variable, z: Variable, *, k: int = 3, theiler: int = 0, **prep: Any
 ) -> LocalRaw:
-    args = (k, standardize, jitter, jitter_scale, seed, theiler, dequantize)
     data = {"x": x, "y": y, "z": z}
-    return _joint_knn_local(data, kernels.frenzel_pompe_local, *args)
+    return _joint_knn_local(data, kernels.frenzel_pompe_local, k, theiler, prep)
 
 
 frenzel_pompe.local_values = _frenzel_pompe_local  # type: ignore[attr-defined]
@@ -357,29 +269,19 @@ frenzel_pompe.local_values = _frenzel_pompe_local  # type: ignore[attr-defined]
     resampling="subsample",
     summary="Wang-Kulkarni-Verdu kNN KL divergence between two samples",
 )
-def wkv(
-    p: Variable,
-    q: Variable,
-    *,
-    k: int = 3,
-    metric: str = "euclidean",
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-    dequantize: bool = False,
-) -> Raw:
+@takes_prep
+def wkv(p: Variable, q: Variable, *, k: int = 3, metric: str = "euclidean", **prep: Any) -> Raw:
     """Wang-Kulkarni-Verdu (2009) kNN estimate of D(P||Q) from samples of P and Q.
 
     ``standardize`` applies one affine map (pooled mean and sd per column) to both samples,
     to which the divergence is invariant.  ``dequantize=True`` spreads tied values over the
     rounding step of the pooled column, which keeps the divergence of the recorded values.
     """
-    k = _check(p.n, k, standardize, jitter, jitter_scale, dequantize)
+    k = _check(p.n, k)
     if k > q.n:
         raise ValueError(f"k must be at most the number of samples of q ({q.n}), got k={k}")
     check_choice(metric, "metric", ("max", "euclidean"))
-    pr = _prep({"p": p, "q": q}, standardize, jitter, jitter_scale, seed, dequantize, pooled=True)
+    pr = _prep({"p": p, "q": q}, prep, pooled=True)
     bp, bq = pr.blocks
     if bp.shape[1] == 0:
         return _zero(pr, "p and q are the same constant")
@@ -454,18 +356,8 @@ def atom_lattice_limit(n: int, k: int) -> int:
     resampling="subsample",
     summary="Gao-Kannan-Oh-Viswanath kNN MI/CMI for discrete-continuous mixtures",
 )
-def gkov(
-    x: Variable,
-    y: Variable,
-    z: Variable | None = None,
-    *,
-    k: int = 3,
-    standardize: bool = True,
-    jitter: str = "auto",
-    jitter_scale: float = 1e-10,
-    seed: int | None = 0,
-    dequantize: bool = False,
-) -> Raw:
+@takes_prep
+def gkov(x: Variable, y: Variable, z: Variable | None = None, *, k: int = 3, **prep: Any) -> Raw:
     """Gao-Kannan-Oh-Viswanath (2017) MI (and CMI) for any mix of discrete and continuous columns.
 
     Discrete columns enter the max-norm as their integer codes (two different symbols are
@@ -482,19 +374,15 @@ def gkov(
     lattice) uniformly over its rounding step instead of jittering them; columns of few
     heavy values stay atoms.
     """
-    k = _check(x.n, k, standardize, jitter, jitter_scale, dequantize)
+    k = _check(x.n, k)
     vs = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
     cont = {nm: np.array([kd == "continuous" for kd in v.kinds]) for nm, v in vs.items()}
-    p = prepare(
-        {nm: v.values for nm, v in vs.items()},
-        standardize=bool(standardize),
-        jitter=jitter,
-        jitter_scale=float(jitter_scale),
-        seed=seed,
+    p = _prep(
+        vs,
+        prep,
         continuous=cont,
         atom_min_count=max(k + 1, int(np.ceil(0.01 * x.n))),
         atom_max_values=atom_lattice_limit(x.n, k),
-        dequantize=bool(dequantize),
     )
     p.warnings = [w for w in p.warnings if not w.startswith("tied values")]
     bx, by = p.blocks[:2]

@@ -24,19 +24,84 @@ Policy (documented in ``docs/knn.md``):
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 
-from infometer.core.data import Ties, cell_widths, find_ties, scaled_moments
+from infometer.core.data import (
+    Ties,
+    cell_widths,
+    check_choice,
+    check_float,
+    find_ties,
+    scaled_moments,
+)
 from infometer.core.data import dequantize as spread
+from infometer.core.seeding import Seed, as_generator
+from infometer.core.validation import check_bool
 
 from .engine import n_threads
 
-__all__ = ["Prepared", "prepare", "JITTER_CHOICES"]
+__all__ = ["Prepared", "prepare", "JITTER_CHOICES", "PREP_PARAMS", "takes_prep", "check_prep"]
 
 JITTER_CHOICES = ("auto", "always", "never")
+
+#: The preparation parameters of every kNN estimator (of the knn, generalized and
+#: multivariate families) and their defaults, declared once: :func:`takes_prep` lists them
+#: in each registered function's signature (where the registry reads them) and
+#: :func:`check_prep` checks them.
+PREP_PARAMS: dict[str, Any] = {
+    "standardize": True,
+    "jitter": "auto",
+    "jitter_scale": 1e-10,
+    "seed": 0,
+    "dequantize": False,
+}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def takes_prep(func: _F) -> _F:
+    """Declare :data:`PREP_PARAMS` on ``func``, which takes them as ``**prep``.
+
+    The signature (``inspect.signature``, read by :func:`infometer.core.registry.register`)
+    lists ``func``'s own parameters, then the preparation parameters with their defaults.
+    """
+    sig = inspect.signature(func)
+    own = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    if len(own) == len(sig.parameters) or set(PREP_PARAMS) & {p.name for p in own}:
+        raise TypeError(f"{func.__name__} must take the preparation parameters as **prep")
+    prep = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, default in PREP_PARAMS.items()
+    ]
+    func.__signature__ = sig.replace(parameters=[*own, *prep])  # type: ignore[attr-defined]
+    return func
+
+
+def check_prep(prep: dict[str, Any]) -> dict[str, Any]:
+    """The preparation parameters, defaults filled in and checked, as :func:`prepare`
+    takes them; an unknown or bad one is an error naming it."""
+    unknown = sorted(set(prep) - set(PREP_PARAMS))
+    if unknown:
+        raise TypeError(f"unknown preparation parameters {unknown}; they are {list(PREP_PARAMS)}")
+    p = {**PREP_PARAMS, **prep}
+    if not isinstance(p["standardize"], bool | np.bool_):
+        raise TypeError(f"standardize must be True or False, got {p['standardize']!r}")
+    check_choice(p["jitter"], "jitter", JITTER_CHOICES)
+    check_float(p["jitter_scale"], "jitter_scale", low=0.0, inclusive=(False, True))
+    check_bool(p["dequantize"], "dequantize")
+    return {
+        "standardize": bool(p["standardize"]),
+        "jitter": p["jitter"],
+        "jitter_scale": float(p["jitter_scale"]),
+        "seed": p["seed"],
+        "dequantize": bool(p["dequantize"]),
+    }
 
 
 @dataclass
@@ -138,7 +203,7 @@ def prepare(
     standardize: bool,
     jitter: str,
     jitter_scale: float,
-    seed: int | None,
+    seed: Seed,
     continuous: dict[str, np.ndarray] | None = None,
     pooled: bool = False,
     atom_min_count: int | None = None,
@@ -151,8 +216,12 @@ def prepare(
     ----------
     blocks
         Role name -> 2-D float array.
-    standardize, jitter, jitter_scale, seed
+    standardize, jitter, jitter_scale
         The policy (see the module docstring).
+    seed
+        The policy (see the module docstring). An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     continuous
         Role name -> boolean mask of continuous columns; other columns (discrete codes) are
         left untouched and never jittered.  Default: all columns continuous.
@@ -171,7 +240,7 @@ def prepare(
         Spread each value of a tied continuous column uniformly over its cell (its rounding
         step) instead of jittering it (see the module docstring); GKOV's atoms stay atoms.
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     names = list(blocks)
     out: dict[str, np.ndarray] = {}
     log_scale: dict[str, float] = {}

@@ -27,6 +27,7 @@ import numpy as np
 from infometer.core.data import Variable, as_variable, check_choice, check_float
 from infometer.core.estimate import Estimate
 from infometer.core.registry import Raw, register
+from infometer.core.seeding import Seed
 
 from . import kernels as K
 
@@ -248,7 +249,7 @@ def von_neumann_entropy(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
 ) -> Estimate:
     """Von Neumann entropy of a representation's normalised covariance ``ρ = Σ / tr Σ``.
 
@@ -261,8 +262,11 @@ def von_neumann_entropy(
     ----------
     z
         Representations, one row per sample (n, d).
-    unit, base, ci, seed
+    unit, base, ci
         As for :func:`infometer.entropy`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Returns
     -------

@@ -25,6 +25,7 @@ import numpy as np
 
 from infometer.core.data import Variable, check_int
 from infometer.core.registry import Raw, register
+from infometer.core.seeding import check_seed, resolve_seed
 
 # torch-free at import (torch is imported inside their functions); importing the function
 # `flownib` here also keeps the name from meaning the submodule of the same name
@@ -69,7 +70,7 @@ def _require_torch() -> None:
 #: Parameters of every registered bound (name -> default), in signature order.
 _PARAMS: dict[str, Any] = {
     "critic": "separable",
-    "hidden": 256,
+    "hidden": None,
     "depth": 2,
     "embed_dim": 16,
     "steps": 2000,
@@ -77,6 +78,7 @@ _PARAMS: dict[str, Any] = {
     "lr": 5e-4,
     "patience": 5,
     "holdout": 0.2,
+    "bias_check": True,
     "n_seeds": 1,
     "max_seconds": None,
     "device": "cpu",
@@ -105,9 +107,7 @@ def check_params(bound: str, **params: Any) -> None:
 
     params = {**_PARAMS, **params}
     check_int(params.pop("n_seeds"), "n_seeds", min_value=1)
-    seed = params.pop("seed")
-    if seed is not None:
-        check_int(seed, "seed", min_value=0)
+    check_seed(params.pop("seed"))
     NeuralMI(bound, **params)
 
 
@@ -123,19 +123,19 @@ def fit_estimate(bound: str, variables: dict[str, Variable], **params: Any) -> R
     from .estimator import NeuralMI
 
     n_seeds = check_int(params.pop("n_seeds", 1), "n_seeds", min_value=1)
-    seed = params.pop("seed", 0)
-    if seed is None:
-        seed = int(np.random.default_rng().integers(0, 2**31 - 1))
-    seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(params.pop("seed", 0))
     values: list[float] = []
     diag: dict[str, Any] = {}
     warns: list[str] = []
+    first = None
     for k in range(n_seeds):
-        model = NeuralMI(bound, seed=seed + k, **params).fit_variables(variables)
+        # the bias check is made once, with the first critic's settings and seed
+        kw = params if k == 0 else {**params, "bias_check": False}
+        model = NeuralMI(bound, seed=seed + k, **kw).fit_variables(variables)
         v, d, w = model.evaluate()
         values.append(v)
         if k == 0:
-            diag = d
+            diag, first = d, model
         elif d["convergence"]["diverged"]:
             diag["convergence"]["diverged"] = True
         warns.extend(x for x in w if x not in warns)
@@ -147,6 +147,18 @@ def fit_estimate(bound: str, variables: dict[str, Variable], **params: Any) -> R
         stderr = sd / math.sqrt(n_seeds) if math.isfinite(sd) else None
         dof = n_seeds - 1 if stderr is not None else None
         diag["seed_sd"] = sd
+        if first is not None and first.reference is not None and math.isfinite(value):
+            old = diag.get("bias_check_large")
+            check, cw = first.bias_diagnostics(value)  # judged next to the mean of the seeds
+            diag.update(check)
+            if old and not check["bias_check_large"]:
+                warns = [x for x in warns if "model's own error" not in x]
+            elif check["bias_check_large"] and not old:
+                warns.extend(cw)
+    diag["train_rule"] = {
+        "hidden": first.hidden if first is not None else None,
+        "eval_every": first.settings.eval_every if first is not None else None,
+    }
     return Raw(value=value, stderr=stderr, stderr_dof=dof, diagnostics=diag, warnings=warns)
 
 
@@ -170,7 +182,14 @@ def _bound_function(bound: str, roles: tuple[str, ...]) -> Any:
     f.__doc__ = (
         f"{_SUMMARIES[bound]}: {quantity} on held-out rows (see infometer.estimators.neural)."
     )
+    f.resample_params = _without_bias_check  # type: ignore[attr-defined]
     return f
+
+
+def _without_bias_check(params: dict[str, Any]) -> dict[str, Any]:
+    """Parameters of the re-runs behind ``ci=``: the bias check is made once, on the
+    estimate (``infometer.core.resample``), not again for every seed."""
+    return {**params, "bias_check": False}
 
 
 for _b in BOUND_NAMES:

@@ -9,6 +9,7 @@ with InfoSEDD (AdamW, warm-up, clipping, EMA weights, early stopping, time budge
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import warnings
 from typing import Any
@@ -28,9 +29,25 @@ from infometer.core.data import (
 from infometer.core.estimate import Estimate
 from infometer.core.progress import check_progress
 from infometer.core.saturation import ceiling_flags
-from infometer.core.training import TrainLog, TrainSettings, check_device, train
-from infometer.core.uncertainty import make_estimate
+from infometer.core.seeding import Seed, as_generator, resolve_seed
+from infometer.core.training import (
+    TrainLog,
+    check_device,
+    scaled_eval_every,
+    scaled_width,
+    small_network_threads,
+    split_scaled,
+    takes_training,
+    train,
+)
+from infometer.core.uncertainty import (
+    bias_check,
+    interval_from_stderr,
+    make_estimate,
+    widen_by_bias,
+)
 
+from ._reference import describe, reference_data
 from .bounds import BOUNDS, DIME, MovingLogMean, bound_value, dime_objective, infonce_rows
 from .bounds import training_loss as bound_loss
 from .critics import CRITICS, FrontEnd, build_critic
@@ -44,6 +61,13 @@ NEGATIVES = 8
 CMI_NEIGHBOURS = 5
 #: A held-out or smoothed training estimate below minus this many nats flags a broken critic.
 DIVERGED_BELOW = 1.0
+#: Width and evaluation interval for large data (``hidden=None``, ``eval_every=None``
+#: scale them down for fewer rows: :func:`infometer.core.training.scaled_width`,
+#: :func:`infometer.core.training.scaled_eval_every`).
+LARGEST_HIDDEN = 256
+LARGEST_EVAL_EVERY = 100
+#: Offset of the reference critic's seed from the estimate's (bias check).
+_REFERENCE_SEED = 7919
 
 
 class _Encoder:
@@ -121,15 +145,24 @@ class NeuralMI:
         the full ``B × B`` matrix).
     hidden, depth, proj
         Width and number of hidden layers of the critic MLPs; ``proj`` is the width of the separable
-        critic's embeddings ``g`` and ``h``.
+        critic's embeddings ``g`` and ``h``.  ``hidden=None`` (default) scales the width to
+        the training rows: the power of two nearest ``n_train / 4``, between 32 and 256
+        (64 for 300 rows, 256 from about 1,000).
     embed_dim
         Width of the learned embedding of each discrete column (the "embedding trick").
     tau
         SMILE's clipping threshold (``smile`` only).
     steps, batch_size, lr, weight_decay, warmup, grad_clip, ema, eval_every, patience
         Training (see :class:`infometer.core.training.TrainSettings`); early stopping watches
-        the bound (f-DIME: its objective) on the validation split.  InfoNCE's value can
-        never exceed ``log(batch_size)``.
+        the bound (f-DIME: its objective) on the validation split.  ``eval_every=None``
+        (default) evaluates about every ``n_train / 8`` steps, between 25 and 100.
+        InfoNCE's value can never exceed ``log(batch_size)``.
+    bias_check
+        Train a second critic, with the same settings and as many rows, on a reference of
+        known MI (a Gaussian sample with the data's correlation matrix when every column is
+        continuous, else the rows with ``y`` shuffled: MI 0) and report its error
+        (``diagnostics["bias_check"]``); intervals are widened by it and a large check
+        warns.  Doubles the training time.
     schedule
         Learning rate after the warm-up: ``"constant"`` or ``"cosine"`` (to 5% at ``steps``).
     max_seconds, clock
@@ -141,55 +174,67 @@ class NeuralMI:
     device
         Torch device (``"cpu"`` by default).
     seed
-        Seed of the split, the initialisation and the batches.
+        Seed of the split, the initialisation and the batches. An int >= 0 (the same int gives the
+        same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from
+        the operating system).
     progress
         Show a progress bar while training.
     """
 
+    @takes_training(
+        scaled=("eval_every",),
+        steps=2000,
+        lr=5e-4,
+        weight_decay=0.0,
+        warmup=50,
+        grad_clip=5.0,
+        ema=0.99,
+        eval_every=100,
+        patience=5,
+        schedule="constant",
+    )
     def __init__(
         self,
         bound: str = "infonce",
         *,
         critic: str = "separable",
-        hidden: int = 256,
+        hidden: int | None = None,
         depth: int = 2,
         proj: int = 32,
         embed_dim: int = 16,
         tau: float = 5.0,
-        steps: int = 2000,
         batch_size: int = 256,
-        lr: float = 5e-4,
-        weight_decay: float = 0.0,
-        warmup: int = 50,
-        grad_clip: float = 5.0,
-        ema: float = 0.99,
-        eval_every: int = 100,
-        patience: int | None = 5,
-        max_seconds: float | None = None,
-        clock: str = "wall",
-        schedule: str = "constant",
         holdout: float = 0.2,
         val_fraction: float = 0.1,
+        bias_check: bool = True,
         device: str = "cpu",
-        seed: int = 0,
+        seed: Seed = 0,
         progress: bool | None = None,
+        **training: Any,
     ) -> None:
         self.bound = check_choice(bound, "bound", BOUNDS)
         self.critic_kind = check_choice(critic, "critic", CRITICS)
-        self.hidden = check_int(hidden, "hidden", min_value=1)
+        self.hidden_setting = None if hidden is None else check_int(hidden, "hidden", min_value=1)
+        self.hidden = self.hidden_setting or LARGEST_HIDDEN
         self.depth = check_int(depth, "depth", min_value=1)
         self.proj = check_int(proj, "proj", min_value=1)
         self.embed_dim = check_int(embed_dim, "embed_dim", min_value=1)
         self.tau = check_float(tau, "tau", low=0.0, inclusive=(False, True))
-        self.settings = TrainSettings.from_kwargs(locals())  # the optimiser arguments above
+        given, scaled = split_scaled(training, ("eval_every",))
+        self.eval_every_setting = None if scaled["eval_every"] else given["eval_every"]
+        self.settings = NeuralMI.__init__.training_defaults.updated(given, "NeuralMI")
         self.batch_size = check_int(batch_size, "batch_size", min_value=2)
         self.holdout = check_float(holdout, "holdout", low=0.0, high=0.9)
         self.val_fraction = check_float(val_fraction, "val_fraction", low=0.0, high=0.5)
-        self.seed = check_int(seed, "seed", min_value=0)
+        if not isinstance(bias_check, bool):
+            raise TypeError(f"bias_check must be True or False, got {bias_check!r}")
+        self.bias_check = bias_check
+        self.seed = resolve_seed(seed)
         self.device = check_device(device)
         self.progress = check_progress(progress)
         self.net: torch.nn.Module | None = None
         self.log = TrainLog()
+        self.reference: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ fit
     def fit(self, x: Any, y: Any, z: Any = None, *, discrete: bool | None = None) -> NeuralMI:
@@ -219,14 +264,60 @@ class NeuralMI:
         """:meth:`fit` on already validated variables (``x``, ``y`` and optionally ``z``)."""
         self.prepare(variables)
         self._train()
+        checkable = self.bias_check and self.splits["holdout"].shape[0] >= 2
+        self.reference = self._reference(variables) if checkable else None
         return self
+
+    def _reference(self, variables: dict[str, Variable]) -> dict[str, Any]:
+        """Train a copy of this estimator on the reference data of the bias check and
+        estimate on its held-out rows (``holdout=0`` leaves nothing to check on)."""
+        kind, ref_vars, truth, _ = reference_data(variables, self.seed)
+        ref = copy.copy(self)
+        ref.seed = self.seed + _REFERENCE_SEED
+        ref.bias_check = False
+        ref.net = None
+        ref.prepare(ref_vars)
+        ref._train()
+        t, m, _ = ref._evaluate_split(ref.ema_net, "holdout")
+        value = float(bound_value(self.bound, t, m, self.tau))
+        conv, _ = _convergence(ref.log, value)
+        se = None
+        if self.bound == "infonce" or self.bound in DIME:
+            se = float(t.std() / math.sqrt(t.numel())) if t.numel() > 1 else None
+        return {
+            "method": kind,
+            "truth": truth,
+            "value": math.nan if conv["diverged"] else value,
+            "se": se,
+            "cpu_seconds": ref.log.cpu_seconds,
+        }
+
+    def bias_diagnostics(self, value: float) -> tuple[dict[str, Any], list[str]]:
+        """The bias check next to ``value`` (``({}, [])`` when none was made)."""
+        r = self.reference
+        if r is None:
+            return {}, []
+        bias = r["value"] - r["truth"]
+        what = (
+            f"the same estimator trained with these settings on "
+            f"{describe(r['method'], r['truth'], r['value'])['reference']} (MI "
+            f"{r['truth']:.3g} nats) gave {r['value']:.3g} nats"
+        )
+        return bias_check(
+            value,
+            bias,
+            method=r["method"],
+            what=what,
+            se=r["se"],
+            reference=describe(r["method"], r["truth"], r["value"]),
+        )
 
     def prepare(self, variables: dict[str, Variable]) -> None:
         """Split, encode and build the (untrained) critic; :meth:`fit` then trains it."""
         self.roles = tuple(variables)
         self.conditional = "z" in variables
         n = next(iter(variables.values())).n
-        rng = np.random.default_rng(self.seed)
+        rng = as_generator(self.seed)
         perm = rng.permutation(n)
         n_hold = int(round(self.holdout * n))
         hold, rest = perm[:n_hold], perm[n_hold:]
@@ -238,6 +329,11 @@ class NeuralMI:
                 "need at least 10 rows and 8 training rows)"
             )
         self.batch = min(self.batch_size, int(tr.size))
+        if self.hidden_setting is None:
+            self.hidden = scaled_width(int(tr.size), LARGEST_HIDDEN)
+        if self.eval_every_setting is None:
+            every = scaled_eval_every(int(tr.size), LARGEST_EVAL_EVERY)
+            self.settings = dataclasses.replace(self.settings, eval_every=every)
         self.enc = {k: _Encoder(v, tr) for k, v in variables.items()}
         self._warnings: list[str] = []
         for e in self.enc.values():
@@ -333,7 +429,7 @@ class NeuralMI:
             else:
                 b = n
         ts, ms = [], []
-        with torch.no_grad():
+        with torch.no_grad(), small_network_threads(net, self.device):
             for i in range(0, n, b):
                 chunk = rows[i : i + b]
                 if chunk.shape[0] < 2:
@@ -463,21 +559,33 @@ class NeuralMI:
         warns.extend(cw)
         if conv["diverged"]:
             value = math.nan
+        else:
+            check, bw = self.bias_diagnostics(value)
+            diag.update(check)
+            warns.extend(bw)
         return value, diag, warns
 
-    def mutual_info(self, x: Any = None, y: Any = None) -> Estimate:
-        """I(X;Y) in nats on the held-out split, or on new rows ``x, y`` (``Estimate``;
-        stderr from seeds only)."""
+    def mutual_info(self, x: Any = None, y: Any = None, *, ci: float | None = None) -> Estimate:
+        """I(X;Y) in nats on the held-out split, or on new rows ``x, y``.
+
+        ``ci``: level of an interval ``value ± z·holdout_se`` widened by the bias check
+        (``infonce`` and the f-DIME bounds, whose value is a mean over held-out rows; for
+        the others use ``infometer.mutual_info(..., ci=)``, which re-trains with other
+        seeds).  Without it the estimate has no error bar (one critic)."""
         if getattr(self, "conditional", False):
             raise ValueError("this model was fitted with z: use cond_mutual_info()")
-        return self._estimate("mutual_info", None if x is None else {"x": x, "y": y})
+        return self._estimate("mutual_info", None if x is None else {"x": x, "y": y}, ci)
 
-    def cond_mutual_info(self, x: Any = None, y: Any = None, z: Any = None) -> Estimate:
-        """I(X;Y|Z) in nats on the held-out split or on new rows (model fitted with ``z``)."""
+    def cond_mutual_info(
+        self, x: Any = None, y: Any = None, z: Any = None, *, ci: float | None = None
+    ) -> Estimate:
+        """I(X;Y|Z) in nats on the held-out split or on new rows (model fitted with ``z``);
+        ``ci`` as for :meth:`mutual_info`."""
         self._check_fitted()
         if not self.conditional:
             raise ValueError("this model was fitted without z: use mutual_info()")
-        return self._estimate("cond_mutual_info", None if x is None else {"x": x, "y": y, "z": z})
+        data = None if x is None else {"x": x, "y": y, "z": z}
+        return self._estimate("cond_mutual_info", data, ci)
 
     def _add_query(self, data: dict[str, Any]) -> str:
         """Append validated new rows as the split ``"query"`` (replacing an earlier one)."""
@@ -510,18 +618,39 @@ class NeuralMI:
             self.partners["query"] = torch.as_tensor(_neighbours(zv, self.seed), device=dev)
         return "query"
 
-    def _estimate(self, quantity: str, data: dict[str, Any] | None = None) -> Estimate:
+    def _estimate(
+        self, quantity: str, data: dict[str, Any] | None = None, ci: float | None = None
+    ) -> Estimate:
+        level = None
+        if ci is not None:
+            level = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
+            if self.bound not in ("infonce", *DIME):
+                raise ValueError(
+                    f"ci: {self.bound!r} has no held-out standard error (its value is not a "
+                    "mean over rows); use infometer.mutual_info(..., ci=), which re-trains "
+                    "with other seeds"
+                )
         value, diag, warns = self.evaluate(data)
         if warns:
             diag["warnings"] = warns
             for w in warns:
                 warnings.warn(w, InfometerWarning, stacklevel=3)
+        se = interval = None
+        if level is not None:
+            if not math.isfinite(value) or diag.get("holdout_se") is None:
+                raise ValueError(f"the estimate is {value} (see its warnings): no interval")
+            se = diag["holdout_se"]
+            interval = widen_by_bias(interval_from_stderr(value, se, level), diag.get("bias_check"))
+            diag["ci_method"] = "value ± z·holdout_se, widened by the bias check"
         return make_estimate(
             value,
             method=self.bound,
             quantity=quantity,
             params=self.params(),
             n=diag["n_eval"],
+            stderr=se,
+            ci=interval,
+            ci_level=level,
             diagnostics=diag,
         )
 
@@ -538,6 +667,7 @@ class NeuralMI:
             "batch_size": self.batch_size,
             "holdout": self.holdout,
             "val_fraction": self.val_fraction,
+            "bias_check": self.bias_check,
             "seed": self.seed,
             **self.settings.as_dict(),
         }
@@ -636,7 +766,7 @@ def _neighbours(z: np.ndarray, seed: int) -> np.ndarray:
         zs = (z * scale - mean) / np.where(sd > 0, sd, 1.0)
     k = min(CMI_NEIGHBOURS, n - 1)
     # ties (discrete z): jitter far below the data scale so that equal rows are drawn at random
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     zs = zs + rng.normal(scale=1e-9, size=zs.shape)
     _, idx = cKDTree(zs).query(zs, k=k + 1)
     idx = np.asarray(idx).reshape(n, k + 1)

@@ -36,6 +36,8 @@ from infometer.core.data import (
     check_int,
     check_same_length,
 )
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 
 __all__ = ["participation_ratio", "flownib", "FlowNIBResult", "optimal_coordinate"]
 
@@ -82,8 +84,8 @@ def optimal_coordinate(ix: np.ndarray, iy: np.ndarray) -> tuple[int, float]:
     return int(np.argmax(gamma * ix + (1 - gamma) * iy)), gamma
 
 
-@dataclass
-class FlowNIBResult:
+@dataclass(eq=False, repr=False)
+class FlowNIBResult(Result):
     """Information-plane paths of several layers.
 
     Attributes
@@ -113,6 +115,10 @@ class FlowNIBResult:
     oic: list[dict[str, Any]]
     bound: str
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_frame(self) -> Any:
+        """One row per layer (:meth:`table`)."""
+        return self.table()
 
     def table(self) -> Any:
         """One row per layer: d_eff, final and OIC coordinates (pandas DataFrame)."""
@@ -173,7 +179,7 @@ def flownib(
     holdout: float = 0.2,
     discrete_y: bool | None = None,
     device: str = "cpu",
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> FlowNIBResult:
     """FlowNIB trajectories of I(X;T) and I(T;Y) for each layer ``T``.
@@ -201,8 +207,11 @@ def flownib(
         Fraction of rows kept aside for the path's estimates.
     discrete_y
         Treat ``y`` as symbols (default: from its dtype).
-    device, seed, progress
+    device, progress
         As for :class:`NeuralMI`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Returns
     -------
@@ -232,7 +241,7 @@ def flownib(
         "patience": None,
         "eval_every": eval_every,
         "device": device,
-        "seed": seed,
+        "seed": resolve_seed(seed),  # one root: every critic's split and initialisation
     }
     names = list(tvs)
     cut = max(1, int(round(decay * steps)))

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.progress import progress_bar
+from infometer.core.seeding import Seed, resolve_seed
 
 __all__ = ["collect_activations", "layer_info", "plot_information_plane", "plot_layers"]
 
@@ -236,7 +237,7 @@ def layer_info(
     pooling: str | Callable[..., Any] = "mean",
     ci: float | None = None,
     unit: str = "nats",
-    seed: int = 0,
+    seed: Seed = 0,
     discrete_targets: bool | None = None,
     batch_size: int = 64,
     forward: Callable[[Any, Any], Any] | None = None,
@@ -259,9 +260,13 @@ def layer_info(
         themselves, flattened, when they are a numeric tensor/array.
     quantities
         Subset of ``("I(X;T)", "I(T;Y)")``; default: those the data allow.
-    ci, unit, seed
+    ci, unit
         Passed to :func:`infometer.mutual_info` (``ci`` of a neural bound re-trains with
         other seeds).
+    seed
+        Passed to :func:`infometer.mutual_info` (``ci`` of a neural bound re-trains with other
+        seeds). An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn
+        from as it is) or None (fresh entropy from the operating system).
     discrete_targets
         Treat ``targets`` as symbols (default: from the dtype).
     progress
@@ -308,6 +313,7 @@ def layer_info(
     if not quantities:
         raise ValueError("nothing to estimate: pass targets= and/or x=")
     check_estimator(method, params)  # before the forward passes, not after them
+    seed = resolve_seed(seed)  # one root for every layer's estimate
     from infometer.core.progress import check_progress
 
     check_progress(progress)

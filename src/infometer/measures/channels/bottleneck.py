@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import resolve_unit, unit_factor
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator
 from infometer.core.validation import check_choice, check_float, check_int
 
 from ._ib import IBRun, ib_terms, iterate
@@ -18,8 +20,8 @@ __all__ = ["InformationBottleneck", "IBCurve", "information_bottleneck", "ib_cur
 METHODS = ("iterative", "deterministic")
 
 
-@dataclass(frozen=True)
-class InformationBottleneck:
+@dataclass(frozen=True, eq=False, repr=False)
+class InformationBottleneck(Result):
     """One solution of the IB at trade-off ``beta``.
 
     Attributes
@@ -82,8 +84,8 @@ class InformationBottleneck:
         return finish(ax, path)
 
 
-@dataclass(frozen=True)
-class IBCurve:
+@dataclass(frozen=True, eq=False, repr=False)
+class IBCurve(Result):
     """IB solutions over a range of ``beta`` (the information plane).
 
     Attributes
@@ -184,11 +186,9 @@ def _common(pxy, n_clusters, method, n_init, seed, tol, max_iter):
     method = check_choice(method, "method", METHODS)
     nt = p.shape[0] if n_clusters is None else check_int(n_clusters, "n_clusters", min_value=1)
     n_init = check_int(n_init, "n_init", min_value=1)
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
     tol, max_iter = tol_iter(tol, max_iter)
     i_xy = ib_terms(p, np.eye(p.shape[0]))[1]
-    return p, method, nt, n_init, np.random.default_rng(seed), tol, max_iter, i_xy
+    return p, method, nt, n_init, as_generator(seed), tol, max_iter, i_xy
 
 
 def information_bottleneck(
@@ -200,7 +200,7 @@ def information_bottleneck(
     n_init: int = 20,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     tol: float = 1e-10,
     max_iter: int = 5000,
 ) -> InformationBottleneck:
@@ -226,7 +226,9 @@ def information_bottleneck(
     unit, base
         Unit of I(X;T), I(T;Y), H(T) (default nats).
     seed
-        Seed of the random starts.
+        Seed of the random starts. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     tol, max_iter
         Stop when no q(t|x) moves by more than ``tol``, or after ``max_iter`` updates.
 
@@ -260,7 +262,7 @@ def ib_curve(
     n_init: int = 10,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     tol: float = 1e-10,
     max_iter: int = 5000,
@@ -276,8 +278,11 @@ def ib_curve(
         Joint pmf, X on axis 0 and Y on axis 1.
     betas
         Trade-offs (> 0); default 40 log-spaced values in [0.1, 100].
-    n_clusters, method, n_init, unit, base, seed, tol, max_iter
+    n_clusters, method, n_init, unit, base, tol, max_iter
         As in :func:`information_bottleneck`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     progress
         Show a progress bar (None: the shared default).
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate, resolve_unit, unit_factor
+from infometer.core.results import Result
 from infometer.core.uncertainty import make_estimate
 
 from ._blahut import capacity as _capacity
@@ -16,8 +17,8 @@ from ._inputs import channel_matrix, tol_iter
 __all__ = ["ChannelCapacity", "channel_capacity"]
 
 
-@dataclass(frozen=True)
-class ChannelCapacity:
+@dataclass(frozen=True, eq=False, repr=False)
+class ChannelCapacity(Result):
     """Capacity of a discrete memoryless channel and an input that achieves it.
 
     Attributes

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate, resolve_unit, unit_factor
+from infometer.core.results import Result
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import check_float, check_int
 
@@ -17,8 +18,8 @@ from ._inputs import distortion_matrix, pmf, tol_iter
 __all__ = ["RateDistortionPoint", "RateDistortionCurve", "rate_distortion", "rate_distortion_curve"]
 
 
-@dataclass(frozen=True)
-class RateDistortionPoint:
+@dataclass(frozen=True, eq=False, repr=False)
+class RateDistortionPoint(Result):
     """One point of R(D) at slope ``-beta``.
 
     Attributes
@@ -51,8 +52,8 @@ class RateDistortionPoint:
         return self.rate.value
 
 
-@dataclass(frozen=True)
-class RateDistortionCurve:
+@dataclass(frozen=True, eq=False, repr=False)
+class RateDistortionCurve(Result):
     """R(D) sampled at several slopes; from ``(D_max, 0)`` down to small distortions.
 
     Attributes

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.api import quantity_function
 from infometer.core.data import Variable
 from infometer.core.registry import (
     EXAMPLES,
@@ -22,6 +23,7 @@ from infometer.core.registry import (
     register,
     register_auto,
 )
+from infometer.core.seeding import Seed
 from infometer.core.validation import check_float, check_int
 
 from ._blahut import capacity as _capacity
@@ -96,6 +98,7 @@ register_auto(
 )
 
 
+@quantity_function(QUANTITY, ("x", "y"), fixed={"discrete": True})
 def channel_capacity_from_samples(
     x: Any,
     y: Any,
@@ -104,7 +107,7 @@ def channel_capacity_from_samples(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     **params: Any,
 ):
     """Capacity of the channel X → Y estimated from paired samples of input and output.
@@ -124,7 +127,9 @@ def channel_capacity_from_samples(
     ci
         Confidence level for a bootstrap interval over the pairs, or None.
     seed
-        Seed of the bootstrap.
+        Seed of the bootstrap. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     **params
         ``tol``, ``max_iter`` of Blahut–Arimoto.
 
@@ -141,16 +146,3 @@ def channel_capacity_from_samples(
     >>> round(im.channel_capacity_from_samples(x, y, unit="bits").value, 1)
     0.5
     """
-    from infometer.core.api import estimate
-
-    return estimate(
-        QUANTITY,
-        {"x": x, "y": y},
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=True,
-        **params,
-    )

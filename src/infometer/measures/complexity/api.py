@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate
+from infometer.core.results import Result
+from infometer.core.seeding import Seed
 from infometer.core.validation import check_choice, check_int, check_real_array
 
 from . import measures
@@ -35,7 +37,7 @@ def complexity(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     **params: Any,
 ) -> Estimate:
     """Complexity of a signal (or an image) by one measure, as an :class:`Estimate`.
@@ -54,7 +56,9 @@ def complexity(
         Confidence level of a block-subsampling interval (``stderr_blocks`` blocks, 10 by
         default), or None.
     seed
-        Unused by these deterministic measures; accepted for a uniform API.
+        Unused by these deterministic measures; accepted for a uniform API. An int >= 0 (the same
+        int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh
+        entropy from the operating system).
     **params
         The measure's parameters: ``order`` (embedding dimension), ``delay``, ``normalize``,
         ``r`` (tolerance as a multiple of the signal's sd), ``classes``, ``psd``
@@ -98,8 +102,8 @@ def complexity(
     )
 
 
-@dataclass(frozen=True)
-class MultiscaleResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class MultiscaleResult(Result):
     """A measure at several coarse-graining scales.
 
     Attributes
@@ -287,8 +291,8 @@ def _own_params(fn) -> set[str]:
     return set(inspect.signature(fn).parameters)
 
 
-@dataclass(frozen=True)
-class ComplexityEntropyPlane:
+@dataclass(frozen=True, eq=False, repr=False)
+class ComplexityEntropyPlane(Result):
     """Points of the complexity–entropy plane (normalised PE, statistical complexity)."""
 
     labels: tuple[str, ...]

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import derive
 from infometer.measures.stats import nulls
 
 from ._embed import lag_matrix, present_rows
@@ -38,8 +39,7 @@ def _engine(payload: dict[str, Any], items: list[tuple[int, int]], max_lag: int)
 
 
 def _rng(payload: dict[str, Any], phase: int) -> np.random.Generator:
-    seed = payload["settings"]["seed"]
-    return nulls.make_rng(0 if seed is None else seed, payload["target"], phase)
+    return derive(payload["settings"]["seed"], payload["target"], phase)
 
 
 def te_target(payload: dict[str, Any]) -> dict[str, Any]:
@@ -280,10 +280,7 @@ class LinkTests:
         if hit is None:
             eng, index, gram = self.engine(j)
             flat = sorted((int(k), int(g)) for k, g in z)
-            seed = self.s["seed"]
-            rng = nulls.make_rng(
-                0 if seed is None else seed, 3, i, tau, j, *(v for nd in flat for v in nd)
-            )
+            rng = derive(self.s["seed"], 3, i, tau, j, *(v for nd in flat for v in nd))
             cond = [index[nd] for nd in flat]
             hit = None if gram is None else self._gram_test(eng, gram, index[(i, tau)], cond)
             if hit is None:

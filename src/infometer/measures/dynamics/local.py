@@ -24,6 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 from infometer.core._local import LocalValues
+from infometer.core.api import quantity_function
+from infometer.core.seeding import Seed
 
 __all__ = [
     "LocalValues",
@@ -42,27 +44,25 @@ LOCAL_METHODS = {
 }
 
 
-def _ml(method: str, params: dict[str, Any]) -> dict[str, Any]:
+#: What these functions add to their call of :func:`infometer.core.api.estimate`.
+_LOCAL = {"local": True}
+
+
+def _ml(data: dict[str, Any], options: dict[str, Any]) -> tuple[dict, dict]:
     """These functions' Gaussian default: the maximum-likelihood fit."""
-    if method == "gaussian" and "bias_correct" not in params:
-        return {**params, "bias_correct": False}
-    return params
+    if options["method"] == "gaussian" and "bias_correct" not in options:
+        options = {**options, "bias_correct": False}
+    return data, options
 
 
-def _local(quantity: str, data: dict[str, Any], method: str, **kw: Any) -> LocalValues:
-    from infometer.core.api import estimate
-
-    params = _ml(method, kw.pop("params"))
-    return estimate(quantity, data, method=method, local=True, **kw, **params)  # type: ignore[return-value]
-
-
+@quantity_function("mutual_info", ("x", "y"), fixed=_LOCAL, prepare=_ml)
 def local_mutual_info(
     x: Any,
     y: Any,
     *,
     method: str = "auto",
     unit: str | None = "nats",
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ) -> LocalValues:
@@ -76,8 +76,11 @@ def local_mutual_info(
         Paired samples.
     method
         ``"plugin"`` (discrete), ``"gaussian"``, ``"ksg1"``, ``"ksg2"`` or ``"auto"``.
-    unit, seed, discrete
+    unit, discrete
         As for :func:`infometer.mutual_info`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     **params
         The estimator's parameters (kNN: ``k``, ``theiler``, ...).
 
@@ -94,17 +97,9 @@ def local_mutual_info(
     >>> lv.values.round(3).tolist(), round(lv.mean, 3)
     ([0.693, 0.693, 0.693, 0.693], 0.693)
     """
-    return _local(
-        "mutual_info",
-        {"x": x, "y": y},
-        method,
-        unit=unit,
-        seed=seed,
-        discrete=discrete,
-        params=params,
-    )
 
 
+@quantity_function("cond_mutual_info", ("x", "y", "z"), fixed=_LOCAL, prepare=_ml)
 def local_cond_mutual_info(
     x: Any,
     y: Any,
@@ -112,7 +107,7 @@ def local_cond_mutual_info(
     *,
     method: str = "auto",
     unit: str | None = "nats",
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ) -> LocalValues:
@@ -126,8 +121,11 @@ def local_cond_mutual_info(
         Paired samples.
     method
         ``"plugin"``, ``"gaussian"``, ``"ksg1"`` / ``"frenzel_pompe"`` or ``"auto"``.
-    unit, seed, discrete, **params
+    unit, discrete, **params
         As for :func:`local_mutual_info`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Returns
     -------
@@ -141,17 +139,9 @@ def local_cond_mutual_info(
     >>> round(local_cond_mutual_info(x, x, z, method="plugin").mean, 3)
     0.693
     """
-    return _local(
-        "cond_mutual_info",
-        {"x": x, "y": y, "z": z},
-        method,
-        unit=unit,
-        seed=seed,
-        discrete=discrete,
-        params=params,
-    )
 
 
+@quantity_function("transfer_entropy", ("source", "target", "cond"), fixed=_LOCAL, prepare=_ml)
 def local_transfer_entropy(
     source: Any,
     target: Any,
@@ -164,7 +154,7 @@ def local_transfer_entropy(
     delay: int = 1,
     method: str = "auto",
     unit: str | None = "nats",
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ) -> LocalValues:
@@ -180,9 +170,12 @@ def local_transfer_entropy(
         History lengths and delays as for :func:`infometer.transfer_entropy`.
     method
         ``"plugin"``, ``"gaussian"``, ``"ksg1"`` / ``"frenzel_pompe"`` or ``"auto"``.
-    unit, seed, discrete, **params
+    unit, discrete, **params
         As for :func:`local_mutual_info` (the kNN neighbour count is ``cmi_k``, as for
         :func:`infometer.transfer_entropy`).
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Returns
     -------
@@ -197,27 +190,15 @@ def local_transfer_entropy(
     >>> round(local_transfer_entropy(x, y, method="plugin").mean, 2)   # log 2 = 0.69
     0.69
     """
-    data = {"source": source, "target": target}
-    if cond is not None:
-        data["cond"] = cond
-    lags = {"k": k, "l": l, "m": m, "tau": tau, "delay": delay}
-    return _local(
-        "transfer_entropy",
-        data,
-        method,
-        unit=unit,
-        seed=seed,
-        discrete=discrete,
-        params={**lags, **params},
-    )
 
 
+@quantity_function("active_info_storage", ("x",), fixed=_LOCAL, prepare=_ml)
 def local_active_info_storage(
     x: Any,
     *,
     method: str = "auto",
     unit: str | None = "nats",
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     k: int | str = 1,
     tau: int = 1,
@@ -241,8 +222,11 @@ def local_active_info_storage(
         ``"plugin"``, ``"gaussian"``, ``"ksg1"``, ``"ksg2"`` or ``"auto"``.
     k, tau, lags, max_lag, k_method, alpha, n_permutations, trials
         The history, as for :func:`infometer.active_info_storage` (``k="auto"`` too).
-    unit, seed, discrete, **params
+    unit, discrete, **params
         As for :func:`local_mutual_info` (the kNN neighbour count is ``mi_k``).
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Returns
     -------
@@ -257,22 +241,3 @@ def local_active_info_storage(
     >>> round(local_active_info_storage(x, method="plugin").mean, 3)
     0.693
     """
-    own = {
-        "k": k,
-        "tau": tau,
-        "lags": lags,
-        "max_lag": max_lag,
-        "k_method": k_method,
-        "alpha": alpha,
-        "n_permutations": n_permutations,
-        "trials": trials,
-    }
-    return _local(
-        "active_info_storage",
-        {"x": x},
-        method,
-        unit=unit,
-        seed=seed,
-        discrete=discrete,
-        params={**own, **params},
-    )

@@ -39,6 +39,7 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -48,6 +49,8 @@ import numpy as np
 
 from infometer.core.data import InfometerWarning
 from infometer.core.parallel import Execution
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import check_budget, check_choice, check_float, check_int
 
 from ._input import as_panel
@@ -65,8 +68,8 @@ _EDGE_COLUMNS = ["source", "target", "lag", "estimate", "p_value", "p_corrected"
 MAX_COLLIDER_SUBSETS = 2**14
 
 
-@dataclass(frozen=True)
-class NetworkResult:
+@dataclass(frozen=True, eq=False)
+class NetworkResult(Result):
     """Inferred directed, lagged network.
 
     Attributes
@@ -227,8 +230,8 @@ class NetworkResult:
 
 def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
     """Run per-target jobs in process (one local job) or through ``parallel.run_jobs`` on
-    ``ex``; with a ``store`` (a :class:`~._store.TargetStore`) finished targets are kept
-    and skipped."""
+    ``ex``; with a ``store`` (a :class:`~infometer.core.store.KeyedSink`) finished targets are
+    kept and skipped.  Ctrl-C is a ``KeyboardInterrupt`` (finished targets stay stored)."""
     from infometer.core.progress import progress_bar as bar
 
     progress = ex.progress
@@ -250,11 +253,14 @@ def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
             sink,
             execution=ex,
             progress=lambda pr: pb.update(1),
-            lock=None if store is None else str(store.folder / ".lock"),
         )
+    if outcome.interrupted:
+        outcome.raise_if_incomplete()  # KeyboardInterrupt when a target is missing
     if outcome.missing:
         raise RuntimeError(f"target jobs did not finish: {outcome.describe()}")
-    return dict(sink.results) if store is None else store.results(payloads)
+    if store is None:
+        return dict(sink.results)
+    return {key: store.get(key) for key in payloads}
 
 
 def infer_network(
@@ -279,7 +285,7 @@ def infer_network(
     discrete: bool | None = None,
     n_jobs: int = 1,
     scheduler: Any = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     max_candidates: int = MAX_CANDIDATES,
     store: str | None = None,
@@ -366,7 +372,9 @@ def infer_network(
         Per-target jobs on ``n_jobs`` local processes or a Dask ``scheduler``
         (through :func:`infometer.core.parallel.run_jobs`); shorthands for ``execution=``.
     seed
-        Seed of the permutations (same seed, same network).
+        Seed of the permutations (same seed, same network). An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the
+        operating system).
     progress
         Progress bar over targets (None: the shared default).
     max_candidates
@@ -448,8 +456,7 @@ def infer_network(
     for nm, v in (("max_conds_dim", max_conds_dim), ("max_conds_px", max_conds_px)):
         if v is not None:
             check_int(v, nm, min_value=0)
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # one root: every target's searches and nulls derive from it
     from infometer.core.estimate import resolve_unit, unit_factor
 
     unit_name = resolve_unit(unit)
@@ -545,19 +552,15 @@ def infer_network(
             )
     for w in warns:
         warnings.warn(w, InfometerWarning, stacklevel=2)
-    if store is not None:
-        from ._store import fingerprint
-
-        settings["_fingerprint"] = fingerprint(panel.values, panel.names, settings)
-        settings["_store"] = str(store)
     t0, c0 = time.perf_counter(), time.process_time()
     extra: dict[str, Any] = {}
-    if method == "pcmci":
-        edges, tframe = _pcmci(panel, tix, settings, correction, alpha, ex)
-    elif method == "pcmciplus":
-        edges, tframe, extra = _pcmciplus(panel, tix, settings, correction, ex)
-    else:
-        edges, tframe = _te(panel, tix, settings, correction, alpha, ex)
+    with _open_store(store, panel, settings) as st:
+        if method == "pcmci":
+            edges, tframe = _pcmci(panel, tix, settings, correction, alpha, ex, st)
+        elif method == "pcmciplus":
+            edges, tframe, extra = _pcmciplus(panel, tix, settings, correction, ex, st)
+        else:
+            edges, tframe = _te(panel, tix, settings, correction, alpha, ex, st)
     diag = {
         "warnings": warns,
         "constant_series": panel.constant,
@@ -565,6 +568,7 @@ def infer_network(
         "cpu_s": time.process_time() - c0,
         "n_jobs": n_jobs,
         "cmi_params": dict(cmi_params),
+        "seed": seed,  # the root drawn for seed=None / a Generator: pass it to repeat the run
     }
     graph_array = extra.pop("graph", None)
     if graph_array is not None:
@@ -677,7 +681,7 @@ def _target_index(t: Any, names: list[str], constant: list[str]) -> int:
     return check_int(t, "targets entry", min_value=0, max_value=len(names) - 1)
 
 
-def _te(panel, tix, settings, correction, alpha, ex):
+def _te(panel, tix, settings, correction, alpha, ex, st):
     """mTE / bivariate TE: per-target jobs, then the network-level ``correction``.
 
     ``"fdr_bh"`` / ``"fdr_by"``: over every analysed target's gate p-value (the first
@@ -690,7 +694,7 @@ def _te(panel, tix, settings, correction, alpha, ex):
 
     payloads = {int(j): {"data": panel.values, "target": int(j), "settings": settings} for j in tix}
     desc = f"{settings['method']} targets"
-    res = _run(te_target, payloads, ex, desc, _store(settings, "te"))
+    res = _run(te_target, payloads, ex, desc, _sink(st, "te"))
     order = [res[j] for j in tix]
     p_omni = np.array([r["omnibus_p"] if r["edges"] else 1.0 for r in order])
     gate = np.array([r["gate_p"] for r in order])
@@ -726,12 +730,44 @@ def _te(panel, tix, settings, correction, alpha, ex):
     return edges, tframe
 
 
-def _store(settings: dict[str, Any], phase: str):
-    if "_store" not in settings:
-        return None
-    from ._store import TargetStore
+#: The keys of each phase's per-target result (a stored file without one is refused).
+_RESULT_KEYS = {
+    "te": ("target", "target_lags", "omnibus_te", "omnibus_p", "gate_p", "edges", "rows"),
+    "pc": ("target", "parents", "tests"),
+    "mci": ("target", "tests", "rows"),
+}
 
-    return TargetStore(settings["_store"], phase, settings["_fingerprint"])
+
+def _open_store(store: Any, panel: Any, settings: dict[str, Any]):
+    """The resumable folder of ``store=`` (one JSON file per finished target and phase,
+    ``targets/<phase>-<target>.json``, in the one store service), or a null context."""
+    if store is None:
+        return contextlib.nullcontext()
+    from infometer.core.store import ResultStore, fingerprint
+
+    return ResultStore(
+        store,
+        kind="network",
+        data=fingerprint(panel.values, panel.names),
+        params=settings,
+        files={"targets": r"(te|pc|mci)-\d+\.json"},
+    )
+
+
+def _sink(st: Any, phase: str):
+    """The sink of one phase's per-target results in the store ``st`` (None: no store)."""
+    if st is None:
+        return None
+    from infometer.core.store import KeyedSink
+
+    return KeyedSink(
+        st,
+        "targets",
+        name=lambda key: f"{phase}-{int(key)}.json",
+        key=lambda name: int(name[len(phase) + 1 : -5]) if name.startswith(f"{phase}-") else None,
+        format="json",
+        required=_RESULT_KEYS[phase],
+    )
 
 
 def _link_adjust(p: np.ndarray, correction: str) -> np.ndarray:
@@ -742,7 +778,7 @@ def _link_adjust(p: np.ndarray, correction: str) -> np.ndarray:
     return adjust(p, "holm" if correction == "fwer" else correction)
 
 
-def _pcmci(panel, tix, settings, correction, alpha, ex):
+def _pcmci(panel, tix, settings, correction, alpha, ex, st):
     from ._algorithms import mci_target, pc_target
 
     all_t = list(range(panel.n))  # MCI needs the parents of every source
@@ -752,7 +788,7 @@ def _pcmci(panel, tix, settings, correction, alpha, ex):
         base,
         ex,
         "PCMCI condition selection",
-        _store(settings, "pc"),
+        _sink(st, "pc"),
     )
     parents = {j: [tuple(p) for p in pc[j]["parents"]] for j in all_t}
     mci_pay = {j: {**base[j], "parents": parents} for j in tix}
@@ -761,7 +797,7 @@ def _pcmci(panel, tix, settings, correction, alpha, ex):
         mci_pay,
         ex,
         "PCMCI MCI tests",
-        _store(settings, "mci"),
+        _sink(st, "mci"),
     )
     rows = []
     for j in tix:
@@ -794,7 +830,7 @@ def _default_jobs() -> int:  # pragma: no cover - convenience for callers
     return os.cpu_count() or 1
 
 
-def _pcmciplus(panel, tix, settings, correction, ex):
+def _pcmciplus(panel, tix, settings, correction, ex, st):
     """PCMCI+: PC1 per target (jobs), then phases 2-4 on all targets in this process."""
     from ._algorithms import LinkTests, pc_target
     from ._pcmciplus import pcmciplus_graph
@@ -806,7 +842,7 @@ def _pcmciplus(panel, tix, settings, correction, ex):
         base,
         ex,
         "PCMCI+ lagged parents (PC1)",
-        _store(settings, "pc"),
+        _sink(st, "pc"),
     )
     parents = {j: [(int(i), int(g)) for i, g in pc[j]["parents"]] for j in range(n)}
     p_lag = np.ones((n, n, tau + 1))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from infometer.core._deprecation import deprecated_alias
+from infometer.core.seeding import Seed, as_generator
 from infometer.core.validation import check_float, check_int
 
 __all__ = [
@@ -28,16 +29,22 @@ __all__ = [
 
 
 def random_var(
-    n_nodes: int, n_edges: int, lags: tuple[int, ...] = (1, 2, 3), *, seed: int = 0
+    n_nodes: int, n_edges: int, lags: tuple[int, ...] = (1, 2, 3), *, seed: Seed = 0
 ) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
     """A stable random VAR: self-coupling 0.4 at lag 1, ``n_edges`` links of ±(0.3–0.5).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Returns
     -------
     (coefs, edges)
         ``coefs[l-1][target, source]`` (shape (p, n, n)) and ``(source, target, lag)``.
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     p = max(lags)
     a = np.zeros((p, n_nodes, n_nodes))
     a[0][np.diag_indices(n_nodes)] = 0.4
@@ -71,14 +78,21 @@ def _stable(a: np.ndarray) -> bool:
 
 
 def var(
-    coefs: np.ndarray, n: int, *, noise: float | np.ndarray = 1.0, seed: int = 0, burn: int = 500
+    coefs: np.ndarray, n: int, *, noise: float | np.ndarray = 1.0, seed: Seed = 0, burn: int = 500
 ) -> np.ndarray:
-    """Samples of x_t = Σ_l A_l x_{t-l} + e_t, e_t ~ N(0, diag(noise²)), shape (n, nodes)."""
+    """Samples of x_t = Σ_l A_l x_{t-l} + e_t, e_t ~ N(0, diag(noise²)), shape (n, nodes).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+    """
     coefs = np.asarray(coefs, dtype=np.float64)
     if coefs.ndim == 2:
         coefs = coefs[None]
     p, d, _ = coefs.shape
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     e = rng.normal(size=(n + burn, d)) * np.asarray(noise)
     x = np.zeros((n + burn, d))
     for t in range(p, n + burn):
@@ -140,17 +154,23 @@ def logistic_network(
     coupling: float = 0.5,
     noise: float = 0.1,
     r: float = 4.0,
-    seed: int = 0,
+    seed: Seed = 0,
     burn: int = 500,
 ) -> np.ndarray:
     """Coupled logistic maps with noise (Novelli et al. 2019).
 
     x_j(t) = f((1 − c) x_j(t−1) + c · mean_{(i,l)→j} x_i(t−l)) + η, wrapped to [0, 1)
     (nodes without parents use c = 0), f(u) = r u (1 − u), η ~ N(0, noise²).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     n_nodes = check_int(n_nodes, "n_nodes", min_value=1)
     coupling = check_float(coupling, "coupling", low=0.0, high=1.0)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     p = max([lag for *_, lag in edges], default=1)
     x = np.zeros((n + burn, n_nodes))
     x[:p] = rng.random((p, n_nodes))
@@ -174,7 +194,7 @@ def boolean_network(
     n: int,
     *,
     flip: float = 0.05,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
     """A random Boolean network: each node is a random Boolean function of ``n_inputs``
     other nodes at lag 1, each output flipped with probability ``flip``.
@@ -183,12 +203,18 @@ def boolean_network(
     (no parity / XOR-like functions): a purely synergistic input carries no information by
     itself, and greedy selection (IDTxl's and this package's) cannot find its first input.
 
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
     Returns
     -------
     (states, edges)
         int array (n, nodes) of 0/1 and the true ``(source, target, 1)`` edges.
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     inputs = []
     tables = []
     edges = []
@@ -215,10 +241,17 @@ def boolean_network(
     return x[100:], sorted(edges)
 
 
-def markov_chain(p: np.ndarray, n: int, *, seed: int = 0) -> np.ndarray:
-    """A sample path of the first-order chain with transition matrix ``p`` (rows sum to 1)."""
+def markov_chain(p: np.ndarray, n: int, *, seed: Seed = 0) -> np.ndarray:
+    """A sample path of the first-order chain with transition matrix ``p`` (rows sum to 1).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+    """
     p = np.asarray(p, dtype=np.float64)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     cum = np.cumsum(p, axis=1)
     u = rng.random(n)
     x = np.zeros(n, dtype=np.int64)

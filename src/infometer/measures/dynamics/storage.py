@@ -32,10 +32,12 @@ from typing import Any
 
 from infometer.core import registry
 from infometer.core._local import LocalRaw, LocalValues
+from infometer.core.api import quantity_function
 from infometer.core.data import Variable
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoContext, AutoRule, EstimatorSpec, Raw
 from infometer.core.resample import serial_scheme
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import check_int
 from infometer.measures.timeseries._embed import present_rows
 from infometer.measures.timeseries._history import _history, _rows, choose_lags, ragwitz_k
@@ -65,6 +67,8 @@ _THEILER = ("theiler", "theiler_window")
 
 def _split(spec: EstimatorSpec, prefix: str, params: dict[str, Any]) -> tuple[dict, dict]:
     own = {p: params[p] for p in _OWN if p in params}
+    # one root for the call: the history search and the estimator derive from the same seed
+    own["seed"] = resolve_seed(own.get("seed", 0))
     outer = {(f"{prefix}{p}" if p in _OWN else p): p for p in spec.params if p not in _THEILER}
     inner = {outer[p]: v for p, v in params.items() if p in outer}
     theiler = check_int(own.get("theiler", 0), "theiler", min_value=0)
@@ -77,7 +81,7 @@ def _split(spec: EstimatorSpec, prefix: str, params: dict[str, Any]) -> tuple[di
             "nearest-neighbour estimators use one); leave theiler=0 for this method"
         )
     if "seed" in spec.params:
-        inner["seed"] = own.get("seed", 0)
+        inner["seed"] = own["seed"]
     return own, inner
 
 
@@ -243,35 +247,7 @@ for _q, _inner in (("active_info_storage", "mutual_info"), ("entropy_rate", "ent
     )
 
 
-def _public(
-    quantity: str,
-    x: Any,
-    *,
-    method: str,
-    unit: str | None,
-    base: float | None,
-    ci: float | None,
-    seed: int | None,
-    discrete: bool | None,
-    params: dict[str, Any],
-    local: bool = False,
-) -> Estimate | LocalValues:
-    from infometer.core.api import estimate
-
-    return estimate(
-        quantity,
-        {"x": x},
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        local=local,
-        **params,
-    )
-
-
+@quantity_function("active_info_storage", ("x",))
 def active_info_storage(
     x: Any,
     *,
@@ -287,7 +263,7 @@ def active_info_storage(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     local: bool = False,
     **params: Any,
@@ -312,8 +288,11 @@ def active_info_storage(
         smallest nearest-neighbour prediction error).
     trials
         The series is this many concatenated trials of equal length.
-    unit, base, ci, seed, discrete
+    unit, base, ci, discrete
         As for :func:`infometer.mutual_info`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     local
         Return the local (pointwise) values a(t) instead: a :class:`~infometer.LocalValues`
         whose mean is the estimate of the same method and parameters (``k="auto"`` too);
@@ -336,30 +315,9 @@ def active_info_storage(
     >>> round(float(im.active_info_storage(x, method="gaussian")), 1)  # -½ln(1-0.64) = 0.51
     0.5
     """
-    own = {
-        "k": k,
-        "tau": tau,
-        "lags": lags,
-        "max_lag": max_lag,
-        "k_method": k_method,
-        "alpha": alpha,
-        "n_permutations": n_permutations,
-        "trials": trials,
-    }
-    return _public(
-        "active_info_storage",
-        x,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        params={**own, **params},
-        local=local,
-    )
 
 
+@quantity_function("entropy_rate", ("x",))
 def entropy_rate(
     x: Any,
     *,
@@ -375,7 +333,7 @@ def entropy_rate(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ) -> Estimate:
@@ -393,8 +351,11 @@ def entropy_rate(
         The history, as for :func:`active_info_storage` (``k="auto"`` supported).
     method
         Any entropy method (``infometer.methods("entropy_rate")``) or ``"auto"``.
-    unit, base, ci, seed, discrete
+    unit, base, ci, discrete
         As for :func:`infometer.entropy`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     **params
         The entropy estimator's own parameters (colliding names take the prefix ``h_``).
 
@@ -411,24 +372,3 @@ def entropy_rate(
     >>> float(im.entropy_rate(x, method="plugin"))
     0.0
     """
-    own = {
-        "k": k,
-        "tau": tau,
-        "lags": lags,
-        "max_lag": max_lag,
-        "k_method": k_method,
-        "alpha": alpha,
-        "n_permutations": n_permutations,
-        "trials": trials,
-    }
-    return _public(
-        "entropy_rate",
-        x,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        params={**own, **params},
-    )

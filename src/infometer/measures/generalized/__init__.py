@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from infometer.core.api import quantity_function
+from infometer.core.seeding import Seed
+
 from . import estimators as _estimators  # noqa: F401  (registers the quantities)
 from .closed_forms import (
     exponential_renyi_entropy,
@@ -33,12 +36,7 @@ __all__ = [
 ]
 
 
-def _est(quantity: str, data: dict, paired: bool, **kw: Any):
-    from infometer.core.api import estimate
-
-    return estimate(quantity, data, paired=paired, **kw)
-
-
+@quantity_function("renyi_entropy", ("x",))
 def renyi_entropy(
     x: Any,
     order: float = 2.0,
@@ -47,7 +45,7 @@ def renyi_entropy(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ):
@@ -57,27 +55,21 @@ def renyi_entropy(
     falling-factorial estimate of ``sum p^a``) for discrete data, ``lps``
     (Leonenko–Pronzato–Savani kNN, ``0 < order < k + 1``; ``k``, ``metric``) for continuous.
 
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
     Examples
     --------
     >>> import infometer as im
     >>> round(im.renyi_entropy([0, 1, 2, 3] * 25, order=2).value, 6)  # log 4
     1.386294
     """
-    return _est(
-        "renyi_entropy",
-        {"x": x},
-        True,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        order=order,
-        **params,
-    )
 
 
+@quantity_function("tsallis_entropy", ("x",))
 def tsallis_entropy(
     x: Any,
     order: float = 2.0,
@@ -86,7 +78,7 @@ def tsallis_entropy(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ):
@@ -94,27 +86,21 @@ def tsallis_entropy(
 
     Same methods as :func:`renyi_entropy` (``S_q = (1 - exp((1 - q) H_q)) / (q - 1)``).
 
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
     Examples
     --------
     >>> import infometer as im
     >>> im.tsallis_entropy([0, 1] * 50, order=2).value  # 1 - 2 * 0.25
     0.5
     """
-    return _est(
-        "tsallis_entropy",
-        {"x": x},
-        True,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        order=order,
-        **params,
-    )
 
 
+@quantity_function("renyi_divergence", ("p", "q"), paired=False)
 def renyi_divergence(
     p: Any,
     q: Any,
@@ -124,11 +110,17 @@ def renyi_divergence(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ):
     """Rényi divergence ``D_a(P ‖ Q)`` from two independent samples (plug-in, discrete).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -136,21 +128,9 @@ def renyi_divergence(
     >>> im.renyi_divergence([0, 1] * 10, [0, 1] * 10, order=2).value
     0.0
     """
-    return _est(
-        "renyi_divergence",
-        {"p": p, "q": q},
-        False,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        order=order,
-        **params,
-    )
 
 
+@quantity_function("jensen_shannon_divergence", ("p", "q"), paired=False)
 def jensen_shannon_divergence(
     p: Any,
     q: Any,
@@ -159,7 +139,7 @@ def jensen_shannon_divergence(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ):
@@ -168,26 +148,21 @@ def jensen_shannon_divergence(
     Discrete ``plugin`` uses weights ``weights=`` (default ½, ½); continuous
     ``kozachenko_leonenko`` uses the sample-size weights ``n_p/N, n_q/N``.
 
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
     Examples
     --------
     >>> import infometer as im
     >>> im.jensen_shannon_divergence([0] * 10, [1] * 10, unit="bits").value
     1.0
     """
-    return _est(
-        "jensen_shannon_divergence",
-        {"p": p, "q": q},
-        False,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        **params,
-    )
 
 
+@quantity_function("jensen_renyi_divergence", ("p", "q"), paired=False)
 def jensen_renyi_divergence(
     p: Any,
     q: Any,
@@ -197,11 +172,17 @@ def jensen_renyi_divergence(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ):
     """Jensen–Rényi divergence ``H_a(M) - w_p H_a(P) - w_q H_a(Q)`` from two samples.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -209,21 +190,9 @@ def jensen_renyi_divergence(
     >>> round(im.jensen_renyi_divergence([0] * 10, [1] * 10, order=2).value, 6)
     0.693147
     """
-    return _est(
-        "jensen_renyi_divergence",
-        {"p": p, "q": q},
-        False,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        order=order,
-        **params,
-    )
 
 
+@quantity_function("renyi_mutual_info", ("x", "y"))
 def renyi_mutual_info(
     x: Any,
     y: Any,
@@ -233,7 +202,7 @@ def renyi_mutual_info(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ):
@@ -242,22 +211,15 @@ def renyi_mutual_info(
     Other definitions (Sibson's ``min_Q D_a(P_XY ‖ P_X ⊗ Q)``, Arimoto's) differ for
     ``a != 1``; this is the divergence-from-independence one.
 
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
     Examples
     --------
     >>> import infometer as im
     >>> round(im.renyi_mutual_info([0, 1] * 20, [0, 1] * 20, order=2).value, 6)  # log 2
     0.693147
     """
-    return _est(
-        "renyi_mutual_info",
-        {"x": x, "y": y},
-        True,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        order=order,
-        **params,
-    )

@@ -29,8 +29,9 @@ from infometer.core.registry import (
     register,
     register_auto,
 )
-from infometer.core.validation import check_bool, check_choice, check_float, check_int
+from infometer.core.validation import check_bool, check_choice, check_int
 from infometer.estimators.discrete.counting import counts
+from infometer.estimators.knn.prep import check_prep, takes_prep
 
 from . import kernels
 
@@ -139,29 +140,23 @@ def _make_unbiased(kind: str):
 
 # -------------------------------------------------------------- continuous: LPS kNN
 def _make_lps(kind: str):
+    @takes_prep
     def lps(
         x: Variable,
         *,
         order: float = 2.0,
         k: int = 5,
         metric: str = "euclidean",
-        standardize: bool = True,
-        jitter: str = "auto",
-        jitter_scale: float = 1e-10,
-        seed: int | None = 0,
-        dequantize: bool = False,
+        **prep: Any,
     ) -> Raw:
         from infometer.estimators.knn.engine import kth_neighbours
         from infometer.estimators.knn.kernels import log_unit_ball
-        from infometer.estimators.knn.prep import JITTER_CHOICES, prepare
+        from infometer.estimators.knn.prep import prepare
 
         a = check_order(order, kind)
         k = check_int(k, "k", min_value=1)
         check_choice(metric, "metric", ("max", "euclidean"))
-        check_bool(standardize, "standardize")
-        check_choice(jitter, "jitter", JITTER_CHOICES)
-        check_float(jitter_scale, "jitter_scale", low=0.0, inclusive=(False, True))
-        check_bool(dequantize, "dequantize")
+        prep = check_prep(prep)
         if k >= x.n:
             raise ValueError(f"k must be smaller than the number of samples ({x.n}), got k={k}")
         if a == 0.0 or math.isinf(a):
@@ -174,14 +169,7 @@ def _make_lps(kind: str):
                 f"method 'lps' needs order < k + 1 (Gamma(k + 1 - order) must be finite), "
                 f"got order={a:g} with k={k}; raise k"
             )
-        p = prepare(
-            {"x": x.values},
-            standardize=bool(standardize),
-            jitter=jitter,
-            jitter_scale=float(jitter_scale),
-            seed=seed,
-            dequantize=bool(dequantize),
-        )
+        p = prepare({"x": x.values}, **prep)
         if p.constant:
             return Raw(
                 value=-math.inf,

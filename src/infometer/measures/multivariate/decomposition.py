@@ -21,6 +21,8 @@ from infometer.core import registry
 from infometer.core.data import Variable, check_choice
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoRule, Raw, register, register_auto
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 
 from . import _pid
 
@@ -46,8 +48,8 @@ def _kind_of(a: _pid.Antichain, m: int) -> str:
     return "mixed"
 
 
-@dataclass(frozen=True)
-class PIDResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class PIDResult(Result):
     """A partial information decomposition.
 
     Attributes
@@ -435,7 +437,7 @@ def pid(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     groups: Sequence[Sequence[int | str]] | None = None,
     **params: Any,
@@ -460,8 +462,11 @@ def pid(
         ``gaussian``; a mix of the two kinds, or float columns with few distinct values
         such as 0.0/1.0, is refused naming ``discrete=True`` / ``discrete=False``),
         ``plugin`` (discrete: the PID of the empirical pmf) or ``gaussian``.
-    unit, base, ci, seed, discrete
+    unit, base, ci, discrete
         As in :func:`infometer.mutual_info`; ``ci=`` bootstraps each atom.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     **params
         ``bias_correct`` for ``gaussian`` (``None``: Wishart-corrected mutual
         informations, plug-in for the optimised BROJA PID of a vector target).
@@ -535,6 +540,7 @@ def pid(
     atoms, diag = _atoms(list(variables.values()), measure, method, **extra)
     estimates = None
     if ci is not None:
+        seed = resolve_seed(seed)  # every atom's interval from the same bootstrap rows
         estimates = [
             run(
                 QUANTITY,

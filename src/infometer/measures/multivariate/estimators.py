@@ -9,12 +9,14 @@ the public functions of :mod:`.measures` pass any number of variables to ``api.r
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
+from infometer.estimators.knn.prep import takes_prep
 
 from . import kernels
 from ._terms import MIN_VARIABLES, QUANTITIES, check_count, terms
@@ -195,24 +197,14 @@ def _make_gaussian(method: str, quantity: str) -> Callable[..., Raw]:
 
 
 # ------------------------------------------------------------------------- kNN
-def _ksg(
-    quantity: str,
-    vs: Sequence[Variable],
-    k,
-    standardize,
-    jitter,
-    jitter_scale,
-    seed,
-    index,
-    dequantize=False,
-):
+def _ksg(quantity: str, vs: Sequence[Variable], k: int, index: int | None, prep: dict) -> Raw:
     from infometer.estimators.knn.estimators import _check, _prep
 
     check_count(quantity, len(vs))
     t = terms(quantity, len(vs), _index(quantity, index, len(vs)))
     n = vs[0].n
-    k = _check(n, k, standardize, jitter, jitter_scale, dequantize)
-    p = _prep({v.name: v for v in vs}, standardize, jitter, jitter_scale, seed, dequantize)
+    k = _check(n, k)
+    p = _prep({v.name: v for v in vs}, prep)
     if sum(b.shape[1] for b in p.blocks) == 0:
         return Raw(value=0.0, diagnostics=p.diagnostics, warnings=[*p.warnings])
     value, kd = kernels.ksg_entropy_sum(p.blocks, t, k)
@@ -223,35 +215,16 @@ def _ksg(
 def _make_ksg(quantity: str) -> Callable[..., Raw]:
     if quantity == "o_information_gradient":
 
-        def f(
-            *vs: Variable,
-            k: int = 3,
-            standardize: bool = True,
-            jitter: str = "auto",
-            jitter_scale: float = 1e-10,
-            seed: int | None = 0,
-            index: int = 0,
-            dequantize: bool = False,
-        ) -> Raw:
-            args = (k, standardize, jitter, jitter_scale, seed, index, dequantize)
-            return _ksg(quantity, vs, *args)
+        def f(*vs: Variable, k: int = 3, index: int = 0, **prep: Any) -> Raw:
+            return _ksg(quantity, vs, k, index, prep)
 
     else:
 
-        def f(
-            *vs: Variable,
-            k: int = 3,
-            standardize: bool = True,
-            jitter: str = "auto",
-            jitter_scale: float = 1e-10,
-            seed: int | None = 0,
-            dequantize: bool = False,
-        ) -> Raw:
-            args = (k, standardize, jitter, jitter_scale, seed, None, dequantize)
-            return _ksg(quantity, vs, *args)
+        def f(*vs: Variable, k: int = 3, **prep: Any) -> Raw:
+            return _ksg(quantity, vs, k, None, prep)
 
     f.__name__ = f"{quantity}_ksg"
-    return f
+    return takes_prep(f)
 
 
 _SUMMARY = {

@@ -12,6 +12,8 @@ import numpy as np
 
 from infometer.core.data import Variable, as_variable, check_int
 from infometer.core.estimate import Estimate
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 
 __all__ = [
     "split_variables",
@@ -164,7 +166,9 @@ _DOC = """
     ci
         Confidence level of an interval (the shared resampling); ``None``: none.
     seed
-        Seed for jitter and resampling.
+        Seed for jitter and resampling. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     discrete
         ``True``: every column is symbols; ``False``: numbers; ``None``: by dtype.
     **params
@@ -185,7 +189,7 @@ def _public(quantity: str, formula: str, example: str):
         unit: str | None = "nats",
         base: float | None = None,
         ci: float | None = None,
-        seed: int | None = 0,
+        seed: Seed = 0,
         discrete: bool | None = None,
         **params: Any,
     ) -> Estimate:
@@ -249,8 +253,8 @@ co_information = _public(
 )
 
 
-@dataclass(frozen=True)
-class GradientOInformation:
+@dataclass(frozen=True, eq=False, repr=False)
+class GradientOInformation(Result):
     """Each variable's contribution ``∂_i Ω = Ω(X) - Ω(X_{-i})`` (Scagliarini et al. 2023).
 
     Attributes
@@ -311,7 +315,7 @@ def gradient_o_information(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     **params: Any,
 ) -> GradientOInformation:
@@ -319,6 +323,12 @@ def gradient_o_information(
 
     Scagliarini, Marinazzo, Guo, Stramaglia & Rosas (2023).  Negative: the variable
     joins the others synergistically; positive: redundantly.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     from infometer.core.api import run
 
@@ -328,6 +338,7 @@ def gradient_o_information(
     check_count("o_information_gradient", len(variables))
     if "index" in params:
         raise TypeError("index is chosen by gradient_o_information itself (one per variable)")
+    seed = resolve_seed(seed)  # every variable's gradient from the same root
     out = []
     for i in range(len(variables)):
         out.append(

@@ -20,6 +20,7 @@ store as the Gaussian path (:class:`._search.Counts` stands where the scatter ma
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ from typing import Any
 import numpy as np
 
 from infometer.core.parallel import Execution
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.validation import check_budget, check_choice, check_int
 from infometer.measures.stats import nulls
 
@@ -75,8 +78,8 @@ def _chunks(d: int, s: int, size: int) -> Iterator[np.ndarray]:
         yield np.array(block, dtype=np.intp).reshape(len(block), s)
 
 
-@dataclass(frozen=True)
-class MultipletResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class MultipletResult(Result):
     """Every multiplet's estimate, ranked.
 
     Attributes
@@ -195,7 +198,7 @@ def multiplets(
     alpha: float = 0.05,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     bias_correct: bool | None = None,
     discrete: bool | None = None,
@@ -242,6 +245,9 @@ def multiplets(
         Level of the ``significant`` column.
     unit, base, seed, progress
         The usual; ``seed`` drives the surrogates.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     bias_correct
         Wishart-unbiased log-determinants of the Gaussian methods (``None``: True); the
         discrete methods say their correction by name (passing it is an error).
@@ -337,8 +343,7 @@ def multiplets(
         )
     max_multiplets = check_int(max_multiplets, "max_multiplets", min_value=1)
     progress = check_progress(progress)
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # one root: the surrogates of every chunk and search
     if store is not None and not isinstance(store, str | os.PathLike):
         raise TypeError(
             f"store must be a folder path (str or os.PathLike), got {type(store).__name__}"
@@ -426,6 +431,7 @@ def multiplets(
         w, ws, n = _scatters(vs, hi, n_permutations, seed, method == "gaussian_copula")
         notes = []
     cfg = dict(w=w, ws=ws, n=n, d=d, lo=lo, hi=hi, measure=measure, bias_correct=bias_correct)
+    cfg["input"] = [v.codes if symbols else v.columns[0] for v in vs.values()]  # for a store
     if search == "exhaustive":
         sweep = _exhaustive_parallel if parallel else _exhaustive
         rows_idx, rows_val, rows_p, rows_fwer = sweep(
@@ -501,7 +507,7 @@ def _scatters(vs, hi: int, n_permutations: int, seed, copula: bool):
     w = _unit_scatter(a, copula)
     ws = None
     if n_permutations:
-        rng = nulls.make_rng(seed)
+        rng = as_generator(seed)
         ws = np.empty((n_permutations, d, d))
         for b in range(n_permutations):
             orders = nulls.independent_orders(rng, n, d)
@@ -560,7 +566,7 @@ def _counts(vs, hi: int, n_permutations: int, seed, miller_madow: bool):
             what="the surrogate symbol tables",
             name="n_permutations",
         )
-        rng = nulls.make_rng(seed)
+        rng = as_generator(seed)
         stack = np.empty((n_permutations, n, d), dtype=np.int64)
         for b in range(n_permutations):
             orders = nulls.independent_orders(rng, n, d)
@@ -631,11 +637,7 @@ def _run(func: Any, jobs: dict, sink: Any, ex: Execution, progress: bool | None)
 
 
 def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, seed):
-    import hashlib
-
     from infometer.core.parallel import MemorySink
-
-    from ._chunkstore import ChunkStore
 
     w, ws, d = cfg["w"], cfg["ws"], cfg["d"]
     b_count = 0 if ws is None else ws.shape[0]
@@ -659,39 +661,56 @@ def _exhaustive_parallel(cfg: dict, progress, *, ex: Execution, store, method, s
             }
     if store is None:
         sink = MemorySink()
-        get = sink.results.__getitem__
-    else:
-        h = hashlib.blake2b(digest_size=16)
-        h.update(
-            w.tobytes() if not isinstance(w, np.ndarray) else np.ascontiguousarray(w).tobytes()
+        _run(_search.chunk_job, jobs, sink, ex, progress)
+        return _assemble(cfg, plan, b_count, sink.results.__getitem__)
+    with _chunk_store(store, cfg, b_count, method, seed) as (st, sink):
+        _run(_search.chunk_job, jobs, sink, ex, progress)
+        counts = {(s, i): cnt for s in plan for i, _, cnt in plan[s]}
+        return _assemble(
+            cfg, plan, b_count, lambda key: sink.get(key, shapes={"value": (counts[key],)})
         )
-        if ws is not None:
-            h.update(
-                ws.tobytes()
-                if not isinstance(ws, np.ndarray)
-                else np.ascontiguousarray(ws).tobytes()
-            )
-        sink = ChunkStore(
-            store,
-            {
-                "format": 1,
-                "data": h.hexdigest(),
-                "measure": cfg["measure"],
-                "method": method,
-                "sizes": [cfg["lo"], cfg["hi"]],
-                "n_permutations": b_count,
-                "seed": seed,
-                "bias_correct": cfg["bias_correct"],
-                "chunk_bytes": CHUNK_BYTES,
-            },
-        )
-        get = sink.get
-    _run(_search.chunk_job, jobs, sink, ex, progress)
+
+
+def _assemble(cfg: dict, plan: dict, b_count: int, get) -> tuple:
+    """The sweep's rows from its chunks (``get((size, chunk))``), in the order computed."""
+    d = cfg["d"]
     rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
     for s in range(cfg["lo"], cfg["hi"] + 1):
         rows_idx.append(lex_combinations(d, s))
         _collect([get((s, i)) for i, _, _ in plan[s]], b_count, rows_val, rows_p, rows_fwer)
     return rows_idx, rows_val, rows_p, rows_fwer
+
+
+@contextlib.contextmanager
+def _chunk_store(store, cfg: dict, b_count: int, method: str, seed: Any):
+    """The resumable folder of a sweep: one ``chunks/s{size}_c{chunk}.npz`` per finished
+    chunk, in the one store service (identity, checksums, lock)."""
+    from infometer.core.store import KeyedSink, ResultStore, fingerprint
+
+    with ResultStore(
+        store,
+        kind="multiplets",
+        data=fingerprint(*cfg["input"]),
+        params={
+            "measure": cfg["measure"],
+            "method": method,
+            "sizes": [cfg["lo"], cfg["hi"]],
+            "n_permutations": b_count,
+            "seed": seed,
+            "bias_correct": cfg["bias_correct"],
+            "chunk_bytes": CHUNK_BYTES,
+        },
+        files={"chunks": r"s\d+_c\d+\.npz"},
+    ) as st:
+        sink = KeyedSink(
+            st,
+            "chunks",
+            name=lambda key: f"s{key[0]}_c{key[1]}.npz",
+            key=lambda name: tuple(int(t[1:]) for t in name[:-4].split("_")),
+            format="npz",
+            required=("value", "hits", "null_max") if b_count else ("value",),
+        )
+        yield st, sink
 
 
 def _searched(cfg: dict, width: int, sign: float, *, progress=None, ex: Execution):

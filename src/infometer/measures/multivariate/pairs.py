@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import check_budget, check_choice, check_int, check_memory
 
 __all__ = ["pid_pairs", "PairPIDResult", "pair_mutual_info", "MAX_PAIRS", "MAX_CI_RERUNS"]
@@ -128,8 +130,8 @@ def mmi_atoms(i_i: np.ndarray, i_j: np.ndarray, i_ij: np.ndarray) -> dict[str, n
 
 
 # ------------------------------------------------------------------------ result
-@dataclass(frozen=True)
-class PairPIDResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class PairPIDResult(Result):
     """The two-source PID of every pair of sources with one target.
 
     Attributes
@@ -252,7 +254,7 @@ def pid_pairs(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     bias_correct: bool | None = None,
     discrete: bool | None = None,
@@ -284,8 +286,12 @@ def pid_pairs(
         ``gcrn=True``) and ``gaussian`` read the columns as numbers; ``plugin`` (the PID
         of each pair's empirical pmf) and ``miller_madow`` (``mmi`` from Miller-Madow
         corrected mutual informations) read them as symbols.
-    unit, base, seed, progress
-        The usual; ``seed`` drives the bootstrap of ``ci=``.
+    unit, base, progress
+        The usual.
+    seed
+        Drives the bootstrap of ``ci=``. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     ci
         Confidence level of each atom's bootstrap interval: the shared resampling of
         ``im.pid(..., ci=...)`` run per pair (``method="gaussian"`` on the normal scores
@@ -653,6 +659,7 @@ def _intervals(src, tgt, pairs, measure, method, level, seed, progress) -> dict:
 
     keys = {"{0}{1}": "redundancy", "{0}": "unique_i", "{1}": "unique_j", "{01}": "synergy"}
     out = {k: np.full((pairs.shape[0], 2), np.nan) for k in keys.values()}
+    seed = resolve_seed(seed)  # every pair's intervals from the same root
     tgt = tgt[:, 0] if tgt.ndim == 2 and tgt.shape[1] == 1 else tgt
     with progress_bar(
         total=pairs.shape[0], desc="pair intervals", unit="pair", progress=progress

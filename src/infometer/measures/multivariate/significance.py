@@ -22,6 +22,7 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.estimate import _fmt, resolve_unit, unit_factor
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.validation import check_choice, check_int
 from infometer.measures.stats import nulls
 from infometer.measures.stats.independence import IndependenceTest
@@ -56,10 +57,6 @@ class MultivariateTest(IndependenceTest):
     """
 
     alternative: str = "greater"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary (the null values are summarised, not listed)."""
-        return {**super().to_dict(), "alternative": self.alternative}
 
     def to_frame(self):
         """One-row tidy DataFrame: quantity, value, unit, method, n, p_value, ..."""
@@ -161,7 +158,7 @@ def multivariate_test(
     groups: Sequence[Sequence[int | str]] | None = None,
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     progress: bool | None = None,
     **params: Any,
@@ -189,9 +186,12 @@ def multivariate_test(
         Serial data: permute blocks of ``block`` consecutive rows of each variable
         (keeps each variable's autocorrelation within blocks), as
         :func:`infometer.independence_test`.
-    groups, unit, base, seed, discrete
+    groups, unit, base, discrete
         As :func:`infometer.o_information`; ``seed`` drives the permutations (and the
         estimator, if it is random): same seed, same p-value.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     progress
         Progress bar; ``None``: shown when the run is expected to take over 5 s.
     **params
@@ -228,6 +228,7 @@ def multivariate_test(
     resolve_unit(unit, base)  # bad units fail before any work
     variables = split_variables(X, groups=groups, discrete=discrete)
     check_count(quantity, len(variables))
+    seed = resolve_seed(seed)  # one root for the statistic, the permutations and the null
     stat = run(quantity, variables, method=method, unit="nats", seed=seed, params=params)
     spec = registry.get(quantity, stat.method)
     run_params = {p: v for p, v in stat.params.items() if p in spec.params}
@@ -235,7 +236,7 @@ def multivariate_test(
     n = vs[0].n
     if block is not None and block >= n:
         raise ValueError(f"block={block} must be smaller than the {n} rows of X")
-    rng = nulls.make_rng(seed)
+    rng = as_generator(seed)
 
     def one(b: int, params: dict[str, Any]) -> float:
         orders = nulls.independent_orders(rng, n, len(vs), block)

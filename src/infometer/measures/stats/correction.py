@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result
 from infometer.core.validation import check_choice, check_float
 from infometer.measures.stats.independence import IndependenceTest
 from infometer.measures.stats.nulls import maxstat_p_values, orient
@@ -97,14 +98,20 @@ def adjust(p: Any, method: str) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
-class MultipleTests:
+@dataclass(frozen=True, eq=False)
+class MultipleTests(Result):
     """Result of :func:`multipletests`: adjusted p-values and rejections at ``alpha``."""
 
     p_adjusted: np.ndarray
     reject: np.ndarray
     method: str
     alpha: float
+
+    def to_frame(self) -> Any:
+        """One row per test: ``p_adjusted``, ``reject``."""
+        import pandas as pd
+
+        return pd.DataFrame({"p_adjusted": self.p_adjusted, "reject": self.reject})
 
     def __repr__(self) -> str:
         return (

@@ -31,13 +31,15 @@ import numpy as np
 from infometer.core import registry
 from infometer.core.data import as_variables, check_float, check_int
 from infometer.core.estimate import Estimate, _fmt, unit_factor
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.measures.stats import nulls
 
 __all__ = ["IndependenceTest", "independence_test"]
 
 
 @dataclass(frozen=True, eq=False)
-class IndependenceTest:
+class IndependenceTest(Result):
     """Result of :func:`independence_test`.
 
     Attributes
@@ -81,15 +83,11 @@ class IndependenceTest:
         """Whether independence is rejected at level ``alpha``."""
         return self.p_value <= check_float(alpha, "alpha", low=0.0, high=1.0)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary (the null values are summarised, not listed)."""
-        return {
-            "statistic": self.statistic.to_dict(),
-            "p_value": self.p_value,
-            "n_permutations": self.n_permutations,
-            "scheme": self.scheme,
-            "null_summary": self.null_summary,
-        }
+    def _dict_fields(self) -> dict[str, Any]:
+        """``to_dict``'s fields: the null values are summarised, not listed."""
+        out = {k: v for k, v in self._fields().items() if k != "null"}
+        out["null_summary"] = self.null_summary
+        return out
 
     def __repr__(self) -> str:
         s = self.statistic
@@ -111,7 +109,7 @@ def independence_test(
     *,
     method: str = "auto",
     n_permutations: int = 199,
-    seed: int | None = 0,
+    seed: Seed = 0,
     unit: str = "nats",
     discrete: bool | None = None,
     block: int | None = None,
@@ -130,9 +128,11 @@ def independence_test(
     n_permutations
         Number of permuted data sets B; the smallest reachable p-value is 1/(B+1).
     seed
-        Seed of the permutations (and of the estimator, if it is random).  The same seed
-        and n give the same permutations of x, which :func:`multipletests`'s
-        ``"maxstat"`` needs for exact family-wise control.
+        Seed of the permutations (and of the estimator, if it is random). The same seed and n give
+        the same permutations of x, which :func:`multipletests`'s ``"maxstat"`` needs for exact
+        family-wise control. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     unit
         Unit of the statistic and the null values.
     discrete
@@ -163,6 +163,7 @@ def independence_test(
             )
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"progress must be True, False or None, got {progress!r}")
+    seed = resolve_seed(seed)  # one root for the statistic, the permutations and the null
     from infometer.core.api import run
 
     data = {"x": x, "y": y} if z is None else {"x": x, "y": y, "z": z}
@@ -173,7 +174,7 @@ def independence_test(
     run_params = {p: v for p, v in stat.params.items() if p in spec.params}
     xv = variables["x"]
     n = xv.n
-    rng = nulls.make_rng(seed)
+    rng = as_generator(seed)
 
     if z is None:
         scheme = "permutation" if block is None else f"block permutation, block={block}"

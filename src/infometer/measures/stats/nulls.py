@@ -24,7 +24,8 @@ Max-statistic
 Loop
     :func:`permutation_null`: the null of any estimator call, seeded per draw.
 
-Seeds: :func:`make_rng` is the one place where the null's generator is made.
+Seeds: :func:`make_rng` makes the null's generator through :mod:`infometer.core.seeding`,
+the one home of seeds.
 
 References
 ----------
@@ -45,6 +46,7 @@ import numpy as np
 
 from infometer.core.data import check_int
 from infometer.core.progress import progress_bar
+from infometer.core.seeding import Seed, as_generator, derive, resolve_seed
 
 __all__ = [
     "MAX_PERMUTATIONS",
@@ -76,10 +78,20 @@ ALTERNATIVES = ("greater", "less", "two-sided")
 
 
 # ------------------------------------------------------------------------- seeds
-def make_rng(seed: Any, *stream: int) -> np.random.Generator:
-    """The generator of a null: ``seed`` (int, ``numpy.random.Generator`` or None: fresh
-    entropy) and optional stream numbers (e.g. a target index) that give independent,
-    reproducible streams for parts of one analysis.
+def make_rng(seed: Seed, *stream: int) -> np.random.Generator:
+    """The generator of a null, made by the seeds' home :mod:`infometer.core.seeding`:
+    ``seed`` itself when it is a ``numpy.random.Generator`` and no stream is named, else
+    the keyed stream :func:`~infometer.core.seeding.derive` of the call's root
+    (:func:`~infometer.core.seeding.resolve_seed`).  Stream numbers (e.g. a target index)
+    give independent, reproducible streams for parts of one analysis.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+    *stream
+        Ints >= 0 naming the part of the analysis.
 
     Examples
     --------
@@ -87,15 +99,9 @@ def make_rng(seed: Any, *stream: int) -> np.random.Generator:
     >>> bool((a == b).all())
     True
     """
-    if isinstance(seed, np.random.Generator):
-        if not stream:
-            return seed
-        return np.random.default_rng([int(seed.integers(2**63)), *stream])
-    if seed is None:
-        return np.random.default_rng()
-    if stream:
-        return np.random.default_rng([int(seed), *(int(s) for s in stream)])
-    return np.random.default_rng(int(seed))
+    if not stream:
+        return as_generator(seed)
+    return derive(resolve_seed(seed), *stream)
 
 
 def check_n_permutations(value: Any, name: str = "n_permutations", min_value: int = 1) -> int:
@@ -375,7 +381,7 @@ def permutation_null(
     one: Any,
     n_permutations: int,
     run_params: dict[str, Any],
-    seed: int | None,
+    seed: Seed,
     desc: str,
     progress: bool | None,
     what: str = "value",
@@ -387,7 +393,24 @@ def permutation_null(
     ``seed + 1 + b`` for an estimator that takes a seed (so the null does not depend on the
     order of evaluation), warnings of the permuted runs are silenced, a progress bar starts
     after the first (timed) draw, and a non-finite null value is an error.
+
+    Parameters
+    ----------
+    one
+        ``one(b, run_params)``: the statistic on permuted data set ``b``.
+    n_permutations
+        Number of permuted data sets.
+    run_params
+        The estimator's parameters (``"seed"`` in it is set per draw).
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+    desc, progress
+        The progress bar's label and switch.
+    what
+        What a non-finite value is called in the error.
     """
+    seed = resolve_seed(seed)
     null = np.empty(n_permutations)
     bar = None
     t0 = time.perf_counter()
@@ -395,7 +418,7 @@ def permutation_null(
         warnings.simplefilter("ignore")
         for b in range(n_permutations):
             if "seed" in run_params:
-                run_params["seed"] = None if seed is None else int(seed) + 1 + b
+                run_params["seed"] = seed + 1 + b
             null[b] = one(b, run_params)
             if b == 0 and progress is not False:
                 bar = progress_bar(

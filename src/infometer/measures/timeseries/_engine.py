@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import Variable
+from infometer.core.seeding import derive, resolve_seed
 
 from ._select import Perms
 
@@ -289,7 +290,7 @@ class RegistryEngine:
         mi_name = MI_FOR_CMI.get(method, method)
         self.mi_spec = registry.get("mutual_info", mi_name)
         self.params = dict(params or {})
-        self.seed = seed
+        self.seed = resolve_seed(seed)
         self.discrete = discrete
         self.n = len(y)
         if discrete:
@@ -348,7 +349,7 @@ class RegistryEngine:
         if have is None or have.shape[0] < len(perms):
             from infometer.measures.stats import nulls
 
-            rng = nulls.make_rng(0 if self.seed is None else self.seed, len(key), *key)
+            rng = derive(self.seed, len(key), *key)
             z = self._block(list(key), None, "z")
             draw, _ = nulls.conditional_sampler(z, self.n_neighbors)
             have = np.stack([draw(rng) for _ in range(len(perms))])

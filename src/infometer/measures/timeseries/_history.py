@@ -11,8 +11,8 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable
+from infometer.core.seeding import Seed, derive, resolve_seed
 from infometer.core.validation import check_choice, check_float, check_int
-from infometer.measures.stats import nulls
 
 from ._embed import check_lags, lagged, present_rows, uniform_lags
 
@@ -82,9 +82,16 @@ def choose_lags(
     alpha: float,
     n_permutations: int,
     trials: int,
-    seed: int | None,
+    seed: Seed,
 ) -> tuple[list[int], dict[str, Any]]:
-    """The history of ``x`` chosen by ``k_method`` (see the module docstring)."""
+    """The history of ``x`` chosen by ``k_method`` (see the module docstring).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+    """
     from ._engine import make_engine
     from ._select import include, prune
 
@@ -101,8 +108,9 @@ def choose_lags(
     cands = list(range(1, max_lag + 1))
     cols = np.column_stack([col[t - lag] for lag in cands])
     cmi = _selection_cmi(method, x.is_discrete)
+    seed = resolve_seed(seed)
     engine = make_engine(col[t], cols, cmi, x.is_discrete, seed=seed)
-    rng = nulls.make_rng(seed)
+    rng = derive(seed)
     sel = include(
         engine, list(range(len(cands))), [], n_permutations=n_permutations, alpha=alpha, rng=rng
     )
@@ -203,8 +211,9 @@ def choose_source_lags(
     items = titems + citems + sitems
     t = present_rows(target.n, max(g for _, g in items), trials)
     cmi = _selection_cmi(method, discrete)
+    seed = resolve_seed(seed)
     engine = make_engine(data[t, 1], lag_matrix(data, items, t), cmi, discrete, seed=seed)
-    rng = nulls.make_rng(0 if seed is None else seed, 1)
+    rng = derive(seed, 1)
     fixed = list(range(len(titems) + len(citems)))
     cands = list(range(len(fixed), len(items)))
     sel = include(engine, cands, fixed, n_permutations=n_permutations, alpha=alpha, rng=rng)

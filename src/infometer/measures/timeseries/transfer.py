@@ -34,10 +34,12 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core._local import LocalRaw, LocalValues
+from infometer.core.api import quantity_function
 from infometer.core.data import Variable, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoContext, AutoRule, EstimatorSpec, Raw
 from infometer.core.resample import serial_scheme
+from infometer.core.seeding import Seed, resolve_seed
 
 __all__ = ["embed", "embed_arrays", "transfer_entropy", "transfer_entropy_spec"]
 
@@ -234,7 +236,7 @@ def _auto_l(vs: list[Variable], params: dict[str, Any], method: str) -> tuple[in
         alpha=alpha,
         n_permutations=n_permutations,
         trials=trials,
-        seed=params.get("seed", 0),
+        seed=params["seed"],
     )
     diag["chosen_l"] = l
     return l, diag
@@ -265,7 +267,7 @@ def _auto_k(target: Variable, params: dict[str, Any], method: str) -> tuple[int,
         "alpha": check_float(params.get("k_alpha", 0.05), "k_alpha", low=0.0, high=1.0),
         "n_permutations": params.get("n_permutations", 200),
         "trials": params.get("trials", 1),
-        "seed": params.get("seed", 0),
+        "seed": params["seed"],
     }
     lags, diag, _ = _history(target, own, method)
     k = max(lags) if diag["k_method"] == "greedy" else len(lags)
@@ -313,6 +315,9 @@ def transfer_entropy_spec(cmi: EstimatorSpec) -> Callable[..., Raw]:
         vs = list(variables.values())
         diag: dict[str, Any] = {}
         resolved: dict[str, Any] = {}
+        # one root for the whole call: the history search, the source search and the CMI
+        # (seed=None once meant fresh nulls in one and seed 0 in the other)
+        params = {**params, "seed": resolve_seed(params.get("seed", 0))}
         for name in ("k", "l"):
             v = params.get(name)
             if isinstance(v, str) and not _is_auto(v):
@@ -436,6 +441,21 @@ registry.register_auto(
 )
 
 
+def _selection(data: dict[str, Any], options: dict[str, Any]) -> tuple[dict, dict]:
+    """The selection's parameters to pass on: all of them with ``k`` or ``l`` "auto", else those
+    set to something other than their default (a method without a selection, such as
+    ``ordinal``, then names them in its error instead of ignoring them)."""
+    if _is_auto(options.get("k")) or _is_auto(options.get("l")):
+        return data, options
+    keep = {
+        p: v
+        for p, v in options.items()
+        if p not in _AUTO_PARAMS or p == "seed" or v != _AUTO_PARAMS[p]
+    }
+    return data, keep
+
+
+@quantity_function("transfer_entropy", ("source", "target", "cond"), prepare=_selection)
 def transfer_entropy(
     source: Any,
     target: Any,
@@ -455,7 +475,7 @@ def transfer_entropy(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     discrete: bool | None = None,
     local: bool = False,
     **params: Any,
@@ -499,9 +519,12 @@ def transfer_entropy(
         The series are this many trials (repetitions) of equal length, concatenated; the
         embedding never crosses a trial boundary and pools the rows of all trials (as
         JIDT's ``addObservations`` and IDTxl's replications).
-    unit, base, ci, seed, discrete
+    unit, base, ci, discrete
         As for :func:`infometer.mutual_info`.  ``ci`` resamples the embedded rows with
         the CMI estimator's scheme (rows treated as exchangeable: see docs/timeseries.md).
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     local
         Return the local transfer entropy te(t) (Lizier et al. 2008) instead: a
         :class:`~infometer.LocalValues` with one value per embedded row, ``times`` the
@@ -527,38 +550,3 @@ def transfer_entropy(
     >>> round(lv.mean, 2), int(lv.times[0])
     (0.69, 1)
     """
-    from infometer.core.api import estimate
-
-    data = {"source": source, "target": target}
-    if cond is not None:
-        data["cond"] = cond
-    return estimate(
-        "transfer_entropy",
-        data,
-        method=method,
-        unit=unit,
-        base=base,
-        ci=ci,
-        seed=seed,
-        discrete=discrete,
-        k=k,
-        l=l,
-        m=m,
-        tau=tau,
-        delay=delay,
-        trials=trials,
-        local=local,
-        **_selection(
-            k, l, max_lag=max_lag, k_method=k_method, k_alpha=k_alpha, n_permutations=n_permutations
-        ),
-        **params,
-    )
-
-
-def _selection(k: Any, l: Any, **given: Any) -> dict[str, Any]:  # noqa: E741
-    """The selection's parameters to pass on: all of them with ``k`` or ``l`` "auto", else those
-    set to something other than their default (a method without a selection, such as
-    ``ordinal``, then names them in its error instead of ignoring them)."""
-    if _is_auto(k) or _is_auto(l):
-        return given
-    return {p: v for p, v in given.items() if v != _AUTO_PARAMS[p]}

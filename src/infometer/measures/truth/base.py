@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import check_int
+from infometer.core.seeding import Seed, as_generator
 
 __all__ = ["Task", "register_task", "get_task", "tasks", "TASKS"]
 
@@ -72,7 +73,7 @@ class Task:
     extra: dict[str, Any] = field(default_factory=dict)
     methods: tuple[str, ...] = ()
 
-    def sample(self, n: int, seed: int | None = 0) -> dict[str, np.ndarray]:
+    def sample(self, n: int, seed: Seed = 0) -> dict[str, np.ndarray]:
         """Draw ``n`` i.i.d. samples (rows) with a seeded generator.
 
         Parameters
@@ -80,7 +81,9 @@ class Task:
         n
             Number of samples (for ``entropy_rate``: length of one sequence).
         seed
-            Seed of ``numpy.random.default_rng``.
+            Seed of ``numpy.random.default_rng``. An int >= 0 (the same int gives the same numbers),
+            a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+            system).
 
         Returns
         -------
@@ -88,9 +91,7 @@ class Task:
             Role name -> array of shape ``(n, d)``.
         """
         n = check_int(n, "n", min_value=1)
-        if seed is not None:
-            seed = check_int(seed, "seed", min_value=0)
-        return self.sampler(n, np.random.default_rng(seed))
+        return self.sampler(n, as_generator(seed))
 
 
 def register_task(task: Task) -> Task:

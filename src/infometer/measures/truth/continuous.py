@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from infometer.core._deprecation import deprecated_alias
+from infometer.core.seeding import as_generator
 
 from . import closed_forms as cf
 from .base import Task, register_task
@@ -203,7 +204,7 @@ def _register() -> None:
     # CMI: X = Z + a, Y = Z + b with correlated (a, b): conditioning on Z matters
     c = np.array([[2.0, 1.6, 1.0], [1.6, 2.0, 1.0], [1.0, 1.0, 1.0]])
     register_task(gaussian_cond_mutual_info_task("gauss-cmi-1-1-1", c, (1, 1, 1)))
-    rng = np.random.default_rng(11)
+    rng = as_generator(11)
     a = rng.standard_normal((6, 6))
     register_task(
         gaussian_cond_mutual_info_task("gauss-cmi-2-2-2", a @ a.T + 0.5 * np.eye(6), (2, 2, 2))

@@ -23,6 +23,7 @@ from scipy.special import xlogy
 
 from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import check_float, check_int
+from infometer.core.seeding import as_generator
 from infometer.core.validation import check_stochastic_matrix
 from infometer.measures import exact as _exact
 
@@ -92,7 +93,7 @@ def symmetric_channel_table(vocab: int, error: float) -> np.ndarray:
 
 
 def _permutations(n_pairs: int, vocab: int, structure_seed: int) -> np.ndarray:
-    rng = np.random.default_rng(structure_seed)
+    rng = as_generator(structure_seed)
     return np.stack([rng.permutation(vocab) for _ in range(n_pairs)])
 
 
@@ -377,7 +378,7 @@ def _register() -> None:
     register_task(ising2d_entropy_task(3, 3, 2.5))
     register_task(ising2d_entropy_task(8, 8, 3.0))
     register_task(ising2d_strip_mutual_info_task(4, 4, 2.5, 2))
-    rng = np.random.default_rng(20231)
+    rng = as_generator(20231)
     register_task(
         table_mutual_info_task(rng.dirichlet(np.ones(20)).reshape(4, 5), "table-4x5-dirichlet")
     )

@@ -31,6 +31,7 @@ from scipy.integrate import quad
 from scipy.special import ellipk, logsumexp
 
 from infometer.core.data import check_float, check_int
+from infometer.core.seeding import Seed, as_generator
 
 __all__ = [
     "CRITICAL_COUPLING",
@@ -240,7 +241,7 @@ def onsager_entropy(coupling: float) -> float:
 
 
 def sample(
-    rows: int, cols: int, coupling: float, n: int, seed: int | None = 0, chunk: int = 20000
+    rows: int, cols: int, coupling: float, n: int, seed: Seed = 0, chunk: int = 20000
 ) -> np.ndarray:
     """Exact i.i.d. configurations of the torus (spins in ``{0, 1}``, shape ``(n, rows, cols)``).
 
@@ -256,7 +257,8 @@ def sample(
     n
         Number of configurations.
     seed
-        Random seed.
+        Random seed. An int >= 0 (the same int gives the same numbers), a numpy.random.Generator
+        (drawn from as it is) or None (fresh entropy from the operating system).
     chunk
         Samples processed at once (memory ``chunk · 2^cols`` floats).
     """
@@ -264,7 +266,7 @@ def sample(
     n = check_int(n, "n", min_value=0)
     if cols > _MAX_TM_WIDTH:
         raise ValueError(f"cols = {cols} is too wide to sample exactly (max {_MAX_TM_WIDTH})")
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     spins, _, _ = _row_tables(cols)
     _, t = _transfer(cols, k)
     lmax = float(np.linalg.eigvalsh(t).max())

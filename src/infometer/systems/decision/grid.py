@@ -23,6 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
+
 from ._validate import check_choice, check_float, check_int, distribution
 from .pomdp import POMDP, Episode, Policy, run_episode
 
@@ -274,9 +277,16 @@ class GridWorld:
         *,
         landmarks: bool = True,
         max_steps: int = 100,
-        seed: int | None = 0,
+        seed: Seed = 0,
     ) -> Episode:
-        """Run ``policy`` from the start with the true goal index ``goal``."""
+        """Run ``policy`` from the start with the true goal index ``goal``.
+
+        Parameters
+        ----------
+        seed
+            An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from
+            as it is) or None (fresh entropy from the operating system).
+        """
         goal = check_int(goal, "goal", min_value=0, max_value=self.n_goals - 1)
         return run_episode(
             self.pomdp(landmarks=landmarks),
@@ -339,7 +349,7 @@ def generate_world(
     discount: float = 0.95,
     goal_reward: float = 10.0,
     wrong_goal_penalty: float = 10.0,
-    seed: int | None = 0,
+    seed: Seed = 0,
     max_tries: int = 1000,
 ) -> GridWorld:
     """A random ``size x size`` map (walls on the border) with one landmark.
@@ -349,6 +359,12 @@ def generate_world(
     goals look the same (the ambiguous layouts QMDP fails on); the landmark is off the axis.
     ``kind="random"``: obstacles, goals, start and landmark anywhere.  Maps are redrawn until
     every goal and the landmark can be reached.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     size = check_int(size, "size", min_value=5, max_value=64)
     check_choice(kind, "kind", ["symmetric", "random"])
@@ -357,7 +373,7 @@ def generate_world(
     if kind == "symmetric" and n_goals != 2:
         raise ValueError("kind='symmetric' places two mirrored goals: use n_goals=2")
     max_tries = check_int(max_tries, "max_tries", min_value=1)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     for _ in range(max_tries):
         walls = np.zeros((size, size), dtype=bool)
         walls[0, :] = walls[-1, :] = walls[:, 0] = walls[:, -1] = True
@@ -398,8 +414,8 @@ def generate_world(
     raise ValueError(f"no valid map in {max_tries} tries: lower obstacle_density")
 
 
-@dataclass(frozen=True)
-class EpisodeStats:
+@dataclass(frozen=True, eq=False)
+class EpisodeStats(Result):
     """Success of a planner over a set of worlds (every goal index, weighted by its prior)."""
 
     success_rate: float
@@ -420,24 +436,28 @@ def success_rate(
     make_policy: Callable[[GridWorld], Policy],
     *,
     max_steps: int | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
 ) -> EpisodeStats:
     """Run ``make_policy(world)`` once per goal index on every world.
 
     Success means ending on the true goal within ``max_steps`` (default ``4 * rows * cols``);
     each world's score is the prior-weighted success over its goals, and the standard error is
     over worlds.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     if not worlds:
         raise ValueError("worlds is empty")
+    seed = resolve_seed(seed)  # world i's episodes run with seed + i
     per_world, ended, steps = [], [], []
     for i, world in enumerate(worlds):
         pol = make_policy(world)
         cap = max_steps if max_steps is not None else 4 * world.walls.size
-        eps = [
-            world.run(pol, g, max_steps=cap, seed=None if seed is None else seed + i)
-            for g in range(world.n_goals)
-        ]
+        eps = [world.run(pol, g, max_steps=cap, seed=seed + i) for g in range(world.n_goals)]
         p = world.goal_prior
         per_world.append(float(p @ [world.success(e) for e in eps]))
         ended.append(float(p @ [e.terminated for e in eps]))

@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 
 from infometer.core.progress import check_progress, progress_bar
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.training import optimizer, run_epochs
 
 from ._validate import check_choice, check_float, check_int
@@ -189,8 +191,8 @@ def _build_net(kind: str, hidden: int, k_vi: int, k_pair: int, n_goals: int):
     return PlannerNet()
 
 
-@dataclass
-class TrainLog:
+@dataclass(eq=False, repr=False)
+class TrainLog(Result):
     """What training did: epochs, losses, wall and CPU seconds, the load it ran under."""
 
     epochs: int = 0
@@ -254,7 +256,9 @@ class LearnedPlanner:
     epochs, batch_maps, lr
         Training: passes over the maps, maps per step, Adam learning rate.
     seed
-        Initialisation and batch order.
+        Initialisation and batch order. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     threads
         ``torch.set_num_threads`` during training (``None`` leaves it).
     progress
@@ -279,7 +283,7 @@ class LearnedPlanner:
         epochs: int = 30,
         batch_maps: int = 16,
         lr: float = 5e-3,
-        seed: int = 0,
+        seed: Seed = 0,
         threads: int | None = None,
         progress: bool | None = None,
     ) -> None:
@@ -291,7 +295,7 @@ class LearnedPlanner:
         self.epochs = check_int(epochs, "epochs", min_value=1)
         self.batch_maps = check_int(batch_maps, "batch_maps", min_value=1)
         self.lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
-        self.seed = check_int(seed, "seed", min_value=0)
+        self.seed = resolve_seed(seed)
         self.threads = None if threads is None else check_int(threads, "threads", min_value=1)
         self.progress = check_progress(progress)
         self.net: Any = None
@@ -344,7 +348,7 @@ class LearnedPlanner:
         opt, sched = optimizer(
             self.net.parameters(), lr=self.lr, cosine_steps=self.epochs * steps_per_epoch
         )
-        rng = np.random.default_rng(self.seed + 1)
+        rng = as_generator(self.seed + 1)
 
         def epoch_maps(_epoch: int):
             order = rng.permutation(data.n_maps)

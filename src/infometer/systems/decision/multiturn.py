@@ -32,6 +32,8 @@ import numpy as np
 
 from infometer.core.estimate import Estimate
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.training import optimizer, run_epochs
 from infometer.core.validation import check_stochastic_matrix
 from infometer.measures import exact
@@ -69,7 +71,7 @@ def _check_policies(policies: Any, n_states: int) -> tuple[list[np.ndarray], int
 
 
 @dataclass(frozen=True, eq=False)
-class MultiTurnResult:
+class MultiTurnResult(Result):
     """What a multi-turn scheme is worth and how much it reveals, turn by turn."""
 
     value: Estimate  # sender's expected utility (hard best response, ties to the sender)
@@ -140,8 +142,8 @@ def evaluate_multiturn(
     )
 
 
-@dataclass
-class SenderTraining:
+@dataclass(eq=False)
+class SenderTraining(Result):
     """A trained sender: its scheme, what it achieves, and the LP value it aims for.
 
     ``fraction_of_lp`` is ``value / lp_value`` (meaningful when the LP value is positive);
@@ -177,7 +179,7 @@ def train_sender(
     lr: float = 0.02,
     temperature: tuple[float, float] = (0.3, 0.003),
     restarts: int = 1,
-    seed: int = 0,
+    seed: Seed = 0,
     threads: int | None = 1,
     progress: bool | None = None,
     unit: str | None = "nats",
@@ -201,7 +203,9 @@ def train_sender(
         logits (standard normal).  The scheme with the highest exact value is kept: with
         several turns the objective has local optima (see docs/decision.md).
     seed
-        Seed of the sampling and of the restarts' initial logits.
+        Seed of the sampling and of the restarts' initial logits. An int >= 0 (the same int gives
+        the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
     threads
         ``torch.set_num_threads`` while training (restored after); the tensors are tiny, so
         one thread is fastest; ``None`` leaves the setting alone.
@@ -220,7 +224,7 @@ def train_sender(
     t0_, t1_ = (
         check_float(t, "temperature", low=0.0, inclusive=(False, True)) for t in temperature
     )
-    seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)
     prev_threads = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(check_int(threads, "threads", min_value=1))

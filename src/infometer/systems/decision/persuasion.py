@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.estimate import Estimate
+from infometer.core.results import Result
 from infometer.measures import exact
 
 from ._validate import as_float_array, distribution, table
@@ -87,7 +88,7 @@ def signal_mutual_info(
 
 
 @dataclass(frozen=True, eq=False)
-class PersuasionResult:
+class PersuasionResult(Result):
     """The optimal signal and what it is worth.
 
     Attributes

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from infometer.core.estimate import Estimate
+from infometer.core.seeding import Seed, as_generator
 
 from ._validate import check_float, check_int, distribution, stochastic, table
 from .voi import utility_estimate
@@ -342,16 +343,22 @@ def run_episode(
     *,
     start_state: int | None = None,
     max_steps: int = 100,
-    seed: int | None = 0,
+    seed: Seed = 0,
 ) -> Episode:
     """Run ``policy`` with the Bayes filter from ``pomdp.initial_belief``.
 
     ``start_state`` fixes the true initial state (it must have positive initial belief);
     otherwise it is drawn from the initial belief.  The episode ends when the true state is
     terminal or after ``max_steps`` actions.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     max_steps = check_int(max_steps, "max_steps", min_value=1)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     b = pomdp.initial_belief.copy()
     if start_state is None:
         s = int(rng.choice(pomdp.n_states, p=b))
@@ -393,7 +400,7 @@ def policy_value(
     *,
     max_steps: int = 100,
     n_episodes: int = 1000,
-    seed: int | None = 0,
+    seed: Seed = 0,
 ) -> Estimate:
     """Expected discounted return of ``policy`` from the initial belief.
 
@@ -402,6 +409,12 @@ def policy_value(
     weighted by its probability.  Otherwise it is a Monte Carlo mean over ``n_episodes``
     with its standard error.  Episodes cut at ``max_steps`` count what they collected; the
     fraction that ended is in ``diagnostics["terminated"]``.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     n_episodes = check_int(n_episodes, "n_episodes", min_value=1)
     b0 = pomdp.initial_belief
@@ -413,7 +426,7 @@ def policy_value(
         rets = np.array([e.discounted_return for e in eps])
         value, stderr, n = float(w @ rets), None, None
     else:
-        rng = np.random.default_rng(seed)
+        rng = as_generator(seed)
         seeds = rng.integers(0, 2**63 - 1, n_episodes)
         eps = [run_episode(pomdp, policy, max_steps=max_steps, seed=int(s)) for s in seeds]
         w = np.full(n_episodes, 1.0 / n_episodes)

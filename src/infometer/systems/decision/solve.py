@@ -24,6 +24,8 @@ import numpy as np
 
 from infometer.core.estimate import Estimate
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator
 
 from ._validate import check_choice, check_float, check_int
 from .pomdp import POMDP, greedy_action, solve_mdp, value_iteration
@@ -88,7 +90,7 @@ class AlphaVectorPolicy:
 
 
 @dataclass(frozen=True, eq=False)
-class POMDPSolution:
+class POMDPSolution(Result):
     """Result of :func:`solve_pomdp`: the value at the initial belief and a policy."""
 
     value: Estimate
@@ -250,7 +252,7 @@ def _pbvi(
             "method='pbvi' needs discount < 1 (its alpha vectors start from "
             "min reward / (1 - discount)); use method='exact' or a discount below 1"
         )
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     g = pomdp.discount
     bs = pomdp.initial_belief[None, :].copy()
     alphas = _blind(pomdp)
@@ -300,7 +302,7 @@ def solve_pomdp(
     n_points: int = 200,
     tol: float = 1e-10,
     max_iter: int = 10_000,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> POMDPSolution:
     """Optimal value and policy of a small POMDP at its initial belief.
@@ -320,7 +322,9 @@ def solve_pomdp(
     tol, max_iter
         Convergence of the value iterations (relative change of the values).
     seed
-        PBVI's belief expansion is random.
+        PBVI's belief expansion is random. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     progress
         Show a progress bar for PBVI.
 

@@ -3,9 +3,13 @@
 :func:`run` executes the parts listed in :data:`PARTS` (``scribes``, ``litecost``,
 ``liveweb``, ``bridge``) at a size (``"tiny"`` a smoke test, ``"small"`` a quick look,
 ``"full"`` for benchmarks/results/extract.md), writing ``<out>/<part>.json`` as each part
-finishes.  A part whose file exists with the same settings is read back, not re-run, so
-an interrupted run loses at most the part in progress.  :func:`write_html` renders one table and one
-chart per system into ``<out>/report.html`` (self-contained: charts are inline PNGs).
+finishes.  A part already in the folder is read back, not re-run, so an interrupted run
+loses at most the part in progress.  The folder is a store of the one store service
+(:mod:`infometer.core.store`): its identity (size, seed, render, similarity, the infometer
+version) is written before the first part and checked on every run, so parts of other
+settings are never mixed into one report, and each part is checksummed.
+:func:`write_html` renders one table and one chart per system into ``<out>/report.html``
+(self-contained: charts are inline PNGs).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from infometer.core.seeding import Seed, resolve_seed
 
 __all__ = ["PARTS", "SIZES", "run", "run_part", "write_html"]
 
@@ -307,12 +313,18 @@ def run_part(
     part: str,
     *,
     size: str = "small",
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     render: str = "html",
     similarity: str = "lexical",
 ) -> dict[str, Any]:
     """Run one part and return its JSON-ready result.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -325,6 +337,7 @@ def run_part(
     if size not in SIZES:
         raise ValueError(f"size must be one of {sorted(SIZES)}, got {size!r}")
     cfg = SIZES[size]
+    seed = resolve_seed(seed)  # recorded in the part's JSON: pass it to repeat a seed=None run
     t0 = time.perf_counter()
     if part == "scribes":
         out = _scribes(cfg, seed, progress)
@@ -350,7 +363,7 @@ def run(
     *,
     parts: Sequence[str] = PARTS,
     size: str = "small",
-    seed: int = 0,
+    seed: Seed = 0,
     render: str = "html",
     similarity: str = "lexical",
     resume: bool = True,
@@ -358,36 +371,46 @@ def run(
 ) -> dict[str, Any]:
     """Run ``parts`` into folder ``out`` (one JSON per part, resumable) and write the report.
 
+    ``out`` must be missing, empty or a folder this function wrote with the same ``size``,
+    ``seed``, ``render`` and ``similarity`` (another is refused with a ``ValueError`` that
+    says what differs); ``resume=False`` computes the parts again in the same folder.
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
     Examples
     --------
     >>> import tempfile
     >>> r = run(tempfile.mkdtemp(), parts=["bridge"], size="small")  # doctest: +SKIP
     """
-    d = Path(out)
-    d.mkdir(parents=True, exist_ok=True)
     bad = [p for p in parts if p not in PARTS]
     if bad:
         raise ValueError(f"unknown parts {bad}; choose from {list(PARTS)}")
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {sorted(SIZES)}, got {size!r}")
+    from infometer.core.store import ResultStore
+
     results = {}
-    for p in parts:
-        f = d / f"{p}.json"
-        if resume and f.exists():
-            try:
-                old = json.loads(f.read_text())
-                same = (old.get("size"), old.get("seed"), old.get("render"), old.get("similarity"))
-                if same == (size, seed, render, similarity):
-                    results[p] = old
-                    continue
-            except json.JSONDecodeError:
-                pass  # a part cut off mid-write is run again
-        r = run_part(
-            p, size=size, seed=seed, progress=progress, render=render, similarity=similarity
-        )
-        tmp = f.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(r, indent=1))
-        tmp.replace(f)  # atomic: a killed run leaves the old file or the new one
-        results[p] = r
-    write_html(results, d / "report.html")
+    with ResultStore(
+        out,
+        kind="extract-bench",
+        params={"size": size, "seed": seed, "render": render, "similarity": similarity},
+        files={".": "|".join(rf"{p}\.json" for p in PARTS)},
+        argument="out",
+    ) as st:
+        for p in parts:
+            name = f"{p}.json"
+            if resume and st.has(name):
+                results[p] = st.get_json(name, required=("part", "seconds", "result"))
+                continue
+            r = run_part(
+                p, size=size, seed=seed, progress=progress, render=render, similarity=similarity
+            )
+            st.put_json(name, r, indent=1)  # atomic: a killed run leaves no part or all of it
+            results[p] = r
+        write_html(results, st.path / "report.html")
     return results
 
 

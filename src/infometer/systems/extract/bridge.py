@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core._deprecation import deprecated_alias
+from infometer.core.seeding import Seed
 
 from .sites import layout_signature
 
@@ -76,7 +77,7 @@ def extraction_mutual_info(
     scorer: Any = "builtin",
     unit: str = "nats",
     ci: float | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> Any:
     """I(source; extraction | question) of ``extractor`` as a compressor channel.
 
@@ -89,8 +90,11 @@ def extraction_mutual_info(
         written with :func:`triples_text`.
     queries
         One question per source (the Q), or ``None``.
-    scorer, unit, ci, seed
+    scorer, unit, ci
         As in :func:`infometer.systems.text.channel_mutual_info`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Returns
     -------

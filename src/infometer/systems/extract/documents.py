@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, derive, resolve_seed
+
 from .sites import _word
 
 __all__ = [
@@ -165,9 +167,15 @@ def make_filing(
     years: tuple[int, ...] = (2021, 2022, 2023),
     *,
     distractors: float = 0.6,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> Filing:
     """One long document over ``n_companies`` x ``years`` x :data:`METRICS`, seeded.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -177,7 +185,8 @@ def make_filing(
     """
     if n_companies < 2:
         raise ValueError(f"n_companies must be at least 2, got {n_companies}")
-    rng = np.random.default_rng([seed, 29])
+    seed = resolve_seed(seed)
+    rng = derive(seed, 29)
     taken: set[str] = set()
     comps = tuple(_company(rng, taken) for _ in range(n_companies))
     table: dict[tuple[str, int, str], float] = {}
@@ -247,8 +256,14 @@ def _fmt(v: float) -> float:
     return float(round(v, 6))
 
 
-def make_questions(filing: Filing, *, seed: int = 0, per_level: int = 2) -> list[Question]:
+def make_questions(filing: Filing, *, seed: Seed = 0, per_level: int = 2) -> list[Question]:
     """``per_level`` questions of each Loong level with exact answers.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -256,7 +271,7 @@ def make_questions(filing: Filing, *, seed: int = 0, per_level: int = 2) -> list
     >>> [q.level for q in qs]
     [1, 2, 3, 4]
     """
-    rng = np.random.default_rng([seed, filing.seed, 31])
+    rng = derive(resolve_seed(seed), filing.seed, 31)
     cs, ys = list(filing.companies), list(filing.years)
     mets = list(METRICS)
     out: list[Question] = []
@@ -328,9 +343,15 @@ def make_questions(filing: Filing, *, seed: int = 0, per_level: int = 2) -> list
 
 
 def make_corpus(
-    n_documents: int, *, seed: int = 0, per_level: int = 2, n_companies: int = 4
+    n_documents: int, *, seed: Seed = 0, per_level: int = 2, n_companies: int = 4
 ) -> list[Question]:
     """Questions over ``n_documents`` generated filings (seeded).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -340,6 +361,7 @@ def make_corpus(
     if n_documents < 1:
         raise ValueError(f"n_documents must be positive, got {n_documents}")
     out: list[Question] = []
+    seed = resolve_seed(seed)
     for d in range(n_documents):
         f = make_filing(n_companies, seed=seed * 10_007 + d)
         out += make_questions(f, seed=seed, per_level=per_level)

@@ -33,6 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator
+
 from .documents import METRICS, NUMBER_RE, Filing, Question, parse_amount
 from .sso import (
     SSO,
@@ -413,8 +416,8 @@ def _sft(
                 ext.W[:, list(s.feats)] += lr * g[:, None]
 
 
-@dataclass
-class TrainLog:
+@dataclass(eq=False, repr=False)
+class TrainLog(Result):
     """Mean reward per GRPO step."""
 
     rewards: list[float] = field(default_factory=list)
@@ -430,13 +433,19 @@ def train_extractor(
     lr_sft: float = 0.1,
     lr_grpo: float = 0.05,
     process: bool = True,
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> tuple[Extractor, TrainLog]:
     """SFT on the first ``sft_items`` questions, then ``grpo_steps`` group-relative steps.
 
     ``grpo_steps=0`` gives the SFT-only model; ``process=False`` the ablation without the
     process reward.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -453,7 +462,7 @@ def train_extractor(
         )
     from infometer.core.progress import progress_bar
 
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     cache: dict[int, list[Span]] = {}
     items = []
     for q in train:
@@ -532,8 +541,8 @@ def raw_text_answer(question: Question) -> Any:
     return answer_from_table(question.text, question.level, mets, cells)
 
 
-@dataclass(frozen=True)
-class LiteCostResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class LiteCostResult(Result):
     """Per-item scores of several LiteCoST variants on test questions."""
 
     rows: tuple[dict[str, Any], ...]

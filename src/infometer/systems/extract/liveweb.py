@@ -41,6 +41,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, derive, resolve_seed
+
 from ._html import parse, text_of
 from .metrics import normalize_text, set_prf
 from .server import SiteServer, chromium_path, fetch, render_boxes
@@ -115,9 +118,15 @@ def _path(ver: str, group: str, i: int, part: int = 0) -> str:
 
 
 def make_benchmark(
-    *, pages_per_group: int = 4, seed: int = 0, drifts: Sequence[str] = DRIFTS
+    *, pages_per_group: int = 4, seed: Seed = 0, drifts: Sequence[str] = DRIFTS
 ) -> Benchmark:
     """One group per template, four query types, versions ``v0`` and one per drift.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -127,6 +136,7 @@ def make_benchmark(
     """
     from .sites import DOMAINS, TEMPLATES
 
+    seed = resolve_seed(seed)
     doms = sorted(DOMAINS)
     groups: dict[str, Group] = {}
     queries: list[Query] = []
@@ -141,7 +151,7 @@ def make_benchmark(
         )
         groups[g.name] = g
         labels = list(g.layout.field_order)
-        rng = np.random.default_rng([seed, k, 5])
+        rng = derive(seed, k, 5)
         # attributes present on every record of the group's first page keep the queries fair
         common = [a for a in labels if all(r.get(a) for p in g.pages for r in p.records)]
         common = common or labels
@@ -657,8 +667,8 @@ def _score(pred: dict[str, list[str]], gold: dict[str, list[str]]) -> tuple[floa
     )
 
 
-@dataclass(frozen=True)
-class LiveWebResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class LiveWebResult(Result):
     """Per (method, version, query, page) P/R/F1 and the stage logs."""
 
     rows: tuple[dict[str, Any], ...]

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result
+
 __all__ = [
     "normalize_text",
     "normalize_triple",
@@ -178,8 +180,8 @@ def match(sim: np.ndarray, method: str = "hungarian") -> tuple[np.ndarray, np.nd
     return np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
 
 
-@dataclass(frozen=True)
-class PRF:
+@dataclass(frozen=True, eq=False, repr=False)
+class PRF(Result):
     """Precision, recall, F1 and the counts behind them."""
 
     precision: float
@@ -188,10 +190,6 @@ class PRF:
     n_pred: int
     n_gold: int
     matching: str = "hungarian"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict (JSON-ready)."""
-        return dict(self.__dict__)
 
 
 def _prf(total: float, n_pred: int, n_gold: int, matching: str) -> PRF:

@@ -46,6 +46,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from infometer.core.results import Result
+
 from ._isolation import PACKAGES, Environment, bwrap_argv, environment, python_argv
 from ._seccomp import machine_arch
 
@@ -102,8 +104,8 @@ def extract_code(reply: str) -> str:
     return blocks[-1] if blocks else reply
 
 
-@dataclass(frozen=True)
-class RunResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class RunResult(Result):
     """The outcome of one script on one page: triples, or the error that scored it 0.
 
     ``log`` is the start (4 KB) of what the run wrote to stdout/stderr: a log only.

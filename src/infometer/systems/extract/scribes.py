@@ -37,6 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator
+
 from . import _script_runtime as rt
 from ._html import parse
 from .dedup import count_tokens, dedup_html
@@ -396,8 +399,8 @@ def _rewards_for(
     return cache[key]
 
 
-@dataclass
-class TrainLog:
+@dataclass(eq=False, repr=False)
+class TrainLog(Result):
     """Mean group-relative reward per step of :func:`train_policy`."""
 
     rewards: list[float] = field(default_factory=list)
@@ -411,7 +414,7 @@ def train_policy(
     steps: int = 150,
     rollouts: int = 8,
     lr: float = 0.5,
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> tuple[Policy, TrainLog]:
     """Train the script-writing policy with the group-relative advantage (GRPO's, no LLM).
@@ -420,6 +423,12 @@ def train_policy(
     ``reward`` -- ``"group"`` (SCRIBES' r(p)) or ``"self"`` (r(p→p), the ablation) --
     and moves the weights along Σ_i A_i ∇ log π(a_i | φ(p)) / rollouts with
     A_i = (r_i - mean r) / (std r + 1e-6).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -438,7 +447,7 @@ def train_policy(
         )
     from infometer.core.progress import progress_bar
 
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     pol = Policy.uniform()
     log = TrainLog(reward=reward)
     cache: dict[Any, float] = {}
@@ -467,12 +476,18 @@ def train_policy(
 
 
 def search_program(
-    html: str, gold: Sequence[Any], *, seed: int = 0, choices: Sequence[Choice] | None = None
+    html: str, gold: Sequence[Any], *, seed: Seed = 0, choices: Sequence[Choice] | None = None
 ) -> Choice:
     """Plain search: the program with the best self-score on one labelled page.
 
     Ties (many programs extract one page perfectly) are broken uniformly at random with
     ``seed``; the search cannot see the other pages of the group.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -481,7 +496,7 @@ def search_program(
     >>> search_program(page.html, page.gold()).predicate
     'th'
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     cands = list(choices or Choice.all())
     scores = []
     for c in cands:
@@ -493,8 +508,8 @@ def search_program(
 
 
 # ---------------------------------------------------------------------- evaluation
-@dataclass(frozen=True)
-class ScribesResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class ScribesResult(Result):
     """All / Example / Holdout fuzzy F1 of script writers on test groups."""
 
     rows: tuple[dict[str, Any], ...]

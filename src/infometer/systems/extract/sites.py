@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import Seed, as_generator, derive, resolve_seed
+
 __all__ = [
     "TEMPLATES",
     "DETAIL_TEMPLATES",
@@ -199,8 +201,14 @@ class Record:
         return dict(self.fields).get(label)
 
 
-def make_records(domain: str, n: int, *, seed: int = 0, optional: float = 0.2) -> list[Record]:
+def make_records(domain: str, n: int, *, seed: Seed = 0, optional: float = 0.2) -> list[Record]:
     """``n`` records of ``domain``, each field missing with probability ``optional``.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -210,7 +218,7 @@ def make_records(domain: str, n: int, *, seed: int = 0, optional: float = 0.2) -
     """
     if domain not in DOMAINS:
         raise ValueError(f"domain must be one of {sorted(DOMAINS)}, got {domain!r}")
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     kind, spec = DOMAINS[domain]
     out, seen = [], set()
     while len(out) < n:
@@ -257,8 +265,14 @@ class Layout:
         return dict(self.classes)[role]
 
 
-def make_layout(domain: str, template: str, *, seed: int = 0) -> Layout:
+def make_layout(domain: str, template: str, *, seed: Seed = 0) -> Layout:
     """A fresh layout of ``template`` for ``domain`` with random class names.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -270,12 +284,18 @@ def make_layout(domain: str, template: str, *, seed: int = 0) -> Layout:
     if domain not in DOMAINS:
         raise ValueError(f"domain must be one of {sorted(DOMAINS)}, got {domain!r}")
     labels = [lab for lab, _ in DOMAINS[domain][1]]
-    rng = np.random.default_rng([seed, 7])
+    rng = derive(resolve_seed(seed), 7)
     return Layout(domain, template, tuple(_classes(rng, labels).items()), tuple(labels))
 
 
-def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
+def drift(layout: Layout, kind: str, *, seed: Seed = 0) -> Layout:
     """``layout`` after one drift of ``kind`` (facts unchanged, version + 1).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -285,7 +305,7 @@ def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
     """
     if kind not in DRIFTS:
         raise ValueError(f"kind must be one of {DRIFTS}, got {kind!r}")
-    rng = np.random.default_rng([seed, layout.version, DRIFTS.index(kind)])
+    rng = derive(resolve_seed(seed), layout.version, DRIFTS.index(kind))
     new: dict[str, Any] = {"version": layout.version + 1, "drifts": (*layout.drifts, kind)}
     if kind == "class_rename":
         new["classes"] = tuple(_classes(rng, layout.field_order).items())
@@ -303,15 +323,22 @@ def drift(layout: Layout, kind: str, *, seed: int = 0) -> Layout:
 
 
 def version_clock(
-    layout: Layout, kinds: Sequence[str] = DRIFTS[:4], *, seed: int = 0
+    layout: Layout, kinds: Sequence[str] = DRIFTS[:4], *, seed: Seed = 0
 ) -> list[Layout]:
     """Versions v0..vk: v0 is ``layout``, v_t applies ``kinds[t-1]`` on top of v_{t-1}.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
     >>> [v.version for v in version_clock(make_layout("book", "infobox"), ["wrapper"])]
     [0, 1]
     """
+    seed = resolve_seed(seed)
     out = [layout]
     for k in kinds:
         out.append(drift(out[-1], k, seed=seed))
@@ -474,7 +501,7 @@ def render_page(
         parts = [list(records[:h]), list(records[h:])]
     pages = []
     for i, part in enumerate(parts):
-        rng = np.random.default_rng([page_seed, 11])  # same noise for every version
+        rng = derive(page_seed, 11)  # same noise for every version
         nav, ads, foot = _noise(layout, rng)
         body = _render_records(layout, part)
         nxt = ""
@@ -523,12 +550,18 @@ def make_group(
     template: str,
     n_pages: int,
     *,
-    seed: int = 0,
+    seed: Seed = 0,
     records_per_page: tuple[int, int] = (2, 6),
     layout: Layout | None = None,
     name: str | None = None,
 ) -> Group:
     """``n_pages`` pages of one site sharing ``template`` (records differ page to page).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -538,9 +571,10 @@ def make_group(
     """
     if not isinstance(n_pages, int | np.integer) or n_pages < 1:
         raise ValueError(f"n_pages must be a positive integer, got {n_pages!r}")
+    seed = resolve_seed(seed)
     lay = layout or make_layout(domain, template, seed=seed)
     lo, hi = records_per_page
-    rng = np.random.default_rng([seed, 3])
+    rng = derive(seed, 3)
     per = [
         1 if template in DETAIL_TEMPLATES else int(rng.integers(lo, hi + 1)) for _ in range(n_pages)
     ]
@@ -559,10 +593,16 @@ def make_sites(
     n_groups: int,
     pages_per_group: int,
     *,
-    seed: int = 0,
+    seed: Seed = 0,
     templates: Sequence[str] = TEMPLATES,
 ) -> list[Group]:
     """``n_groups`` groups cycling through domains and ``templates``, seeded.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -570,6 +610,7 @@ def make_sites(
     ['infobox', 'kv_table']
     """
     doms = sorted(DOMAINS)
+    seed = resolve_seed(seed)
     return [
         make_group(
             doms[(i // len(templates)) % len(doms)],

@@ -39,6 +39,7 @@ from infometer.core.data import (
 )
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoRule, Raw, register, register_auto
+from infometer.core.seeding import Seed, resolve_seed
 
 __all__ = [
     "classifier_cond_mutual_info",
@@ -189,7 +190,7 @@ def classifier_cond_mutual_info(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
 ) -> Estimate:
     """Conditional mutual information ``I(X;Ŷ|Y)`` of a classifier.
 
@@ -210,9 +211,12 @@ def classifier_cond_mutual_info(
     form
         ``"centroid"`` (mean KL to the class centroid), ``"entropy"``
         (``H(Ŷ|Y) − H(Ŷ|X,Y)``) or ``"dual"`` (reverse channel); identical up to rounding.
-    method, unit, base, ci, seed
+    method, unit, base, ci
         As for :func:`infometer.mutual_info`; ``ci`` is a bootstrap interval over inputs
         (centroids re-estimated in every resample).
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Returns
     -------
@@ -242,13 +246,19 @@ def classifier_cond_mutual_info_per_class(
     unit: str | None = "nats",
     base: float | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
 ) -> Any:
     """Per-class ``I(X;Ŷ|Y=y)`` as a pandas DataFrame (columns ``class, n, weight, cmi``).
 
     Each ``cmi`` cell is an :class:`~infometer.Estimate` computed from the inputs of that
     class alone (so ``ci=`` resamples within the class).  The overall value is
     ``Σ weight · cmi``.  Parameters as for :func:`classifier_cond_mutual_info`.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     import pandas as pd
 
@@ -258,6 +268,7 @@ def classifier_cond_mutual_info_per_class(
         raise ValueError(f"labels has {lab_v.n} rows but probs has {p.n}")
     lab = check_labels(lab_v, p.d)
     rows = []
+    seed = resolve_seed(seed)  # one root for every class
     for c in np.unique(lab):
         idx = np.flatnonzero(lab == c)
         est = classifier_cond_mutual_info(

@@ -51,6 +51,8 @@ from infometer.core._torch import (
 )
 from infometer.core.data import check_choice, check_float, check_int
 from infometer.core.estimate import Estimate
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.training import optimizer, run_epochs
 
 __all__ = [
@@ -196,8 +198,8 @@ class DiffJPEG(nn.Module):
 
 
 # ------------------------------------------------------------------ training
-@dataclass
-class DJIPResult:
+@dataclass(eq=False, repr=False)
+class DJIPResult(Result):
     """Outcome of :func:`fit_djip`.
 
     Attributes
@@ -219,6 +221,9 @@ class DJIPResult:
     accuracy_before: float
     accuracy_after: float
     history: list[dict[str, float]] = field(default_factory=list)
+
+    #: The trained layer is a torch module, not data: to_dict leaves it out.
+    _dict_exclude = ("jpeg",)
 
 
 def accuracy(model: Any, x: Any, y: Any, *, transform: Any = None, batch_size: int = 256) -> float:
@@ -265,7 +270,7 @@ def fit_djip(
     lr: float = 1.0,
     batch_size: int = 128,
     device: Any = None,
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> DJIPResult:
     """Train the quantisation steps of a JPEG layer to raise a frozen teacher's CMI.
@@ -285,8 +290,12 @@ def fit_djip(
         Alternations (centroid refresh + one epoch of steps).
     lr
         Adam learning rate on the steps (in units of quantisation levels, 1–255).
-    batch_size, device, seed, progress
+    batch_size, device, progress
         Batch size; device (must be the teacher's); seed of the batch order; progress bar.
+    seed
+        Batch size; device (must be the teacher's); seed of the batch order; progress bar. An int >=
+        0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as it is) or
+        None (fresh entropy from the operating system).
 
     Returns
     -------
@@ -296,7 +305,7 @@ def fit_djip(
     lam = check_float(lam, "lam", low=0.0)
     epochs = check_int(epochs, "epochs", min_value=0)
     lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
-    seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)
     dev = check_model_device(teacher, device, "teacher")
     xt = as_tensor(x, dev, param_dtype(teacher))
     if xt.ndim != 4 or xt.shape[1] != 3:
@@ -382,7 +391,7 @@ def distill(
     batch_size: int = 128,
     schedule: str = "cosine",
     device: Any = None,
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> list[dict[str, float]]:
     """Train ``student`` (in place) by knowledge distillation, or on labels alone.
@@ -411,7 +420,9 @@ def distill(
     device
         Must be the student's device (and the teacher's).
     seed
-        Seeds the batch order.
+        Seeds the batch order. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     progress
         Progress bar.
 
@@ -427,7 +438,7 @@ def distill(
     schedule = check_choice(schedule, "schedule", ("cosine", "constant"))
     batch_size = check_int(batch_size, "batch_size", min_value=1)
     lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
-    seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)
     dev = check_model_device(student, device, "student")
     xt = as_tensor(x, dev, param_dtype(student))
     soft = None

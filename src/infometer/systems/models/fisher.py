@@ -54,6 +54,8 @@ from infometer.core._torch import (
 from infometer.core.data import check_choice, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.uncertainty import interval_from_stderr, make_estimate
 from infometer.core.validation import check_bool
 
@@ -71,8 +73,8 @@ PROBE_BUDGET = 20_000_000
 
 
 # ---------------------------------------------------------------- result
-@dataclass(frozen=True)
-class FisherInformation:
+@dataclass(frozen=True, eq=False)
+class FisherInformation(Result):
     """Fisher information of a classifier on a set of inputs.
 
     Attributes
@@ -158,6 +160,10 @@ class FisherInformation:
             n: self.diag[off[i] : off[i + 1]].reshape(s)
             for i, (n, s) in enumerate(zip(self.names, self.shapes, strict=True))
         }
+
+    def to_frame(self) -> Any:
+        """One row per parameter tensor (:meth:`per_tensor` at its default threshold)."""
+        return self.per_tensor()
 
     def per_tensor(self, threshold: float = 1e-5) -> Any:
         """One row per parameter tensor: ``tensor, shape, numel, trace`` (an Estimate),
@@ -459,7 +465,7 @@ def fisher_information(
     params: Sequence[str] | None = None,
     matrix: bool | None = None,
     device: Any = None,
-    seed: int = 0,
+    seed: Seed = 0,
     ci: float | None = None,
     progress: bool | None = None,
     engine: str = "vmap",
@@ -496,7 +502,9 @@ def fisher_information(
     device
         Where to compute; must be the model's device (the model is never moved).
     seed
-        Seed of the probes.
+        Seed of the probes. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     ci
         Level of the normal-t interval of traces over probes (Hutchinson).
     progress
@@ -525,7 +533,7 @@ def fisher_information(
     probes = check_int(probes, "probes", min_value=1)
     check_bool(progress, "progress", allow_none=True)
     batch_size = check_int(batch_size, "batch_size", min_value=1)
-    seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)
     if ci is not None:
         ci = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
     dev = check_model_device(model, device)

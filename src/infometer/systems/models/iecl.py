@@ -17,6 +17,7 @@ import numpy as np
 
 from infometer.core.data import as_variable
 from infometer.core.estimate import Estimate
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.uncertainty import make_estimate
 
 __all__ = ["entropy_increment", "linear_entropy_increment"]
@@ -67,7 +68,7 @@ def entropy_increment(
     method: str = "gaussian",
     unit: str | None = "nats",
     base: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     **params: Any,
 ) -> Estimate:
     """Estimated ``ΔH = H(X') − H(X)`` from samples before and after a transformation.
@@ -80,8 +81,11 @@ def entropy_increment(
     method
         Any entropy method of :func:`infometer.entropy` for continuous data (default
         ``"gaussian"``: the log-det plug-in; ``"kozachenko_leonenko"``: kNN).
-    unit, base, seed
+    unit, base
         As for :func:`infometer.entropy`.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     **params
         Parameters of the entropy method.
 
@@ -110,6 +114,7 @@ def entropy_increment(
             f"x_new has {vn.d} columns but x has {vx.d}: the entropy increment compares "
             "densities on the same space"
         )
+    seed = resolve_seed(seed)  # one root for both entropies
     hx = entropy(vx, method=method, seed=seed, **params)
     hn = entropy(vn, method=method, seed=seed, **params)
     warns = [*hx.warnings, *hn.warnings]

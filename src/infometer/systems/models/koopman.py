@@ -39,6 +39,7 @@ import numpy as np
 from infometer.core._torch import torch
 from infometer.core.data import check_float, check_int
 from infometer.core.estimate import Estimate
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.training import optimizer, run_epochs
 
 __all__ = [
@@ -236,7 +237,7 @@ def fit_koopman(
     rollout: int = 1,
     k: int = 3,
     tau: float = 0.1,
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> KoopmanModel:
     """Train a Koopman autoencoder on trajectories (CPU).
@@ -265,7 +266,9 @@ def fit_koopman(
     k, tau
         InfoNCE positives on each side and temperature.
     seed
-        Seeds initialisation and window sampling.
+        Seeds initialisation and window sampling. An int >= 0 (the same int gives the same numbers),
+        a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     progress
         Progress bar.
 
@@ -290,7 +293,7 @@ def fit_koopman(
     tau = check_float(tau, "tau", low=0.0, inclusive=(False, True))
     if infonce_weight > 0 and seq_len <= 2 * k:
         raise ValueError(f"seq_len must exceed 2k = {2 * k} for the InfoNCE term, got {seq_len}")
-    seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)
     settings = {
         "latent_dim": latent_dim,
         "hidden": hidden,
@@ -309,7 +312,7 @@ def fit_koopman(
         "seed": seed,
     }
     torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     n_traj, steps, d = traj.shape
     net = KoopmanAE(d, latent_dim, hidden, depth)
     data = torch.as_tensor(traj, dtype=torch.float32)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from infometer.core.data import check_float, check_int
+from infometer.core.seeding import Seed, as_generator
 
 __all__ = ["texture_images", "pendulum", "lorenz63", "linear_system", "rk4"]
 
@@ -28,7 +29,7 @@ def texture_images(
     n_classes: int = 10,
     size: int = 32,
     noise: float = 0.06,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Images ``(n, 3, size, size)`` in [0, 1] (float32) and labels ``(n,)`` (int64).
 
@@ -39,12 +40,18 @@ def texture_images(
     and a Gaussian blob) plus i.i.d. pixel noise of standard deviation ``noise``.  The class
     evidence lives in mid and high DCT frequencies, where JPEG quantises coarsely, so JPEG
     compression changes what a classifier sees.  Rows are shuffled.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     n_per_class = check_int(n_per_class, "n_per_class", min_value=1)
     n_classes = check_int(n_classes, "n_classes", min_value=2, max_value=10)
     size = check_int(size, "size", min_value=8)
     noise = check_float(noise, "noise", low=0.0)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     n = n_per_class * n_classes
     labels = np.repeat(np.arange(n_classes), n_per_class)
     theta = (labels % 5) * (np.pi / 5) + rng.uniform(-1, 1, n) * np.deg2rad(6)
@@ -103,18 +110,24 @@ def pendulum(
     dt: float = 0.1,
     g_over_l: float = 1.0,
     max_energy: float = 1.5,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> np.ndarray:
     """Pendulum ``θ'' = −(g/L) sin θ`` observed as ``(cos θ, sin θ, ω)``: ``(n_traj, steps, 3)``.
 
     Initial states are drawn with energy ``E = ω²/2 + (g/L)(1 − cos θ)`` uniform in
     ``(0.05, max_energy)`` (below 2·g/L: oscillating, not rotating) and a random point on
     the orbit.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     n_traj = check_int(n_traj, "n_traj", min_value=1)
     steps = check_int(steps, "steps", min_value=2)
     dt = check_float(dt, "dt", low=0.0, inclusive=(False, True))
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     energy = rng.uniform(0.05, max_energy, n_traj)
     amp = np.arccos(np.clip(1 - energy / g_over_l, -1, 1))  # turning angle
     th = amp * rng.uniform(-1, 1, n_traj)
@@ -137,17 +150,23 @@ def lorenz63(
     rho: float = 28.0,
     beta: float = 8.0 / 3.0,
     burn_in: int = 500,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> np.ndarray:
     """Lorenz-63 trajectories on the attractor: ``(n_traj, steps, 3)``.
 
     Starts near the attractor and discards ``burn_in`` steps so every trajectory is on it.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
     """
     n_traj = check_int(n_traj, "n_traj", min_value=1)
     steps = check_int(steps, "steps", min_value=2)
     burn_in = check_int(burn_in, "burn_in", min_value=0)
     dt = check_float(dt, "dt", low=0.0, inclusive=(False, True))
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
 
     def f(s: np.ndarray) -> np.ndarray:
         x, y, z = s[:, 0], s[:, 1], s[:, 2]
@@ -159,13 +178,20 @@ def lorenz63(
 
 
 def linear_system(
-    A: np.ndarray, n_traj: int = 64, steps: int = 32, *, noise: float = 0.0, seed: int = 0
+    A: np.ndarray, n_traj: int = 64, steps: int = 32, *, noise: float = 0.0, seed: Seed = 0
 ) -> np.ndarray:
-    """Trajectories of ``x_{t+1} = A x_t (+ noise)`` from standard normal starts."""
+    """Trajectories of ``x_{t+1} = A x_t (+ noise)`` from standard normal starts.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+    """
     a = np.asarray(A, dtype=np.float64)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"A must be a square matrix, got shape {a.shape}")
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     x = rng.standard_normal((n_traj, a.shape[0]))
     out = np.empty((n_traj, steps, a.shape[0]))
     for t in range(steps):

@@ -37,6 +37,7 @@ import numpy as np
 from infometer.core.data import InfometerWarning, check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.saturation import ceiling_flags
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.training import optimizer, run_epochs
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import check_pmf, check_real_array
@@ -462,7 +463,7 @@ def fit_adapter(
     jsd_temperature: float = 1.0,
     nce_temperature: float = 0.05,
     weight_decay: float = 1e-3,
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> Adapter:
     """Train per-side linear adapters with the paper's loss sqrt(JSD) + InfoNCE.
@@ -486,7 +487,9 @@ def fit_adapter(
     jsd_temperature, nce_temperature
         Softmax temperature of the JSD term; temperature of the InfoNCE critic.
     seed
-        Seed of the initialisation and batch order.
+        Seed of the initialisation and batch order. An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the
+        operating system).
     progress
         Show a progress bar.
 
@@ -504,7 +507,7 @@ def fit_adapter(
     lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
     jt = check_float(jsd_temperature, "jsd_temperature", low=0.0, inclusive=(False, True))
     nt = check_float(nce_temperature, "nce_temperature", low=0.0, inclusive=(False, True))
-    gen = torch.Generator().manual_seed(int(seed))
+    gen = torch.Generator().manual_seed(resolve_seed(seed))
     d = a.shape[1]
     ta, tb, tq = (torch.as_tensor(x, dtype=torch.float32) for x in (a, b, q))
     w_a = torch.nn.Parameter(torch.eye(d))

@@ -49,6 +49,7 @@ import numpy as np
 from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import InfometerWarning, check_choice, check_float, check_int
 from infometer.core.progress import check_progress
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.training import optimizer, run_epochs
 from infometer.core.validation import check_stochastic_matrix
 
@@ -180,7 +181,7 @@ def make_multiview(
     separation: float = 2.0,
     noise: Sequence[float] | float = 1.0,
     corrupted: Sequence[int] = (),
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> tuple[list[np.ndarray], np.ndarray]:
     """A Gaussian mixture seen through several views.
 
@@ -188,13 +189,19 @@ def make_multiview(
     μ_{m,c} ~ N(0, separation²·I); the views listed in ``corrupted`` are replaced by pure
     N(0, I) noise (no information about the cluster).
 
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
     Returns
     -------
     (views, labels)
     """
     n = check_int(n, "n", min_value=2)
     c = check_int(n_clusters, "n_clusters", min_value=2)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     y = rng.integers(0, c, size=n)
     noises = [float(noise)] * len(dims) if np.isscalar(noise) else list(noise)
     if len(noises) != len(dims):
@@ -283,7 +290,9 @@ class CLIB:
     batch_size, lr
         Adam schedule.
     seed
-        Seed of initialisation, batches, noise and k-means.
+        Seed of initialisation, batches, noise and k-means. An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the
+        operating system).
     progress
         Show a progress bar.
     """
@@ -303,7 +312,7 @@ class CLIB:
         epochs: int = 100,
         batch_size: int = 128,
         lr: float = 3e-3,
-        seed: int = 0,
+        seed: Seed = 0,
         progress: bool | None = None,
     ) -> None:
         self.n_clusters = check_int(n_clusters, "n_clusters", min_value=2)
@@ -318,7 +327,7 @@ class CLIB:
         self.epochs = check_int(epochs, "epochs", min_value=1)
         self.batch_size = check_int(batch_size, "batch_size", min_value=2)
         self.lr = check_float(lr, "lr", low=0.0, inclusive=(False, True))
-        self.seed = check_int(seed, "seed", min_value=0)
+        self.seed = resolve_seed(seed)
         self.progress = check_progress(progress)
         self.net: Any = None
         self.history: list[dict[str, float]] = []

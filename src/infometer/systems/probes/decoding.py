@@ -54,6 +54,7 @@ from infometer.core.data import (
 )
 from infometer.core.estimate import Estimate, resolve_unit
 from infometer.core.registry import Raw, register
+from infometer.core.seeding import Seed, as_generator
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import (
     check_labels,
@@ -429,7 +430,7 @@ def cross_entropy_bound(
     smoothing: float = 0.0,
     unit: str = "nats",
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     n_resamples: int = 200,
 ) -> Estimate:
     """Cross-entropy lower bound I(X; Y) ≥ H(Y) − CE from predicted probabilities.
@@ -454,8 +455,12 @@ def cross_entropy_bound(
         Unit of the result (default nats; ``unit="bits"`` for bits).
     ci
         Confidence level of a basic-bootstrap interval over trials (``None``: none).
-    seed, n_resamples
+    n_resamples
         Seed and number of the bootstrap resamples.
+    seed
+        Seed and number of the bootstrap resamples. An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the
+        operating system).
 
     Returns
     -------
@@ -523,7 +528,7 @@ def permutation_test(
     k: int | None = None,
     smoothing: float = 0.0,
     n_permutations: int = 999,
-    seed: int | None = 0,
+    seed: Seed = 0,
     unit: str = "nats",
 ) -> Any:
     """Permutation test of "the decoder's output carries information about the labels".
@@ -545,7 +550,9 @@ def permutation_test(
     n_permutations
         B; the smallest reachable p-value is 1 / (B + 1).
     seed
-        Seed of the permutations.
+        Seed of the permutations. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     unit
         Unit of the statistic and the null values.
 
@@ -562,7 +569,7 @@ def permutation_test(
     from infometer.measures.stats import nulls
 
     b = nulls.check_n_permutations(n_permutations)
-    rng = nulls.make_rng(seed)
+    rng = as_generator(seed)
     null = np.empty(b)
     if proba is not None:
         stat = cross_entropy_bound(

@@ -37,6 +37,8 @@ from torch import nn
 from infometer.core.data import check_float, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator
 
 from ._common import mean_estimate
 
@@ -781,8 +783,8 @@ def logit_lens(
 
 
 # ================================================================= pruning
-@dataclass
-class PruneResult:
+@dataclass(eq=False, repr=False)
+class PruneResult(Result):
     """Outcome of :func:`prune_to_paths`."""
 
     delta_bits: Estimate
@@ -810,7 +812,7 @@ def prune_to_paths(
     position: int = -1,
     unit: str = "nats",
     random_control: int = 0,
-    seed: int = 0,
+    seed: Seed = 0,
     batch_size: int = 256,
 ) -> PruneResult:
     """Keep only the listed edges (plus every position's edge to itself); cut all others.
@@ -826,7 +828,9 @@ def prune_to_paths(
         layer (drawn among the causal edges); their mean accuracy / Δbits go in
         ``control``.
     seed
-        Seed of the random control.
+        Seed of the random control. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
 
     Returns
     -------
@@ -861,7 +865,7 @@ def prune_to_paths(
     control = None
     r = check_int(random_control, "random_control", min_value=0)
     if r:
-        rng = np.random.default_rng(seed)
+        rng = as_generator(seed)
         off = np.argwhere(causal & ~eye)
         accs, dbs = [], []
         for _ in range(r):

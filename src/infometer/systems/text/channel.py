@@ -43,6 +43,7 @@ from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import Variable
 from infometer.core.estimate import Estimate
 from infometer.core.registry import AutoRule, Raw, register, register_auto
+from infometer.core.seeding import Seed
 from infometer.core.validation import check_real_array
 
 __all__ = [
@@ -288,7 +289,7 @@ def channel_mutual_info_from_scores(
     lengths: Any = None,
     unit: str = "nats",
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     method: str = "auto",
 ) -> Estimate:
     """Channel MI I(X;Z|Q) from log-likelihoods log p(z_r | x_l, q_r) you already have.
@@ -309,7 +310,9 @@ def channel_mutual_info_from_scores(
         Level of the interval over contexts (normal, from the spread of the per-context mean
         terms); ``None`` for none.
     seed
-        Unused by this deterministic estimator (kept for the common signature).
+        Unused by this deterministic estimator (kept for the common signature). An int >= 0 (the
+        same int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None
+        (fresh entropy from the operating system).
     method
         ``"auto"`` or ``"mc_loglik"``.
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import check_float, check_int
+from infometer.core.seeding import as_generator
 
 from .embed import SentenceEncoder, check_sentence_vectors, minilm_sentence_encoder, normalize_rows
 
@@ -104,7 +105,7 @@ class RandomK:
         self, context: str, query: str | None = None, rng: np.random.Generator | None = None
     ) -> str:
         sents = split_sentences(context)
-        rng = rng if rng is not None else np.random.default_rng()
+        rng = as_generator(rng, "rng")
         keep = rng.choice(len(sents), size=min(self.k, len(sents)), replace=False)
         return _join(sents, keep.tolist())
 

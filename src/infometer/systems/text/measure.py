@@ -25,6 +25,8 @@ from infometer.core._deprecation import deprecated_alias
 from infometer.core.data import InfometerWarning, check_choice, check_int
 from infometer.core.estimate import Estimate
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 
 from .channel import _check_scores, channel_mutual_info_from_scores
 from .compressors import _call_compressor
@@ -213,7 +215,7 @@ def make_summaries(
 ) -> tuple[list[str], np.ndarray]:
     """``n_samples`` summaries of each context; returns ``(summaries, source)``."""
     m = check_int(n_samples, "n_samples", min_value=1)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     out, src = [], []
     it: Any = progress_bar(
         enumerate(contexts),
@@ -240,7 +242,7 @@ def channel_mutual_info(
     template: str | None = None,
     unit: str = "nats",
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     scorer_kwargs: Mapping[str, Any] | None = None,
     progress: bool | None = None,
 ) -> Estimate:
@@ -262,7 +264,9 @@ def channel_mutual_info(
     template, unit, ci, scorer_kwargs, progress
         As in :func:`channel_mutual_info_of_summaries` (``progress`` also covers the compressions).
     seed
-        Seed of the compressor's random generator.
+        Seed of the compressor's random generator. An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the
+        operating system).
 
     Returns
     -------
@@ -278,6 +282,7 @@ def channel_mutual_info(
     >>> est.to("bits"), est.diagnostics["bits_per_token"]      # doctest: +SKIP
     """
     ctx, q = _check_inputs(contexts, queries)
+    seed = resolve_seed(seed)  # recorded in params: pass it to repeat a seed=None call
     z, src = make_summaries(
         ctx, compressor, queries=q, n_samples=n_samples, seed=seed, progress=progress
     )
@@ -286,8 +291,8 @@ def channel_mutual_info(
 
 
 # ---------------------------------------------------------------- rate–distortion
-@dataclass(frozen=True)
-class RDFit:
+@dataclass(frozen=True, eq=False, repr=False)
+class RDFit(Result):
     """D(R) = C·exp(−b·R) + D0 fitted by least squares (b ≥ 0, C ≥ 0, 0 ≤ D0 ≤ 1)."""
 
     C: float
@@ -300,16 +305,6 @@ class RDFit:
     def __call__(self, r: Any) -> np.ndarray:
         """Predicted distortion at rate(s) ``r``."""
         return self.C * np.exp(-self.b * np.asarray(r, dtype=np.float64)) + self.D0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "C": self.C,
-            "b": self.b,
-            "D0": self.D0,
-            "rmse": self.rmse,
-            "n_points": self.n_points,
-            "rate": self.rate,
-        }
 
 
 def fit_rate_distortion(rate: Any, distortion: Any, *, rate_name: str = "bits_per_token") -> RDFit:
@@ -387,7 +382,7 @@ def compare_compressors(
     rd_rate: str = "bits_per_token",
     template: str | None = None,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     scorer_kwargs: Mapping[str, Any] | None = None,
 ) -> Any:
@@ -406,6 +401,9 @@ def compare_compressors(
         Rate axis of the fit: ``"bits_per_token"`` (the paper's rate) or ``"bits"`` (the MI).
     Other parameters
         As in :func:`channel_mutual_info`; the scorer is resolved once and shared.
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Returns
     -------
@@ -434,6 +432,7 @@ def compare_compressors(
     sc = as_scorer(scorer, ctx, **dict(scorer_kwargs or {}))
     it: Any = progress_bar(items, desc="compressors", unit="compressor", progress=progress)
     rows, ests = [], {}
+    seed = resolve_seed(seed)  # every compressor's summaries from the same root
     for name, comp in it:
         z, src = make_summaries(ctx, comp, queries=q, n_samples=n_samples, seed=seed, name=name)
         with warnings.catch_warnings():

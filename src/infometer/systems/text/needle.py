@@ -33,6 +33,7 @@ import numpy as np
 
 from infometer.core.data import check_int
 from infometer.core.progress import progress_bar
+from infometer.core.seeding import Seed, as_generator
 
 from .compressors import TokenMerge, sentence_similarity
 
@@ -92,7 +93,7 @@ class NeedleItem:
 
 
 def needle_haystack(
-    n: int, *, n_sentences: int = 24, n_near: int = 8, seed: int | None = 0
+    n: int, *, n_sentences: int = 24, n_near: int = 8, seed: Seed = 0
 ) -> list[NeedleItem]:
     """``n`` contexts that share one haystack and differ in their needle.
 
@@ -114,7 +115,9 @@ def needle_haystack(
     n_near
         Near-duplicate lines in the haystack.
     seed
-        Seed of the generator.
+        Seed of the generator. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     """
     n = check_int(n, "n", min_value=1)
     n_near = check_int(n_near, "n_near", min_value=0)
@@ -127,7 +130,7 @@ def needle_haystack(
     pairs = [(p, t) for p in _PLACES for t in _THINGS]
     if n_near >= len(pairs):
         raise ValueError(f"n_near must be < {len(pairs)}, got {n_near}")
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     order = rng.permutation(len(pairs))
     hay_pairs = [pairs[i] for i in order[:n_near]]
     free = [pairs[i] for i in order[n_near:]]
@@ -175,7 +178,7 @@ def needle_eval(
     n_sentences: int = 24,
     n_near: int = 8,
     ci: float | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> Any:
     """Retention and channel MI of MIG merging against its baselines at several rates.
@@ -192,8 +195,12 @@ def needle_eval(
         Token embedder ``text -> (tokens, (L, d))``; default MiniLM.
     scorer
         Scorer of the readouts (default the built-in word-level LM fitted on the contexts).
-    n_sentences, n_near, seed
+    n_sentences, n_near
         Of :func:`needle_haystack`.
+    seed
+        Of :func:`needle_haystack`. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     ci
         Level of the channel-MI intervals (``None``, the default: none; ``ci_low_bits`` and
         ``ci_high_bits`` are then empty).

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from infometer.core.data import check_int
+from infometer.core.seeding import Seed, as_generator
 
 __all__ = ["Record", "patient_records", "BOILERPLATE"]
 
@@ -52,7 +51,7 @@ class Record:
     facts: tuple[str, ...]
 
 
-def patient_records(n: int, *, seed: int | None = 0) -> list[Record]:
+def patient_records(n: int, *, seed: Seed = 0) -> list[Record]:
     """``n`` records (distinct names) with facts shuffled among the shared boilerplate.
 
     Parameters
@@ -60,10 +59,12 @@ def patient_records(n: int, *, seed: int | None = 0) -> list[Record]:
     n
         Number of records (at most 320 distinct names).
     seed
-        Seed of the generator.
+        Seed of the generator. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     """
     n = check_int(n, "n", min_value=1, max_value=len(_FIRST) * len(_LAST))
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     names = [f"{f} {s}" for f in _FIRST for s in _LAST]
     chosen = [names[i] for i in rng.choice(len(names), size=n, replace=False)]
     out = []

@@ -136,9 +136,7 @@ def _open_store(store, backend, cfg, variables, block_size):
     if store is None:
         tmp = tempfile.TemporaryDirectory(prefix="infometer-pairwise-")
         store = tmp.name
-    fp = {
-        "format": 1,
-        "data": fingerprint_data(variables, cfg.z),
+    params = {
         "labels": [v.name for v in variables],
         "n": cfg.n,
         "quantity": cfg.quantity,
@@ -150,7 +148,12 @@ def _open_store(store, backend, cfg, variables, block_size):
         "null": cfg.null,
         "block_size": block_size,
     }
-    return BlockStore(Path(store), fp), tmp
+    try:
+        return BlockStore(Path(store), data=fingerprint_data(variables, cfg.z), params=params), tmp
+    except BaseException:
+        if tmp is not None:
+            tmp.cleanup()
+        raise
 
 
 def run_blocks(
@@ -175,6 +178,18 @@ def run_blocks(
 
     t0 = time.perf_counter()
     try:
+        return _run_on(sink, bar, on_progress, t0, cfg, variables, groups, keys, ex)
+    finally:
+        if hasattr(sink, "close"):
+            sink.close()
+        if owned_tmp is not None:
+            owned_tmp.cleanup()
+
+
+def _run_on(sink, bar, on_progress, t0, cfg, variables, groups, keys, ex):
+    """:func:`run_blocks` once its sink is open."""
+    backend = ex.resolve_backend("threads")
+    try:
         if backend == "threads":
             func = _LocalBlocks(cfg, groups, variables)
             outcome = _run(func, {k: k for k in keys}, sink, ex.workers, None, on_progress)
@@ -196,6 +211,4 @@ def run_blocks(
         raise KeyboardInterrupt("pairwise interrupted; run again with the same store to resume")
     outcome.raise_if_incomplete()
     results = [sink.results[k] if hasattr(sink, "results") else sink.read(k) for k in keys]
-    if owned_tmp is not None:
-        owned_tmp.cleanup()
     return results, outcome, t_compute

@@ -16,12 +16,14 @@ import numpy as np
 
 from infometer.core.jit import nb
 from infometer.core.plot import close_and_path, deprecated_path_form
+from infometer.core.results import Result
+from infometer.core.seeding import Seed
 
 from . import _plots
 
 
-@dataclass
-class Network:
+@dataclass(eq=False)
+class Network(Result):
     """Edges kept by a network-inference method.
 
     Attributes
@@ -46,7 +48,11 @@ class Network:
     params: dict
     diagnostics: dict = field(default_factory=dict)
 
-    def plot(self, ax: Any = None, path: Any = None, *, title: str | None = None, seed: int = 0):
+    def to_frame(self) -> Any:
+        """The kept edges (:attr:`edges`, a copy)."""
+        return self.edges.copy()
+
+    def plot(self, ax: Any = None, path: Any = None, *, title: str | None = None, seed: Seed = 0):
         """Draw the network (small graphs): nodes, edges with widths by weight, a seeded
         spring layout; see :func:`infometer.workflows.allpairs.plot_network`.
 
@@ -59,7 +65,9 @@ class Network:
         title
             Title (default: method and number of edges).
         seed
-            Seed of the layout.
+            Seed of the layout. An int >= 0 (the same int gives the same numbers), a
+            numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+            system).
 
         Returns
         -------

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core.seeding import as_generator
+
 #: The network plot is for small graphs; larger ones are read as edge lists or heatmaps.
 MAX_PLOT_NODES = 80
 
@@ -86,7 +88,7 @@ def draw_heatmap(
 def spring_layout(w: np.ndarray, seed: int, iters: int = 300) -> np.ndarray:
     """Fruchterman-Reingold layout (seeded): edges attract by weight, nodes repel."""
     p = w.shape[0]
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     ang = 2 * np.pi * np.arange(p) / max(p, 1)
     pos = np.column_stack([np.cos(ang), np.sin(ang)]) + 0.05 * rng.standard_normal((p, 2))
     k = 1.0 / np.sqrt(max(p, 1))

@@ -23,7 +23,6 @@ Pairs with a constant column are exactly 0 and never estimated.
 from __future__ import annotations
 
 import uuid
-import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +31,8 @@ import numpy as np
 
 from infometer.core import registry
 from infometer.core.data import Variable
+from infometer.core.results import Result
+from infometer.core.seeding import derive, derive_seed
 
 from . import kernels
 
@@ -147,8 +148,7 @@ class Config:
 
 def column_seed(seed: int, label: str) -> int:
     """A column's own jitter seed: the same for a label whatever the other columns are."""
-    ss = np.random.SeedSequence([int(seed), zlib.crc32(label.encode())])
-    return int(ss.generate_state(1)[0])
+    return derive_seed(seed, label)
 
 
 # ------------------------------------------------------------------- permutations
@@ -167,7 +167,7 @@ def permutations(cfg: Config) -> np.ndarray:
         return _PERMS[key]
     from infometer.measures.stats import nulls
 
-    rng = nulls.make_rng(cfg.seed, 0x5EED)
+    rng = derive(cfg.seed, 0x5EED)
     b, n = cfg.n_permutations, cfg.n
     if b == 0:
         out = np.empty((0, n), np.int64)
@@ -302,8 +302,8 @@ def blocks(n_groups: int) -> list[tuple[int, int]]:
     return [(g, h) for g in range(n_groups) for h in range(g, n_groups)]
 
 
-@dataclass
-class BlockResult:
+@dataclass(eq=False, repr=False)
+class BlockResult(Result):
     """Values of one block; ``null_ge`` is -1 where no pair null was computed."""
 
     key: tuple[int, int]

@@ -24,6 +24,7 @@ from infometer.core.data import (
 )
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.parallel import Execution
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import check_bool
 from infometer.measures.stats.correction import CORRECTIONS
 
@@ -174,7 +175,7 @@ def pairwise(
     ranks: bool = False,
     nan: str = "error",
     discrete: bool | None = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     block_size: int | None = None,
     execution: Execution | None = None,
     n_jobs: int | None = None,
@@ -231,7 +232,9 @@ def pairwise(
     discrete
         Force every column to symbols (True) or numbers (False).
     seed
-        Seed for jitter of tied columns and for the permutations.
+        Seed for jitter of tied columns and for the permutations. An int >= 0 (the same int gives
+        the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
     block_size
         Columns per group (a block is a pair of groups); default 64 (1024 for the copula).
     execution
@@ -360,9 +363,7 @@ def _plan(
     the columns into groups; with a test, the shared null where it is exact."""
     if not isinstance(ranks, bool):
         raise TypeError(f"ranks must be True or False, got {ranks!r}")
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1)[0])
-    seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # one root: jitter of every column and the shared null
     if block_size is not None:
         block_size = check_int(block_size, "block_size", min_value=1)
     method = canonical_method(method)

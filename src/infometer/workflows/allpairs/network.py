@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.plot import close_and_path, deprecated_path_form
+from infometer.core.seeding import Seed
 
 from . import _plots
 from ._infer import Network, aracne_network, clr_network, weights
@@ -168,7 +169,7 @@ def plot_heatmap(
 
 
 def plot_network(
-    net: Network, ax: Any = None, path: Any = None, *, title: str | None = None, seed: int = 0
+    net: Network, ax: Any = None, path: Any = None, *, title: str | None = None, seed: Seed = 0
 ) -> Any:
     """Draw a small network: nodes with edges, widths by weight, a seeded spring layout.
 
@@ -184,7 +185,9 @@ def plot_network(
     title
         Title (default: method and number of edges).
     seed
-        Seed of the layout.
+        Seed of the layout. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
 
     Returns
     -------

@@ -10,14 +10,15 @@ import numpy as np
 
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.plot import close_and_path, deprecated_path_form
+from infometer.core.results import Result
 
 from . import _infer, _plots
 
 __all__ = ["PairwiseResult"]
 
 
-@dataclass
-class PairwiseResult:
+@dataclass(eq=False)
+class PairwiseResult(Result):
     """The all-pairs information of a table.
 
     Attributes
@@ -147,6 +148,25 @@ class PairwiseResult:
         ax, path, old = deprecated_path_form(ax, path, "PairwiseResult.heatmap", result=False)
         ax = _plots.draw_heatmap(self.matrix, self.unit, ax, path, cluster=cluster, title=title)
         return close_and_path(ax, path) if old else ax
+
+    def plot(
+        self, ax: Any = None, path: Any = None, *, cluster: bool = True, title: str | None = None
+    ) -> Any:
+        """The result's figure: :meth:`heatmap` (the same parameters).
+
+        Examples
+        --------
+        >>> import numpy as np, infometer as im
+        >>> res = im.pairwise(np.random.default_rng(0).normal(size=(200, 3)), method="copula")
+        >>> res.plot(title="three columns").get_title()
+        'three columns'
+        """
+        ax = _plots.draw_heatmap(self.matrix, self.unit, ax, path, cluster=cluster, title=title)
+        return ax
+
+    def to_frame(self) -> Any:
+        """The tidy table of pairs (:attr:`edges`, a copy)."""
+        return self.edges.copy()
 
     def __repr__(self) -> str:
         p = self.matrix.shape[0]

@@ -24,6 +24,8 @@ import numpy as np
 
 from infometer.core.data import Variable, as_variable, check_choice, check_int
 from infometer.core.estimate import resolve_unit, unit_factor
+from infometer.core.results import Result
+from infometer.core.seeding import Seed, resolve_seed
 
 from . import compute
 from .matrix import make_config
@@ -34,8 +36,8 @@ __all__ = ["CRITERIA", "Selection", "select_features", "information_with"]
 CRITERIA = ("relevance", "mrmr", "jmi")
 
 
-@dataclass
-class Selection:
+@dataclass(eq=False, repr=False)
+class Selection(Result):
     """Chosen features and the information behind the choice.
 
     Attributes
@@ -53,6 +55,10 @@ class Selection:
     criterion: str
     unit: str
     diagnostics: dict = field(default_factory=dict)
+
+    def to_frame(self) -> Any:
+        """One row per feature (:attr:`table`, a copy)."""
+        return self.table.copy()
 
 
 def information_with(
@@ -99,7 +105,7 @@ def select_features(
     unit: str = "nats",
     discrete_target: bool | None = None,
     discrete: bool | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
     n_jobs: int | None = None,
     **params: Any,
 ) -> Selection:
@@ -124,7 +130,9 @@ def select_features(
     discrete
         As for :func:`infometer.pairwise`, for the columns of ``X``.
     seed
-        Seed of the dequantisation (or jitter) of tied columns.
+        Seed of the dequantisation (or jitter) of tied columns. An int >= 0 (the same int gives
+        the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
     n_jobs
         Threads (default: all cores).
     **params
@@ -158,7 +166,7 @@ def select_features(
     p = len(variables)
     if k > p:
         raise ValueError(f"k={k} but X has only {p} usable column(s)")
-    cfg, reasons = make_config([*variables, target], method, params, seed=seed)
+    cfg, reasons = make_config([*variables, target], method, params, seed=resolve_seed(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         relevance, used = information_with(cfg, variables, target, n_jobs)

@@ -1,71 +1,44 @@
-"""A chunked, resumable store for all-pairs jobs: one Parquet file per finished block.
+"""The resumable store of all-pairs jobs: one Parquet file per finished block, kept by the
+one store service (:mod:`infometer.core.store`: identity, checksums, atomic writes, lock).
 
 Layout of a store folder::
 
-    manifest.json          what the job is (fingerprint: data hash, method, parameters, ...)
+    manifest.json          the identity of the job (data fingerprint, method, parameters, ...)
     input.parquet          the validated columns, for workers that read them (Dask backend)
     blocks/g{G}_h{H}.parquet   one finished block: columns a, b, value, null_ge, method
 
-A block file is written to a temporary name and renamed into place, so a block is either
-complete or absent, whatever happens to the process (kill -9, lost worker).  Re-running
-the same job on the same folder reads the finished blocks and computes only the missing
-ones; a folder that holds a *different* job is refused (never silently mixed).  The blocks
-are plain Parquet: ``pandas.read_parquet(folder + "/blocks")`` reads every finished pair.
+(each file with its checksum record ``.NAME.sha256`` beside it).  Re-running the same job
+on the same folder reads the finished blocks and computes only the missing ones; a folder
+that holds a *different* job, or no valid identity, is refused (never silently mixed).
+The blocks are plain Parquet: ``pandas.read_parquet(folder + "/blocks")`` reads every
+finished pair (readers skip the hidden checksum records).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from infometer.core.data import Variable
+from infometer.core.store import ResultStore, fingerprint, parquet_modules
 
 from .compute import BlockResult
 
 __all__ = ["BlockStore", "fingerprint_data", "read_input_columns"]
 
-_BLOCK = re.compile(r"^g(\d+)_h(\d+)\.parquet$")
-
-
-def _pyarrow():
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError as exc:  # pragma: no cover - pyarrow ships with the dask/io extras
-        raise ImportError(
-            "a pairwise store writes Parquet and needs pyarrow: pip install 'infometer[io]' "
-            "(or infometer[dask])"
-        ) from exc
-    return pa, pq
+_COLUMNS = ("a", "b", "value", "null_ge", "method")
 
 
 def fingerprint_data(variables: list[Variable], z: Variable | None) -> str:
     """A hash of the numbers (and kinds) of the columns taking part, and of ``given``."""
-    h = hashlib.blake2b(digest_size=16)
+    parts: list[Any] = []
     for v in [*variables, *([z] if z is not None else [])]:
-        h.update(f"{v.name}|{v.kinds}|".encode())
-        for c in v.columns:
-            h.update(np.ascontiguousarray(c).tobytes())
-    return h.hexdigest()
-
-
-def _read_manifest(path: Path) -> dict[str, Any] | None:
-    """The stored fingerprint, or None when there is none yet (missing, or empty or
-    unreadable because a run was killed while writing it before it was atomic)."""
-    if not path.exists():
-        return None
-    try:
-        old = json.loads(path.read_text())
-    except (ValueError, OSError):
-        return None
-    return old if isinstance(old, dict) else None
+        parts += [v.name, list(v.kinds), *v.columns]
+    return fingerprint(*parts)
 
 
 class BlockStore:
@@ -74,53 +47,39 @@ class BlockStore:
     Parameters
     ----------
     path
-        Folder (created if missing).
-    fingerprint
-        JSON-able description of the job; must equal the stored one when the folder
-        already holds a job.
+        Folder (created if missing; a new store needs a missing or empty folder).
+    data
+        :func:`fingerprint_data` of the job's columns.
+    params
+        Every setting of the job that changes a number (JSON-able).
     """
 
-    def __init__(self, path: str | os.PathLike, fingerprint: dict[str, Any]) -> None:
-        self.path = Path(path)
-        if self.path.exists() and not self.path.is_dir():
-            raise ValueError(f"store {self.path} exists and is not a folder")
-        self.blocks = self.path / "blocks"
-        self.blocks.mkdir(parents=True, exist_ok=True)
-        manifest = self.path / "manifest.json"
-        fp = json.loads(json.dumps(fingerprint, default=str))
-        old = _read_manifest(manifest)
-        if old is None:  # new, or killed before its manifest was written
-            n_blocks = len(self.done_keys())
-            if n_blocks:
-                raise ValueError(
-                    f"store {self.path} holds {n_blocks} block(s) but no valid manifest.json "
-                    "(the run was killed before its metadata was written?): they cannot be "
-                    "matched to this job; delete the folder or use another store"
-                )
-            tmp = manifest.with_suffix(".tmp")
-            tmp.write_text(json.dumps(fp, indent=1, sort_keys=True))
-            os.replace(tmp, manifest)
-        else:
-            diff = sorted(k for k in set(old) | set(fp) if old.get(k) != fp.get(k))
-            if diff:
-                raise ValueError(
-                    f"store {self.path} holds blocks of a different job (it differs in "
-                    f"{', '.join(diff)}); use another folder or delete this one"
-                )
-        self.fingerprint = fp
+    def __init__(self, path: str | os.PathLike, *, data: str, params: dict[str, Any]) -> None:
+        self.store = ResultStore(
+            path,
+            kind="pairwise",
+            data=data,
+            params=params,
+            files={"blocks": r"g\d+_h\d+\.parquet", ".": r"input\.parquet"},
+        )
+        self.path = self.store.path
+
+    def close(self) -> None:
+        """Release the store's lock."""
+        self.store.close()
 
     # -- the Sink protocol
     def done_keys(self) -> set[tuple[int, int]]:
         out = set()
-        for name in os.listdir(self.blocks):
-            m = _BLOCK.match(name)
-            if m:
-                out.add((int(m[1]), int(m[2])))
+        for name in self.store.names("blocks"):
+            g, h = name[1 : -len(".parquet")].split("_h")
+            out.add((int(g), int(h)))
         return out
 
     def add(self, key: tuple[int, int], result: BlockResult) -> None:
-        pa, pq = _pyarrow()
-        table = pa.table(
+        pa, _ = parquet_modules()
+        self.store.put_table(
+            f"blocks/g{key[0]}_h{key[1]}.parquet",
             {
                 "a": pa.array(result.a, pa.int64()),
                 "b": pa.array(result.b, pa.int64()),
@@ -129,19 +88,13 @@ class BlockStore:
                 "method": pa.DictionaryArray.from_arrays(
                     pa.array(result.code, pa.int16()), pa.array(result.methods, pa.string())
                 ),
-            }
-        ).replace_schema_metadata(
-            {"messages": json.dumps(result.messages), "methods": json.dumps(result.methods)}
+            },
+            {"messages": json.dumps(result.messages), "methods": json.dumps(result.methods)},
         )
-        final = self.blocks / f"g{key[0]}_h{key[1]}.parquet"
-        tmp = self.blocks / f".g{key[0]}_h{key[1]}.{os.getpid()}.tmp"
-        pq.write_table(table, tmp)
-        os.replace(tmp, final)
 
     # -- reading back
     def read(self, key: tuple[int, int]) -> BlockResult:
-        _, pq = _pyarrow()
-        t = pq.read_table(self.blocks / f"g{key[0]}_h{key[1]}.parquet")
+        t = self.store.get_table(f"blocks/g{key[0]}_h{key[1]}.parquet", _COLUMNS)
         meta = t.schema.metadata or {}
         cols = {name: t.column(name) for name in ("a", "b", "value", "null_ge")}
         methods = json.loads(meta[b"methods"])
@@ -159,14 +112,13 @@ class BlockStore:
 
     # -- input columns for remote workers
     @property
-    def input_path(self) -> Path:
+    def input_path(self):
         return self.path / "input.parquet"
 
     def write_input(self, variables: list[Variable]) -> None:
         """Write the validated columns (codes for discrete ones) once, with their kinds."""
-        if self.input_path.exists():
+        if self.store.has("input.parquet"):
             return
-        pa, pq = _pyarrow()
         meta = [
             {
                 "name": v.name,
@@ -176,16 +128,16 @@ class BlockStore:
             }
             for v in variables
         ]
-        table = pa.table({f"c{j}": v.columns[0] for j, v in enumerate(variables)})
-        table = table.replace_schema_metadata({"columns": json.dumps(meta)})
-        tmp = self.path / f".input.{os.getpid()}.tmp"
-        pq.write_table(table, tmp)
-        os.replace(tmp, self.input_path)
+        self.store.put_table(
+            "input.parquet",
+            {f"c{j}": v.columns[0] for j, v in enumerate(variables)},
+            {"columns": json.dumps(meta)},
+        )
 
 
 @lru_cache(maxsize=4)
 def _input_meta(path: str, mtime: float) -> list[dict]:
-    _, pq = _pyarrow()
+    _, pq = parquet_modules()
     return json.loads(pq.read_schema(path).metadata[b"columns"])
 
 
@@ -195,7 +147,7 @@ def read_input_columns(path: str, cols: np.ndarray) -> list[Variable]:
     Raises a ``ValueError`` that says why when a worker cannot read the file (the Dask
     backend needs the store on a filesystem that every worker can read).
     """
-    _, pq = _pyarrow()
+    _, pq = parquet_modules()
     try:
         meta = _input_meta(path, os.path.getmtime(path))
         t = pq.read_table(path, columns=[f"c{int(j)}" for j in cols])

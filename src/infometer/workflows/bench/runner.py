@@ -27,6 +27,7 @@ from infometer.core import registry
 from infometer.core.data import as_variables, check_int
 from infometer.core.parallel import Execution, run_jobs
 from infometer.core.progress import progress_bar
+from infometer.core.results import Result
 from infometer.measures import truth
 
 from .store import Store
@@ -50,8 +51,8 @@ class Job:
         return (self.task, self.method, self.n, self.seed)
 
 
-@dataclass
-class SweepResult:
+@dataclass(eq=False, repr=False)
+class SweepResult(Result):
     """What a sweep did."""
 
     planned: int = 0
@@ -226,7 +227,6 @@ def run_sweep(
     on_row: Callable[[dict[str, Any]], None] | None = None,
     retries: int = 2,
     connect_timeout: float = 5.0,
-    lock: bool = True,
     log: Callable[[str], None] | None = None,
 ) -> SweepResult:
     """Run the jobs not yet in ``store``; write each finished run as it completes.
@@ -263,11 +263,11 @@ def run_sweep(
     connect_timeout
         Seconds to reach ``scheduler`` before
         :class:`~infometer.core.parallel.SchedulerUnreachable`.
-    lock
-        Hold ``DIR/results.sqlite.lock`` while running: a second sweep on the same
-        directory waits for the first, then runs only what is still missing.
     log
-        Called with one-line messages (lost workers, waiting for the lock).
+        Called with one-line messages (lost workers).  The store holds its directory's
+        lock while it is open: a second sweep on the same directory waits for the first
+        (when it opens its :class:`~infometer.workflows.bench.Store`), then runs only what
+        is still missing.
 
     Returns
     -------
@@ -320,7 +320,6 @@ def run_sweep(
             execution=ex,
             progress=step,
             log=log,
-            lock=store.path.with_name(store.path.name + ".lock") if lock else None,
         )
     res.already_done, res.ran, res.retried = out.already_done, out.ran, out.retried
     res.interrupted, res.missing = out.interrupted, out.missing

@@ -1,20 +1,25 @@
-"""The results store: one SQLite file per benchmark directory.
+"""The results store of a benchmark directory: ``results.sqlite`` in a folder of the one
+store service (:mod:`infometer.core.store`: identity, lock, checksums, refusals).
 
-Each finished run is written in its own transaction (``INSERT OR REPLACE`` + ``COMMIT``) in
-WAL mode with ``synchronous=FULL``, so killing the process at any moment loses no finished
-run and leaves a consistent database; a re-run skips every ``(task, method, n, seed)`` key
-that is already stored.  Only the process that plans the sweep writes; workers return rows.
+Each finished run is written in its own transaction in WAL mode with
+``synchronous=FULL``, so killing the process at any moment loses no finished run and
+leaves a consistent database; every row carries the checksum of its values, verified
+when the store opens.  A re-run skips every ``(task, method, n, seed)`` key that is
+already stored.  Only the process that plans the sweep writes; workers return rows.
 The ``planned`` table keeps every key a sweep here set out to run, so a partial store can
-say what it lacks.
+say what it lacks.  The folder's identity is the kind of job (a benchmark sweep), the
+table layout and the infometer version: each row holds its own key (task, method, n,
+seed), so sweeps of other tasks, methods or sizes share one folder.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+
+from infometer.core.store import RowStore, Table
 
 __all__ = ["Store", "DB_NAME", "COLUMNS"]
 
@@ -46,16 +51,16 @@ COLUMNS: dict[str, str] = {
     "host": "TEXT",
     "finished_at": "TEXT",
 }
+_KEY = ("task", "method", "n", "seed")
+_JSON = ("tags", "dims", "flags", "diagnostics")
+TABLES = {
+    "runs": Table(COLUMNS, _KEY),
+    "planned": Table({k: COLUMNS[k] for k in _KEY}, _KEY),
+    "meta": Table({"key": "TEXT NOT NULL", "value": "TEXT"}, ("key",)),
+}
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS runs ("
-    + ", ".join(f"{k} {v}" for k, v in COLUMNS.items())
-    + ", PRIMARY KEY (task, method, n, seed))"
-)
-_PLANNED = (
-    "CREATE TABLE IF NOT EXISTS planned (task TEXT NOT NULL, method TEXT NOT NULL, "
-    "n INTEGER NOT NULL, seed INTEGER NOT NULL, PRIMARY KEY (task, method, n, seed))"
-)
+#: The identity's parameters: the table layout (rows hold their own keys).
+_PARAMS = {"tables": {k: list(t.columns) for k, t in TABLES.items()}}
 
 
 class Store:
@@ -64,87 +69,59 @@ class Store:
     Parameters
     ----------
     directory
-        Benchmark output directory (created when missing, unless ``readonly``).
+        Benchmark output directory (created when missing, unless ``readonly``; a new one
+        must be missing or empty).  Opening it for writing holds its lock (``.lock``): a
+        second sweep on the directory waits for the first.
     readonly
         Open an existing store for reading only (what ``infometer report`` does): nothing
-        is written, so a store on a read-only disk, a read-only directory or a file
-        without write permission can be read.  When SQLite cannot even create its shared
-        memory file next to a WAL database there, the file is opened as immutable; rows
-        still in an un-checkpointed ``-wal`` file are then not visible, and
-        :attr:`note` says so.
+        is written and no lock is taken, so a store on a read-only disk, a read-only
+        directory or a file without write permission can be read.  When SQLite cannot
+        even create its shared memory file next to a WAL database there, the file is
+        opened as immutable; rows still in an un-checkpointed ``-wal`` file are then not
+        visible, and :attr:`note` says so.
+    log, lock_timeout
+        Told who holds the lock while this open waits for it; how long to wait
+        (:class:`~infometer.core.parallel.LockTimeout`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with Store(d) as st:
+    ...     st.add({"task": "t", "method": "m", "n": 10, "seed": 0, "quantity": "entropy",
+    ...             "truth": 1.0, "status": "ok", "estimate": 0.9})
+    >>> with Store(d, readonly=True) as st:
+    ...     [(r["task"], r["estimate"]) for r in st.rows()]
+    [('t', 0.9)]
     """
 
-    def __init__(self, directory: str | Path, *, readonly: bool = False) -> None:
-        self.directory = Path(directory)
-        self.path = self.directory / DB_NAME
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        readonly: bool = False,
+        log: Callable[[str], None] | None = None,
+        lock_timeout: float | None = None,
+    ) -> None:
+        self._rows = RowStore(
+            directory,
+            kind="bench",
+            params=None if readonly else _PARAMS,
+            tables=TABLES,
+            db_name=DB_NAME,
+            argument="directory",
+            readonly=readonly,
+            lock_timeout=lock_timeout,
+            log=log,
+        )
+        self.directory = self._rows.directory
+        self.path = self._rows.path
         self.readonly = readonly
-        self.note: str | None = None
-        if readonly:
-            self._con = self._open_readonly()
-            self._verify()
-            return
-        if self.directory.exists() and not self.directory.is_dir():
-            raise NotADirectoryError(f"{self.directory} is a file, not a results directory")
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self._verify()  # before writing anything into a file that is not ours
-        self._con.execute("PRAGMA journal_mode=WAL")
-        self._con.execute("PRAGMA synchronous=FULL")
-        self._con.execute(_SCHEMA)
-        self._con.execute(_PLANNED)
-        self._con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-
-    def _verify(self) -> None:
-        """Refuse a ``results.sqlite`` that is damaged (truncated, not SQLite) or another
-        program's database, with a ``ValueError`` naming the file, before any write."""
-        try:
-            tables = {
-                r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-            cols = (
-                {r[1] for r in self._con.execute("PRAGMA table_info(runs)")}
-                if "runs" in tables
-                else set()
-            )
-        except sqlite3.DatabaseError as exc:
-            self._con.close()
-            raise ValueError(
-                f"{self.path} is not a readable results store ({exc}: truncated or not "
-                "SQLite); move it away, or choose another --out"
-            ) from None
-        if tables and ("runs" not in tables or not {"task", "method", "n", "seed"} <= cols):
-            self._con.close()
-            raise ValueError(
-                f"{self.path} is another program's SQLite database (tables "
-                f"{sorted(tables)[:5]}), not an infometer results store; choose another --out"
-            )
-
-    def _open_readonly(self) -> sqlite3.Connection:
-        if not self.path.is_file():
-            raise FileNotFoundError(f"{self.directory} has no {DB_NAME}")
-        uri = self.path.resolve().as_uri()
-        try:
-            con = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=60)
-            con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-            return con
-        except sqlite3.DatabaseError as exc:
-            if not isinstance(exc, sqlite3.OperationalError) or "not a database" in str(exc):
-                raise ValueError(
-                    f"{self.path} is not a readable results store ({exc}: truncated or not SQLite)"
-                ) from None
-            # a WAL database in a directory where SQLite cannot create its -shm file
-            con = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
-            wal = self.path.with_name(DB_NAME + "-wal")
-            if wal.exists() and wal.stat().st_size > 0:
-                self.note = (
-                    f"{wal.name} holds runs that were never checkpointed into {DB_NAME} and "
-                    "cannot be read without write access; they are not shown"
-                )
-            return con
+        self.note: str | None = self._rows.note
 
     def close(self) -> None:
-        """Close the connection (checkpoints the WAL)."""
-        self._con.close()
+        """Close the connection (checkpoints the WAL) and release the lock."""
+        self._rows.close()
 
     def __enter__(self) -> Store:
         return self
@@ -154,25 +131,12 @@ class Store:
 
     def add_planned(self, keys: Iterable[tuple[str, str, int, int]]) -> None:
         """Record planned ``(task, method, n, seed)`` keys (the union over all sweeps here)."""
-        self._con.execute("BEGIN IMMEDIATE")
-        try:
-            self._con.executemany(
-                "INSERT OR IGNORE INTO planned (task, method, n, seed) VALUES (?, ?, ?, ?)",
-                [(t, m, int(n), int(s)) for t, m, n, s in keys],
-            )
-            self._con.execute("COMMIT")
-        except BaseException:
-            if self._con.in_transaction:
-                self._con.execute("ROLLBACK")
-            raise
+        rows = [dict(zip(_KEY, k, strict=True)) for k in keys]
+        self._rows.insert("planned", rows, replace=False)
 
     def planned_keys(self) -> set[tuple[str, str, int, int]]:
-        """Every key a sweep on this directory planned (empty for stores older than that)."""
-        try:
-            rows = self._con.execute("SELECT task, method, n, seed FROM planned").fetchall()
-        except sqlite3.OperationalError:  # a store written before plans were recorded
-            return set()
-        return {(t, m, int(n), int(s)) for t, m, n, s in rows}
+        """Every key a sweep on this directory planned."""
+        return self._rows.keys("planned")
 
     def missing_keys(self) -> list[tuple[str, str, int, int]]:
         """Planned keys without a stored run, sorted."""
@@ -180,8 +144,7 @@ class Store:
 
     def done_keys(self) -> set[tuple[str, str, int, int]]:
         """Keys ``(task, method, n, seed)`` already stored."""
-        rows = self._con.execute("SELECT task, method, n, seed FROM runs").fetchall()
-        return {(t, m, int(n), int(s)) for t, m, n, s in rows}
+        return self._rows.keys("runs")
 
     def add(self, row: dict[str, Any]) -> None:
         """Write one finished run in its own transaction."""
@@ -193,56 +156,28 @@ class Store:
         if missing:
             raise ValueError(f"row is missing {missing}")
         rec = {k: row.get(k) for k in COLUMNS}
-        for k in ("tags", "dims", "flags", "diagnostics"):
+        for k in _JSON:
             if rec[k] is not None and not isinstance(rec[k], str):
                 rec[k] = json.dumps(rec[k], default=str)
-        cols = ", ".join(COLUMNS)
-        marks = ", ".join("?" for _ in COLUMNS)
-        self._con.execute("BEGIN IMMEDIATE")
-        try:
-            self._con.execute(
-                f"INSERT OR REPLACE INTO runs ({cols}) VALUES ({marks})", list(rec.values())
-            )
-            self._con.execute("COMMIT")
-        except BaseException:
-            if self._con.in_transaction:
-                self._con.execute("ROLLBACK")
-            raise
+        self._rows.insert("runs", [rec])
 
     def set_meta(self, items: dict[str, Any]) -> None:
         """Record sweep settings (JSON values) in one transaction."""
-        self._con.execute("BEGIN IMMEDIATE")
-        for k, v in items.items():
-            self._con.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (k, json.dumps(v))
-            )
-        self._con.execute("COMMIT")
+        self._rows.insert("meta", [{"key": k, "value": json.dumps(v)} for k, v in items.items()])
 
     def meta(self) -> dict[str, Any]:
         """The recorded sweep settings (empty for a store without them)."""
         try:
-            rows = self._con.execute("SELECT key, value FROM meta").fetchall()
-        except sqlite3.OperationalError:  # no meta table (a read-only store of an old sweep)
-            return {}
-        try:
-            return {k: json.loads(v) for k, v in rows}
+            return {k: json.loads(v) for k, v in self._rows.select("meta")}
         except json.JSONDecodeError as exc:
             raise ValueError(f"{self.path}: its meta table is damaged ({exc})") from None
 
     def rows(self) -> list[dict[str, Any]]:
-        """All runs as dicts (JSON columns decoded)."""
-        try:
-            cur = self._con.execute(f"SELECT {', '.join(COLUMNS)} FROM runs ORDER BY rowid")
-            fetched = cur.fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise ValueError(
-                f"{self.path} cannot be read ({exc}): the file is damaged or from another "
-                "version; move it away to start afresh"
-            ) from None
+        """All runs as dicts (JSON columns decoded), each verified against its checksum."""
         out = []
-        for r in fetched:
+        for r in self._rows.select("runs"):
             d = dict(zip(COLUMNS, r, strict=True))
-            for k in ("tags", "dims", "flags", "diagnostics"):
+            for k in _JSON:
                 if d[k] is not None:
                     d[k] = json.loads(d[k])
             out.append(d)
@@ -250,11 +185,11 @@ class Store:
 
     def count(self) -> int:
         """Number of stored runs."""
-        return int(self._con.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+        return self._rows.count("runs")
 
     def integrity_ok(self) -> bool:
         """``PRAGMA integrity_check`` is ``ok``."""
-        return self._con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return self._rows.integrity_ok()
 
 
 def frame(rows: Iterable[dict[str, Any]]):

@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from infometer.core.progress import check_progress
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.validation import check_choice, check_float, check_int
 
 from .modules import _FleSBase, kind_of
@@ -86,7 +87,7 @@ def default_layers(model: nn.Module) -> list[str]:
 def _rows(n: int, max_rows: int | None, seed: int | None) -> np.ndarray:
     if max_rows is None or n <= max_rows:
         return np.arange(n)
-    return np.sort(np.random.default_rng(seed).choice(n, max_rows, replace=False))
+    return np.sort(as_generator(seed).choice(n, max_rows, replace=False))
 
 
 def layer_curves(
@@ -98,7 +99,7 @@ def layer_curves(
     method: str = "matrix_renyi",
     unit: str = "nats",
     max_rows: int | None = 600,
-    seed: int | None = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
     **params: Any,
 ) -> Any:
@@ -120,8 +121,12 @@ def layer_curves(
         Unit of the values (default nats; ``unit="bits"`` for bits).
     max_rows
         Rows drawn (seeded) when ``x`` has more: matrix methods cost n² memory, n³ time.
-    seed, progress
+    progress
         Seed of the row draw and of the estimator; progress bar switch.
+    seed
+        Seed of the row draw and of the estimator; progress bar switch. An int >= 0 (the same int
+        gives the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh
+        entropy from the operating system).
 
     Returns
     -------
@@ -154,6 +159,7 @@ def layer_curves(
     if max_rows is not None:
         max_rows = check_int(max_rows, "max_rows", min_value=4)
     names = default_layers(model) if layers is None else list(layers)
+    seed = resolve_seed(seed)  # one root: the rows drawn and every layer's estimate
     rows = _rows(xa.shape[0], max_rows, seed)
     xs = torch.as_tensor(xa[rows].astype(np.float32))
     df = layer_info(
@@ -163,7 +169,7 @@ def layer_curves(
         names,
         method=method,
         unit=unit,
-        seed=0 if seed is None else seed,
+        seed=seed,
         discrete_targets=True,
         progress=check_progress(progress),
         **params,
@@ -405,7 +411,7 @@ def batch_dependence(
     batch_size: int = 32,
     method: str = "gkov",
     unit: str = "nats",
-    seed: int | None = 0,
+    seed: Seed = 0,
     rel_tol: float = 1e-6,
 ) -> Any:
     """I(Δ_s; C): how much a sample's output tells about its batch-mates' class, in ``unit``.
@@ -431,7 +437,9 @@ def batch_dependence(
     method, unit
         A registered MI method that accepts continuous x with discrete y, and the unit.
     seed
-        Seed of the probes and mates (and of the estimator).
+        Seed of the probes and mates (and of the estimator). An int >= 0 (the same int gives the
+        same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy from
+        the operating system).
     rel_tol
         When max |Δ| ≤ ``rel_tol`` · (1 + max |o|) the outputs are the same up to float
         rounding: the value is exactly 0 (``diagnostics["outputs_identical"] = True``)
@@ -477,7 +485,8 @@ def batch_dependence(
     n = xt.shape[0]
     if n_probe > n:
         raise ValueError(f"n_probe={n_probe} exceeds the {n} rows of x")
-    rng = np.random.default_rng(seed)
+    seed = resolve_seed(seed)  # one root: the probes, the batch-mates and the estimate
+    rng = as_generator(seed)
     work = copy.deepcopy(model)
     work.train(mode == "train")
     for m in work.modules():
@@ -527,7 +536,7 @@ def batch_dependence(
         )
     else:
         diag["outputs_identical"] = False
-        est = api.mutual_info(d, cc, method=method, unit=unit, seed=0 if seed is None else seed)
+        est = api.mutual_info(d, cc, method=method, unit=unit, seed=seed)
         est = make_estimate(
             est.to("nats").value,
             quantity="mutual_info",

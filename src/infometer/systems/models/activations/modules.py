@@ -35,6 +35,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from infometer.core.data import check_choice, check_float, check_int
+from infometer.core.seeding import Seed, resolve_seed
 
 from ._functional import broadcast_channels, channel_cue, fles_phi, normalised_cue
 
@@ -247,7 +248,9 @@ class FleS(_FleSBase):
     reduction
         Channel reduction of the MLPs (hidden width ``max(1, C // reduction)``).
     seed
-        Seed of the MLPs' initialisation.
+        Seed of the MLPs' initialisation. An int >= 0 (the same int gives the same numbers), a
+        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
     channel_dim, pooling, momentum, track_running_stats
         As for :class:`FleSProto`.
 
@@ -271,7 +274,7 @@ class FleS(_FleSBase):
         *,
         cue: str = "positive",
         reduction: int = 32,
-        seed: int | None = 0,
+        seed: Seed = 0,
         **kwargs: Any,
     ) -> None:
         super().__init__(channels, **kwargs)
@@ -284,11 +287,7 @@ class FleS(_FleSBase):
             self.gamma_ve = nn.Parameter(torch.full((c,), GAMMA0))
             self.gamma_ho = nn.Parameter(torch.full((c,), GAMMA0))
             return
-        gen = torch.Generator()
-        if seed is None:
-            gen.seed()
-        else:
-            gen.manual_seed(check_int(seed, "seed", min_value=0))
+        gen = torch.Generator().manual_seed(resolve_seed(seed))
         self.mlp_ve = _mlp(c, c, self.reduction, gen)
         self.mlp_ho = _mlp(c, c, self.reduction, gen)
 
@@ -315,7 +314,7 @@ def make_activation(
     pooling: str = "batch",
     momentum: float | None = 0.1,
     reduction: int = 32,
-    seed: int | None = 0,
+    seed: Seed = 0,
 ) -> nn.Module:
     """An activation module by name: ``gelu``, ``silu``, ``relu`` or a FleS kind.
 
@@ -329,8 +328,12 @@ def make_activation(
         Number of channels; required for the FleS kinds, ignored otherwise.
     channel_dim, pooling, momentum
         Of the FleS kinds (see :class:`FleSProto`).
-    reduction, seed
+    reduction
         Of the MLP kinds (``fles``, ``fles_pn``).
+    seed
+        Of the MLP kinds (``fles``, ``fles_pn``). An int >= 0 (the same int gives the same numbers),
+        a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
 
     Examples
     --------

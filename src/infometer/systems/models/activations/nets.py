@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from infometer.core.data import check_int
+from infometer.core.seeding import Seed, resolve_seed
 from infometer.systems.probes.flow import _Block
 
 __all__ = ["PatchTransformer", "SmallResNet", "tiny_bert"]
@@ -34,7 +35,9 @@ class PatchTransformer(nn.Module):
     d_model, n_heads, n_layers, d_mlp
         Width, heads, depth, MLP hidden width (default ``4 * d_model``).
     seed
-        Seed of the initialisation (torch's global generator is left untouched).
+        Seed of the initialisation (torch's global generator is left untouched). An int >= 0 (the
+        same int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None
+        (fresh entropy from the operating system).
 
     ``forward(x)``: ``x`` of shape ``(B, n_tokens, d_in)`` → ``(B, n_classes)``.  The MLP
     activation of block ``l`` is ``blocks.l.mlp.1``.
@@ -57,7 +60,7 @@ class PatchTransformer(nn.Module):
         n_heads: int = 2,
         n_layers: int = 2,
         d_mlp: int | None = None,
-        seed: int = 0,
+        seed: Seed = 0,
     ) -> None:
         super().__init__()
         d_in = check_int(d_in, "d_in", min_value=1)
@@ -70,7 +73,7 @@ class PatchTransformer(nn.Module):
             raise ValueError(f"d_model={d_model} must be a multiple of n_heads={n_heads}")
         d_mlp = 4 * d_model if d_mlp is None else check_int(d_mlp, "d_mlp", min_value=1)
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(check_int(seed, "seed", min_value=0))
+            torch.manual_seed(resolve_seed(seed))
             self.embed = nn.Linear(d_in, d_model)
             self.pos = nn.Parameter(0.02 * torch.randn(n_tokens, d_model))
             self.blocks = nn.ModuleList(
@@ -119,6 +122,12 @@ class _BasicBlock(nn.Module):
 class SmallResNet(nn.Module):
     """A two-stage ResNet in torchvision's layout (``conv1, bn1, relu, layer1, layer2, fc``).
 
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
+
     Examples
     --------
     >>> import torch
@@ -126,10 +135,10 @@ class SmallResNet(nn.Module):
     torch.Size([2, 3])
     """
 
-    def __init__(self, c_in: int = 1, n_classes: int = 10, width: int = 8, seed: int = 0) -> None:
+    def __init__(self, c_in: int = 1, n_classes: int = 10, width: int = 8, seed: Seed = 0) -> None:
         super().__init__()
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(check_int(seed, "seed", min_value=0))
+            torch.manual_seed(resolve_seed(seed))
             self.conv1 = nn.Conv2d(c_in, width, 3, 1, 1, bias=False)
             self.bn1 = nn.BatchNorm2d(width)
             self.relu = nn.ReLU(inplace=True)
@@ -144,8 +153,14 @@ class SmallResNet(nn.Module):
         return self.fc(torch.flatten(self.avgpool(x), 1))
 
 
-def tiny_bert(seed: int = 0, **config: Any) -> Any:
+def tiny_bert(seed: Seed = 0, **config: Any) -> Any:
     """A random-initialised, tiny ``transformers.BertModel`` from a local config (no download).
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -168,5 +183,5 @@ def tiny_bert(seed: int = 0, **config: Any) -> Any:
     }
     cfg.update(config)
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(check_int(seed, "seed", min_value=0))
+        torch.manual_seed(resolve_seed(seed))
         return BertModel(BertConfig(**cfg)).eval()

@@ -17,7 +17,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from infometer.core.data import check_choice, check_int
+from infometer.core.data import check_choice
+from infometer.core.seeding import Seed, resolve_seed
 
 from .modules import FLES_KINDS, KINDS, _FleSBase, kind_of, make_activation
 
@@ -140,7 +141,7 @@ def swap_activations(
     select: Callable[[str, nn.Module], bool] | None = None,
     channel_dim: int | None = None,
     example_input: Any = None,
-    seed: int | None = 0,
+    seed: Seed = 0,
     **params: Any,
 ) -> list[str]:
     """Replace every activation module of ``model`` (in place) by one of ``kind``.
@@ -164,7 +165,9 @@ def swap_activations(
         registered before it.  Needed when that module does not tell (e.g. GPT-2's
         ``Conv1D``).
     seed
-        FleS MLP initialisation; the ``i``-th swapped module gets ``seed + i``.
+        FleS MLP initialisation; the ``i``-th swapped module gets ``seed + i``. An int >= 0 (the
+        same int gives the same numbers), a numpy.random.Generator (drawn from as it is) or None
+        (fresh entropy from the operating system).
     **params
         Passed to :func:`make_activation` (``pooling``, ``momentum``, ``reduction``).
 
@@ -191,8 +194,7 @@ def swap_activations(
         isinstance(channel_dim, bool) or not isinstance(channel_dim, int)
     ):
         raise TypeError(f"channel_dim must be an integer or None, got {channel_dim!r}")
-    if seed is not None:
-        seed = check_int(seed, "seed", min_value=0)
+    seed = resolve_seed(seed)  # the i-th swapped module gets seed + i
     names = [
         nm
         for nm in find_activations(model)
@@ -233,7 +235,7 @@ def swap_activations(
                     )
                 ch, cd = got
                 cd = cd if channel_dim is None else channel_dim
-            kw.update(channels=ch, channel_dim=cd, seed=None if seed is None else seed + i)
+            kw.update(channels=ch, channel_dim=cd, seed=seed + i)
         new = make_activation(kind, **kw)
         if ref is not None:
             new = new.to(device=ref.device, dtype=ref.dtype if ref.is_floating_point() else None)

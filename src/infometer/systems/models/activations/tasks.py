@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core.data import check_float, check_int
+from infometer.core.seeding import Seed, as_generator, resolve_seed
 
 __all__ = ["digits_patches", "context_task", "split", "train_classifier", "accuracy"]
 
@@ -40,7 +41,7 @@ def digits_patches() -> tuple[np.ndarray, np.ndarray]:
 
 
 def context_task(
-    n: int, *, n_tokens: int = 16, d: int = 4, k: int = 6, noise: float = 0.25, seed: int = 0
+    n: int, *, n_tokens: int = 16, d: int = 4, k: int = 6, noise: float = 0.25, seed: Seed = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` sequences of ``n_tokens`` noisy prototypes; label 1 iff the query recurs.
 
@@ -55,7 +56,9 @@ def context_task(
     noise
         Standard deviation of the Gaussian noise on every token.
     seed
-        Seed of prototypes, sequences and noise.
+        Seed of prototypes, sequences and noise. An int >= 0 (the same int gives the same numbers),
+        a numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
+        system).
 
     Examples
     --------
@@ -68,7 +71,7 @@ def context_task(
     d = check_int(d, "d", min_value=1)
     k = check_int(k, "k", min_value=2)
     noise = check_float(noise, "noise", low=0.0)
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     protos = rng.normal(size=(k, d))
     protos *= 2.0 / np.linalg.norm(protos, axis=1, keepdims=True)
     q = rng.integers(0, k, n)
@@ -87,9 +90,15 @@ def context_task(
 
 
 def split(
-    x: np.ndarray, y: np.ndarray, *, test_fraction: float = 0.3, seed: int = 0
+    x: np.ndarray, y: np.ndarray, *, test_fraction: float = 0.3, seed: Seed = 0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A seeded random train / test split ``(x_train, y_train, x_test, y_test)``.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -101,7 +110,7 @@ def split(
         test_fraction, "test_fraction", low=0.0, high=1.0, inclusive=(False, False)
     )
     n = len(y)
-    perm = np.random.default_rng(seed).permutation(n)
+    perm = as_generator(seed).permutation(n)
     n_test = max(1, int(round(test_fraction * n)))
     te, tr = perm[:n_test], perm[n_test:]
     return x[tr], y[tr], x[te], y[te]
@@ -116,7 +125,7 @@ def train_classifier(
     batch_size: int = 64,
     lr: float = 3e-3,
     weight_decay: float = 0.01,
-    seed: int = 0,
+    seed: Seed = 0,
     progress: bool | None = None,
 ) -> list[dict[str, float]]:
     """Train ``model`` (logits out) on ``(x, y)`` with cross-entropy; return the epoch log.
@@ -124,6 +133,12 @@ def train_classifier(
     AdamW with a cosine learning-rate decay, gradient-norm clipping at 1, shuffled
     minibatches of ``batch_size`` drawn from ``seed`` (a last partial batch is kept), all
     through :func:`infometer.core.training.run_epochs`.  The model ends in evaluation mode.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -149,7 +164,7 @@ def train_classifier(
     if xt.shape[0] != yt.shape[0]:
         raise ValueError(f"x has {xt.shape[0]} rows but y has {yt.shape[0]}")
     n = xt.shape[0]
-    gen = torch.Generator().manual_seed(check_int(seed, "seed", min_value=0))
+    gen = torch.Generator().manual_seed(resolve_seed(seed))
     steps = epochs * -(-n // batch_size)
     opt, sched = optimizer(
         model.parameters(),

@@ -28,6 +28,7 @@ from statistics import NormalDist
 import numpy as np
 
 from infometer.core.data import check_choice, check_float, check_int
+from infometer.core.seeding import Seed, as_generator
 
 __all__ = [
     "convergence_threshold",
@@ -139,9 +140,15 @@ def negative_gate_ratio_mc(
     n: int = 200_000,
     kappa_ho: float = 1.0,
     gate: str = "sigmoid",
-    seed: int | None = 0,
+    seed: Seed = 0,
 ) -> tuple[float, float]:
     """Monte Carlo R(μ, σ) from ``n`` draws of x̃ ~ N(μ, σ²), with its delta-method stderr.
+
+    Parameters
+    ----------
+    seed
+        An int >= 0 (the same int gives the same numbers), a numpy.random.Generator (drawn from as
+        it is) or None (fresh entropy from the operating system).
 
     Examples
     --------
@@ -153,7 +160,7 @@ def negative_gate_ratio_mc(
     sigma = check_float(sigma, "sigma", low=0.0, inclusive=(False, True))
     n = check_int(n, "n", min_value=2)
     rho = gate_function(gate)
-    x = np.random.default_rng(seed).normal(mu, sigma, size=n)
+    x = as_generator(seed).normal(mu, sigma, size=n)
     g = rho(kappa_ho * x)
     a = np.where(x < 0, g, 0.0)  # negative-side gate weight per draw
     b = np.where(x >= 0, g, 0.0)
