@@ -62,6 +62,25 @@ def gauss(n: int, d: int, seed: int = 0) -> np.ndarray:
     return x
 
 
+def network_axes(family: str, contenders: dict, system, nodes: list[int], fixed: int) -> list:
+    """The two axes of a network method: nodes (N = 2000, max_lag 2) and max_lag
+    (``fixed`` nodes)."""
+    return [
+        (
+            family,
+            "nodes (N = 2000, max_lag 2)",
+            nodes,
+            {n: (lambda k, f=f: f(system(k), 2)) for n, f in contenders.items()},
+        ),
+        (
+            family,
+            f"max_lag ({fixed} nodes, N = 2000)",
+            [1, 2, 4, 8],
+            {n: (lambda k, f=f: f(system(fixed), k)) for n, f in contenders.items()},
+        ),
+    ]
+
+
 def axes(only: set[str]) -> list[tuple]:
     """(family, axis, sizes, {contender: fn(size)}) for the families and peers available."""
     import infometer as im
@@ -263,44 +282,14 @@ def axes(only: set[str]) -> list[tuple]:
                     pc.run_pcmci(tau_min=1, tau_max=lag, pc_alpha=0.2)
 
                 c["Tigramite PCMCI"] = tig
-            out.append(
-                (
-                    "PCMCI (Gaussian / ParCorr)",
-                    "nodes (N = 2000, max_lag 2)",
-                    [4, 8, 16],
-                    {n: (lambda k, f=f: f(system(k), 2)) for n, f in c.items()},
-                )
-            )
-            out.append(
-                (
-                    "PCMCI (Gaussian / ParCorr)",
-                    "max_lag (8 nodes, N = 2000)",
-                    [1, 2, 4, 8],
-                    {n: (lambda k, f=f: f(system(8), k)) for n, f in c.items()},
-                )
-            )
+            out += network_axes("PCMCI (Gaussian / ParCorr)", c, system, [4, 8, 16], 8)
         if "mte" in only:
             mte = {
                 "infometer mte": lambda x, lag: im.infer_network(
                     x, method="mte", max_lag=lag, cmi="gaussian", progress=False
                 )
             }
-            out.append(
-                (
-                    "multivariate TE network (Gaussian)",
-                    "nodes (N = 2000, max_lag 2)",
-                    [3, 5, 8, 12],
-                    {n: (lambda k, f=f: f(system(k), 2)) for n, f in mte.items()},
-                )
-            )
-            out.append(
-                (
-                    "multivariate TE network (Gaussian)",
-                    "max_lag (5 nodes, N = 2000)",
-                    [1, 2, 4, 8],
-                    {n: (lambda k, f=f: f(system(5), k)) for n, f in mte.items()},
-                )
-            )
+            out += network_axes("multivariate TE network (Gaussian)", mte, system, [3, 5, 8, 12], 5)
     return out
 
 
