@@ -1,10 +1,13 @@
-"""Docs that run as written (issue 31 §4): every ```python block of ``docs/*.md`` and of
+"""Docs that run as written (issues 31 §4, 41): every ```python block of ``docs/*.md`` and of
 README.md's API tour runs, page by page in one namespace (each page opens with its data
-set-up), and every docstring example of the package passes as a doctest.
+set-up and says, in text a reader sees, that its blocks run in order after it), and every
+docstring example of the package passes as a doctest.  A page that calls a deprecated
+infometer name fails.
 
-A block preceded by ``<!-- docs-test: skip (why) -->`` is not run (it needs a resource no
-test machine has, e.g. a 7B model on a GPU); one preceded by ``<!-- docs-test: slow -->``
-makes its page a ``slow`` test.  Pages run in a temporary folder (files they write go there).
+A block preceded by the visible line ``*Not run by the docs test: WHY.*`` is not run (it
+needs a resource no test machine has, e.g. a 7B model on a GPU); one preceded by
+``<!-- docs-test: slow -->`` makes its page a ``slow`` test.  Pages run in a temporary
+folder (files they write go there).
 """
 
 from __future__ import annotations
@@ -19,7 +22,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-_BLOCK = re.compile(r"(?P<marks>(?:<!--[^\n]*-->\s*\n)*)```python\n(?P<body>.*?)^```", re.S | re.M)
+_BLOCK = re.compile(
+    r"(?P<marks>(?:(?:<!--[^\n]*-->|\*Not run by the docs test: [^\n]*\*)\s*\n)*)"
+    r"```python\n(?P<body>.*?)^```",
+    re.S | re.M,
+)
+#: What a page says, before its first block, so that a reader knows blocks build on it.
+IN_ORDER = "The blocks of this page run in order, after this set-up"
+#: A skipped block's reason, in text a reader sees (an HTML comment is not seen).
+_SKIP = re.compile(r"\*Not run by the docs test: (?P<why>[^\n*]{8,})\.\*")
 
 
 def _blocks(page: Path) -> tuple[list[tuple[int, str]], bool, int]:
@@ -29,7 +40,7 @@ def _blocks(page: Path) -> tuple[list[tuple[int, str]], bool, int]:
     runnable, slow, skipped = [], False, 0
     for m in _BLOCK.finditer(text):
         marks = m.group("marks")
-        if "docs-test: skip" in marks:
+        if _SKIP.search(marks):
             skipped += 1
             continue
         slow = slow or "docs-test: slow" in marks
@@ -58,6 +69,10 @@ def test_docs_page_runs_as_written(page, tmp_path, monkeypatch):
     blocks, _, _ = _blocks(page)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the docs show values; warnings are tested elsewhere
+        # ... but a page that calls a deprecated name teaches what is going away
+        warnings.filterwarnings(
+            "error", message=r".* is deprecated and goes in infometer", category=DeprecationWarning
+        )
         for line, code in blocks:
             try:
                 exec(compile(code, f"{page.name}:{line}", "exec"), namespace)
@@ -69,7 +84,8 @@ def test_docs_page_runs_as_written(page, tmp_path, monkeypatch):
 
 
 def test_every_docs_page_with_code_opens_with_a_set_up():
-    # the first python block of a page defines its data, so later blocks paste as they are
+    # the first python block of a page defines its data, so later blocks paste as they are,
+    # and the page says so where a reader sees it
     for page in sorted((ROOT / "docs").glob("*.md")):
         text = page.read_text()
         first = _BLOCK.search(text)
@@ -77,6 +93,16 @@ def test_every_docs_page_with_code_opens_with_a_set_up():
             continue
         before = text[: first.start()]
         assert before.count("\n## ") == 0, f"{page.name}: the set-up block comes first"
+        assert IN_ORDER in " ".join(before.split()), f"{page.name}: say {IN_ORDER!r}"
+
+
+def test_skipped_blocks_say_why_where_a_reader_sees_it():
+    for page in [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]:
+        text = page.read_text()
+        assert "docs-test: skip" not in text, f"{page.name}: a skip reason in an HTML comment"
+        for m in _BLOCK.finditer(text):
+            if "Not run by the docs test" in m.group("marks"):
+                assert _SKIP.search(m.group("marks")), f"{page.name}: say why it is not run"
 
 
 def _modules() -> list[str]:

@@ -91,9 +91,25 @@ def __getattr__(name: str):
     return value
 
 
+#: Public names that need an extra, by the module it installs: ``dir(infometer)`` (and so
+#: ``help(infometer)``, which reads every name it lists) leaves them out where that module
+#: is not installed; using one still says which extra to install.
+_NEEDS: dict[str, str] = {"InfoSEDD": "torch", "NeuralMI": "torch", "fisher_information": "torch"}
+
+
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # blocked, or a placeholder in sys.modules
+        return False
+
+
 def __dir__() -> list[str]:
-    """Only the public names (``__all__``): no helper module or import leaks."""
-    return sorted(__all__)
+    """Only the public names (``__all__``): no helper module or import leaks; names whose
+    extra is not installed are left out (``help(infometer)`` shows the rest)."""
+    return sorted(n for n in __all__ if n not in _NEEDS or _installed(_NEEDS[n]))
 
 
 def methods(quantity: str = "mutual_info") -> list[str]:

@@ -38,9 +38,7 @@ def table(tmp_path_factory):
 @pytest.mark.slow
 def test_matrix_writes_matrix_edges_heatmap_network_and_resumes(table, tmp_path):
     out = tmp_path / "m"
-    r = run(
-        "matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "--no-progress"
-    )
+    r = run("matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "-q")
     assert r.exit_code == 0, r.output
     m = pd.read_csv(out / "matrix.csv", index_col=0)
     assert list(m.columns) == ["a", "b", "c", "d", "cls"] and np.allclose(m, m.T, equal_nan=True)
@@ -51,9 +49,7 @@ def test_matrix_writes_matrix_edges_heatmap_network_and_resumes(table, tmp_path)
     net = pd.read_csv(out / "network.csv")
     assert ("a", "c") not in set(zip(net.x, net.y, strict=True))  # a-c only through b
     assert "blocks computed 1" in r.output
-    again = run(
-        "matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "--no-progress"
-    )
+    again = run("matrix", table / "t.csv", "-o", out, "-B", "19", "--network", "aracne", "-q")
     assert again.exit_code == 0 and "already stored 1" in again.output
     pd.testing.assert_frame_equal(pd.read_csv(out / "matrix.csv", index_col=0), m)
 
@@ -61,7 +57,7 @@ def test_matrix_writes_matrix_edges_heatmap_network_and_resumes(table, tmp_path)
 def test_matrix_copula_given_and_unit(table, tmp_path):
     r = run(
         "matrix", table / "t.csv", "-o", tmp_path, "-m", "copula", "--given", "b",
-        "--columns", "a,b,c,d", "--unit", "bits", "--no-progress",
+        "--columns", "a,b,c,d", "--unit", "bits", "-q",
     )  # fmt: skip
     assert r.exit_code == 0, r.output
     m = pd.read_csv(tmp_path / "matrix.csv", index_col=0)
@@ -87,8 +83,8 @@ def test_matrix_errors_are_one_line(table, tmp_path, args, match):
 
 def test_rank_with_error_bars_and_mrmr_selection(table, tmp_path):
     r = run(
-        "rank", table / "t.csv", "--target", "cls", "--select", "mrmr", "--k", "2",
-        "-o", tmp_path, "--no-progress",
+        "rank", table / "t.csv", "--target", "cls", "--select", "mrmr", "--keep", "2",
+        "-o", tmp_path, "-q",
     )  # fmt: skip
     assert r.exit_code == 0, r.output
     rank = pd.read_csv(tmp_path / "rank.csv")

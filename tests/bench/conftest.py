@@ -31,6 +31,6 @@ def _bench_cmd(out, *args):
         "bench",
         "--out",
         str(out),
-        "--no-progress",
+        "-q",
         *args,
     ]

@@ -30,9 +30,9 @@ def test_bench_then_report(tmp_path):
         "2",
         "--out",
         str(out),
-        "--workers",
+        "--jobs",
         "1",
-        "--no-progress",
+        "-q",
     ]
     r = runner.invoke(_app(), args)
     assert r.exit_code == 0, r.output
@@ -74,6 +74,6 @@ def test_bench_out_must_be_a_directory_and_retries_nonnegative(tmp_path):
         (["--out", str(tmp_path / "o"), "--retries", "-1"], "--retries"),
         (["--out", str(tmp_path / "o"), "--scheduler", "tcp://:x"], "is not an address"),
     ]:
-        r = runner.invoke(_app(), base + extra + ["--no-progress"])
+        r = runner.invoke(_app(), base + extra + ["-q"])
         assert r.exit_code == 2, (extra, r.output)
         assert msg in r.output and "Traceback" not in r.output, (extra, r.output)

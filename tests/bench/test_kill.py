@@ -54,7 +54,7 @@ def _start(out, env, workers, bench_cmd):
         "300",
         "--seeds",
         str(N_SEEDS),
-        "--workers",
+        "--jobs",
         str(workers),
     )
     return subprocess.Popen(
@@ -217,7 +217,7 @@ def test_two_benches_on_one_dir_run_each_job_once(tmp_path, bench_env, bench_cmd
         "300",
         "--seeds",
         "15",
-        "--workers",
+        "--jobs",
         "1",
     )
     from infometer.core.parallel import dir_lock
@@ -249,9 +249,9 @@ def test_two_benches_on_one_dir_run_each_job_once(tmp_path, bench_env, bench_cmd
 def test_runs_lost_for_good_make_bench_exit_1_and_say_which(tmp_path, bench_env):
     # crash_in_worker kills its worker on every attempt: 1 retry, then it is lost
     script = Path(__file__).with_name("crashing_bench.py")
-    args = [sys.executable, str(script), "bench", "--out", str(tmp_path), "--no-progress"]
+    args = [sys.executable, str(script), "bench", "--out", str(tmp_path), "-q"]
     args += ["--tasks", "table-4x5-dirichlet", "-e", "plugin,crash_in_worker", "--n", "200"]
-    args += ["--seeds", "2", "--workers", "2", "--retries", "1"]
+    args += ["--seeds", "2", "--jobs", "2", "--retries", "1"]
     r = subprocess.run(args, env=bench_env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 1, r.stdout + r.stderr
     err = " ".join(r.stderr.split())  # rich wraps long lines

@@ -129,7 +129,7 @@ def test_errors_are_one_line_with_exit_2(table, tmp_path, args, msg):
 
 
 def test_demo_writes_table_and_png(tmp_path):
-    r = run("demo", "--out", tmp_path, "--top", "5", "--ci", "0.9")
+    r = run("demo", "--out", tmp_path, "--top", "5", "--ci", "0.9", "--unit", "bits")
     assert r.exit_code == 0, r.output
     assert "pixel_" in r.output and "bits" in r.output
     png = tmp_path / "digits_mi.png"

@@ -104,13 +104,13 @@ CASES = {
         ),
     ),
     "rank": (
-        lambda f: ["rank", f["and"], "--target", "z", "-o", f["and"] + ".r", "-q"],
+        lambda f: ["rank", f["and"], "--target", "z", "-o", f["and"] + ".r", "-q", "-u", "bits"],
         lambda d: all(abs(r["value"] - R_AND) < TOL for r in d["ranking"]),
     ),
     "network": (
         lambda f: (
             ["network", f["ts"], "--max-lag", "1", "--permutations", "60", "-u", "bits"]
-            + ["-o", f["ts"] + ".n", "--no-progress"]
+            + ["-o", f["ts"] + ".n", "-q"]
         ),
         lambda d: any(
             e["source"] == "a" and e["target"] == "b" and abs(e["estimate"] - 1.0) < 0.02
@@ -126,11 +126,11 @@ CASES = {
         lambda d: abs(_value(d) + 1.0) < TOL and d["p_value"] <= 0.1,
     ),
     "pid": (
-        lambda f: ["pid", f["xor"], "--sources", "a,b", "--target", "z"],
+        lambda f: ["pid", f["xor"], "--sources", "a,b", "--target", "z", "-u", "bits"],
         lambda d: abs(d["atoms"][-1]["value"] - 1.0) < 1e-9,
     ),
     "pid --all-pairs": (
-        lambda f: ["pid", f["xor"], "--all-pairs", "--target", "z", "-q"],
+        lambda f: ["pid", f["xor"], "--all-pairs", "--target", "z", "-q", "-u", "bits"],
         lambda d: abs(d["pairs"][0]["synergy"] - 1.0) < TOL,
     ),
     "multiplets": (

@@ -49,7 +49,7 @@ def test_json_on_every_result_command(table, tmp_path):
         runner.invoke(
             app,
             ["rank", str(table), "--target", "cls", "--ci", "0.9", "-o", str(out), "-q", "--json"]
-            + ["--select", "mrmr", "--k", "2"],
+            + ["--select", "mrmr", "--keep", "2"],
         )
     )
     assert [r["column"] for r in d["ranking"]][0] == "a"  # cls = a mod 2
@@ -115,17 +115,28 @@ def test_dash_reads_standard_input(table):
     assert r.exit_code == 2 and "standard input is empty" in r.output
 
 
-def test_a_piped_table_is_not_wrapped(monkeypatch):
+def test_a_piped_table_fits_80_columns_with_every_name_whole(monkeypatch):
+    # was: 258 columns in a pipe, and names cut to "gaussian_co…" on an 80-column terminal
     monkeypatch.delenv("COLUMNS", raising=False)
-    r = runner.invoke(app, ["methods", "mutual_info"])  # CliRunner's stdout is not a terminal
+    r = runner.invoke(app, ["methods"])  # CliRunner's stdout is not a terminal
     assert r.exit_code == 0
     lines = r.output.splitlines()
-    assert max(len(ln) for ln in lines) > 80  # one row per estimator, nothing folded
-    rows = [ln for ln in lines if ln.startswith("│")]
+    assert max(len(ln) for ln in lines) <= 80
+    assert "…" not in r.output
     from infometer.core import registry
 
-    assert len(rows) == len(registry.specs("mutual_info"))
-    assert any("gaussian_copula" in ln for ln in rows)
+    listed: dict[str, set[str]] = {}
+    *blocks, legend = r.output.strip().split("\n\n")
+    assert legend.startswith("data: c continuous")
+    for block in blocks:
+        head, _, *rows = block.splitlines()  # "quantity (n)", the column names, the rows
+        listed[head.split()[0]] = {ln.split()[0] for ln in rows if not ln[0].isspace()}
+    for q in registry.quantities():
+        names = {s.name for s in registry.specs(q)}
+        assert names == listed.get(q, set()), q  # each method whole, on a line of its own
+    monkeypatch.setenv("COLUMNS", "120")  # a width the user asks for is kept
+    r = runner.invoke(app, ["methods", "mutual_info"])
+    assert 80 < max(len(ln) for ln in r.output.splitlines()) <= 120
 
 
 def test_one_warning_line_per_cause():

@@ -78,15 +78,15 @@ def test_mi_and_kl_take_the_flag(rounded_csv):
 
 def test_complexity_sample_entropy_suggests_its_flag(rounded_csv):
     path, _ = rounded_csv
-    out = ok(runner.invoke(app, ["complexity", str(path), "--column", "b", "--measure", "sample"]))
+    out = ok(runner.invoke(app, ["complexity", str(path), "--columns", "b", "--measure", "sample"]))
     assert "warning:" in out and "--dequantize" in out
     ok(
         runner.invoke(
-            app, ["complexity", str(path), "--column", "b", "--measure", "sample", "--dequantize"]
+            app, ["complexity", str(path), "--columns", "b", "--measure", "sample", "--dequantize"]
         )
     )
     r = runner.invoke(
-        app, ["complexity", str(path), "--column", "b", "--measure", "spectral", "--dequantize"]
+        app, ["complexity", str(path), "--columns", "b", "--measure", "spectral", "--dequantize"]
     )
     assert r.exit_code == 2 and "--dequantize applies to" in r.output
 

@@ -27,7 +27,7 @@ def files(tmp_path_factory):
 
 
 def test_issue_command_line(files, tmp_path):
-    png = tmp_path / "ms.png"
+    png = tmp_path / "multiscale.png"
     res = runner.invoke(
         app,
         [
@@ -41,8 +41,8 @@ def test_issue_command_line(files, tmp_path):
             "20",
             "--json",
             "--quiet",
-            "--plot",
-            str(png),
+            "--out",
+            str(tmp_path),
         ],
     )
     assert res.exit_code == 0, res.output
@@ -55,7 +55,7 @@ def test_issue_command_line(files, tmp_path):
 
 def test_single_value_json_and_column(files):
     res = runner.invoke(
-        app, ["complexity", str(files / "two.csv"), "--column", "a", "--normalize", "--json"]
+        app, ["complexity", str(files / "two.csv"), "--columns", "a", "--normalize", "--json"]
     )
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["value"] == 0.0  # a ramp: one ordinal pattern
@@ -64,10 +64,10 @@ def test_single_value_json_and_column(files):
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["two.csv"], "--column"),
+        (["two.csv"], "--columns"),
         (["one.csv", "--order", "9"], "order"),
         (["one.csv", "--measure", "nope"], "nope"),
-        (["one.csv", "--column", "zz"], "zz"),
+        (["one.csv", "--columns", "zz"], "zz"),
     ],
 )
 def test_errors_are_one_line_exit_2(files, args, words):

@@ -120,7 +120,7 @@ def test_cli_entropy_mi_and_scan(tmp_path):
     assert r.exit_code == 0, r.output
     est = json.loads(r.stdout)  # warnings (the bias check's) go to stderr
     assert est["method"] == "infosedd_h" and 0 < est["value"] <= 8 * np.log(4) * 1.05
-    model = tmp_path / "m.safetensors"
+    model = tmp_path / "m" / "model.safetensors"
     r = runner.invoke(
         app,
         [
@@ -133,8 +133,8 @@ def test_cli_entropy_mi_and_scan(tmp_path):
             "4:8",
             "--variant",
             "c",
-            "--save",
-            str(model),
+            "--out",
+            str(tmp_path / "m"),
             *TINY,
         ],
     )
@@ -144,7 +144,7 @@ def test_cli_entropy_mi_and_scan(tmp_path):
     assert r.exit_code == 2 and "overlap" in r.output
     labels = tmp_path / "lab.txt"
     labels.write_text("\n".join(seqs[:, 2]) + "\n")  # label = base at position 2
-    png, csv = tmp_path / "scan.png", tmp_path / "scan.csv"
+    png, csv = tmp_path / "scan" / "scan.png", tmp_path / "scan" / "scan.csv"
     r = runner.invoke(
         app,
         [
@@ -155,10 +155,8 @@ def test_cli_entropy_mi_and_scan(tmp_path):
             str(labels),
             "--window",
             "2",
-            "--plot",
-            str(png),
-            "--csv",
-            str(csv),
+            "--out",
+            str(tmp_path / "scan"),
             *TINY,
         ],
     )

@@ -157,16 +157,17 @@ def test_cli_policy_flag(tmp_path, runner, no_training):
         (["--passes", "0"], "--passes must be >= 1"),
         (["--unit", "furlongs"], "unit 'furlongs' is not known"),
         (["--device", "warp-drive"], "--device 'warp-drive' is not a torch device"),
-        (["--save", "/nonexistent-dir/m.safetensors"], "does not exist"),
+        (["--out", "FILE"], "is a file; give a folder"),
         (["--estimator", "fast"], "--estimator must be one of"),
     ],
 )
 def test_cli_options_are_checked_before_training(tmp_path, runner, no_training, args, message):
-    # was: --hidden 0 trained; a bad --save path or unit failed only after training
+    # was: --hidden 0 trained; a bad output path or unit failed only after training
     from infometer.cli.app import app
 
     f = tmp_path / "x.txt"
     f.write_text("\n".join(["ACGT", "ACGA", "TTGA"] * 5) + "\n")
+    args = [str(f) if a == "FILE" else a for a in args]  # --out FILE: a file, not a folder
     _one_error_line(runner.invoke(app, ["seq", "entropy", str(f), *args]), message)
 
 

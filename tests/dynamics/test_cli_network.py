@@ -72,7 +72,7 @@ def test_network_table_output_and_pcmci(tmp_path):
             "2",
             "--out",
             str(tmp_path / "o"),
-            "--no-progress",
+            "-q",
         ],
     )
     assert r.exit_code == 0, r.output

@@ -80,3 +80,40 @@ def test_helpers_and_bad_input():
         extraction_mutual_info(["a", "b"], "not callable")
     with pytest.raises(ValueError, match="pages"):
         layout_entropy([])
+
+
+def test_channel_mi_read_with_its_bounds():
+    """Clipped to [0, log2 N] with what it says; hand values on synthetic estimates, then
+    the hard-coded script (returns page 0's triples everywhere): a large negative raw
+    estimate, read as 0 bits of page-specific information -- as a constant output."""
+    from infometer.core.estimate import Estimate
+    from infometer.systems.extract.bridge import read_channel_mutual_info
+
+    ceiling = math.log2(12)
+
+    def est(bits):
+        return Estimate(
+            bits, "bits", "mc_loglik", "channel_mi", diagnostics={"ceiling_bits": ceiling}
+        )
+
+    r = read_channel_mutual_info(est(-541.0))
+    assert (r["bits"], r["fraction"], r["clipped"], r["reading"]) == (0.0, 0.0, True, "degenerate")
+    r = read_channel_mutual_info(est(ceiling / 2))
+    assert r["fraction"] == pytest.approx(0.5) and r["reading"] == "partial" and not r["clipped"]
+    assert read_channel_mutual_info(est(ceiling))["reading"] == "source-specific"
+    nats = Estimate(
+        math.log(2), "nats", "mc_loglik", "channel_mi", diagnostics={"ceiling_bits": ceiling}
+    )
+    assert read_channel_mutual_info(nats)["bits"] == pytest.approx(1.0)
+    with pytest.raises(TypeError, match="Estimate"):
+        read_channel_mutual_info(3.0)
+    g = make_group("book", "div_grid", 8, seed=5)
+    htmls = [p.html for p in g.pages]
+    rule = ("repeat_richest", "first_child", "item_first_child", "next_sibling")
+    lit = resolve(Choice("literal", *rule), htmls[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = extraction_mutual_info(htmls, lambda h: run_choice(lit, h), unit="bits", ci=None)
+    assert float(e) < -10  # no bound below: the critic is not the channel
+    r = read_channel_mutual_info(e)
+    assert r["bits"] == 0.0 and r["reading"] == "degenerate" and r["clipped"]

@@ -49,10 +49,10 @@ def test_multi_json(files):
 
 
 def test_gradient_with_plot(files, tmp_path):
-    png = tmp_path / "g.png"
+    png = tmp_path / "gradient-o-information.png"
     r = runner.invoke(
         app,
-        ["multi", "gradient-o-information", str(files / "cont.csv"), "--json", "--plot", str(png)],
+        ["multi", "gradient-o-information", str(files / "cont.csv"), "--json", "-o", str(tmp_path)],
     )
     assert r.exit_code == 0, r.output
     rows = json.loads(r.stdout)["rows"]
@@ -72,9 +72,11 @@ def test_pid_json_and_plot(files, tmp_path):
             "y",
             "--measure",
             "broja",
+            "-u",
+            "bits",
             "--json",
-            "--plot",
-            str(png),
+            "--out",
+            str(tmp_path),
         ],
     )
     assert r.exit_code == 0, r.output

@@ -252,8 +252,9 @@ def test_cli_all_pairs(tmp_path):
     path = tmp_path / "d.csv"
     df.to_csv(path, index=False)
     runner = CliRunner()
-    png = tmp_path / "pairs.png"
-    cmd = ["pid", str(path), "--all-pairs", "--target", "y", "--json", "--plot", str(png)]
+    png = tmp_path / "pid-pairs.png"
+    cmd = ["pid", str(path), "--all-pairs", "--target", "y", "--json", "-u", "bits"]
+    cmd += ["-o", str(tmp_path)]
     r = runner.invoke(app, cmd)
     assert r.exit_code == 0, r.output
     got = json.loads(r.stdout)

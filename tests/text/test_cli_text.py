@@ -51,15 +51,15 @@ def files(tmp_path_factory):
     return d, ctx, q, s, recs
 
 
-def test_channel_mi_table_and_json_lines(files):
+def test_channel_mi_table_and_json(files):
     d, ctx, q, s, _ = files
     r = run("text", "channel-mi", "--contexts", ctx, "--summaries", s, "--queries", q)
     assert r.exit_code == 0, r.output
     assert "fact" in r.stdout and "same" in r.stdout and "log N" in r.stdout
     r = run("text", "channel-mi", "--contexts", ctx, "--summaries", s, "--json", "--unit", "nats")
     assert r.exit_code == 0, r.output
-    lines = [json.loads(x) for x in r.stdout.splitlines()]
-    by = {x["compressor"]: Estimate.from_dict(x) for x in lines}
+    doc = json.loads(r.stdout)  # one document: the compressors as a list
+    by = {x["compressor"]: Estimate.from_dict(x) for x in doc["compressors"]}
     # one sentence naming the patient identifies the record: at the log 8 ceiling
     assert by["fact"].value == pytest.approx(math.log(8), abs=0.1)
     assert by["fact"].diagnostics["ceiling_nats"] == pytest.approx(math.log(8))
@@ -73,13 +73,13 @@ def test_channel_mi_with_a_local_causal_lm_and_a_plot(tmp_path):
     build_tiny_gpt2(tmp_path / "lm", vocab_words=words, n_positions=64)
     ctx = write_jsonl(tmp_path / "c.jsonl", ["the cat sat", "a dog ran", "the dog sat on a mat"])
     s = write_jsonl(tmp_path / "s.jsonl", ["cat sat", "dog ran", "mat"])  # bare: contexts 0, 1, 2
-    png = tmp_path / "p.png"
+    png = tmp_path / "channel-mi.png"
     r = run(
-        "text", "channel-mi", "--contexts", ctx, "--summaries", s,
-        "--scorer", tmp_path / "lm", "--batch-size", 4, "--plot", png, "--json",
+        "text", "channel-mi", "--contexts", ctx, "--summaries", s, "-u", "bits",
+        "--scorer", tmp_path / "lm", "--batch-size", 4, "--out", tmp_path, "--json",
     )  # fmt: skip
     assert r.exit_code == 0, r.output
-    (est,) = [Estimate.from_dict(json.loads(x)) for x in r.stdout.splitlines()]
+    (est,) = [Estimate.from_dict(d) for d in json.loads(r.stdout)["compressors"]]
     assert est.diagnostics["token_unit"] == "scorer tokens"
     assert est.diagnostics["mean_tokens"] == pytest.approx(5 / 3)  # 2 + 2 + 1 word-level tokens
     assert est.value <= math.log2(3) + 1e-9
@@ -131,8 +131,8 @@ def test_missing_file_and_hub_id_are_one_line_errors(files, tmp_path):
 def test_select_writes_summaries_that_channel_mi_reads(files, tmp_path):
     pytest.importorskip("sentence_transformers")
     _, ctx, q, _, recs = files
-    out = tmp_path / "sel.jsonl"
-    r = run("text", "select", "--contexts", ctx, "--queries", q, "--budget", 12, "--out", out)
+    out = tmp_path / "summaries.jsonl"
+    r = run("text", "select", "--contexts", ctx, "--queries", q, "--budget", 12, "-o", tmp_path)
     assert r.exit_code == 0, r.output
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert [row["context"] for row in rows] == [f"p{i}" for i in range(len(recs))]
@@ -144,9 +144,9 @@ def test_select_writes_summaries_that_channel_mi_reads(files, tmp_path):
 
 def test_needle_command(tmp_path):
     pytest.importorskip("sentence_transformers")
-    r = run("text", "needle", "--contexts", 3, "--rates", "32", "--json", "--out", tmp_path)
+    r = run("text", "needle", "--n-contexts", 3, "--rates", "32", "--json", "--out", tmp_path)
     assert r.exit_code == 0, r.output
-    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    rows = json.loads(r.stdout)["rows"]
     assert len(rows) == 3 and {row["rate"] for row in rows} == {32}  # one row per method
     assert (tmp_path / "needle.png").exists() and (tmp_path / "needle.csv").exists()
     r = run("text", "needle", "--rates", "x")

@@ -6,27 +6,34 @@ Sub-command groups live in their own modules listed in :data:`SUBCOMMANDS`; each
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.util
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from infometer import __version__
 
-from ._console import (
+from . import _options as opt
+from ._console import (  # noqa: F401  (fail, warn, user_errors: the modules' imports)
     _RESUMABLE,
-    _cli_option_words,
+    _command_name,
     _current_context,
+    _first_line,
+    _print_line,
     cell,
+    cli_words,
     err,
+    estimate_json,
+    fail,
     out,
     print_json,
+    say,
+    table,
+    user_errors,
+    warn,
 )
 
 #: Modules that add sub-commands (skipped when not installed in this build).
@@ -42,30 +49,6 @@ SUBCOMMANDS: tuple[str, ...] = (
     "infometer.cli.complexity",
     "infometer.cli.extract",
 )
-
-
-def _hide_flag_types() -> None:
-    """Help shows no ``<bool>`` beside a flag (``--json``, ``--quiet/-q``): a flag takes no
-    value.  Typer's option class prints the type of every option; this wraps that one
-    method (other typer versions without it are left alone)."""
-    try:
-        from typer.core import TyperOption
-    except ImportError:  # pragma: no cover - other typer layouts
-        return
-    shown = getattr(TyperOption, "display_type_rich", None)
-    if shown is None or getattr(shown, "_infometer", False):  # pragma: no cover
-        return
-
-    def display_type_rich(self: Any, ctx: Any) -> str | None:
-        if getattr(self, "is_flag", False) and self.metavar is None:
-            return None
-        return shown(self, ctx)
-
-    display_type_rich._infometer = True  # type: ignore[attr-defined]
-    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
-
-
-_hide_flag_types()
 
 
 def _usage_error_class() -> type[Exception]:
@@ -128,58 +111,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: fits a pipe, and a flag shows no <bool> type
 )
-
-
-def _print_line(tag: str, style: str, message: str, console: Console | None = None) -> None:
-    """``tag message`` on one line; ``message`` is plain text, never console markup (a
-    column named ``dose[mg]`` or ``a[/x]`` prints as it is)."""
-    line = Text.assemble((tag, style), " ", str(message))
-    (console or err).print(line, highlight=False, soft_wrap=True)
-
-
-def fail(message: str) -> None:
-    """Print a one-line error (plain text, the command's flag names) and exit with status 2."""
-    _print_line("error:", "bold red", _cli_option_words(str(message)))
-    raise typer.Exit(code=2)
-
-
-def warn(message: str) -> None:
-    """Print one ``warning:`` line on stderr (plain text, the command's flag names)."""
-    _print_line("warning:", "yellow", _cli_option_words(str(message)))
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn the library's ValueError/TypeError (bad input), OSError and a missing optional
-    dependency into a one-line error, exit 2."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from infometer.core._extras import missing_extra
-        from infometer.core.progress import quiet
-
-        try:
-            with quiet(bool(kwargs.get("quiet"))):  # --quiet: no bar anywhere below
-                return func(*args, **kwargs)
-        except ImportError as exc:
-            named = missing_extra(exc, f"infometer {_command_name()}")
-            fail(_first_line(named or exc))
-        except (ValueError, TypeError, OSError) as exc:
-            fail(_first_line(exc))
-
-    return wrapper
-
-
-def _command_name() -> str:
-    ctx = _current_context()
-    if ctx is None:
-        return "this command"
-    return " ".join(ctx.command_path.split()[1:]) or "this command"
 
 
 def _version(value: bool) -> None:
@@ -200,15 +133,12 @@ def _main(
 def emit(est: Any, as_json: bool, extra: dict[str, Any] | None = None) -> None:
     """Print an Estimate as a line (and its warnings) or as JSON."""
     if as_json:
-        d = est.to_dict()
-        if extra:
-            d.update(extra)
-        print_json(d)
+        print_json(estimate_json(est, extra))
         return
     out.print(repr(est), highlight=False, markup=False)
     reason = est.diagnostics.get("auto_reason")
     if reason:
-        _print_line("auto:", "dim", _cli_option_words(reason), out)
+        _print_line("auto:", "dim", cli_words(reason), out)
 
 
 def _estimate(
@@ -256,33 +186,26 @@ def _set_threads(threads: int | None) -> None:
     set_threads(check_int(threads, "--threads", min_value=1))
 
 
-_METHOD = typer.Option("auto", "--method", "-m", help="Estimator name, or 'auto'.")
-_UNIT = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys.")
+_METHOD = opt.METHOD
+_UNIT = opt.UNIT
 _CI = typer.Option(None, "--ci", help="Confidence level for an interval, e.g. 0.95.")
-_JSON = typer.Option(False, "--json", help="Print the Estimate as JSON.")
-_SEED = typer.Option(0, "--seed", help="Seed for anything random.")
-_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+_JSON = opt.JSON
+_SEED = opt.SEED
+_QUIET = opt.QUIET
 _THREADS = typer.Option(
-    None, "--threads", help="torch intra-op threads for trained estimators (neural, infosedd)."
-)
-_DISCRETE = typer.Option(
-    None, "--discrete/--continuous", help="Force columns to symbols / numbers (default: by dtype)."
-)
-_DEQUANTIZE = typer.Option(
     None,
-    "--dequantize/--no-dequantize",
-    help="kNN methods: spread tied (rounded) values uniformly over their rounding step "
-    "(default: --method auto does it for tied data, explicit methods do not).",
+    "--threads",
+    help="torch intra-op threads for trained estimators (neural, infosedd; default 1).",
 )
+_DISCRETE = opt.DISCRETE
+_DEQUANTIZE = opt.DEQUANTIZE
 
 
 @app.command("entropy")
 @user_errors
 def entropy_cmd(
     file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL file."),
-    columns: str = typer.Option(
-        None, "--columns", "-c", help="Comma-separated columns (default all)."
-    ),
+    columns: str = opt.COLUMNS,
     method: str = _METHOD,
     unit: str = _UNIT,
     ci: float = _CI,
@@ -338,9 +261,7 @@ def mi_cmd(
 def kl_cmd(
     p_file: str = typer.Argument(..., help="Samples of P."),
     q_file: str = typer.Argument(..., help="Samples of Q."),
-    columns: str = typer.Option(
-        None, "--columns", "-c", help="Comma-separated columns (default all)."
-    ),
+    columns: str = opt.COLUMNS,
     method: str = _METHOD,
     unit: str = _UNIT,
     ci: float = _CI,
@@ -368,8 +289,6 @@ def methods_cmd(
     json_out: bool = typer.Option(False, "--json", help="One JSON list of the estimators."),
 ) -> None:
     """List the registered estimators."""
-    from rich.table import Table
-
     from infometer.core import registry
 
     if quantity is not None and quantity not in registry.quantities():
@@ -387,10 +306,31 @@ def methods_cmd(
     if json_out:
         print_json(rows)
         return
-    t = Table("quantity", "method", "data", "family", "summary")
+    _methods_table(rows)
+
+
+def _methods_table(rows: list[dict[str, Any]]) -> None:
+    """One table per quantity, 80 columns wide in a pipe: every method name whole, the
+    summary wrapped beside it; data kinds as letters (c continuous, d discrete, m mixed)."""
+    kinds = {"continuous": "c", "discrete": "d", "mixed": "m"}
+    by: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
-        t.add_row(*(cell(r[c] if c != "data" else "/".join(r[c])) for c in r))
-    out.print(t)
+        by.setdefault(r["quantity"], []).append(r)
+    width = max(len(r["method"]) for r in rows)
+    for i, (q, rs) in enumerate(by.items()):
+        if i:
+            say("")
+        t = table(title=f"{q} ({len(rs)})", title_justify="left", box=None, pad_edge=False)
+        t.add_column("method", no_wrap=True, min_width=width)
+        t.add_column("data", no_wrap=True)
+        t.add_column("family", no_wrap=True)
+        t.add_column("summary", ratio=1)
+        for r in rs:
+            data = "/".join(kinds.get(k, k) for k in r["data"])
+            t.add_row(cell(r["method"]), data, cell(r["family"]), cell(r["summary"]))
+        out.print(t)
+    say("")
+    say("data: c continuous, d discrete, m mixed; --json lists every field", style="dim")
 
 
 def _mount() -> None:

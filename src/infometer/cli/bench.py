@@ -11,8 +11,8 @@ import os
 import sys
 
 import typer
-from rich.table import Column, Table
 
+from . import _options as opt
 from ._console import (
     cell,
     error_line,
@@ -20,6 +20,7 @@ from ._console import (
     note,
     print_json,
     say,
+    table,
     warn_line,
     warn_summary,
 )
@@ -47,8 +48,8 @@ def bench_cmd(
     suite: str = typer.Option(
         "quick",
         "--suite",
-        "-s",
-        help="quick, beyond-normal, high-mi, discrete, consistency or all.",
+        help="quick, beyond-normal, high-mi, discrete, consistency, signals, cmi, te, "
+        "dynamics, multivariate, pid, network, complexity, beyond-mi or all.",
     ),
     estimators: str = typer.Option(
         None,
@@ -57,11 +58,26 @@ def bench_cmd(
         help="Comma-separated method names or 'auto' (default: the suite's; quick compares "
         "the main estimators side by side, the other suites run 'auto').",
     ),
+    peers: str = typer.Option(
+        None,
+        "--peers",
+        help="Other libraries as contenders, each in its own interpreter: comma-separated "
+        "NAME or NAME=PYTHON ('all': every peer with an interpreter under --peer-dir).",
+    ),
+    peer_dir: str = typer.Option(
+        None,
+        "--peer-dir",
+        help="Folder of the peers' environments: DIR/NAME/bin/python (default: "
+        "$INFOMETER_PEER_DIR).",
+    ),
+    peer_timeout: float = typer.Option(
+        300.0, "--peer-timeout", help="Seconds one peer run may take before it is stopped."
+    ),
     n: str = typer.Option(None, "--n", help="Comma-separated sample sizes (default: suite's)."),
     seeds: int = typer.Option(None, "--seeds", help="Number of seeds 0..S-1 (default: suite's)."),
-    out: str = typer.Option("bench-out", "--out", "-o", help="Results directory (resumable)."),
+    out: str = opt.out_dir("bench-out", "Folder for results.sqlite (a re-run resumes)."),
     tasks: str = typer.Option(None, "--tasks", help="Only these task names (comma-separated)."),
-    workers: int = typer.Option(None, "--workers", "-j", help="Local processes (default: cores)."),
+    jobs: int = opt.jobs(None, "Local processes (default: the physical cores)."),
     scheduler: str = typer.Option(
         None, "--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786."
     ),
@@ -71,11 +87,10 @@ def bench_cmd(
     retries: int = typer.Option(
         2, "--retries", help="Re-runs of a run whose worker died or whose result was lost."
     ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     list_only: bool = typer.Option(False, "--list", help="List the suite's tasks and exit."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List skipped pairs and why."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--no-progress)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    quiet: bool = opt.QUIET,
+    json_out: bool = opt.JSON,
 ) -> None:
     """Benchmark estimators on tasks with exact answers; results go to OUT/results.sqlite."""
     from infometer.workflows.bench import SUITES, suite_tasks
@@ -102,8 +117,8 @@ def bench_cmd(
     n_seeds = s.seeds if seeds is None else seeds
     if n_seeds < 1:
         _fail(f"--seeds must be >= 1, got {n_seeds}")
-    if workers is not None and workers < 1:
-        _fail(f"--workers must be >= 1, got {workers}")
+    if jobs is not None and jobs < 1:
+        _fail(f"--jobs must be >= 1, got {jobs}")
     if any(v < 2 for v in ns):
         _fail("--n values must be >= 2")
     if retries < 0:
@@ -116,6 +131,8 @@ def bench_cmd(
     methods = [m.strip() for m in estimators.split(",") if m.strip()]
     if not methods:
         _fail("--estimators is empty")
+    if peers:
+        methods += [m for m in _peer_methods(peers, peer_dir, peer_timeout) if m not in methods]
     from infometer.core.parallel import SchedulerUnreachable, connect
 
     client = None
@@ -124,7 +141,6 @@ def bench_cmd(
             client, _ = connect(scheduler, timeout=connect_timeout)
         except (SchedulerUnreachable, ValueError, ImportError) as exc:
             _fail(str(exc))
-    progress = progress and not quiet
     try:
         _bench(
             suite,
@@ -133,9 +149,9 @@ def bench_cmd(
             ns,
             n_seeds,
             out,
-            workers,
+            jobs,
             client,
-            progress,
+            False if quiet else None,
             retries,
             verbose,
             json_out,
@@ -148,6 +164,7 @@ def bench_cmd(
 def _bench(
     suite, ts, methods, ns, n_seeds, out, workers, client, progress, retries, verbose, json_out
 ):
+    """``progress``: False (``--quiet``) or None (a bar when stderr is a terminal)."""
     from infometer import __version__
     from infometer.core.parallel import Execution, LockTimeout, WorkerStartError
     from infometer.workflows.bench import Store, plan, run_sweep
@@ -231,6 +248,34 @@ def _bench(
         raise typer.Exit(code=1)
 
 
+def _peer_methods(spec: str, peer_dir: str | None, timeout: float) -> list[str]:
+    """Configure the named peers (their interpreters) and return their contenders."""
+    from infometer.workflows.bench import peers as _peers
+
+    if not timeout > 0:
+        _fail(f"--peer-timeout must be > 0, got {timeout}")
+    if peer_dir is not None and not os.path.isdir(peer_dir):
+        _fail(f"--peer-dir {peer_dir!r} is not a directory")
+    os.environ["INFOMETER_PEER_TIMEOUT"] = str(timeout)
+    specs = [p.strip() for p in spec.split(",") if p.strip()]
+    try:
+        methods = _peers.configure(specs, peer_dir)
+    except ValueError as exc:
+        _fail(f"--peers: {exc}")
+    found = [m for m in methods if os.path.exists(_peers.peer_python(_peers.peer_name(m)) or "")]
+    missing = [_peers.peer_name(m) for m in methods if m not in found]
+    if "all" in specs:
+        if missing:
+            note(f"peers without an interpreter (not run): {', '.join(missing)}")
+        return found
+    if missing:
+        warn_line(
+            f"no interpreter for peer(s) {', '.join(missing)}: their runs are stored as "
+            "peer-missing (give NAME=PYTHON, --peer-dir or INFOMETER_PEER_DIR)"
+        )
+    return methods
+
+
 def _check_out_dir(out: str) -> None:
     """--out must be a directory we can create or write, checked before the runner starts."""
     if os.path.exists(out) and not os.path.isdir(out):
@@ -272,11 +317,11 @@ def _summary(mine: list[dict]) -> None:
 
     from infometer.workflows.bench.report import winners
 
-    t = Table(
-        Column("estimator", overflow="fold"),
+    t = table(
+        "estimator",
         "runs",
         "failed",
-        "median |err|",
+        "median |err| (nats)",
         "within 0.1 nats",
         "median time (s)",
     )
@@ -296,12 +341,12 @@ def _summary(mine: list[dict]) -> None:
     df = pd.DataFrame(mine)
     df["abs_error"] = pd.to_numeric(df["error"], errors="coerce").abs()
     win = winners(df)
-    w = Table(
-        Column("task family", overflow="fold"),
-        Column("winner (lowest median |err|)", overflow="fold"),
+    w = table(
+        "task family",
+        "winner (lowest median |err|)",
         "median |err|",
-        Column("runner-up", overflow="fold"),
-        Column("auto chose", overflow="fold"),
+        "runner-up",
+        "auto chose",
         title="Winner per task family",
     )
     for _, r in win.iterrows():

@@ -2,19 +2,20 @@
 
     infometer complexity signal.csv --measure permutation --order 5 --multiscale 20
 
-FILE is a CSV/TSV, Parquet, NPY or JSONL table (``infometer.core.io.read_table``); ``--column``
-picks the signal when it has several columns.  With ``--multiscale S`` the measure is
-computed at scales 1..S and printed as a table (``--plot`` saves the curve).
+FILE is a CSV/TSV, Parquet, NPY or JSONL table (``infometer.core.io.read_table``);
+``--columns`` picks the signal (one column) when it has several.  With ``--multiscale S``
+the measure is computed at scales 1..S and printed as a table (``--out DIR`` saves the
+curve as ``DIR/multiscale.png``).
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from . import _options as opt
 
 __all__ = ["register", "complexity_cmd"]
 
@@ -22,11 +23,11 @@ __all__ = ["register", "complexity_cmd"]
 def _signal(path: Path, column: str | None) -> Any:
     from infometer.core.io import read_table, select_columns
 
-    df = select_columns(read_table(path), column, "--column", path)
+    df = select_columns(read_table(path), column, "--columns", path)
     if df.shape[1] != 1:
         raise ValueError(
             f"{path} has {df.shape[1]} columns ({', '.join(map(str, df.columns[:10]))}); "
-            "pick the signal with --column"
+            "pick the signal (one column) with --columns"
         )
     return df.iloc[:, 0].to_numpy()
 
@@ -40,7 +41,7 @@ def complexity_cmd(
             "sample, approximate, fuzzy, spectral, svd, statistical_complexity."
         ),
     ] = "permutation",
-    column: Annotated[str | None, typer.Option(help="Column of FILE holding the signal.")] = None,
+    column: str | None = opt.columns("The column of FILE holding the signal (one)."),
     order: Annotated[int | None, typer.Option(help="Embedding dimension m.")] = None,
     delay: Annotated[int | None, typer.Option(help="Embedding delay (samples).")] = None,
     r: Annotated[float | None, typer.Option(help="Tolerance as a multiple of sd(x).")] = None,
@@ -51,7 +52,7 @@ def complexity_cmd(
     dequantize: Annotated[
         bool,
         typer.Option(
-            "--dequantize",
+            "--dequantize/--no-dequantize",
             help="sample/approximate/fuzzy: spread tied (rounded) values uniformly over "
             "their rounding step first (seeded).",
         ),
@@ -61,13 +62,13 @@ def complexity_cmd(
         int | None, typer.Option(help="Compute at scales 1..S (multiscale entropy).")
     ] = None,
     method: Annotated[
-        str, typer.Option(help="Multiscale scheme: standard, composite, refined.")
+        str, typer.Option("--scheme", help="Multiscale scheme: standard, composite, refined.")
     ] = "standard",
-    unit: Annotated[str, typer.Option(help="nats, bits or hartleys.")] = "nats",
+    unit: str = opt.UNIT,
     ci: Annotated[float | None, typer.Option(help="Confidence level of an interval.")] = None,
-    plot: Annotated[Path | None, typer.Option(help="Save the multiscale curve as a PNG.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    out_dir: str | None = opt.out_dir(None, "Folder for multiscale.png (with --multiscale)."),
+    json_out: bool = opt.JSON,
+    quiet: bool = opt.QUIET,
 ) -> None:
     """Complexity of a signal (one measure, or its multiscale curve)."""
     import warnings
@@ -76,9 +77,13 @@ def complexity_cmd(
     from infometer.measures.complexity import complexity
     from infometer.measures.complexity import multiscale as run_multiscale
 
-    from ._console import warn_line
+    from ._console import print_json, say, warn_summary
+    from ._paths import check_out_dir
     from .app import emit, out
 
+    if out_dir is not None and multiscale is None:
+        raise ValueError("--out: the figure is the multiscale curve; pass --multiscale S too")
+    check_out_dir(out_dir, "--out")
     x = _signal(file, column)
     params: dict[str, Any] = {
         k: v
@@ -104,32 +109,42 @@ def complexity_cmd(
             if unit != "nats":
                 raise ValueError("--unit: multiscale values are printed in nats (or normalised)")
             res = run_multiscale(
-                x, measure, scales=multiscale, method=method, ci=ci, progress=not quiet, **params
+                x,
+                measure,
+                scales=multiscale,
+                method=method,
+                ci=ci,
+                progress=False if quiet else None,
+                **params,
             )
-    for w in caught:
-        warn_line(w.message)
+    warn_summary([str(w.message) for w in caught])  # one line per cause, not per scale
     if multiscale is None:
-        emit(est, as_json)
+        emit(est, json_out)
         return
     df = res.to_frame()
-    if plot is not None:
-        res.plot(path=plot)
-    if as_json:
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "measure": measure,
-                    "method": method,
-                    "unit": res.unit,
-                    "complexity_index": res.complexity_index,
-                    "rows": df.to_dict(orient="records"),
-                }
-            )
-            + "\n"
+    png = None
+    if out_dir is not None:
+        import matplotlib.pyplot as plt
+
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        png = Path(out_dir) / "multiscale.png"
+        plt.close(res.plot(path=png).figure)
+    if json_out:
+        print_json(
+            {
+                "measure": measure,
+                "method": method,
+                "unit": res.unit,
+                "complexity_index": res.complexity_index,
+                "rows": df.to_dict(orient="records"),
+                "files": [] if png is None else [str(png)],
+            }
         )
         return
     out.print(df.to_string(index=False), highlight=False, markup=False)
-    out.print(f"complexity index (sum over scales): {res.complexity_index:.4g}", highlight=False)
+    say(f"complexity index (sum over scales): {res.complexity_index:.4g}")
+    if png is not None:
+        say(f"written: {png}")
 
 
 def register(root: typer.Typer) -> None:

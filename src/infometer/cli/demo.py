@@ -15,6 +15,8 @@ import typer
 
 from infometer.core.estimate import round_to_error
 
+from . import _options as opt
+
 DATASETS = {
     "digits": (
         "load_digits",
@@ -101,6 +103,7 @@ def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
                 "ci_high": ci(r["estimate"], 1),
                 "ci_clipped": bool(r["estimate"].diagnostics.get("ci_clipped")),
                 "ci_low_unclipped": unclipped(r["estimate"]),
+                "negative": bool(r["estimate"].diagnostics.get("negative")),
                 "method": r["estimate"].method,
             }
             for r in rows
@@ -111,12 +114,10 @@ def ranking_frame(rows: list[dict[str, Any]], name: str = "feature") -> Any:
 def ranking_table(rows: list[dict[str, Any]], title: str, name: str = "feature") -> Any:
     """A rich table of :func:`rank_features` rows: rank, name, value ± se and interval,
     each rounded to its error; names printed as they are (no console markup)."""
-    from rich.table import Table
-
-    from ._console import cell
+    from ._console import cell, table
 
     unit = rows[0]["estimate"].unit if rows else ""
-    t = Table(title=cell(title))
+    t = table(title=cell(title))
     for col in ("rank", name, unit, "± se", "CI", "method"):
         t.add_column(col, justify="right" if col not in (name, "method") else "left")
     marks: set[str] = set()
@@ -129,13 +130,18 @@ def ranking_table(rows: list[dict[str, Any]], title: str, name: str = "feature")
         marks.add(mark)
         cis = "" if lo is None else f"{lo}{mark if mark == '*' else ''} – {hi}"
         cis += "†" if mark == "†" and cis else ""
+        if e.diagnostics.get("negative"):  # the value is kept (never clipped), and flagged
+            value += "‡"
+            marks.add("‡")
         t.add_row(str(i), cell(r["feature"]), value, se, cis, e.method)
     notes = {
         "*": "* lower bound clipped at 0 (MI >= 0; CSV: ci_low_unclipped)",
         "†": "† interval wholly below 0: estimator error, not a value MI can take",
+        "‡": "‡ estimate below 0: estimation error around a true value >= 0 (not clipped; "
+        "CSV: negative)",
     }
     if marks - {""}:
-        t.caption = "; ".join(notes[m] for m in ("*", "†") if m in marks)
+        t.caption = "\n".join(notes[m] for m in ("*", "†", "‡") if m in marks)
         t.caption_justify = "left"
     return t
 
@@ -151,13 +157,13 @@ def register(app: typer.Typer) -> None:
             "digits", "--dataset", "-d", help=f"One of: {', '.join(DATASETS)}."
         ),
         method: str = typer.Option("auto", "--method", "-m", help="Estimator, or 'auto'."),
-        unit: str = typer.Option("bits", "--unit", "-u", help="nats, bits or hartleys."),
+        unit: str = opt.UNIT,
         ci: float = typer.Option(0.95, "--ci", help="Confidence level of the error bars."),
         top: int = typer.Option(0, "--top", help="Show only the N most informative (0 = all)."),
-        out_dir: str = typer.Option("demo-out", "--out", "-o", help="Folder for the PNG and CSV."),
-        seed: int = typer.Option(0, "--seed"),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-        json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
+        out_dir: str = opt.out_dir("demo-out", "Folder for the PNG and CSV files."),
+        seed: int = opt.SEED,
+        quiet: bool = opt.QUIET,
+        json_out: bool = opt.JSON,
     ) -> None:
         """Rank a real dataset's features by their information about the target."""
         from infometer.core.plot import bar_with_errors, bars_beside_map
@@ -175,7 +181,9 @@ def register(app: typer.Typer) -> None:
             f"{dataset}: {source}",
             f"{X.shape[0]} samples, {X.shape[1]} features, target with {y.nunique()} classes",
         ]
-        rows = rank_features(X, y, method=method, unit=unit, ci=ci, seed=seed, progress=not quiet)
+        rows = rank_features(
+            X, y, method=method, unit=unit, ci=ci, seed=seed, progress=False if quiet else None
+        )
         warn_summary([w for r in rows for w in r["estimate"].warnings])
         shown = rows[:top] if top > 0 else rows
         e0 = rows[0]["estimate"]

@@ -12,47 +12,39 @@ Nothing is downloaded; everything runs offline on generated data.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from ._console import mark_resumable
+from . import _options as opt
+from ._console import cell, mark_resumable, print_json, say, table, user_errors
 
 __all__ = ["register", "app"]
 
 app = typer.Typer(
     help="Information extraction, measured: scripts, drifting sites, structured outputs.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
-_Json = Annotated[bool, typer.Option("--json", help="JSON instead of a table.")]
 _Seed = Annotated[int, typer.Option(help="Seed of the generated data and training.")]
-_Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
-
-
-def _fail(exc: Exception) -> None:
-    from .app import fail
-
-    fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
 def _table(title: str, rows: list[dict[str, Any]]) -> None:
-    from rich.table import Table
-
-    from .app import out
+    from ._console import out
 
     if not rows:
         return
-    t = Table(*[str(c) for c in rows[0]], title=title)
+    t = table(*[str(c) for c in rows[0]], title=cell(title))
     for r in rows:
-        t.add_row(*[f"{v:.3g}" if isinstance(v, float) else str(v) for v in r.values()])
+        t.add_row(*[cell(f"{v:.3g}" if isinstance(v, float) else v) for v in r.values()])
     out.print(t)
 
 
 @app.command("score")
+@user_errors
 def score_cmd(
     script: Annotated[Path, typer.Option("--script", help="Python file defining main(html).")],
     template: Annotated[str, typer.Option(help="Layout template of the generated group.")] = (
@@ -71,7 +63,7 @@ def score_cmd(
         ),
     ] = False,
     seed: _Seed = 0,
-    as_json: _Json = False,
+    json_out: bool = opt.JSON,
 ) -> None:
     """Fuzzy F1 (Hungarian) of a script on each page of a generated group, and its reward.
 
@@ -84,18 +76,19 @@ def score_cmd(
     from infometer.systems.extract.scribes import group_reward
     from infometer.systems.extract.sites import make_group
 
+    from ._console import fail
+
+    if not script.is_file():
+        raise ValueError(f"--script {str(script)!r} is not a file")
+    code = script.read_text()
+    g = make_group(domain, template, pages, seed=seed)
     try:
-        if not script.is_file():
-            raise ValueError(f"--script {str(script)!r} is not a file")
-        code = script.read_text()
-        g = make_group(domain, template, pages, seed=seed)
         with Sandbox(
             cpu_seconds=cpu_seconds, memory_mb=memory_mb, allow_unisolated=allow_unisolated
         ) as sb:
             res = sb.run(code, [p.html for p in g.pages])
-    except (ValueError, TypeError, OSError, SandboxUnavailableError) as exc:
-        _fail(exc)
-        return
+    except SandboxUnavailableError as exc:
+        fail(str(exc).splitlines()[0])
     outs = [list(r.triples) if r.ok else [] for r in res]
     golds = [p.gold() for p in g.pages]
     rows = []
@@ -118,21 +111,20 @@ def score_cmd(
         "mean_f1_hungarian": sum(r["f1"] for r in rows) / len(rows),
         "per_page": rows,
     }
-    if as_json:
-        typer.echo(json.dumps(summary))
+    if json_out:
+        print_json(summary)
         return
     _table(f"script on {g.name}", rows)
-    typer.echo(
+    say(
         f"group reward (greedy) = {summary['group_reward_greedy']:.4f}; "
         f"mean F1 (Hungarian) = {summary['mean_f1_hungarian']:.4f}"
     )
 
 
 @app.command("bench")
+@user_errors
 def bench_cmd(
-    out: Annotated[
-        Path, typer.Option("--out", help="Folder for the JSON parts and report.html.")
-    ] = (Path("extract-bench")),
+    out_dir: str = opt.out_dir("extract-bench", "Folder for the JSON parts and report.html."),
     parts: Annotated[
         str, typer.Option(help="Comma-separated: scribes,litecost,liveweb,bridge.")
     ] = ("scribes,litecost,liveweb,bridge"),
@@ -145,15 +137,20 @@ def bench_cmd(
     ] = "lexical",
     resume: Annotated[bool, typer.Option(help="Reuse parts already in --out.")] = True,
     seed: _Seed = 0,
-    as_json: _Json = False,
-    quiet: _Quiet = False,
+    json_out: bool = opt.JSON,
+    quiet: bool = opt.QUIET,
 ) -> None:
     """Run the systems end to end (resumable) and write one table and chart per system."""
     from infometer.systems.extract.bench import run
 
+    from ._console import fail
+    from ._paths import check_out_dir
+
+    check_out_dir(out_dir, "--out")
     mark_resumable()  # Ctrl-C: "interrupted; run again to resume" (finished parts are kept)
+    out = Path(out_dir)
+    names = [p.strip() for p in parts.split(",") if p.strip()]
     try:
-        names = [p.strip() for p in parts.split(",") if p.strip()]
         res = run(
             out,
             parts=names,
@@ -163,11 +160,10 @@ def bench_cmd(
             resume=resume,
             progress=False if quiet else None,
         )
-    except (ValueError, TypeError, OSError, RuntimeError) as exc:
-        _fail(exc)
-        return
-    if as_json:
-        typer.echo(json.dumps({"report": str(out / "report.html"), **res}))
+    except RuntimeError as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    if json_out:
+        print_json({"report": str(out / "report.html"), **res})
         return
     for p, r in res.items():
         body = r["result"]
@@ -183,39 +179,37 @@ def bench_cmd(
             )
         else:
             _table("channel MI of extraction scripts", body["channel_mi"])
-    typer.echo(f"report: {out / 'report.html'}")
+    say(f"report: {out / 'report.html'}")
 
 
 @app.command("serve")
+@user_errors
 def serve_cmd(
     seconds: Annotated[float, typer.Option(help="Stop after this many idle seconds.")] = 60.0,
     pages: Annotated[int, typer.Option(help="Pages per group.")] = 4,
     max_requests: Annotated[int, typer.Option(help="Stop after this many requests.")] = 5000,
     seed: _Seed = 0,
-    as_json: _Json = False,
+    json_out: bool = opt.JSON,
 ) -> None:
     """Serve the generated drifting sites on 127.0.0.1 until idle (prints the URLs)."""
     from infometer.systems.extract.liveweb import make_benchmark
     from infometer.systems.extract.server import SiteServer
 
-    try:
-        b = make_benchmark(pages_per_group=pages, seed=seed)
-        srv = SiteServer(b.pages(), idle_seconds=seconds, max_requests=max_requests).start()
-    except (ValueError, TypeError, OSError) as exc:
-        _fail(exc)
-        return
+    b = make_benchmark(pages_per_group=pages, seed=seed)
+    srv = SiteServer(b.pages(), idle_seconds=seconds, max_requests=max_requests).start()
     info = {
         "base": srv.url(""),
         "versions": list(b.versions),
         "example": srv.url(f"/v0/{next(iter(b.groups))}/0"),
         "queries": [q.__dict__ for q in b.queries],
     }
-    typer.echo(
-        json.dumps(info)
-        if as_json
-        else f"serving {len(srv.pages)} pages at {info['base']} (e.g. {info['example']}); "
-        f"stops after {seconds:g} s idle"
-    )
+    if json_out:
+        print_json(info)
+    else:
+        say(
+            f"serving {len(srv.pages)} pages at {info['base']} (e.g. {info['example']}); "
+            f"stops after {seconds:g} s idle"
+        )
     try:
         while not srv.stopped.wait(0.5):
             pass

@@ -23,6 +23,8 @@ import typer
 from infometer.core.estimate import round_to_error
 from infometer.core.seeding import as_generator
 
+from . import _options as opt
+
 __all__ = ["register", "sentences", "encoder_layers"]
 
 _PEOPLE = ("teacher", "doctor", "farmer", "child", "girl", "boy", "nurse", "pilot", "baker")
@@ -83,18 +85,17 @@ def register(app: typer.Typer) -> None:
         model_path: str = typer.Option(
             None, "--model", help="Local BERT-style model folder (default: bundled MiniLM)."
         ),
-        out_dir: str = typer.Option("layers-out", "--out", help="Folder for CSV and PNG files."),
+        out_dir: str = opt.out_dir("layers-out", "Folder for the CSV and PNG files."),
         seed: int = typer.Option(0, "--seed", help="Seed for sentences and critics."),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
+        quiet: bool = opt.QUIET,
         threads: int = typer.Option(
             1, "--threads", help="torch intra-op threads (small critics gain nothing from more)."
         ),
-        json_out: bool = typer.Option(False, "--json", help="Print the per-layer table as JSON."),
+        json_out: bool = opt.JSON,
     ) -> None:
         """Per-layer I(T;Y) of MiniLM, bidirectional vs causal mask (offline demo)."""
         import matplotlib.pyplot as plt
         import pandas as pd
-        from rich.table import Table
 
         from infometer.core.data import check_int
         from infometer.core.encoders import load_hf, local_model_dir
@@ -102,7 +103,7 @@ def register(app: typer.Typer) -> None:
         from infometer.estimators.neural import layer_info, plot_layers
         from infometer.estimators.neural.layers import check_estimator
 
-        from ._console import cell, note, out, print_json, say, warn_line, warn_summary
+        from ._console import cell, note, out, print_json, say, table, warn_line, warn_summary
         from ._paths import check_out_dir
 
         check_int(n, "--n", min_value=50)
@@ -168,7 +169,7 @@ def register(app: typer.Typer) -> None:
         if json_out:
             print_json({"unit": "nats", "ceiling": ceiling, "rows": both.to_dict("records")})
             return
-        t = Table(
+        t = table(
             title=f"I(T;Y) per layer (nats), {method}, n = {n} sentences, 2 labels (word order)"
         )
         t.add_column("layer")

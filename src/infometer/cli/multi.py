@@ -4,14 +4,14 @@ O-information of table columns), ``infometer pid FILE --sources a,b --target y``
 
 from __future__ import annotations
 
-import json
-import sys
 import warnings
 from pathlib import Path
 
 import typer
 
-from ._console import mark_resumable
+from . import _options as opt
+from ._console import mark_resumable, print_json, say
+from ._paths import check_out_dir
 
 __all__ = ["register", "multi_cmd", "pid_cmd", "multiplets_cmd"]
 
@@ -23,19 +23,32 @@ QUANTITIES = {
     "co-information": "co_information",
     "gradient-o-information": "gradient_o_information",
 }
-_JSON = typer.Option(False, "--json", help="Print the result as JSON.")
-_QUIET = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+_JSON = opt.JSON
+_QUIET = opt.QUIET
 
 
 def _warn(caught) -> None:
-    from ._console import warn_line
+    from ._console import warn_summary
 
-    seen = set()
-    for w in caught:
-        msg = str(w.message)
-        if issubclass(w.category, UserWarning) and msg not in seen:
-            seen.add(msg)
-            warn_line(msg)  # in the command's words: --dequantize, --discrete
+    # one line per cause, in the command's words: --dequantize, --discrete
+    warn_summary([str(w.message) for w in caught if issubclass(w.category, UserWarning)])
+
+
+def _figure(res, out_dir: str | None, name: str) -> Path | None:
+    """``res.plot`` saved as ``OUT/name`` when ``--out`` is given (the figure closed)."""
+    if out_dir is None:
+        return None
+    import matplotlib.pyplot as plt
+
+    od = Path(out_dir)
+    od.mkdir(parents=True, exist_ok=True)
+    ax = res.plot(path=od / name)
+    plt.close(getattr(ax, "figure", None) or plt.gcf())
+    return od / name
+
+
+def _files(*paths: Path | None) -> list[str]:
+    return [str(p) for p in paths if p is not None]
 
 
 def _names(spec: str | None, what: str) -> list[str] | None:
@@ -50,20 +63,20 @@ def _names(spec: str | None, what: str) -> list[str] | None:
 def multi_cmd(
     quantity: str = typer.Argument(..., help=", ".join(QUANTITIES)),
     file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table."),
-    columns: str = typer.Option(
-        None, "--columns", "-c", help="Variables (comma-sep.; default all)."
-    ),
+    columns: str = opt.columns("Variables (comma-separated; default all)."),
     method: str = typer.Option(
         "auto",
         "--method",
         "-m",
         help="auto, plugin, miller_madow, nsb, ..., gaussian, gaussian_copula, ksg.",
     ),
-    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
+    unit: str = opt.UNIT,
     ci: float = typer.Option(None, "--ci", help="Confidence level of an interval (e.g. 0.95)."),
-    seed: int = typer.Option(0, "--seed"),
-    discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
-    plot: str = typer.Option(None, "--plot", help="PNG of the gradient O-information."),
+    seed: int = opt.SEED,
+    discrete: bool = opt.DISCRETE,
+    out_dir: str = opt.out_dir(
+        None, "Folder for gradient-o-information.png (gradient-o-information only)."
+    ),
     permutations: int = typer.Option(
         None,
         "--permutations",
@@ -73,7 +86,7 @@ def multi_cmd(
     block: int = typer.Option(None, "--block", help="With --permutations: block length."),
     dequantize: bool = typer.Option(
         False,
-        "--dequantize",
+        "--dequantize/--no-dequantize",
         help="--method ksg: spread tied (rounded) values over their rounding step first.",
     ),
     json_out: bool = _JSON,
@@ -88,6 +101,9 @@ def multi_cmd(
     from .app import emit, out
 
     q = QUANTITIES[check_choice(quantity, "QUANTITY", tuple(QUANTITIES))]
+    if out_dir is not None and q != "gradient_o_information":
+        raise ValueError("--out: only gradient-o-information writes a figure")
+    check_out_dir(out_dir, "--out")
     df = select_columns(read_table(file), columns, "--columns", file)
     if permutations is not None:
         if q == "gradient_o_information":
@@ -112,17 +128,14 @@ def multi_cmd(
         emit(res, json_out, {"file": file, "columns": list(df.columns)})
         return
     frame = res.to_frame()
+    png = _figure(res, out_dir, "gradient-o-information.png")
     if json_out:
-        sys.stdout.write(
-            json.dumps({"file": file, "quantity": q, "rows": frame.to_dict(orient="records")})
-            + "\n"
-        )
-    else:
-        out.print(frame.to_string(index=False), highlight=False, markup=False)
-    if plot:
-        res.plot(path=plot)
-        if not json_out:
-            out.print(f"written: {plot}", highlight=False)
+        rows = frame.to_dict(orient="records")
+        print_json({"file": file, "quantity": q, "rows": rows, "files": _files(png)})
+        return
+    out.print(frame.to_string(index=False), highlight=False, markup=False)
+    if png is not None:
+        say(f"written: {png}")
 
 
 def _test(q, df, method, unit, seed, discrete, permutations, block, file, json_out, quiet):
@@ -176,11 +189,13 @@ def pid_cmd(
         "-m",
         help="auto, plugin or gaussian (--all-pairs: also gaussian_copula, miller_madow).",
     ),
-    unit: str = typer.Option("bits", "--unit", "-u", help="nats, bits or hartleys."),
+    unit: str = opt.UNIT,
     ci: float = typer.Option(None, "--ci", help="Confidence level of each atom's interval."),
-    seed: int = typer.Option(0, "--seed"),
-    discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
-    plot: str = typer.Option(None, "--plot", help="PNG of the atoms."),
+    seed: int = opt.SEED,
+    discrete: bool = opt.DISCRETE,
+    out_dir: str = opt.out_dir(
+        None, "Folder for pid.png (the atoms; --all-pairs: pid-pairs.png, the heat map)."
+    ),
     all_pairs: bool = typer.Option(
         False,
         "--all-pairs",
@@ -192,13 +207,14 @@ def pid_cmd(
     quiet: bool = _QUIET,
 ) -> None:
     """Partial information decomposition of I(sources; target); with --all-pairs, of
-    every pair of sources (heat map of synergy - redundancy with --plot)."""
+    every pair of sources (heat map of synergy - redundancy with --out)."""
     import infometer as im
     from infometer.core.io import read_table, select_columns
     from infometer.core.progress import quiet as quiet_bars
 
     from .app import out
 
+    check_out_dir(out_dir, "--out")
     df = read_table(file)
     if target not in df.columns:
         raise ValueError(f"--target: {file} has no column {target!r}")
@@ -214,7 +230,7 @@ def pid_cmd(
             ci,
             seed,
             discrete,
-            plot,
+            out_dir,
             top,
             json_out,
             quiet,
@@ -240,38 +256,47 @@ def pid_cmd(
         )
     _warn(caught)
     frame = res.to_frame()
+    png = _figure(res, out_dir, "pid.png")
     if json_out:
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "file": file,
-                    "measure": res.measure,
-                    "method": res.method,
-                    "sources": list(res.sources),
-                    "target": target,
-                    "mutual_info": res.mutual_info.value,
-                    "unit": res.mutual_info.unit,
-                    "atoms": frame.to_dict(orient="records"),
-                }
-            )
-            + "\n"
+        print_json(
+            {
+                "file": file,
+                "measure": res.measure,
+                "method": res.method,
+                "sources": list(res.sources),
+                "target": target,
+                "mutual_info": res.mutual_info.value,
+                "unit": res.mutual_info.unit,
+                "atoms": frame.to_dict(orient="records"),
+                "files": _files(png),
+            }
         )
-    else:
-        out.print(
-            f"PID ({res.measure}, {res.method}) of I({', '.join(res.sources)}; {target}) = "
-            f"{res.mutual_info.value:.4g} {res.mutual_info.unit}",
-            highlight=False,
-        )
-        cols = ["atom_names", "kind", "value"] + (["ci_low", "ci_high"] if ci else [])
-        out.print(frame[cols].to_string(index=False), highlight=False, markup=False)
-    if plot:
-        res.plot(path=plot)
-        if not json_out:
-            out.print(f"written: {plot}", highlight=False)
+        return
+    say(
+        f"PID ({res.measure}, {res.method}) of I({', '.join(res.sources)}; {target}) = "
+        f"{res.mutual_info.value:.4g} {res.mutual_info.unit}"
+    )
+    cols = ["atom_names", "kind", "value"] + (["ci_low", "ci_high"] if ci else [])
+    out.print(frame[cols].to_string(index=False), highlight=False, markup=False)
+    if png is not None:
+        say(f"written: {png}")
 
 
 def _pid_pairs(
-    df, file, sources, target, measure, method, unit, ci, seed, discrete, plot, top, json_out, quiet
+    df,
+    file,
+    sources,
+    target,
+    measure,
+    method,
+    unit,
+    ci,
+    seed,
+    discrete,
+    out_dir,
+    top,
+    json_out,
+    quiet,
 ) -> None:
     import infometer as im
     from infometer.core.io import select_columns
@@ -308,37 +333,31 @@ def _pid_pairs(
         )
     _warn(caught)
     frame = res.to_frame()
+    png = _figure(res, out_dir, "pid-pairs.png")
     if json_out:
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "file": file,
-                    "measure": res.measure,
-                    "method": res.method,
-                    "target": target,
-                    "unit": res.unit,
-                    "n": res.n,
-                    "pairs": frame.to_dict(orient="records"),
-                }
-            )
-            + "\n"
+        print_json(
+            {
+                "file": file,
+                "measure": res.measure,
+                "method": res.method,
+                "target": target,
+                "unit": res.unit,
+                "n": res.n,
+                "pairs": frame.to_dict(orient="records"),
+                "files": _files(png),
+            }
         )
-    else:
-        order = (frame.synergy - frame.redundancy).abs().sort_values(ascending=False).index
-        out.print(
-            f"{res.measure.upper()} PID ({res.method}) of every pair of {len(res.names)} "
-            f"sources about {target}: {len(frame)} pairs, top {min(top, len(frame))} by "
-            f"|synergy - redundancy| ({res.unit})",
-            highlight=False,
-        )
-        cols = ["source_i", "source_j", "redundancy", "unique_i", "unique_j", "synergy"]
-        out.print(
-            frame.loc[order[:top], cols].to_string(index=False), highlight=False, markup=False
-        )
-    if plot:
-        res.plot(path=plot)
-        if not json_out:
-            out.print(f"written: {plot}", highlight=False)
+        return
+    order = (frame.synergy - frame.redundancy).abs().sort_values(ascending=False).index
+    say(
+        f"{res.measure.upper()} PID ({res.method}) of every pair of {len(res.names)} "
+        f"sources about {target}: {len(frame)} pairs, top {min(top, len(frame))} by "
+        f"|synergy - redundancy| ({res.unit})"
+    )
+    cols = ["source_i", "source_j", "redundancy", "unique_i", "unique_j", "synergy"]
+    out.print(frame.loc[order[:top], cols].to_string(index=False), highlight=False, markup=False)
+    if png is not None:
+        say(f"written: {png}")
 
 
 def multiplets_cmd(
@@ -358,12 +377,13 @@ def multiplets_cmd(
         help="auto (symbols: miller_madow; numbers: gaussian_copula), gaussian_copula, "
         "gaussian, plugin or miller_madow.",
     ),
-    columns: str = typer.Option(
-        None, "--columns", "-c", help="Variables (comma-sep.; default all)."
-    ),
-    discrete: bool = typer.Option(None, "--discrete/--continuous", help="Force symbols / numbers."),
+    columns: str = opt.columns("Variables (comma-separated; default all)."),
+    discrete: bool = opt.DISCRETE,
     permutations: int = typer.Option(
-        0, "--permutations", "-B", help="Permuted data sets for p-values."
+        0,
+        "--permutations",
+        "-B",
+        help="Permuted data sets (null: mutual independence) for p-values.",
     ),
     correction: str = typer.Option(
         "fwer",
@@ -372,9 +392,9 @@ def multiplets_cmd(
     ),
     alpha: float = typer.Option(0.05, "--alpha", help="Level of the significant column."),
     top: int = typer.Option(20, "--top", help="Rows shown (and plotted)."),
-    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
-    out_dir: str = typer.Option("multiplets-out", "--out", "-o", help="Folder for CSV and PNG."),
-    seed: int = typer.Option(0, "--seed"),
+    unit: str = opt.UNIT,
+    out_dir: str = opt.out_dir("multiplets-out", "Folder for the CSV and PNG files."),
+    seed: int = opt.SEED,
     search: str = typer.Option(
         "exhaustive", "--search", help="exhaustive, greedy or beam (grow the best triplets)."
     ),
@@ -402,6 +422,7 @@ def multiplets_cmd(
 
     from .app import out
 
+    check_out_dir(out_dir, "--out")
     df = select_columns(read_table(file), columns, "--columns", file)
     sizes = (size, size if max_size is None else max_size)
     if store is not None:
@@ -432,25 +453,28 @@ def multiplets_cmd(
     frame.assign(multiplet=[",".join(m) for m in frame["multiplet"]]).to_csv(
         od / "multiplets.csv", index=False
     )
-    res.plot(path=od / "multiplets.png", top=top)
-    res.plot(path=od / "pairs.png", kind="pairs")
+    import matplotlib.pyplot as plt
+
+    for name, kw in (("multiplets.png", {"top": top}), ("pairs.png", {"kind": "pairs"})):
+        plt.close(res.plot(path=od / name, **kw).figure)
+    files = [od / "multiplets.csv", od / "multiplets.png", od / "pairs.png"]
     shown = frame.head(top)
     if json_out:
         rows = shown.assign(multiplet=[list(m) for m in shown["multiplet"]])
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "file": file,
-                    "measure": res.measure,
-                    "method": res.method,
-                    "n": res.n,
-                    "multiplets": len(frame),
-                    "search": search,
-                    "evaluated": res.diagnostics.get("evaluated", len(frame)),
-                    "top": rows.to_dict(orient="records"),
-                }
-            )
-            + "\n"
+        print_json(
+            {
+                "file": file,
+                "measure": res.measure,
+                "method": res.method,
+                "n": res.n,
+                "multiplets": len(frame),
+                "search": search,
+                "evaluated": res.diagnostics.get("evaluated", len(frame)),
+                "permutations": permutations,
+                "null": "mutual independence" if permutations else None,
+                "top": rows.to_dict(orient="records"),
+                "files": _files(*files),
+            }
         )
         return
     found = (
@@ -468,10 +492,13 @@ def multiplets_cmd(
         highlight=False,
         markup=False,
     )
-    out.print(
-        f"written: {od / 'multiplets.csv'}, {od / 'multiplets.png'}, {od / 'pairs.png'}",
-        highlight=False,
-    )
+    if permutations:
+        say(
+            f"p_value, p_fwer (max-statistic), q_value: a permutation test against mutual "
+            f"independence of the variables ({permutations} permuted data sets); a small "
+            "p says the multiplet is not independent, not that its value is large"
+        )
+    say("written: " + ", ".join(_files(*files)))
 
 
 def register(app: typer.Typer) -> None:

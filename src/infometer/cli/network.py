@@ -10,13 +10,12 @@ list and the file paths as one JSON object.
 
 from __future__ import annotations
 
-import json
-import sys
 import warnings
 from pathlib import Path
 
 import typer
 
+from . import _options as opt
 from ._console import mark_resumable
 
 __all__ = ["register", "network_cmd"]
@@ -24,7 +23,7 @@ __all__ = ["register", "network_cmd"]
 
 def network_cmd(
     file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table (rows = time)."),
-    out_dir: str = typer.Option("network-out", "--out", "-o", help="Output folder."),
+    out_dir: str = opt.out_dir("network-out", "Folder for the CSV and PNG files."),
     method: str = typer.Option(
         "mte", "--method", "-m", help="mte, bivariate_te, pcmci or pcmciplus."
     ),
@@ -43,32 +42,35 @@ def network_cmd(
         help="fdr_bh, fdr_by (over every target / link), fwer (network-wide) or none "
         "(default fdr_bh; pcmciplus none).",
     ),
-    n_permutations: int = typer.Option(200, "--permutations", help="Permutations per test."),
+    permutations: int = typer.Option(200, "--permutations", "-B", help="Permutations per test."),
     pc_alpha: float = typer.Option(
         None, "--pc-alpha", help="PCMCI: PC1 level (default 0.2; pcmciplus uses --alpha)."
     ),
     null: str = typer.Option("permutation", "--null", help="permutation or local."),
-    columns: str = typer.Option(None, "--columns", "-c", help="Only these columns (comma-sep.)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Per-target jobs on this many processes."),
+    columns: str = opt.columns("Only these columns (comma-separated)."),
+    jobs: int = opt.jobs(1, "Per-target jobs on this many processes."),
     scheduler: str = typer.Option(None, "--scheduler", help="Dask scheduler address."),
     store: str = typer.Option(
         None, "--store", help="Keep per-target results here; a re-run resumes (default none)."
     ),
-    seed: int = typer.Option(0, "--seed"),
-    discrete: bool = typer.Option(
-        None, "--discrete/--continuous", help="Force columns to symbols / numbers."
-    ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
-    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
-    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    seed: int = opt.SEED,
+    discrete: bool = opt.DISCRETE,
+    quiet: bool = opt.QUIET,
+    unit: str = opt.UNIT,
+    json_out: bool = opt.JSON,
 ) -> None:
     """Infer a lagged network (multivariate TE, bivariate TE, PCMCI) or, with PCMCI+, a
     network with contemporaneous links from time series."""
+    import matplotlib.pyplot as plt
+
     from infometer.core.io import read_table
     from infometer.measures.dynamics import infer_network
 
-    from .app import out
+    from ._console import cell, cli_words, note, out, print_json, say, table, warn_summary
+    from ._paths import check_out_dir
 
+    check_out_dir(out_dir, "--out")
+    check_out_dir(store, "--store")
     df = read_table(file)
     if columns:
         wanted = [c.strip() for c in columns.split(",") if c.strip()]
@@ -89,7 +91,7 @@ def network_cmd(
             cmi=cmi,
             alpha=alpha,
             correction=correction,
-            n_permutations=n_permutations,
+            n_permutations=permutations,
             pc_alpha=pc_alpha,
             null=null,
             n_jobs=jobs,
@@ -98,7 +100,7 @@ def network_cmd(
             unit=unit,
             seed=seed,
             discrete=discrete,
-            progress=progress and not json_out,
+            progress=False if quiet else None,
         )
     od = Path(out_dir)
     od.mkdir(parents=True, exist_ok=True)
@@ -115,7 +117,11 @@ def network_cmd(
         files["adjacency"]
     )
     net.targets.to_csv(files["targets"], index=False)
-    net.plot(path=files["plot"])
+    try:
+        plt.close(net.plot(path=files["plot"]).figure)
+    except ImportError as exc:  # networkx is an extra: the CSV files are written anyway
+        note(f"no network.png: {exc}")
+        del files["plot"]
     notes = [str(w.message) for w in caught]
     if json_out:
         doc = {
@@ -126,43 +132,34 @@ def network_cmd(
             "correction": net.correction,
             "unit": net.diagnostics["unit"],
             "nodes": list(net.nodes),
-            "edges": json.loads(net.edges.to_json(orient="records")),
+            "edges": net.edges.to_dict(orient="records"),
             "files": files,
-            "warnings": notes,
+            "warnings": [cli_words(n) for n in notes],
         }
-        sys.stdout.write(json.dumps(doc) + "\n")
+        print_json(doc)
         return
-    from rich.table import Table
-
-    from .app import err
-
-    for n in notes:
-        err.print(f"[yellow]warning:[/] {n}", highlight=False)
-    t = Table(
+    warn_summary(notes)
+    unit_name = net.diagnostics["unit"]
+    link = "link" in net.edges
+    t = table(
         title=f"{net.method} ({net.cmi}): {len(net.edges)} edges among {len(net.nodes)} series"
     )
-    for c in (
-        "source",
-        "target",
-        "lag",
-        f"estimate ({net.diagnostics['unit']})",
-        "p",
-        "p corrected",
-        *(("link",) if "link" in net.edges else ()),
-    ):
+    for c in ("source", "target", "lag", f"estimate ({unit_name})", "p", "p corrected"):
         t.add_column(c)
+    if link:
+        t.add_column("link")
     for r in net.edges.itertuples(index=False):
         t.add_row(
-            str(r.source),
-            str(r.target),
+            cell(r.source),
+            cell(r.target),
             str(r.lag),
             f"{r.estimate:.4f}",
             f"{r.p_value:.3g}",
             f"{r.p_corrected:.3g}",
-            *((str(r.link),) if "link" in net.edges else ()),
+            *((str(r.link),) if link else ()),
         )
     out.print(t)
-    out.print(f"wrote {', '.join(files.values())}")
+    say(f"written: {', '.join(files.values())}")
 
 
 def register(app: typer.Typer) -> None:

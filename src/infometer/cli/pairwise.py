@@ -20,7 +20,8 @@ from pathlib import Path
 
 import typer
 
-from ._console import cell, mark_resumable, note, print_json, say, warn_summary
+from . import _options as opt
+from ._console import cell, mark_resumable, note, print_json, say, table, warn_summary
 
 __all__ = ["register", "matrix_cmd", "rank_cmd"]
 
@@ -40,14 +41,14 @@ def _close(ax) -> None:
 
 def matrix_cmd(
     file: str = typer.Argument(..., help="CSV/TSV, Parquet, .npy or JSONL table; - for stdin."),
-    out_dir: str = typer.Option("matrix-out", "--out", "-o", help="Output folder."),
+    out_dir: str = opt.out_dir("matrix-out", "Folder for the CSV and PNG files."),
     method: str = typer.Option(
         "auto",
         "--method",
         "-m",
         help="auto, ksg (ksg1), copula (gaussian_copula), or any MI method.",
     ),
-    columns: str = typer.Option(None, "--columns", "-c", help="Only these columns (comma-sep.)."),
+    columns: str = opt.columns("Only these columns (comma-separated)."),
     given: str = typer.Option(None, "--given", help="Condition on these columns: I(X;Y|Z)."),
     permutations: int = typer.Option(
         0, "--permutations", "-B", help="Permutation test per pair with B permutations."
@@ -59,33 +60,23 @@ def matrix_cmd(
     ),
     alpha: float = typer.Option(0.05, "--alpha", help="Level of the significant pairs."),
     network: str = typer.Option("none", "--network", help="none, aracne or clr."),
-    unit: str = typer.Option("nats", "--unit", "-u", help="nats, bits or hartleys."),
+    unit: str = opt.UNIT,
     k: int = typer.Option(None, "--k", help="Neighbours of the kNN estimators (default 3)."),
-    dequantize: bool = typer.Option(
-        None,
-        "--dequantize/--no-dequantize",
-        help="kNN: spread tied (rounded) values over their rounding step (default: with "
-        "--method auto yes, explicit methods no).",
-    ),
+    dequantize: bool = opt.DEQUANTIZE,
     ranks: bool = typer.Option(False, "--ranks", help="Rank-transform continuous columns first."),
     nan: str = typer.Option("error", "--nan", help="error, drop_rows or drop_columns."),
     scheduler: str = typer.Option(
         None, "--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786."
     ),
-    workers: int = typer.Option(None, "--workers", "-j", help="Local threads (default: cores)."),
+    jobs: int = opt.jobs(None, "Local threads (default: the physical cores)."),
     block_size: int = typer.Option(None, "--block-size", help="Columns per block."),
     store: str = typer.Option(None, "--store", help="Block store folder (default OUT/store)."),
-    seed: int = typer.Option(0, "--seed"),
-    discrete: bool = typer.Option(
-        None, "--discrete/--continuous", help="Force columns to symbols / numbers."
-    ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--no-progress)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the pairs and files as JSON."),
+    seed: int = opt.SEED,
+    discrete: bool = opt.DISCRETE,
+    quiet: bool = opt.QUIET,
+    json_out: bool = opt.JSON,
 ) -> None:
     """Mutual information between every pair of columns of a table (matrix, edges, heatmap)."""
-    from rich.table import Table
-
     from infometer.core.data import check_choice
     from infometer.core.io import read_table
     from infometer.core.parallel import Execution
@@ -95,8 +86,6 @@ def matrix_cmd(
 
     from ._paths import check_out_dir
     from .app import out
-
-    progress = progress and not quiet
 
     check_choice(network, "--network", ("none", "aracne", "clr"))
     check_int(permutations, "--permutations", min_value=0)
@@ -133,7 +122,7 @@ def matrix_cmd(
             seed=seed,
             block_size=block_size,
             execution=Execution(
-                n_jobs=workers, scheduler=scheduler, store=store, progress=progress
+                n_jobs=jobs, scheduler=scheduler, store=store, progress=False if quiet else None
             ),
             **params,
         )
@@ -148,7 +137,7 @@ def matrix_cmd(
         + ", ".join(f"{m} ({c})" for m, c in res.diagnostics["methods"].items())
         + f"; blocks computed {done['computed']}, already stored {done['already_stored']}"
     ]
-    t = Table(title=f"strongest pairs ({res.unit})")
+    t = table(title=cell(f"strongest pairs ({res.unit})"))
     cols = ["x", "y", "value", "method"] + (["q_value"] if permutations else [])
     for c in cols:
         t.add_column(c, justify="right" if c in ("value", "q_value") else "left")
@@ -171,6 +160,8 @@ def matrix_cmd(
             files.append(od / "network.png")
         except ValueError:
             note(f"network has over {MAX_PLOT_NODES} nodes: no drawing")
+        except ImportError as exc:  # networkx is an extra: the CSV files are written anyway
+            note(f"no network.png: {exc}")
         n_net = len(net.edges)
         lines.append(f"{network}: {len(net.edges)} edges")
     if json_out:
@@ -202,25 +193,17 @@ def rank_cmd(
     select: str = typer.Option(
         None, "--select", help="Also choose features: mrmr, jmi, relevance."
     ),
-    k: int = typer.Option(20, "--k", help="How many features --select chooses."),
-    columns: str = typer.Option(None, "--columns", "-c", help="Candidate columns (default all)."),
-    unit: str = typer.Option("bits", "--unit", "-u", help="nats, bits or hartleys."),
+    k: int = typer.Option(20, "--keep", help="How many features --select keeps."),
+    columns: str = opt.columns("Candidate columns (comma-separated; default all)."),
+    unit: str = opt.UNIT,
     ci: float = typer.Option(0.95, "--ci", help="Confidence level of the error bars."),
     top: int = typer.Option(0, "--top", help="Show only the N most informative (0 = all)."),
-    out_dir: str = typer.Option("rank-out", "--out", "-o", help="Folder for CSV and PNG."),
-    seed: int = typer.Option(0, "--seed"),
-    discrete: bool = typer.Option(
-        None, "--discrete/--continuous", help="Force columns to symbols / numbers."
-    ),
-    dequantize: bool = typer.Option(
-        None,
-        "--dequantize/--no-dequantize",
-        help="kNN: spread tied (rounded) values over their rounding step (default: with "
-        "--method auto yes, explicit methods no).",
-    ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (--no-progress)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the ranking as JSON."),
+    out_dir: str = opt.out_dir("rank-out", "Folder for the CSV and PNG files."),
+    seed: int = opt.SEED,
+    discrete: bool = opt.DISCRETE,
+    dequantize: bool = opt.DEQUANTIZE,
+    quiet: bool = opt.QUIET,
+    json_out: bool = opt.JSON,
 ) -> None:
     """Rank columns by their information about a target, with error bars (and select features)."""
     from infometer.core.data import check_choice
@@ -233,14 +216,13 @@ def rank_cmd(
     from .app import out
     from .demo import rank_features, ranking_frame, ranking_table
 
-    progress = progress and not quiet
-
     check_int(top, "--top", min_value=0)
-    check_int(k, "--k", min_value=1)
+    check_int(k, "--keep", min_value=1)
     check_out_dir(out_dir, "--out")
     df = read_table(file)
     if target not in df.columns:
-        raise ValueError(f"--target: {file} has no column {target!r}; columns: {list(df)[:30]}")
+        real = ", ".join(map(str, df.columns[:30])) + (" ..." if df.shape[1] > 30 else "")
+        raise ValueError(f"--target: {file} has no column {target!r}; columns are: {real}")
     if select is not None:
         check_choice(select, "--select", CRITERIA)
     X = select_columns(df.drop(columns=[target]), columns, "--columns", file)
@@ -255,7 +237,7 @@ def rank_cmd(
         unit=unit,
         ci=ci,
         seed=seed,
-        progress=None if progress else False,
+        progress=False if quiet else None,
         discrete=discrete,
         **extra,
     )

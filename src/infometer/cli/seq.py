@@ -1,16 +1,25 @@
 """``infometer seq``: entropy, MI, KL and motif scans of discrete sequences by InfoSEDD.
 
 FILE is a FASTA file, a text file with one sequence per line, or a ``.npy`` array of
-token ids (rows = sequences).  Models train on CPU by default (``--device cuda``).
+token ids (rows = sequences).  Models train on CPU by default (``--device cuda``).  With
+``--out DIR`` the trained model is saved as ``DIR/model.safetensors`` (``scan`` also writes
+``DIR/scan.csv`` and ``DIR/scan.png``).
+
+Every command runs the same steps -- check every option (before the data are read or a
+model is trained), read the tokens, train, query -- through :func:`_Run`; the commands
+differ only in their query.
 """
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from . import _options as opt
+from ._console import user_errors
 
 if TYPE_CHECKING:  # numpy is imported where it is used: `infometer --help` stays light
     import numpy as np
@@ -20,8 +29,10 @@ __all__ = ["register", "app"]
 app = typer.Typer(
     help="Information in discrete sequences by masked discrete diffusion (InfoSEDD).",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
+_File = Annotated[Path, typer.Argument(help="FASTA / text / .npy token file.")]
 _Steps = Annotated[int, typer.Option(help="Maximum training steps (early stopping).")]
 _Hidden = Annotated[
     int | None,
@@ -40,10 +51,6 @@ _Passes = Annotated[int, typer.Option(help="Monte Carlo passes over the held-out
 _Seed = Annotated[int, typer.Option(help="Seed for split, initialisation and masks.")]
 _Device = Annotated[str, typer.Option(help="Torch device: cpu, cuda, cuda:1, ...")]
 _Alpha = Annotated[str | None, typer.Option(help="Alphabet in code order, e.g. ACGT.")]
-_Unit = Annotated[str, typer.Option(help="nats, bits or hartleys.")]
-_Json = Annotated[bool, typer.Option("--json", help="Print the Estimate as JSON.")]
-_Save = Annotated[Path | None, typer.Option(help="Save the trained model (safetensors).")]
-_Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 _Threads = Annotated[int, typer.Option(help="torch intra-op threads (1 is fastest here).")]
 _Policy = Annotated[
     str,
@@ -52,12 +59,122 @@ _Policy = Annotated[
         "unknown symbol N) or drop (remove those sequences)."
     ),
 ]
+_OUT_HELP = "Folder for model.safetensors (the trained model)."
+
+
+@dataclass(frozen=True)
+class _Run:
+    """The options every ``seq`` command shares, checked at once, and the steps they take."""
+
+    steps: int
+    hidden: int | None
+    arch: str
+    estimator: str
+    passes: int
+    seed: int
+    device: str
+    threads: int
+    alphabet: str | None
+    policy: str
+    quiet: bool
+    unit: str = "nats"
+    out_dir: str | None = None
+    ci: float | None = None
+
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> _Run:
+        """The shared options among a command's arguments (its ``locals()``), checked."""
+        run = cls(**{k: options[k] for k in cls.__dataclass_fields__ if k in options})
+        run.check()
+        return run
+
+    def check(self) -> None:
+        """Every option that training would otherwise only trip over at the end; then torch's
+        intra-op threads set to ``--threads`` (the default of all cores is slower for these
+        small models: 30 steps took 38.5 s with it against 2.7 s with one)."""
+        from infometer.core.data import check_choice, check_float, check_int
+        from infometer.core.estimate import resolve_unit
+        from infometer.estimators.diffusion.tokens import SEQUENCE_POLICIES
+
+        from ._paths import check_out_dir
+
+        check_int(self.steps, "--steps", min_value=1)
+        if self.hidden is not None:
+            check_int(self.hidden, "--hidden", min_value=1)
+        if self.ci is not None:
+            check_float(self.ci, "--ci", low=0.0, high=1.0, inclusive=(False, False))
+        check_int(self.passes, "--passes", min_value=1)
+        check_choice(self.arch, "--arch", ("auto", "mlp", "transformer"))
+        check_choice(self.estimator, "--estimator", ("time_free", "time_sampled"))
+        check_choice(self.policy, "--policy", SEQUENCE_POLICIES)
+        resolve_unit(self.unit)
+        check_out_dir(self.out_dir, "--out")
+        from infometer.core._extras import require
+
+        require("torch", "infometer seq")
+        from infometer.core.training import set_threads
+        from infometer.estimators.diffusion.model import check_device
+
+        check_device(self.device, "--device")
+        set_threads(check_int(self.threads, "--threads", min_value=1))
+
+    def load(self, path: Path, *, alphabet: str | None = None, report: bool = True) -> Any:
+        return _load_rows(path, alphabet or self.alphabet, self.policy, report)
+
+    def model(self, mode: str, data: Any, **kw: Any) -> Any:
+        """An InfoSEDD model of ``mode`` trained on ``data``."""
+        from infometer.estimators.diffusion.infosedd import InfoSEDD
+
+        mlp = self.arch in ("auto", "mlp") and self.hidden is not None
+        arch_kwargs = {"hidden": self.hidden} if mlp else {}  # None: scaled to the rows
+        return InfoSEDD(
+            mode,
+            steps=self.steps,
+            arch=self.arch,
+            arch_kwargs=arch_kwargs,
+            seed=self.seed,
+            device=self.device,
+            progress=False if self.quiet else None,
+            **kw,
+        ).fit(data)
+
+    def query(self, func: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run a query; its warnings (the bias check's among them) print as warning lines,
+        one per cause."""
+        import warnings
+
+        from ._console import warn_summary
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = func(*args, **kwargs)
+        warn_summary([str(w.message) for w in caught])
+        return out
+
+    def save(self, m: Any) -> list[str]:
+        """``--out``: the trained model as ``OUT/model.safetensors``."""
+        if self.out_dir is None:
+            return []
+        od = Path(self.out_dir)
+        od.mkdir(parents=True, exist_ok=True)
+        m.save(str(od / "model.safetensors"))
+        return [str(od / "model.safetensors")]
+
+    def emit(self, est: Any, json_out: bool, files: list[str]) -> None:
+        from .app import emit
+
+        est = est.to(self.unit) if self.unit != "nats" else est
+        emit(est, json_out, {"files": files} if json_out else None)
+        if files and not json_out:
+            from ._console import say
+
+            say("written: " + ", ".join(files))
 
 
 def _warn(message: str) -> None:
-    from .app import warn
+    from ._console import warn_line
 
-    warn(message)
+    warn_line(message)
 
 
 def _load_rows(
@@ -92,123 +209,10 @@ def _load_rows(
     return tok, kept, n_read
 
 
-def _load(path: Path, alphabet: str | None, policy: str = "keep", report: bool = True) -> Any:
-    return _load_rows(path, alphabet, policy, report)[0]
-
-
-def _check_out(path: Path | None, option: str) -> None:
-    """An output path must be writable *before* hours of training, not after."""
-    import os
-
-    if path is None:
-        return
-    if path.is_dir():
-        raise ValueError(f"{option} {str(path)!r} is a directory; give a file name")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise ValueError(f"{option} {str(path)!r}: directory {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise ValueError(f"{option} {str(path)!r}: directory {str(parent)!r} is not writable")
-
-
-def _validate(
-    *,
-    steps: int,
-    hidden: int | None,
-    arch: str,
-    estimator: str,
-    passes: int,
-    device: str,
-    unit: str = "nats",
-    policy: str = "keep",
-    outputs: dict[str, Path | None] | None = None,
-    threads: int | None = None,
-    ci: float | None = None,
-) -> None:
-    """Every option that training would otherwise only trip over at the end; then torch's
-    intra-op threads set to ``--threads`` (the default of all cores is slower for these
-    small models: 30 steps took 38.5 s with it against 2.7 s with one)."""
-    from infometer.core.data import check_choice, check_float, check_int
-    from infometer.core.estimate import resolve_unit
-    from infometer.estimators.diffusion.tokens import SEQUENCE_POLICIES
-
-    check_int(steps, "--steps", min_value=1)
-    if hidden is not None:
-        check_int(hidden, "--hidden", min_value=1)
-    check_int(passes, "--passes", min_value=1)
-    check_choice(arch, "--arch", ("auto", "mlp", "transformer"))
-    check_choice(estimator, "--estimator", ("time_free", "time_sampled"))
-    check_choice(policy, "--policy", SEQUENCE_POLICIES)
-    if ci is not None:
-        check_float(ci, "--ci", low=0.0, high=1.0, inclusive=(False, False))
-    resolve_unit(unit)
-    for option, path in (outputs or {}).items():
-        _check_out(path, option)
-    try:
-        from infometer.estimators.diffusion.model import check_device
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ValueError("infometer seq needs torch: pip install 'infometer[torch]'") from exc
-    check_device(device, "--device")
-    if threads is not None:
-        from infometer.core.training import set_threads
-
-        set_threads(check_int(threads, "--threads", min_value=1))
-
-
-def _model(
-    mode: str,
-    steps: int,
-    hidden: int | None,
-    arch: str,
-    seed: int,
-    device: str,
-    quiet: bool,
-    **kw: Any,
-) -> Any:
-    from infometer.estimators.diffusion.infosedd import InfoSEDD
-
-    arch_kwargs = {"hidden": hidden} if arch in ("auto", "mlp") and hidden is not None else {}
-    return InfoSEDD(
-        mode,
-        steps=steps,
-        arch=arch,
-        arch_kwargs=arch_kwargs,
-        seed=seed,
-        device=device,
-        progress=False if quiet else None,
-        **kw,
-    )
-
-
-def _query(func: Any, *args: Any, **kwargs: Any) -> Any:
-    """Run a query; its warnings (the bias check's among them) print as warning lines."""
-    import warnings
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = func(*args, **kwargs)
-    for w in caught:
-        _warn(str(w.message))
-    return out
-
-
-def _print(est: Any, unit: str, as_json: bool) -> None:
-    est = est.to(unit) if unit != "nats" else est
-    if as_json:
-        typer.echo(json.dumps(est.to_dict(), indent=2, default=str))
-    else:
-        typer.echo(repr(est))
-
-
-def _fail(exc: Exception) -> None:
-    from .app import fail  # the one place that formats CLI errors
-
-    fail(str(exc))
-
-
 @app.command("entropy")
+@user_errors
 def entropy_cmd(
-    file: Annotated[Path, typer.Argument(help="FASTA / text / .npy token file.")],
+    file: _File,
     positions: Annotated[str | None, typer.Option(help="Positions, e.g. 0:10.")] = None,
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
@@ -220,40 +224,24 @@ def entropy_cmd(
     seed: _Seed = 0,
     device: _Device = "cpu",
     threads: _Threads = 1,
-    unit: _Unit = "nats",
+    unit: str = opt.UNIT,
     ci: _Ci = 0.95,
-    as_json: _Json = False,
-    save: _Save = None,
-    quiet: _Quiet = False,
+    json_out: bool = opt.JSON,
+    out_dir: str | None = opt.out_dir(None, _OUT_HELP),
+    quiet: bool = opt.QUIET,
 ) -> None:
     """InfoSEDD-H entropy of the sequences (on a held-out 20%)."""
-    try:
-        _validate(
-            threads=threads,
-            steps=steps,
-            hidden=hidden,
-            arch=arch,
-            estimator=estimator,
-            passes=passes,
-            device=device,
-            unit=unit,
-            policy=policy,
-            outputs={"--save": save},
-            ci=ci,
-        )
-        tok = _load(file, alphabet, policy)
-        m = _model("entropy", steps, hidden, arch, seed, device, quiet).fit(tok)
-        est = _query(m.entropy, positions, estimator=estimator, passes=passes, ci=ci)
-    except (ValueError, TypeError, OSError) as exc:
-        _fail(exc)
-    if save is not None:
-        m.save(str(save))
-    _print(est, unit, as_json)
+    run = _Run.of(locals())
+    tok = run.load(file)[0]
+    m = run.model("entropy", tok)
+    est = run.query(m.entropy, positions, estimator=estimator, passes=passes, ci=ci)
+    run.emit(est, json_out, run.save(m))
 
 
 @app.command("mi")
+@user_errors
 def mi_cmd(
-    file: Annotated[Path, typer.Argument(help="FASTA / text / .npy token file.")],
+    file: _File,
     x: Annotated[str, typer.Option("--x", help="Positions of X, e.g. 0:10.")],
     y: Annotated[str, typer.Option("--y", help="Positions of Y, e.g. 10:20.")],
     variant: Annotated[str, typer.Option(help="j (joint model) or c (conditional model).")] = "j",
@@ -267,48 +255,29 @@ def mi_cmd(
     seed: _Seed = 0,
     device: _Device = "cpu",
     threads: _Threads = 1,
-    unit: _Unit = "nats",
+    unit: str = opt.UNIT,
     ci: _Ci = 0.95,
-    as_json: _Json = False,
-    save: _Save = None,
-    quiet: _Quiet = False,
+    json_out: bool = opt.JSON,
+    out_dir: str | None = opt.out_dir(None, _OUT_HELP),
+    quiet: bool = opt.QUIET,
 ) -> None:
     """I(X;Y) between two position sets (InfoSEDD-J or -C, on a held-out 20%)."""
     if variant not in ("j", "c"):
-        _fail(ValueError(f"--variant must be 'j' or 'c', got {variant!r}"))
-    mode = "joint" if variant == "j" else "conditional"
-    try:
-        _validate(
-            threads=threads,
-            steps=steps,
-            hidden=hidden,
-            arch=arch,
-            estimator=estimator,
-            passes=passes,
-            device=device,
-            unit=unit,
-            policy=policy,
-            outputs={"--save": save},
-            ci=ci,
-        )
-        tok = _load(file, alphabet, policy)
-        m = _model(mode, steps, hidden, arch, seed, device, quiet, x=x, y=y).fit(tok)
-        est = _query(m.mutual_info, estimator=estimator, passes=passes, ci=ci)
-    except (ValueError, TypeError, OSError) as exc:
-        _fail(exc)
-    if save is not None:
-        m.save(str(save))
-    _print(est, unit, as_json)
+        raise ValueError(f"--variant must be 'j' or 'c', got {variant!r}")
+    run = _Run.of(locals())
+    tok = run.load(file)[0]
+    m = run.model("joint" if variant == "j" else "conditional", tok, x=x, y=y)
+    est = run.query(m.mutual_info, estimator=estimator, passes=passes, ci=ci)
+    run.emit(est, json_out, run.save(m))
 
 
 @app.command("scan")
+@user_errors
 def scan_cmd(
-    file: Annotated[Path, typer.Argument(help="FASTA / text / .npy token file.")],
+    file: _File,
     labels: Annotated[Path, typer.Option(help="One label per line, one per sequence.")],
     window: Annotated[int, typer.Option(help="Window length.")] = 6,
     starts: Annotated[str | None, typer.Option(help="Window starts to scan, e.g. 140:180.")] = None,
-    plot: Annotated[Path | None, typer.Option(help="Save a plot of MI along the sequence.")] = None,
-    csv: Annotated[Path | None, typer.Option(help="Write start,mi,stderr rows.")] = None,
     alphabet: _Alpha = None,
     policy: _Policy = "keep",
     steps: _Steps = 3000,
@@ -319,58 +288,45 @@ def scan_cmd(
     seed: _Seed = 0,
     device: _Device = "cpu",
     threads: _Threads = 1,
-    save: _Save = None,
-    quiet: _Quiet = False,
-    as_json: _Json = False,
+    out_dir: str | None = opt.out_dir(None, "Folder for scan.csv, scan.png and model.safetensors."),
+    quiet: bool = opt.QUIET,
+    json_out: bool = opt.JSON,
 ) -> None:
     """MI between a label and every window of the sequence, from one joint model."""
+    import numpy as np
+
     from infometer.core.data import check_int
     from infometer.core.io_seq import read_labels
     from infometer.estimators.diffusion.tokens import Tokens, join_tokens, parse_positions
 
-    try:
-        check_int(window, "--window", min_value=1)
-        _validate(
-            threads=threads,
-            steps=steps,
-            hidden=hidden,
-            arch=arch,
-            estimator=estimator,
-            passes=passes,
-            device=device,
-            policy=policy,
-            outputs={"--save": save, "--plot": plot, "--csv": csv},
-        )
-        lab = read_labels(labels)
-        tok, kept, n_read = _load_rows(file, alphabet, policy)
-        if lab.size != n_read:
-            raise ValueError(f"{lab.size} labels for {n_read} sequences")
-        lab = lab[kept] if kept is not None else lab  # --policy drop removed some rows
-        import numpy as np
+    from ._console import print_json, say
 
-        lt, la = np.unique(lab, return_inverse=True)
-        ltok = Tokens(la.reshape(-1, 1).astype(np.int64), np.array([lt.size]), (lt,))
-        full = join_tokens(ltok, tok)
-        m = _model("joint", steps, hidden, arch, seed, device, quiet, x=[0], window=window)
-        m.fit(full)
-        st = None
-        if starts is not None:
-            st = parse_positions(starts, tok.data.shape[1] - window + 1, "starts")
-        res = _query(m.scan, window, starts=st, estimator=estimator, passes=passes)
-    except (ValueError, TypeError, OSError) as exc:
-        _fail(exc)
-    if save is not None:
-        m.save(str(save))
+    check_int(window, "--window", min_value=1)
+    run = _Run.of(locals())
+    lab = read_labels(labels)
+    tok, kept, n_read = run.load(file)
+    if lab.size != n_read:
+        raise ValueError(f"{lab.size} labels for {n_read} sequences")
+    lab = lab[kept] if kept is not None else lab  # --policy drop removed some rows
+    lt, la = np.unique(lab, return_inverse=True)
+    ltok = Tokens(la.reshape(-1, 1).astype(np.int64), np.array([lt.size]), (lt,))
+    m = run.model("joint", join_tokens(ltok, tok), x=[0], window=window)
+    st = None
+    if starts is not None:
+        st = parse_positions(starts, tok.data.shape[1] - window + 1, "starts")
+    res = run.query(m.scan, window, starts=st, estimator=estimator, passes=passes)
     lines = ["start,mi_nats,stderr"] + [
         f"{s},{v:.6f},{e:.6f}" for s, v, e in zip(res.starts, res.values, res.stderr, strict=True)
     ]
-    if csv is not None:
-        csv.write_text("\n".join(lines) + "\n")
-    if plot is not None:
-        res.plot(str(plot))
-    if as_json:
-        from ._console import print_json
+    files = run.save(m)
+    if out_dir is not None:
+        import matplotlib.pyplot as plt
 
+        od = Path(out_dir)
+        (od / "scan.csv").write_text("\n".join(lines) + "\n")
+        plt.close(res.plot(ax=None, path=str(od / "scan.png")).figure)
+        files = [str(od / "scan.csv"), str(od / "scan.png"), *files]
+    if json_out:
         print_json(
             {
                 "window": window,
@@ -379,14 +335,18 @@ def scan_cmd(
                 "mi": list(res.values),
                 "stderr": list(res.stderr),
                 "peak": res.peak,
+                "files": files,
             }
         )
         return
-    typer.echo("\n".join(lines))
-    typer.echo(f"peak: window starting at {res.peak} (MI {res.values.max():.4f} nats)")
+    say("\n".join(lines))
+    say(f"peak: window starting at {res.peak} (MI {res.values.max():.4f} nats)")
+    if files:
+        say("written: " + ", ".join(files))
 
 
 @app.command("kl")
+@user_errors
 def kl_cmd(
     p_file: Annotated[Path, typer.Argument(help="Samples of p (FASTA / text / .npy).")],
     q_file: Annotated[Path, typer.Argument(help="Samples of q, same length and alphabet.")],
@@ -400,44 +360,31 @@ def kl_cmd(
     seed: _Seed = 0,
     device: _Device = "cpu",
     threads: _Threads = 1,
-    unit: _Unit = "nats",
+    unit: str = opt.UNIT,
     ci: _Ci = 0.95,
-    as_json: _Json = False,
-    quiet: _Quiet = False,
+    json_out: bool = opt.JSON,
+    quiet: bool = opt.QUIET,
 ) -> None:
     """KL(p || q) between two sets of sequences (two models; held-out samples of p)."""
+    import numpy as np
+
     from infometer.estimators.diffusion.infosedd import kl_divergence
     from infometer.estimators.diffusion.tokens import Tokens
 
-    try:
-        _validate(
-            threads=threads,
-            steps=steps,
-            hidden=hidden,
-            arch=arch,
-            estimator=estimator,
-            passes=passes,
-            device=device,
-            unit=unit,
-            policy=policy,
-            ci=ci,
-        )
-        tp, tq = _load(p_file, alphabet, policy), _load(q_file, alphabet, policy)
-        ap, aq = tp.alphabets[0], tq.alphabets[0]
-        if alphabet is None and ap is not None and aq is not None:
-            joint = "".join(sorted(set(ap.tolist()) | set(aq.tolist())))
-            tp, tq = _load(p_file, joint, policy, False), _load(q_file, joint, policy, False)
-        import numpy as np
-
-        k = max(tp.vocab_size, tq.vocab_size)
-        tp = Tokens(tp.data, np.full(tp.data.shape[1], k))
-        tq = Tokens(tq.data, np.full(tq.data.shape[1], k))
-        mp = _model("entropy", steps, hidden, arch, seed, device, quiet).fit(tp)
-        mq = _model("entropy", steps, hidden, arch, seed, device, quiet, holdout=0.0).fit(tq)
-        est = _query(kl_divergence, mp, mq, estimator=estimator, passes=passes, seed=seed, ci=ci)
-    except (ValueError, TypeError, OSError) as exc:
-        _fail(exc)
-    _print(est, unit, as_json)
+    run = _Run.of(locals())
+    tp, tq = run.load(p_file)[0], run.load(q_file)[0]
+    ap, aq = tp.alphabets[0], tq.alphabets[0]
+    if alphabet is None and ap is not None and aq is not None:
+        joint = "".join(sorted(set(ap.tolist()) | set(aq.tolist())))
+        tp = run.load(p_file, alphabet=joint, report=False)[0]
+        tq = run.load(q_file, alphabet=joint, report=False)[0]
+    k = max(tp.vocab_size, tq.vocab_size)
+    tp = Tokens(tp.data, np.full(tp.data.shape[1], k))
+    tq = Tokens(tq.data, np.full(tq.data.shape[1], k))
+    mp = run.model("entropy", tp)
+    mq = run.model("entropy", tq, holdout=0.0)
+    est = run.query(kl_divergence, mp, mq, estimator=estimator, passes=passes, seed=seed, ci=ci)
+    run.emit(est, json_out, [])
 
 
 def register(root: typer.Typer) -> None:

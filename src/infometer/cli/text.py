@@ -14,44 +14,35 @@ a local causal-LM folder or the built-in word-level LM, MiniLM comes from its pa
 from __future__ import annotations
 
 import json
-import sys
 import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from . import _options as opt
+from ._console import cell, estimate_json, print_json, say, table, user_errors, warn
+
 __all__ = ["register", "app"]
 
 app = typer.Typer(
     help="Text: channel MI of compressors (bits per token), MIG context compression.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 _Contexts = Annotated[Path, typer.Option("--contexts", help="JSONL: one context per line.")]
 _Queries = Annotated[
     Path | None, typer.Option("--queries", help="JSONL: one query per context (optional).")
 ]
-_Json = Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")]
-_Seed = Annotated[int, typer.Option(help="Seed for anything random.")]
-_Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
-
-
-def _fail(exc: Exception) -> None:
-    from .app import fail  # the one place that formats CLI errors
-
-    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    fail(msg)
 
 
 def _table(title: str, columns: list[str], rows: list[list[str]]) -> None:
-    from rich.table import Table
+    from ._console import out
 
-    from .app import out
-
-    t = Table(*columns, title=title)
+    t = table(*columns, title=cell(title))
     for r in rows:
-        t.add_row(*r)
+        t.add_row(*(cell(c) for c in r))
     out.print(t)
 
 
@@ -62,6 +53,7 @@ def _f(v: Any, nd: int = 3) -> str:
 
 
 @app.command("channel-mi")
+@user_errors
 def channel_mi_cmd(
     contexts: _Contexts,
     summaries: Annotated[
@@ -74,58 +66,59 @@ def channel_mi_cmd(
         str, typer.Option("--scorer", help="Local causal-LM folder, or 'builtin'.")
     ] = "builtin",
     queries: _Queries = None,
-    unit: Annotated[str, typer.Option(help="Unit of the MI: nats or bits.")] = "bits",
+    unit: str = opt.UNIT,
     ci: Annotated[float, typer.Option(help="Level of the interval over contexts.")] = 0.95,
     template: Annotated[
         str | None, typer.Option(help="Prompt with {context} and {query} fields.")
     ] = None,
     batch_size: Annotated[int, typer.Option(help="Pairs per forward pass (LM scorer).")] = 16,
     device: Annotated[str, typer.Option(help="Torch device of the LM scorer.")] = "cpu",
-    plot: Annotated[Path | None, typer.Option(help="Save a PNG comparing the labels.")] = None,
-    as_json: _Json = False,
-    quiet: _Quiet = False,
+    out_dir: str | None = opt.out_dir(None, "Folder for channel-mi.png comparing the labels."),
+    json_out: bool = opt.JSON,
+    quiet: bool = opt.QUIET,
 ) -> None:
     """I(X;Z|Q) of each compressor (summary label) and its bits per summary token."""
     from infometer.systems.text.files import read_channel_files
     from infometer.systems.text.measure import channel_mutual_info_of_summaries
     from infometer.systems.text.scorers import as_scorer
 
-    from ._paths import check_out_file
+    from ._paths import check_out_dir
 
-    try:
-        check_out_file(plot, "--plot")  # before the scorer runs
-        files = read_channel_files(contexts, summaries, queries)
-        kw = {"batch_size": batch_size, "device": device, "progress": False if quiet else None}
-        sc = as_scorer(scorer, files.contexts, **kw)
-        results = {}
-        for label, (z, src) in files.groups.items():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # recorded in diagnostics, printed below
-                results[label] = channel_mutual_info_of_summaries(
-                    files.contexts,
-                    z,
-                    src,
-                    sc,
-                    queries=files.queries,
-                    template=template,
-                    unit=unit,
-                    ci=ci,
-                )
-    except (ValueError, TypeError, OSError, ImportError) as exc:
-        _fail(exc)
-    if plot is not None:
-        _plot(results, plot)
-    if as_json:
-        for label, est in results.items():
-            d = est.to_dict()
-            d["compressor"] = label
-            sys.stdout.write(json.dumps(d) + "\n")
+    check_out_dir(out_dir, "--out")  # before the scorer runs
+    files = read_channel_files(contexts, summaries, queries)
+    kw = {"batch_size": batch_size, "device": device, "progress": False if quiet else None}
+    sc = as_scorer(scorer, files.contexts, **kw)
+    results = {}
+    for label, (z, src) in files.groups.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # recorded in diagnostics, printed below
+            results[label] = channel_mutual_info_of_summaries(
+                files.contexts,
+                z,
+                src,
+                sc,
+                queries=files.queries,
+                template=template,
+                unit=unit,
+                ci=ci,
+            )
+    png = None
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        png = Path(out_dir) / "channel-mi.png"
+        _plot(results, png)
+    if json_out:
+        print_json(
+            {
+                "scorer": scorer,
+                "unit": next(iter(results.values())).unit,
+                "compressors": [
+                    estimate_json(est, {"compressor": label}) for label, est in results.items()
+                ],
+                "files": [] if png is None else [str(png)],
+            }
+        )
         return
-    from rich.markup import escape
-
-    from ._console import say
-    from .app import warn
-
     rows = []
     flagged = False
     for label, est in results.items():
@@ -137,7 +130,7 @@ def channel_mi_cmd(
         flagged = flagged or bool(neg)
         rows.append(
             [
-                escape(label),
+                label,
                 value + neg,
                 ci_txt,
                 _f(ceiling),
@@ -151,13 +144,11 @@ def channel_mi_cmd(
     first = next(iter(results.values()))
     unit_name = first.unit
     _table(
-        escape(
-            f"I(X;Z|Q) in {unit_name}, scorer {scorer}; bits per token counted in "
-            f"{first.diagnostics.get('token_unit', 'tokens')}"
-        ),
+        f"I(X;Z|Q) in {unit_name}, scorer {scorer}; bits per token counted in "
+        f"{first.diagnostics.get('token_unit', 'tokens')}",
         [
             "compressor",
-            escape(f"MI [{unit_name}]"),
+            f"MI [{unit_name}]",
             f"{round(ci * 100)}% CI",
             "log N",
             "bits/tok",
@@ -168,6 +159,8 @@ def channel_mi_cmd(
     )
     if flagged:
         say("* negative estimate (not clipped): see the warning above")
+    if png is not None:
+        say(f"written: {png}")
 
 
 def _plot(results: dict[str, Any], path: Path) -> None:
@@ -195,49 +188,53 @@ def _plot(results: dict[str, Any], path: Path) -> None:
 
 
 @app.command("select")
+@user_errors
 def select_cmd(
     contexts: _Contexts,
     budget: Annotated[int, typer.Option(help="Most words per summary.")],
     queries: _Queries = None,
     alpha: Annotated[float, typer.Option(help="Weight of relevance to the query.")] = 1.0,
     beta: Annotated[float, typer.Option(help="Weight of redundancy with kept sentences.")] = 1.0,
-    out: Annotated[Path | None, typer.Option(help="Write the summaries here (JSONL).")] = None,
+    out_dir: str | None = opt.out_dir(
+        None, "Folder for summaries.jsonl (default: the summaries on stdout)."
+    ),
 ) -> None:
-    """MIG sentence selection (MiniLM) under a word budget; summaries as JSON lines."""
+    """MIG sentence selection (MiniLM) under a word budget; summaries as JSON lines, the
+    file that ``channel-mi --summaries`` reads."""
     from infometer.systems.text.compressors import MIGSelect
     from infometer.systems.text.files import read_contexts, read_queries
 
-    from ._paths import check_out_file
+    from ._paths import check_out_dir
 
-    try:
-        check_out_file(out, "--out")
-        ctx, ids, index = read_contexts(contexts)
-        q = None if queries is None else read_queries(queries, ids, index)
-        comp = MIGSelect(budget, alpha=alpha, beta=beta)
-        lines = []
-        for k, x in enumerate(ctx):
-            z = comp(x, None if q is None else q[k])
-            lines.append(json.dumps({"context": ids[k], "summary": z, "compressor": comp.name}))
-    except (ValueError, TypeError, OSError, ImportError) as exc:
-        _fail(exc)
+    check_out_dir(out_dir, "--out")
+    ctx, ids, index = read_contexts(contexts)
+    q = None if queries is None else read_queries(queries, ids, index)
+    comp = MIGSelect(budget, alpha=alpha, beta=beta)
+    lines = []
+    for k, x in enumerate(ctx):
+        z = comp(x, None if q is None else q[k])
+        lines.append(json.dumps({"context": ids[k], "summary": z, "compressor": comp.name}))
     text = "\n".join(lines) + "\n"
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        out.write_text(text, encoding="utf-8")
+    if out_dir is None:
+        say(text.rstrip("\n"))
+        return
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    (Path(out_dir) / "summaries.jsonl").write_text(text, encoding="utf-8")
+    say(f"written: {Path(out_dir) / 'summaries.jsonl'}")
 
 
 @app.command("needle")
+@user_errors
 def needle_cmd(
-    n_contexts: Annotated[int, typer.Option("--contexts", help="Generated contexts (N).")] = 24,
+    n_contexts: Annotated[int, typer.Option("--n-contexts", help="Generated contexts (N).")] = 24,
     rates: Annotated[str, typer.Option(help="Compression rates, comma-separated.")] = "4,8,16,32",
     scorer: Annotated[
         str, typer.Option("--scorer", help="Scorer of the readouts: 'builtin' or a folder.")
     ] = "builtin",
-    seed: _Seed = 0,
-    out: Annotated[Path | None, typer.Option(help="Folder for needle.csv and needle.png.")] = None,
-    as_json: _Json = False,
-    quiet: _Quiet = False,
+    seed: int = opt.SEED,
+    out_dir: str | None = opt.out_dir(None, "Folder for needle.csv and needle.png."),
+    json_out: bool = opt.JSON,
+    quiet: bool = opt.QUIET,
 ) -> None:
     """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
     from infometer.core.plot import close_and_path
@@ -245,31 +242,25 @@ def needle_cmd(
 
     from ._paths import check_out_dir
 
-    try:
-        check_out_dir(out, "--out")
-        rs = [int(r) for r in rates.split(",") if r.strip()]
-        if not rs:
-            raise ValueError("--rates is empty")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            df = needle_eval(
-                n_contexts,
-                rs,
-                scorer=scorer,
-                ci=0.95,
-                seed=seed,
-                progress=False if quiet else None,
-            )
-    except (ValueError, TypeError, OSError, ImportError) as exc:
-        _fail(exc)
-    if out is not None:
+    check_out_dir(out_dir, "--out")
+    rs = [int(r) for r in rates.split(",") if r.strip()]
+    if not rs:
+        raise ValueError("--rates is empty")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = needle_eval(
+            n_contexts, rs, scorer=scorer, ci=0.95, seed=seed, progress=False if quiet else None
+        )
+    files = []
+    if out_dir is not None:
+        out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         df.to_csv(out / "needle.csv", index=False)
         png = out / "needle.png"
         close_and_path(plot_needle(df, path=png), png)
-    if as_json:
-        for rec in df.to_dict(orient="records"):
-            sys.stdout.write(json.dumps(rec) + "\n")
+        files = [str(out / "needle.csv"), str(png)]
+    if json_out:
+        print_json({"contexts": n_contexts, "rows": df.to_dict(orient="records"), "files": files})
         return
     cols = ["method", "rate", "memory_vectors", "retention", "hit_rate", "recall", "mi_bits"]
     cols += ["bits_per_vector"]
@@ -282,6 +273,8 @@ def needle_cmd(
             for _, r in df.iterrows()
         ],
     )
+    if files:
+        say("written: " + ", ".join(files))
 
 
 def register(root: typer.Typer) -> None:

@@ -1,7 +1,8 @@
 """Optional dependencies: which extra installs which package, and one message for a missing one.
 
-``infometer`` stays light (numpy, scipy, pandas, ...); torch, transformers, Dask, pyarrow
-and pyfastx come with extras (``pip install 'infometer[torch]'``).  A missing one is an
+``infometer`` stays light (numpy, scipy, pandas, ...); torch, transformers, Dask, pyarrow,
+pyfastx, networkx and the extraction parsers come with extras (``pip install
+'infometer[torch]'``; README "Install" says what each brings).  A missing one is an
 :class:`MissingExtraError` (an ``ImportError``, so ``except ImportError`` keeps working)
 whose message names what needed it and the extra to install, from the API and the CLI.
 """
@@ -25,6 +26,10 @@ EXTRA_OF: dict[str, str] = {
     "distributed": "dask",
     "pyarrow": "io",
     "polars": "io",
+    "networkx": "network",
+    "lxml": "extract",
+    "rapidfuzz": "extract",
+    "bs4": "extract",
 }
 
 

@@ -236,6 +236,13 @@ def run(
                 "as continuous (pass discrete=True to treat them as symbols)"
             )
             few_msgs[msgs[-1]] = role
+        times = var.diagnostics.get("time_columns")
+        if times and "continuous" in spec.kinds:
+            msgs.append(
+                f"{var.name} columns {times} hold dates or times, read as continuous numbers "
+                "(nanoseconds since 1970-01-01, or in a duration): an entropy depends on that "
+                "unit (in seconds it is ln 1e9 = 20.7 nats less), MI and CMI do not"
+            )
     raw = spec.func(*variables.values(), **full)
     diagnostics.update(raw.diagnostics)
     msgs.extend(raw.warnings)

@@ -821,8 +821,11 @@ def as_variable(
         elif kind == CONTINUOUS:
             nu = len(np.unique(enc[:_TIES_SAMPLE]))
         if kind == CONTINUOUS and n >= 20:
-            if nu <= max(20, int(0.05 * min(n, _TIES_SAMPLE))) and nu < n:
+            # a constant column is said as constant by the estimators, not as "few values"
+            if 1 < nu <= max(20, int(0.05 * min(n, _TIES_SAMPLE))) and nu < n:
                 diags.setdefault("few_distinct_float_columns", []).append(j)
+        if c.dtype.kind in "mM":  # dates and durations: read as numbers, and said so
+            diags.setdefault("time_columns", []).append(j)
     if discrete is not None:  # a stated choice: auto rules respect it
         diags["discrete_override"] = bool(discrete)
     var = Variable(

@@ -109,8 +109,12 @@ def read_table(path: str | Path) -> pd.DataFrame:
     except FileReadError:
         raise
     except ImportError as exc:
+        from infometer.core._extras import install_hint
+
+        # pandas names no module when no Parquet engine is found: pyarrow is the one we use
+        pkg = (exc.name or "").split(".")[0] or "pyarrow"
         raise FileReadError(
-            f"{p}: reading {fmt} needs an extra package ({exc.name}); pip install 'infometer[io]'"
+            f"{p}: reading {fmt} needs {pkg}, which is not installed: {install_hint(pkg)}"
         ) from exc
     except Exception as exc:  # parsers raise many types; report one line
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -118,7 +122,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise FileReadError(f"{p}: the table is empty")
     df.columns = [str(c) for c in df.columns]
-    return df
+    return _dates(df)
 
 
 def _read_stdin() -> pd.DataFrame:
@@ -143,6 +147,29 @@ def _read_stdin() -> pd.DataFrame:
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise FileReadError(f"-: the table on standard input ({fmt}) is empty")
     df.columns = [str(c) for c in df.columns]
+    return _dates(df)
+
+
+#: An ISO 8601 date or date-time (2024-03-01, 2024-03-01T12:30:00Z, 2024-03-01 12:30).
+_ISO_DATE = r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$"
+
+
+def _dates(df: pd.DataFrame) -> pd.DataFrame:
+    """Text columns whose every value is an ISO 8601 date or date-time become datetime
+    columns, as a Parquet file stores them: the estimators then read them as times (and
+    say so), not as one distinct symbol per row."""
+    for c in df.columns:
+        col = df[c]
+        if not (col.dtype == object or pd.api.types.is_string_dtype(col)) or col.isna().any():
+            continue
+        text = col.astype(str)
+        if text.str.fullmatch(_ISO_DATE).all():
+            try:
+                df[c] = pd.to_datetime(text, format="ISO8601", utc=text.str[-1].eq("Z").any())
+            except (ValueError, TypeError):  # a malformed date: leave the text as it is
+                continue
+            if getattr(df[c].dt, "tz", None) is not None:
+                df[c] = df[c].dt.tz_convert("UTC").dt.tz_localize(None)
     return df
 
 

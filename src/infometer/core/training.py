@@ -279,14 +279,17 @@ def ema_decay(target: float, step: int) -> float:
 
 
 def set_threads(threads: int | None) -> int:
-    """Set torch's intra-op threads (``None``: leave as is); return the count in use."""
-    import torch
+    """torch's intra-op threads of every later training loop of this process (``None``:
+    leave the choice as is); return the count a training loop will use.
+
+    Training loops (:func:`train`, :func:`run_epochs`) run torch on one thread by default
+    (small networks; ``infometer.core._threads``), BLAS on one, and restore both after.
+    """
+    from infometer.core._threads import set_training_threads, torch_threads
 
     if threads is not None:
-        threads = check_int(threads, "threads", min_value=1)
-        if torch.get_num_threads() != threads:
-            torch.set_num_threads(threads)
-    return torch.get_num_threads()
+        set_training_threads(check_int(threads, "threads", min_value=1))
+    return torch_threads()
 
 
 @contextlib.contextmanager
@@ -404,6 +407,17 @@ def train(
     A network below :data:`SMALL_NETWORK` parameters trains on one torch thread on the CPU
     (:func:`small_network_threads`).
     """
+    from infometer.core._threads import training_threads
+
+    with training_threads():
+        return _train(
+            net, ema_net, step_loss, val_loss, settings, desc, progress, on_eval, log, val_at_start
+        )
+
+
+def _train(
+    net, ema_net, step_loss, val_loss, settings, desc, progress, on_eval, log, val_at_start
+) -> TrainLog:
     import torch
 
     s = settings
@@ -552,6 +566,37 @@ def run_epochs(
     batches (``reduce="sum"``: the sums); ``keys`` are logged as 0 when no batch ran.
     """
     check_choice(reduce, "reduce", ("mean", "sum"))
+    from infometer.core._threads import training_threads
+
+    with training_threads():
+        return _run_epochs(
+            opt,
+            epochs,
+            batches,
+            batch_loss,
+            before_epoch,
+            scheduler,
+            grad_clip,
+            keys,
+            reduce,
+            desc,
+            progress,
+        )
+
+
+def _run_epochs(
+    opt,
+    epochs,
+    batches,
+    batch_loss,
+    before_epoch,
+    scheduler,
+    grad_clip,
+    keys,
+    reduce,
+    desc,
+    progress,
+) -> list[dict[str, float]]:
     import torch
 
     params = [p for g in opt.param_groups for p in g["params"]]

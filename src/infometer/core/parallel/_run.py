@@ -94,7 +94,8 @@ def run_jobs(
     connect_timeout
         Seconds to reach a scheduler address before :class:`SchedulerUnreachable`.
     threads_per_worker
-        BLAS/OpenMP/numba threads per local worker process (set in its environment).
+        BLAS/OpenMP/numba threads per local worker process (set in its environment), and
+        BLAS threads while a thread pool runs (``pool="threads"``).
     initializer, initargs
         Called once in each local worker process before its first job.
     interruptible
@@ -180,7 +181,7 @@ def run_jobs(
                     elif workers == 1:
                         run.in_process()
                     elif pool == "threads":
-                        run.on_threads(workers)
+                        run.on_threads(workers, threads_per_worker)
                     else:
                         run.on_processes(workers, threads_per_worker, initializer, initargs)
             except KeyboardInterrupt:  # the second Ctrl-C: workers were stopped at once
@@ -282,11 +283,18 @@ class _Run:
                 value, ok = describe_error(exc), False
             self.deliver(key, ok, value)
 
-    def on_threads(self, workers: int) -> None:
+    def on_threads(self, workers: int, threads: int | None = 1) -> None:
+        """Jobs on a pool of threads; BLAS on ``threads`` threads meanwhile (a BLAS pool of
+        every core under each of ``workers`` threads would oversubscribe the cores)."""
         from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
+        from infometer.core._threads import limit_blas
+
         queue = collections.deque(self.todo)
-        with ThreadPoolExecutor(max_workers=min(workers, len(queue))) as ex:
+        with (
+            limit_blas(threads),
+            ThreadPoolExecutor(max_workers=min(workers, len(queue))) as ex,
+        ):
             running: dict = {}
             while queue or running:
                 while queue and len(running) < 2 * workers and not self.stop.requested:

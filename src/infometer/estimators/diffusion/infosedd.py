@@ -120,7 +120,11 @@ class ScanResult(Result):
             self.values - half,
             self.values + half,
             alpha=0.3,
-            label="± (2 stderr + |bias check|)" if self.bias is not None else "± 2 stderr",
+            label=(
+                "± (2 Monte Carlo stderr + |bias check|)"
+                if self.bias is not None
+                else "± 2 stderr (Monte Carlo)"
+            ),
         )
         ax.set_xlabel(f"window start (window = {self.window})")
         ax.set_ylabel("I(label; window) [nats]")

@@ -58,10 +58,15 @@ def _info_flags(value: float, n: int, k: int, diag: dict, warns: list[str], what
 
 
 def _zero(p: Prepared, why: str) -> Raw:
+    """An exact 0 because a variable is constant: one warning says it (the preparation's
+    "columns [...] are constant; ... dropped" folded into it, not said beside it)."""
+    dropped = "; they carry no information and are dropped"
+    said = [w.replace(dropped, "") for w in p.warnings if w.endswith(dropped)]
+    rest = [w for w in p.warnings if not w.endswith(dropped)]
     return Raw(
         value=0.0,
         diagnostics={**p.diagnostics, "exact_zero": why},
-        warnings=[*p.warnings, f"{why}: the information is exactly 0"],
+        warnings=[*rest, f"{'; '.join(said) or why}: no information, the value is exactly 0"],
     )
 
 

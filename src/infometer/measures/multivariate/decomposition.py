@@ -122,31 +122,64 @@ class PIDResult(Result):
         )
 
     def plot(self, ax=None, path=None):
-        """Horizontal bars of the atoms (with intervals when computed)."""
+        """Horizontal bars of the atoms, coloured by kind (legend: redundancy, unique,
+        synergy), each with its value written beside it (an atom of 0 has no bar to see),
+        and intervals when computed."""
+        from matplotlib.patches import Patch
+
         from infometer.core.plot import finish, new_axes
 
         m = len(self.sources)
-        _, ax = new_axes(ax, figsize=(6.0, max(2.5, 0.32 * len(self.atoms) + 1.2)))
+        _, ax = new_axes(ax, figsize=(7.0, max(3.0, 0.42 * len(self.atoms) + 1.6)))
         nodes = {_pid.label(a): a for a in _pid.lattice(m)}
         names = [_pid.label(nodes[lab], self.sources) for lab in self.labels]
         vals = np.array([e.value for e in self.atoms])
         colors = {"redundancy": "tab:blue", "unique": "tab:green", "synergy": "tab:red"}
-        cs = [colors.get(_kind_of(nodes[lab], m), "tab:gray") for lab in self.labels]
+        kinds = [_kind_of(nodes[lab], m) for lab in self.labels]
         y = np.arange(len(vals))[::-1]
-        ax.barh(y, vals, color=cs)
+        ax.barh(y, vals, color=[colors.get(k, "tab:gray") for k in kinds])
         if all(e.ci is not None for e in self.atoms):
             lo = vals - np.array([e.ci[0] for e in self.atoms])
             hi = np.array([e.ci[1] for e in self.atoms]) - vals
             ax.errorbar(vals, y, xerr=[lo, hi], fmt="none", color="k")
-        ax.set_yticks(y, names)
+        unit = self.mutual_info.unit
+        span = max(float(np.abs(vals).max()), 1e-12)
+        decimals = max(0, 2 - int(np.floor(np.log10(span))))  # 3 digits of the largest atom
+        for yi, v in zip(y, vals, strict=True):  # the value, also where the bar is empty
+            text = f"{v:.{decimals}f}"
+            ax.text(
+                max(v, 0.0) + 0.01 * span,
+                yi,
+                "0" if float(text) == 0 else text,
+                va="center",
+                ha="left",
+                fontsize=10,
+            )
+        ax.set_xlim(min(0.0, vals.min()) - 0.05 * span, max(0.0, vals.max()) + 0.18 * span)
+        ax.set_yticks(y, names, fontsize=10)
         ax.axvline(0, color="k", lw=0.8)
-        ax.set_xlabel(f"atom ({self.mutual_info.unit})")
+        ax.set_xlabel(f"atom value ({unit})", fontsize=10)
+        shown = [k for k in ("redundancy", "unique", "synergy") if k in kinds]
+        ax.legend(
+            handles=[Patch(color=colors[k], label=k) for k in shown],
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.22),
+            ncol=len(shown),
+            fontsize=9,
+            frameon=False,
+        )
         ax.set_title(
-            f"PID ({self.measure}) of I({','.join(self.sources)}; {self.target}) = "
-            f"{self.mutual_info.value:.3g} {self.mutual_info.unit}",
-            fontsize=10,
+            f"PID ({self.measure}) of I({', '.join(self.sources)}; {self.target}) = "
+            f"{self.mutual_info.value:#.3g} {unit}",
+            fontsize=11,
         )
         return finish(ax, path)
+
+
+def _shown_name(target: Any, role: str) -> str:
+    """The target's own name (a pandas Series' ``name``) for titles, else its role."""
+    name = getattr(target, "name", None)
+    return name if isinstance(name, str) and name else role
 
 
 # ------------------------------------------------------------------ kernels on data
@@ -555,5 +588,14 @@ def pid(
     if auto_reason is not None:
         diag["auto_reason"] = auto_reason
     return _result(
-        atoms, diag, measure, method, tuple(src), tname, unit, base, n=tv.n, estimates=estimates
+        atoms,
+        diag,
+        measure,
+        method,
+        tuple(src),
+        _shown_name(target, tname),
+        unit,
+        base,
+        n=tv.n,
+        estimates=estimates,
     )

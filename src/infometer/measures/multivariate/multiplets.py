@@ -134,38 +134,59 @@ class MultipletResult(Result):
             return np.where(cnt > 0, tot / np.where(cnt > 0, cnt, 1), np.nan)
 
     def plot(self, ax=None, path=None, *, kind: str = "bars", top: int = 20):
-        """``kind="bars"``: the ``top`` multiplets by |value| (red < 0, blue > 0; a dot
-        marks the significant ones); ``"pairs"``: heat map of :meth:`pair_matrix`."""
+        """``kind="bars"``: the ``top`` multiplets by |value| (red < 0, blue > 0, both in
+        the legend; with permutations a dot marks the significant ones, and the legend names
+        the null, mutual independence: a small value can be far from that null and still be
+        small); ``"pairs"``: heat map of :meth:`pair_matrix`."""
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
         from infometer.core.plot import finish, new_axes
 
         kind = check_choice(kind, "kind", ("bars", "pairs"))
         if kind == "pairs":
-            _, ax = new_axes(ax, figsize=(6.0, 5.0))
+            _, ax = new_axes(ax, figsize=(6.5, 5.5))
             mat = self.pair_matrix()
             lim = float(np.nanmax(np.abs(mat))) if np.isfinite(mat).any() else 1.0
             im = ax.imshow(mat, cmap="RdBu", vmin=-lim, vmax=lim)  # red < 0, as the bars
-            ax.set_xticks(range(len(self.names)), self.names, rotation=90, fontsize=7)
-            ax.set_yticks(range(len(self.names)), self.names, fontsize=7)
+            ax.set_xticks(range(len(self.names)), self.names, rotation=90, fontsize=9)
+            ax.set_yticks(range(len(self.names)), self.names, fontsize=9)
             ax.figure.colorbar(im, ax=ax, label=f"mean {self.measure} ({self.unit})")
-            ax.set_title(f"{self.measure}: mean over multiplets holding each pair", fontsize=10)
+            ax.set_title(f"{self.measure}: mean over multiplets holding each pair", fontsize=11)
             return finish(ax, path)
         f = self.frame.head(top)
-        _, ax = new_axes(ax, figsize=(6.5, max(2.5, 0.28 * len(f) + 1.2)))
+        _, ax = new_axes(ax, figsize=(7.5, max(3.0, 0.32 * len(f) + 1.8)))
         y = np.arange(len(f))[::-1]
         vals = f["value"].to_numpy()
         ax.barh(y, vals, color=np.where(vals < 0, "tab:red", "tab:blue"))
-        ax.set_yticks(y, [",".join(map(str, m)) for m in f["multiplet"]], fontsize=7)
+        ax.set_yticks(y, [",".join(map(str, m)) for m in f["multiplet"]], fontsize=9)
+        signs = {"o_information": ("synergy-dominated", "redundancy-dominated")}
+        below, above = signs.get(self.measure, ("", ""))
+        handles = [
+            Patch(color="tab:red", label=f"< 0 {below}".strip()),
+            Patch(color="tab:blue", label=f"> 0 {above}".strip()),
+        ]
         if "significant" in f:
-            sig = f["significant"].to_numpy()
-            ax.plot(
-                vals[sig], y[sig], "k.", label=f"significant ({self.correction} {self.alpha:g})"
+            sig = f["significant"].to_numpy(dtype=bool)
+            ax.plot(vals[sig], y[sig], "k.", ms=8)
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color="k",
+                    marker=".",
+                    ms=8,
+                    ls="none",
+                    label=f"significant against mutual independence\n({self.correction} "
+                    f"{self.alpha:g}, {self.n_permutations} permutations)",
+                )
             )
-            if sig.any():
-                ax.legend(fontsize=7, loc="lower right")
+        # the bars shrink down the list (sorted by |value|): the lower right stays free
+        ax.legend(handles=handles, loc="lower right", fontsize=9, framealpha=0.9)
         ax.axvline(0, color="k", lw=0.8)
-        ax.set_xlabel(f"{self.measure} ({self.unit})")
+        ax.set_xlabel(f"{self.measure} ({self.unit})", fontsize=10)
         ax.set_title(
-            f"top {len(f)} multiplets by |{self.measure}| ({self.method}, n={self.n})", fontsize=10
+            f"top {len(f)} multiplets by |{self.measure}| ({self.method}, n={self.n})", fontsize=11
         )
         return finish(ax, path)
 

@@ -47,6 +47,7 @@ __all__ = [
     "adjust",
     "multipletests",
     "MultipleTests",
+    "permutation_floor",
 ]
 
 #: The choices of every ``correction=`` of an analysis.
@@ -96,6 +97,54 @@ def adjust(p: Any, method: str) -> np.ndarray:
     out = np.empty(m)
     out[order] = np.minimum(np.maximum.accumulate(p[order] * (m - np.arange(m))), 1.0)
     return out
+
+
+def permutation_floor(
+    n_permutations: int, m: int, alpha: float, adjustment: str, what: str = "tests"
+) -> str | None:
+    """What to say when ``n_permutations`` cannot make any of ``m`` tests significant.
+
+    A permutation p-value is at least ``1/(B+1)``; the smallest level one discovery needs
+    is ``alpha/m`` under ``"fdr_bh"``, ``"holm"`` and ``"bonferroni"``, ``alpha/(m c(m))``
+    under ``"fdr_by"`` (c(m) = Σ 1/i) and ``alpha`` under ``"none"``.  Where ``1/(B+1)`` is
+    above it, a lone discovery is impossible whatever the data (under BH a group of k
+    tests all at the floor still passes where ``1/(B+1) <= k alpha/m``): the message says
+    so and names the smallest ``n_permutations`` that lifts the floor (``what``: the
+    tests' plural noun, e.g. ``"pairs"``).  None where it is
+    reachable (or no test was run).
+
+    Examples
+    --------
+    >>> permutation_floor(50, 15, 0.05, "fdr_bh", "pairs")[:37]
+    'n_permutations=50 gives p-values of 1'
+    >>> permutation_floor(299, 15, 0.05, "fdr_bh") is None
+    True
+    """
+    adjustment = check_choice(adjustment, "adjustment", ADJUSTMENTS)
+    if n_permutations <= 0 or m <= 0:
+        return None
+    level = alpha if adjustment == "none" else alpha / m
+    if adjustment == "fdr_by":
+        level /= float(np.sum(1.0 / np.arange(1, m + 1)))
+    floor = 1.0 / (n_permutations + 1)
+    if floor <= level * (1 + 1e-12):
+        return None
+    need = int(np.ceil(1.0 / level - 1e-9)) - 1
+    if adjustment.startswith("fdr"):  # k tests all at the floor pass where floor <= k level
+        k = int(np.ceil(floor / level - 1e-9))
+        few = (
+            f"only {k} or more {what} together at that floor can be significant"
+            if k <= m
+            else f"no {what[:-1]} can be significant"
+        )
+    else:
+        few = f"no {what[:-1]} can be significant"
+    return (
+        f"n_permutations={n_permutations} gives p-values of 1/{n_permutations + 1} = "
+        f"{floor:.3g} at the smallest, above the {level:.3g} that one significant "
+        f"{what[:-1]} needs ({adjustment} over {m} {what} at alpha {alpha:g}): {few}, "
+        f"whatever the data; n_permutations={need} or more lifts this floor"
+    )
 
 
 @dataclass(frozen=True, eq=False)

@@ -34,8 +34,11 @@ class Task:
     name
         Unique identifier (Beyond Normal tasks keep their published ids).
     quantity
-        ``"mutual_info"``, ``"entropy"``, ``"cond_mutual_info"``, ``"kl_divergence"`` or
-        ``"entropy_rate"``.
+        ``"mutual_info"``, ``"entropy"``, ``"cond_mutual_info"``, ``"kl_divergence"``,
+        ``"entropy_rate"``, ``"transfer_entropy"``, ``"active_info_storage"``, the
+        multivariate quantities (``"o_information"``, ``"total_correlation"``...),
+        ``"pid_atom"``, ``"complexity"``, or ``"network"`` (a graph: ``truth`` is 1, the
+        F1 score of recovering ``extra["edges"]`` exactly).
     sampler
         ``sampler(n, rng) -> {role: array}``; use :meth:`sample`.
     truth
@@ -58,6 +61,11 @@ class Task:
         The estimators whose value ``truth`` is (empty: any estimator of ``quantity``).
         The measures of one quantity may have different values on the same data (the
         signal-complexity measures), and a benchmark never scores one against another's.
+    params
+        The settings ``truth`` belongs to, passed to every estimator (and peer) of the
+        task: history lengths of transfer entropy and storage (``k``, ``l``), the order and
+        tolerance of a complexity measure, the PID measure and atom, the lags a network
+        search tries.  Empty when the quantity has no such setting.
     """
 
     name: str
@@ -72,6 +80,7 @@ class Task:
     description: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     methods: tuple[str, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
 
     def sample(self, n: int, seed: Seed = 0) -> dict[str, np.ndarray]:
         """Draw ``n`` i.i.d. samples (rows) with a seeded generator.
@@ -120,6 +129,9 @@ _TASK_MODULES = (
     "consistency",
     "quantised",
     "signals",
+    "dynamics",
+    "multivariate",
+    "network",
 )
 
 

@@ -209,6 +209,11 @@ def _register() -> None:
     register_task(
         gaussian_cond_mutual_info_task("gauss-cmi-2-2-2", a @ a.T + 0.5 * np.eye(6), (2, 2, 2))
     )
+    # a 5-D condition that explains most of the dependence
+    b = as_generator(12).standard_normal((7, 7))
+    register_task(
+        gaussian_cond_mutual_info_task("gauss-cmi-1-1-5", b @ b.T + 0.5 * np.eye(7), (1, 1, 5))
+    )
     # Markov chain X -> Z -> Y: I(X;Y|Z) = 0 although I(X;Y) > 0
     m = np.array([[1.0, 0.8, 0.64], [0.8, 1.0, 0.8], [0.64, 0.8, 1.0]])[[0, 2, 1]][:, [0, 2, 1]]
     register_task(gaussian_cond_mutual_info_task("gauss-cmi-markov-zero", m, (1, 1, 1)))

@@ -260,7 +260,8 @@ class LearnedPlanner:
         numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
         system).
     threads
-        ``torch.set_num_threads`` during training (``None`` leaves it).
+        torch's threads during training (restored after); ``None``: the library's training
+        default (``infometer.core._threads``).
     progress
         Show a progress bar.
 
@@ -314,10 +315,9 @@ class LearnedPlanner:
         )
         if data.inputs.shape[-1] != self.canvas:
             raise ValueError(f"the data's maps are not {self.canvas}x{self.canvas}")
-        prev_threads = torch.get_num_threads()
-        if self.threads is not None:
-            torch.set_num_threads(self.threads)
-        try:
+        from infometer.core._threads import training_threads
+
+        with training_threads(self.threads):
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(self.seed)
                 self.net = _build_net(
@@ -331,8 +331,6 @@ class LearnedPlanner:
             log.cpu_seconds = time.process_time() - c0
             log.loadavg = os.getloadavg()
             self.log = log
-        finally:
-            torch.set_num_threads(prev_threads)
         return self
 
     def _train(self, data: ImitationData, log: TrainLog) -> None:

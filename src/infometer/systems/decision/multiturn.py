@@ -24,6 +24,7 @@ action, ties to the sender).  Everything is computed by enumerating the ``M**T``
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -207,8 +208,8 @@ def train_sender(
         the same numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
         from the operating system).
     threads
-        ``torch.set_num_threads`` while training (restored after); the tensors are tiny, so
-        one thread is fastest; ``None`` leaves the setting alone.
+        torch's threads while training (restored after); ``None``: the library's training
+        default (one thread: the tensors are tiny; ``infometer.core._threads``).
     """
     import torch
 
@@ -225,9 +226,12 @@ def train_sender(
         check_float(t, "temperature", low=0.0, inclusive=(False, True)) for t in temperature
     )
     seed = resolve_seed(seed)
-    prev_threads = torch.get_num_threads()
+    from infometer.core._threads import training_threads
+
     if threads is not None:
-        torch.set_num_threads(check_int(threads, "threads", min_value=1))
+        check_int(threads, "threads", min_value=1)
+    stack = contextlib.ExitStack()
+    stack.enter_context(training_threads(threads))  # torch threads, restored after
     bar = progress_bar(total=steps * restarts, desc="policy-gradient sender", progress=progress)
     start = time.perf_counter()
     runs = []
@@ -244,7 +248,7 @@ def train_sender(
             pols, losses = _train(torch, mu0, u, v, init, steps, batch_size, lr, t0_, t1_, gen, bar)
             runs.append((evaluate_multiturn(mu0, u, v, pols, unit=unit), pols, losses))
     finally:
-        torch.set_num_threads(prev_threads)
+        stack.close()
         if bar is not None:
             bar.close()
     values = [res.value.value for res, _, _ in runs]

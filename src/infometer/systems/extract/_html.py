@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["parse", "text_of", "require_lxml"]
+__all__ = ["parse", "text_of", "require_lxml", "first_class", "has_class", "repeated_groups"]
 
 _WS = re.compile(r"\s+")
 
@@ -48,3 +48,27 @@ def text_of(el: Any) -> str:
     if isinstance(el, str):
         return _WS.sub(" ", el).strip()
     return _WS.sub(" ", el.text_content()).strip()
+
+
+def first_class(el: Any) -> str:
+    """The first class name of an element (``""`` without one)."""
+    return (el.get("class") or "").split()[0] if el.get("class") else ""
+
+
+def has_class(cls: str) -> str:
+    """XPath predicate body: the element has class ``cls`` among its classes."""
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {cls} ')"
+
+
+def repeated_groups(root: Any) -> list[tuple[Any, str, str, list[Any]]]:
+    """Repeated sibling groups: (parent, tag, first class, members) with >= 2 members."""
+    out = []
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        g: dict[tuple[str, str], list[Any]] = {}
+        for c in el:
+            if isinstance(c.tag, str):
+                g.setdefault((c.tag, first_class(c)), []).append(c)
+        out += [(el, t, c, m) for (t, c), m in g.items() if len(m) >= 2]
+    return out

@@ -1,7 +1,10 @@
 """The runtime of compiled extraction scripts (embedded verbatim in every script).
 
 A program is a dict of resolved rules (XPaths and rule names); :func:`run_program`
-applies it to an HTML string.  This module imports nothing but ``lxml`` so its source can
+applies it to an HTML string.  Two kinds: the slot programs of
+:mod:`~infometer.systems.extract.scribes` (no ``kind`` key) and the composed programs of
+:mod:`~infometer.systems.extract.writer` (``kind == "compose"``: record XPath, subject
+rule, pair rule; :func:`run_compose`).  This module imports nothing but ``lxml`` so its source can
 be pasted into a sandboxed script (see :func:`infometer.systems.extract.scribes.compile_script`)
 and also run in-process during search and training: one implementation, two runners.
 """
@@ -36,9 +39,92 @@ def _value(lab_el, item, rule):
     return _txt(kids[1]) if len(kids) > 1 else ""
 
 
+_HEADINGS = "preceding::*[self::h1 or self::h2 or self::h3 or self::h4][1]"
+
+
+def _is_el(x):
+    return isinstance(getattr(x, "tag", None), str)
+
+
+def _first_text(el, path):
+    hits = [h for h in el.xpath(path) if _is_el(h)]
+    return _txt(hits[0]) if hits else ""
+
+
+def _grid_rows(box):
+    if box.tag == "table":
+        return box.xpath("./tr|./thead/tr|./tbody/tr|./tfoot/tr")
+    return _kids(box)
+
+
+def _grid(box, orient):
+    """Triples of a grid: header row and first column give labels and subjects."""
+    rows = [_kids(r) for r in _grid_rows(box)]
+    if len(rows) < 2:
+        return []
+    head = [_txt(c) for c in rows[0]]
+    out = []
+    for cells in rows[1:]:
+        if not cells:
+            continue
+        first = _txt(cells[0])
+        for j in range(1, min(len(cells), len(head))):
+            if orient == "rows":
+                subj, lab = first, head[j]
+            else:
+                subj, lab = head[j], first
+            lab, val = lab.rstrip(":").strip(), _txt(cells[j])
+            if subj and lab and val and lab != subj:
+                out.append([subj, lab, val])
+    return out
+
+
+def _pair(lab_el, rule):
+    """(label, value) of one label element under a pair rule."""
+    if rule == "colon":
+        whole = _txt(lab_el)
+        k = whole.find(":")
+        return (whole[:k], whole[k + 1 :]) if k > 0 else ("", "")
+    if rule == "rest":
+        parent = lab_el.getparent()
+        return _txt(lab_el), (_value(lab_el, parent, "rest_text") if parent is not None else "")
+    return _txt(lab_el), _value(lab_el, None, "next_sibling")
+
+
+def run_compose(prog, root):
+    """Triples of a composed program on a parsed page."""
+    out = []
+    subj_rule, pairs = prog["subject"], prog["pairs"]
+    page_subj = _first_text(root, subj_rule["path"]) if subj_rule["rule"] == "page" else ""
+    for rec in root.xpath(prog["records"]):
+        if not _is_el(rec):
+            continue
+        if pairs["rule"] == "grid":
+            out += _grid(rec, pairs["orient"])
+            continue
+        if subj_rule["rule"] == "page":
+            subj = page_subj
+        elif subj_rule["rule"] == "path":
+            subj = _first_text(rec, subj_rule["path"])
+        else:
+            subj = _first_text(rec, _HEADINGS)
+        if not subj:
+            continue
+        for lab_el in rec.xpath(pairs["path"]):
+            if not _is_el(lab_el):
+                continue
+            lab, val = _pair(lab_el, pairs["rule"])
+            lab, val = lab.rstrip(":").strip(), val.strip()
+            if lab and val and lab != subj:
+                out.append([subj, lab, val])
+    return out
+
+
 def run_program(prog, html):
     """Triples that program ``prog`` extracts from ``html`` (a list of 3-string lists)."""
     root = lxml.html.document_fromstring(html)
+    if prog.get("kind") == "compose":
+        return run_compose(prog, root)
     out = []
     heading = ""
     if prog["subject"] == "page_heading":

@@ -14,9 +14,6 @@ settings are never mixed into one report, and each part is checksummed.
 
 from __future__ import annotations
 
-import base64
-import html as _html
-import io
 import json
 import time
 from collections.abc import Sequence
@@ -192,7 +189,12 @@ def _liveweb(
 def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, Any]:
     import warnings
 
-    from .bridge import extraction_mutual_info, layout_entropy, rank_agreement
+    from .bridge import (
+        extraction_mutual_info,
+        layout_entropy,
+        rank_agreement,
+        read_channel_mutual_info,
+    )
     from .metrics import fuzzy_f1
     from .scribes import Choice, resolve, run_choice
     from .sites import TEMPLATES, make_group, make_sites
@@ -243,6 +245,9 @@ def _bridge(cfg: dict[str, int], seed: int, progress: bool | None) -> dict[str, 
                     "mi_bits": float(e),
                     "bits_per_token": e.diagnostics.get("bits_per_token"),
                     "ceiling_bits": e.diagnostics["ceiling_bits"],
+                    # clipped to [0, log2 N] with what it says (read_channel_mutual_info)
+                    "mi_bits_read": read_channel_mutual_info(e)["bits"],
+                    "mi_reading": read_channel_mutual_info(e)["reading"],
                 }
             )
     rows += _litecost_mi(seed)
@@ -415,21 +420,10 @@ def run(
 
 
 # ---------------------------------------------------------------------------- HTML
-def _table(rows: list[dict[str, Any]]) -> str:
-    if not rows:
-        return "<p>(no rows)</p>"
-    cols = list(rows[0])
+def _table(rows: list[dict[str, Any]]):
+    from infometer.core.report import table
 
-    def cell(v: Any) -> str:
-        if isinstance(v, float):
-            return f"{v:.3g}"
-        return _html.escape(str(v))
-
-    head = "".join(f"<th>{_html.escape(c)}</th>" for c in cols)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in rows
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return table(rows, formats={}, left=()) if rows else table([])
 
 
 def _chart(labels: list[str], series: dict[str, list[float]], ylabel: str, title: str) -> str:
@@ -438,49 +432,57 @@ def _chart(labels: list[str], series: dict[str, list[float]], ylabel: str, title
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from infometer.core.report import figure_uri
+
     fig, ax = plt.subplots(figsize=(7, 3.2))
     x = np.arange(len(labels))
     w = 0.8 / max(len(series), 1)
     for k, (name, vals) in enumerate(series.items()):
         ax.bar(x + k * w, [np.nan if v is None else v for v in vals], width=w, label=name)
-    ax.set_xticks(x + 0.4 - w / 2, labels, rotation=12, fontsize=8)
+    ax.set_xticks(x + 0.4 - w / 2, labels, rotation=12, fontsize=9)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     top = np.nanmax([v for vals in series.values() for v in vals if v is not None] or [1.0])
     ax.set_ylim(min(0.0, ax.get_ylim()[0]), top * 1.3)
-    ax.legend(frameon=False, fontsize=7, ncol=max(len(series), 1), loc="upper center")
+    ax.legend(frameon=False, fontsize=9, ncol=max(len(series), 1), loc="upper center")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return (
-        f'<img alt="{_html.escape(title)}" src="data:image/png;base64,'
-        + base64.b64encode(buf.getvalue()).decode()
-        + '">'
-    )
+    return figure_uri(fig, dpi=90)
 
 
-def _sections(results: dict[str, Any]) -> list[str]:
+def _section(title: str, chart: str, chart_title: str, tables, paragraphs=()) -> dict:
+    return {
+        "title": title,
+        "chart": chart,
+        "chart_title": chart_title,
+        "tables": [(sub, _table(rows)) for sub, rows in tables],
+        "paragraphs": list(paragraphs),
+    }
+
+
+def _sections(results: dict[str, Any]) -> list[dict]:
     out = []
     if "scribes" in results:
         r = results["scribes"]["result"]
         s = r["summary"]
+        t = "SCRIBES analogue: All / Example / Holdout"
         ch = _chart(
             [x["writer"] for x in s],
             {k: [x.get(k) for x in s] for k in ("All", "Example", "Holdout")},
             "fuzzy F1",
-            "SCRIBES analogue: All / Example / Holdout",
+            t,
         )
-        out.append(
-            f"<h2>SCRIBES</h2>{ch}{_table(s)}<h3>Holdout F1 by template</h3>"
-            f"{_table(r['holdout_by_template'])}<h3>Holdout F1 by group size</h3>"
-            f"{_table(r.get('holdout_by_group_size', []))}<h3>Tokens per triple</h3>"
-            f"{_table(r['tokens'])}"
-        )
+        tables = [
+            ("", s),
+            ("Holdout F1 by template", r["holdout_by_template"]),
+            ("Holdout F1 by group size", r.get("holdout_by_group_size", [])),
+            ("Tokens per triple", r["tokens"]),
+        ]
+        out.append(_section("SCRIBES", ch, t, tables))
     if "litecost" in results:
         r = results["litecost"]["result"]
         bl = r["by_level"]
         systems = list(dict.fromkeys(x["system"] for x in bl))
+        t = "LiteCoST analogue: average score by Loong level"
         ch = _chart(
             [f"L{lv}" for lv in (1, 2, 3, 4)],
             {
@@ -491,14 +493,15 @@ def _sections(results: dict[str, Any]) -> list[str]:
                 for s in systems
             },
             "AS (0-100)",
-            "LiteCoST analogue: average score by Loong level",
+            t,
         )
-        out.append(f"<h2>LiteCoST</h2>{ch}{_table(r['overall'])}{_table(bl)}")
+        out.append(_section("LiteCoST", ch, t, [("", r["overall"]), ("", bl)]))
     if "liveweb" in results:
         r = results["liveweb"]["result"]
         f1 = r["f1"]
         vers = list(dict.fromkeys(x["version"] for x in f1))
         meths = list(dict.fromkeys(x["method"] for x in f1))
+        t = f"LiveWeb-IE analogue under drift (regions: {r['region_source']})"
         ch = _chart(
             vers,
             {
@@ -509,42 +512,42 @@ def _sections(results: dict[str, Any]) -> list[str]:
                 for m in meths
             },
             "F1 x100",
-            f"LiveWeb-IE analogue under drift (regions: {r['region_source']})",
+            t,
         )
-        out.append(
-            f"<h2>LiveWeb-IE / VGS</h2>{ch}{_table(f1)}<h3>Bits of search removed</h3>"
-            f"{_table(r['bits'])}"
-        )
+        tables = [("", f1), ("Bits of search removed", r["bits"])]
+        out.append(_section("LiveWeb-IE / VGS", ch, t, tables))
     if "bridge" in results:
         r = results["bridge"]["result"]
         rows = r["channel_mi"]
         names = list(dict.fromkeys(x["extractor"] for x in rows))
+        t = "I(page; extraction) of extraction scripts"
         ch = _chart(
             names,
             {
-                t: [
+                tp: [
                     next(
-                        (x["mi_bits"] for x in rows if x["extractor"] == n and x["template"] == t),
+                        (x["mi_bits"] for x in rows if x["extractor"] == n and x["template"] == tp),
                         None,
                     )
                     for n in names
                 ]
-                for t in dict.fromkeys(x["template"] for x in rows)
+                for tp in dict.fromkeys(x["template"] for x in rows)
             },
             "channel MI (bits)",
-            "I(page; extraction) of extraction scripts",
+            t,
         )
         sp = ", ".join(f"{k}: {v:.2f}" for k, v in r["spearman_f1_vs_mi"].items())
-        out.append(
-            f"<h2>Bridge to information</h2>{ch}<p>Layout entropy: "
-            f"{r['layout_entropy_bits']:.3f} bits over {r['layout_templates']} templates. "
-            f"Spearman(F1, channel MI): {_html.escape(sp)}.</p>{_table(rows)}"
+        text = (
+            f"Layout entropy: {r['layout_entropy_bits']:.3f} bits over "
+            f"{r['layout_templates']} templates. Spearman(F1, channel MI): {sp}."
         )
+        out.append(_section("Bridge to information", ch, t, [("", rows)], [text]))
     return out
 
 
 def write_html(results: dict[str, Any], path: str | Path) -> Path:
-    """A self-contained HTML report: a table and a chart per system.
+    """A self-contained HTML report: a table and a chart per system
+    (the ``extract.html.j2`` template of :mod:`infometer.core.report`).
 
     Examples
     --------
@@ -553,17 +556,10 @@ def write_html(results: dict[str, Any], path: str | Path) -> Path:
     >>> p.read_text().startswith("<!DOCTYPE html>")
     True
     """
-    css = (
-        "body{font-family:sans-serif;margin:2em;max-width:70em}table{border-collapse:"
-        "collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 6px;font-size:12px}"
-        "th{background:#eee}"
-    )
+    from infometer.core.report import anchor, write
+
     meta = ", ".join(f"{k}: {v['size']} size, {v['seconds']:.1f} s" for k, v in results.items())
-    doc = (
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>infometer extract"
-        f"</title><style>{css}</style></head><body><h1>infometer extract</h1>"
-        f"<p>{_html.escape(meta)}</p>{''.join(_sections(results))}</body></html>"
-    )
-    p = Path(path)
-    p.write_text(doc)
-    return p
+    sections = _sections(results)
+    toc = [(anchor(s["title"]), s["title"]) for s in sections]
+    return write(path, "extract.html.j2", title="infometer extract", meta=meta,
+                 sections=sections, toc=toc)  # fmt: skip

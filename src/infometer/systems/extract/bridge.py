@@ -30,7 +30,13 @@ from infometer.core.seeding import Seed
 
 from .sites import layout_signature
 
-__all__ = ["layout_entropy", "triples_text", "extraction_mutual_info", "rank_agreement"]
+__all__ = [
+    "layout_entropy",
+    "triples_text",
+    "extraction_mutual_info",
+    "read_channel_mutual_info",
+    "rank_agreement",
+]
 
 
 def layout_entropy(pages: Sequence[Any], *, unit: str = "nats") -> Any:
@@ -133,6 +139,53 @@ def extraction_mutual_info(
     return channel_mutual_info(
         list(sources), compressor, scorer, queries=queries, unit=unit, ci=ci, seed=seed
     )
+
+
+def read_channel_mutual_info(estimate: Any, *, top: float = 0.95) -> dict[str, Any]:
+    """A channel-MI estimate read for a user: clipped to its bounds, with what it says.
+
+    The estimate (:func:`extraction_mutual_info`) is InfoNCE with a *copy-bigram* critic,
+    which is not the channel's own likelihood: it is a lower bound of I(source; output)
+    only up to that mismatch, at most log2 N, and it can be far below 0 (a script that
+    returns page 0's values on every page scored -541 bits: the critic finds page 0's
+    output far likelier under page 0 than under the page that produced it).  The true
+    MI is never negative, so such a value says "no page-specific information" and is
+    reported as 0.
+
+    Returns a dict: ``bits`` (clipped to [0, log2 N]), ``fraction`` (bits / log2 N, in
+    [0, 1]), ``raw_bits`` (the estimate), ``ceiling_bits``, ``clipped`` (bool) and
+    ``reading``: ``"degenerate"`` (the output tells the pages apart no better than
+    chance: constant, empty or the same for every page -- caught without gold),
+    ``"source-specific"`` (at least ``top`` of the ceiling: the output identifies its
+    page, which a correct extraction and a copy of the page both do -- it says nothing
+    about correctness) or ``"partial"``.
+
+    Examples
+    --------
+    >>> from infometer.core.estimate import Estimate
+    >>> e = Estimate(-541.0, "bits", "mc_loglik", "channel_mi", diagnostics={"ceiling_bits": 3.585})
+    >>> r = read_channel_mutual_info(e)
+    >>> r["bits"], r["reading"], r["clipped"]
+    (0.0, 'degenerate', True)
+    """
+    from infometer.core.estimate import Estimate
+
+    if not isinstance(estimate, Estimate) or "ceiling_bits" not in estimate.diagnostics:
+        raise TypeError("estimate must be the Estimate of extraction_mutual_info")
+    raw = float(estimate.to("bits"))
+    ceiling = float(estimate.diagnostics["ceiling_bits"])
+    bits = min(max(raw, 0.0), ceiling)
+    frac = bits / ceiling if ceiling > 0 else 0.0
+    # one bit of the ceiling's worth of noise: below 0.05 of it reads as nothing
+    reading = "degenerate" if frac < 0.05 else "source-specific" if frac >= top else "partial"
+    return {
+        "bits": bits,
+        "fraction": frac,
+        "raw_bits": raw,
+        "ceiling_bits": ceiling,
+        "clipped": bool(bits != raw),
+        "reading": reading,
+    }
 
 
 def rank_agreement(first: Sequence[float], second: Sequence[float]) -> float:

@@ -63,6 +63,7 @@ __all__ = [
     "train_extractor",
     "evaluate",
     "raw_text_answer",
+    "Reader",
     "LiteCostResult",
 ]
 
@@ -204,8 +205,14 @@ def run_cost(
     *,
     rng: np.random.Generator | None = None,
     refine: bool = True,
+    parser: Any = None,
 ) -> CostRun:
     """Run the CoST steps: greedy decisions, or sampled ones with ``rng`` (GRPO rollouts).
+
+    With ``parser`` (a :class:`~.questions.QuestionParser`) the schema step takes the
+    parsed metrics instead of the learned schema units and the answer is computed from
+    the parsed frame (:func:`~.questions.answer_frame`): nothing reads the question's
+    sentence frame or its ``level`` field.
 
     Examples
     --------
@@ -214,12 +221,14 @@ def run_cost(
     >>> run_cost(q, spans_of(q.filing), Extractor()).answer is None   # untrained: no schema
     True
     """
-    ps = ext.schema_probs(question.text)
-    if rng is None:
-        bits = ps > 0.5
+    frame = None
+    if parser is not None:
+        frame = parser.parse(question.text, list(dict.fromkeys(s.company for s in spans)))
+        schema = tuple(m for m in METRICS if m in frame.metrics)
     else:
-        bits = rng.random(len(ps)) < ps
-    schema = tuple(m for m, b in zip(METRICS, bits, strict=True) if b)
+        ps = ext.schema_probs(question.text)
+        bits = ps > 0.5 if rng is None else rng.random(len(ps)) < ps
+        schema = tuple(m for m, b in zip(METRICS, bits, strict=True) if b)
     P = ext.span_probs(spans)
     if rng is None:
         labels = P.argmax(axis=1)
@@ -262,7 +271,12 @@ def run_cost(
             f"<reasoning>Step 1: {steps[0]} Step 2: none Step 3: none</reasoning><answer></answer>"
         )
     )
-    ans = answer_from_table(question.text, question.level, schema, cells)
+    if frame is not None:
+        from .questions import answer_frame
+
+        ans = answer_frame(frame, cells)
+    else:
+        ans = answer_from_table(question.text, question.level, schema, cells)
     return CostRun(schema, labels, cells, out, ans, n_ref)
 
 
@@ -502,12 +516,14 @@ def train_extractor(
     return ext, log
 
 
-def raw_text_answer(question: Question) -> Any:
+def raw_text_answer(question: Question, *, parser: Any = None) -> Any:
     """Answer from the raw text, no structure: for each needed cell take the first amount
     in a sentence of the company's section that names the metric and the year.
 
     Metrics come from the question's words (a keyword rule), as a reader without a
-    schema step would; distractor sentences that name the metric fool it.
+    schema step would; distractor sentences that name the metric fool it.  With
+    ``parser`` (a :class:`~.questions.QuestionParser`) the metrics and the answer come
+    from the parsed frame instead of the keyword rule and the template regexes.
 
     Examples
     --------
@@ -518,7 +534,12 @@ def raw_text_answer(question: Question) -> Any:
     """
     f = question.filing
     ql = question.text.lower()
-    mets = [m for m in METRICS if m.lower() in ql]
+    frame = None
+    if parser is not None:
+        frame = parser.parse(question.text, f.companies)
+        mets = list(frame.metrics)
+    else:
+        mets = [m for m in METRICS if m.lower() in ql]
     cells: dict[tuple[str, int, str], float] = {}
     company = ""
     for line in f.text.split("\n"):
@@ -538,6 +559,10 @@ def raw_text_answer(question: Question) -> Any:
                 if v is not None:
                     cells.setdefault((company, int(ys[0]), m), v)
                     break
+    if frame is not None:
+        from .questions import answer_frame
+
+        return answer_frame(frame, cells)
     return answer_from_table(question.text, question.level, mets, cells)
 
 
@@ -580,13 +605,27 @@ class LiteCostResult(Result):
         return finish(ax, path)
 
 
+@dataclass(frozen=True)
+class Reader:
+    """A system of :func:`evaluate` that reads questions with a parser.
+
+    ``extractor`` ``None`` reads cells from the raw text (:func:`raw_text_answer`), else
+    from the CoST table; ``parser`` (a :class:`~.questions.QuestionParser`) gives the
+    schema and the answer, not keyed to the question templates.
+    """
+
+    extractor: Extractor | None
+    parser: Any
+
+
 def evaluate(
-    systems: dict[str, Extractor | None],
+    systems: dict[str, Extractor | Reader | None],
     test: Sequence[Question],
     *,
     progress: bool | None = None,
 ) -> LiteCostResult:
-    """Score each system on ``test`` (``None``: the raw-text reader).
+    """Score each system on ``test`` (``None``: the raw-text reader; a :class:`Reader`:
+    a system that parses the question instead of matching its template).
 
     Examples
     --------
@@ -605,13 +644,15 @@ def evaluate(
         for name, ext in systems.items():
             for q in test:
                 t0 = time.perf_counter()
-                if ext is None:
-                    ans = raw_text_answer(q)
+                parser = ext.parser if isinstance(ext, Reader) else None
+                core = ext.extractor if isinstance(ext, Reader) else ext
+                if core is None:
+                    ans = raw_text_answer(q, parser=parser)
                 else:
                     key = id(q.filing)
                     if key not in cache:
                         cache[key] = spans_of(q.filing)
-                    ans = run_cost(q, cache[key], ext).answer
+                    ans = run_cost(q, cache[key], core, parser=parser).answer
                 dt = time.perf_counter() - t0
                 sc = answer_score(ans, q.answer)
                 rows.append(

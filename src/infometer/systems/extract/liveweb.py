@@ -59,6 +59,9 @@ __all__ = [
     "Wrapper",
     "run_benchmark",
     "LiveWebResult",
+    "VALUE_TYPES",
+    "shown_text",
+    "struck_classes",
 ]
 
 _QTEXT = {
@@ -232,6 +235,22 @@ class Similarity:
         )
 
 
+#: Value types for grounding an attribute without a label: type -> (type words, shape).
+#: The words are generic (no label of the generated sites is among them but the nouns
+#: that name a type, e.g. price, rating); the attribute is matched to them by the
+#: extractor's similarity.
+VALUE_TYPES: dict[str, tuple[tuple[str, ...], str]] = {
+    "money": (("price", "cost", "money", "amount in dollars"), r"(?:US)?\$\s?\d[\d,]*(?:\.\d+)?"),
+    "year": (("year", "date", "when"), r"(?:1[5-9]|20)\d\d"),
+    "duration": (("duration", "time", "minutes"), r"\d+ min"),
+    "score": (("rating", "score", "grade"), r"\d+(?:\.\d)?/10"),
+    "data size": (("storage", "memory", "gigabytes"), r"\d+ [GMT]B"),
+    "length in inches": (("display size", "inches", "diagonal"), r"\d+(?:\.\d)? in"),
+    "electric charge": (("battery", "charge", "milliamp hours"), r"\d+ mAh"),
+    "count": (("number", "count", "how many"), r"\d{1,3}(?:,\d{3})+|\d+"),
+}
+
+
 # --------------------------------------------------------------------- structure
 def _els(root: Any) -> list[Any]:
     return [e for e in root.iter() if isinstance(e.tag, str)]
@@ -239,6 +258,13 @@ def _els(root: Any) -> list[Any]:
 
 def _own_text(el: Any) -> str:
     return re.sub(r"\s+", " ", (el.text or "")).strip()
+
+
+def _label_of(el: Any) -> str:
+    """The label an element's own text states: before a colon (``"Year: 1999"`` ->
+    ``"Year"``), or the whole text without a trailing colon."""
+    t = _own_text(el)
+    return t.split(":", 1)[0].strip() if ":" in t else t
 
 
 def _blocks(root: Any) -> list[Any]:
@@ -256,7 +282,8 @@ def _blocks(root: Any) -> list[Any]:
 
 
 def _title_links(root: Any) -> list[Any]:
-    """``a[href]`` that title a record: inside h1-h3, or first child of a rich repeated record."""
+    """``a[href]`` that title a record: inside h1-h3, a header cell or a table caption, or
+    first child of a rich repeated record."""
     out = []
     for a in root.xpath("//a[@href]"):
         if a.get("rel") == "next":
@@ -264,7 +291,7 @@ def _title_links(root: Any) -> list[Any]:
         p = a.getparent()
         if p is None:
             continue
-        if p.tag in ("h1", "h2", "h3"):
+        if p.tag in ("h1", "h2", "h3", "th", "caption"):  # headings, header cells, captions
             out.append(a)
             continue
         rec = p.getparent()
@@ -317,6 +344,7 @@ class Wrapper:
     read: str  # "text", "rest", "@src", "@href"
     variant: str  # "label", "class", "index"
     label: str = ""
+    shown: bool = False  # read text as rendered: struck-through descendants dropped
 
     def apply(self, root: Any) -> list[str]:
         """Values this wrapper extracts from a parsed page."""
@@ -329,22 +357,72 @@ class Wrapper:
                     for r in row.itersiblings():
                         cells = [c for c in r if isinstance(c.tag, str)]
                         if j < len(cells):
-                            out.append(text_of(cells[j]))
+                            out.append(_read(cells[j], "text", shown=self.shown))
                 return [v for v in out if v]
             nodes = root.xpath(self.xpath)
         except Exception:  # a drifted page can make an XPath invalid or empty
             return []
-        return [v for v in (_read(n, self.read, self.label) for n in nodes) if v]
+        return [v for v in (_read(n, self.read, self.label, self.shown) for n in nodes) if v]
 
 
-def _read(node: Any, how: str, label: str = "") -> str:
+_STRUCK_RULE = re.compile(r"\.([\w-]+)\s*\{[^}]*line-through[^}]*\}")
+
+
+def struck_classes(root: Any) -> set[str]:
+    """Classes that the page's own ``<style>`` rules strike through (``text-decoration:
+    line-through``): a CPU stand-in for reading the rendered page's decoration."""
+    out: set[str] = set()
+    for st in root.getroottree().getroot().iter("style"):
+        out |= set(_STRUCK_RULE.findall(st.text or ""))
+    return out
+
+
+def shown_text(node: Any, struck: set[str] | None = None) -> str:
+    """Text of ``node`` as a reader of the rendered page sees it current: without the text
+    of ``del``/``s``/``strike`` elements, inline ``line-through`` styles and classes the
+    page's stylesheet strikes through (:func:`struck_classes`).
+
+    Examples
+    --------
+    >>> shown_text(parse("<p>Price: <del>$9</del> $7</p>").find(".//p"))
+    'Price: $7'
+    """
+    struck = struck_classes(node) if struck is None else struck
+
+    def is_struck(el: Any) -> bool:
+        if not isinstance(el.tag, str):
+            return False
+        if el.tag in ("del", "s", "strike"):
+            return True
+        if "line-through" in (el.get("style") or "").replace(" ", ""):
+            return True
+        return bool(struck & set((el.get("class") or "").split()))
+
+    parts: list[str] = []
+
+    def walk(el: Any) -> None:
+        if is_struck(el):
+            return
+        if isinstance(el.tag, str):
+            parts.append(el.text or "")
+            for ch in el:
+                walk(ch)
+                parts.append(ch.tail or "")
+
+    walk(node)
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
+
+
+def _read(node: Any, how: str, label: str = "", shown: bool = False) -> str:
     if isinstance(node, str):
         return re.sub(r"\s+", " ", node).strip()
     if how == "@src":
         return node.get("src", "")
     if how == "@href":
         return node.get("href", "")
-    t = text_of(node)
+    t = shown_text(node) if shown else text_of(node)
+    if how == "colon":
+        return t.split(":", 1)[1].strip() if ":" in t else ""
     if how == "rest":
         for k in node:
             if isinstance(k.tag, str):
@@ -390,6 +468,15 @@ class VGS:
     min_similarity
         A label below this similarity to the attribute is not localised (the attribute is
         taken as absent from the page, and the next page of the group is tried).
+    layout_cues
+        Read values as the rendered page shows them current: struck-through text
+        (``del``/``s``, inline or stylesheet ``line-through``) dropped (:func:`shown_text`;
+        a CPU stand-in for seeing the rendering, which VGS's VLM does).
+    value_types
+        Where no label matches, ground the attribute by the *shape* of its values: the
+        attribute is matched (by ``similarity``) to the type words of :data:`VALUE_TYPES`
+        and the nodes whose text has that type's shape are localised (a stand-in for a
+        VLM's knowledge that a price looks like ``$199``).
 
     Examples
     --------
@@ -407,8 +494,12 @@ class VGS:
         render: str = "auto",
         prefer: Sequence[str] = ("label", "class", "index"),
         min_similarity: float = 0.6,
+        layout_cues: bool = False,
+        value_types: bool = False,
     ) -> None:
         self.min_similarity = float(min_similarity)
+        self.layout_cues = bool(layout_cues)
+        self.value_types = bool(value_types)
         self.sim = similarity if isinstance(similarity, Similarity) else Similarity(similarity)
         if render not in ("auto", "chromium", "html"):
             raise ValueError(f"render must be 'auto', 'chromium' or 'html', got {render!r}")
@@ -449,15 +540,31 @@ class VGS:
         if attr == "link":
             tl = set(_title_links(root))
             return [e for e in region if e in tl], "@href", None
-        labels = [e for e in region if _own_text(e) and len(_own_text(e)) < 40]
-        if not labels:
-            return [], "text", None
-        s = self.sim(attr, [_own_text(e).rstrip(":") for e in labels])
-        if s.max() < self.min_similarity:
-            return [], "label", None
+        labels = [e for e in region if _own_text(e) and len(_label_of(e)) < 40]
+        s = self.sim(attr, [_label_of(e) for e in labels])
+        if not labels or s.max() < self.min_similarity:
+            if self.value_types:
+                return self._typed_values(attr, region), "text", None
+            return [], "label" if labels else "text", None
         best = labels[int(np.argmax(s))]
-        same = [e for e in labels if _own_text(e) == _own_text(best) and e.tag == best.tag]
+        same = [e for e in labels if _label_of(e) == _label_of(best) and e.tag == best.tag]
         return same, "label", best
+
+    def _typed_values(self, attr: str, region: list[Any]) -> list[Any]:
+        """Nodes of ``region`` whose text has the shape of the attribute's value type."""
+        names = list(VALUE_TYPES)
+        words = [w for n in names for w in VALUE_TYPES[n][0]]
+        owner = [n for n in names for _ in VALUE_TYPES[n][0]]
+        sim = self.sim(attr, words)
+        if not len(sim) or sim.max() < 0.3:
+            return []
+        shape = re.compile(VALUE_TYPES[owner[int(np.argmax(sim))]][1])
+        struck = struck_classes(region[0]) if (region and self.layout_cues) else set()
+        read = (lambda e: shown_text(e, struck)) if self.layout_cues else text_of  # noqa: E731
+        hits = [e for e in region if isinstance(e.tag, str) and shape.fullmatch(read(e))]
+        hit = set(hits)
+        # the innermost: a node none of whose descendants also has the shape
+        return [e for e in hits if not any(d in hit for d in e.iterdescendants())]
 
     def _typed(self, root: Any, attr: str) -> list[Any]:
         if attr == "image":
@@ -467,6 +574,13 @@ class VGS:
         return [e for e in _els(root) if _own_text(e)]
 
     def _choose_region(self, attr: str, regions: list[list[Any]], root: Any) -> list[Any]:
+        if self.value_types and attr not in ("image", "link"):
+            texts = [[_label_of(e) for e in r if _own_text(e)] for r in regions]
+            best = max((float(self.sim(attr, t).max()) for t in texts if t), default=0.0)
+            if best < self.min_similarity:  # no label anywhere: the region of most values
+                counts = [len(self._typed_values(attr, r)) for r in regions]
+                return regions[int(np.argmax(counts))]
+
         def score(reg: list[Any]) -> float:
             if attr == "image":
                 return float(sum(e.tag == "img" for e in reg))
@@ -504,13 +618,40 @@ class VGS:
                 and not any(t in [_own_text(c) for c in r] for r in rows_after)
             )
             lab_x = f"//{label.tag}[normalize-space()={_xq(t)}]"
-            if is_header:
+            lab = _label_of(label)
+            inline = ":" in t and text_of(label).startswith(lab + ":")
+            inline = inline and len(text_of(label)) > len(lab) + 1
+            row_header = (
+                not is_header
+                and siblings[:1] == [label]
+                and len(siblings) >= 3
+                and len({c.tag for c in siblings[1:]}) == 1
+            )
+            if inline:  # "Label: value" in one node
+                lab_x = f"//{label.tag}[starts-with(normalize-space(), {_xq(lab + ':')})]"
+                cands.append(Wrapper(attr, "xpath", lab_x, "colon", "label"))
+                expected = [_read(n, "colon", shown=self.layout_cues) for n in nodes]
+                cands += [Wrapper(attr, "xpath", x, "colon", "class") for x in _class_xpaths(nodes)]
+                au = _anti_unify([tree.getpath(n) for n in nodes])
+                if au:
+                    cands.append(Wrapper(attr, "xpath", au, "colon", "index"))
+            elif row_header:  # the label heads a row: the row's other cells are values
+                target = [c for n in nodes for c in n.itersiblings() if isinstance(c.tag, str)]
+                cands.append(
+                    Wrapper(attr, "xpath", lab_x + "/following-sibling::*", "text", "label")
+                )
+                expected = [_read(v, "text", shown=self.layout_cues) for v in target]
+                cands += [Wrapper(attr, "xpath", x, "text", "class") for x in _class_xpaths(target)]
+                au = _anti_unify([tree.getpath(v) for v in target])
+                if au:
+                    cands.append(Wrapper(attr, "xpath", au, "text", "index"))
+            elif is_header:
                 j = siblings.index(label)
                 expected = []
                 for r in rows_after:
                     cells = [c for c in r if isinstance(c.tag, str)]
                     if j < len(cells) and text_of(cells[j]):
-                        expected.append(text_of(cells[j]))
+                        expected.append(_read(cells[j], "text", shown=self.layout_cues))
                 cands.append(Wrapper(attr, "column", lab_x, "text", "label"))
                 for how_ in ("class", "index"):
                     cands.append(
@@ -526,17 +667,19 @@ class VGS:
                 else:
                     cands.append(Wrapper(attr, "xpath", lab_x + "/parent::*", "rest", "label"))
                     target, read = [n.getparent() for n in nodes], "rest"
-                expected = [_read(v, read) for v in target]
+                expected = [_read(v, read, shown=self.layout_cues) for v in target]
                 cands += [Wrapper(attr, "xpath", x, read, "class") for x in _class_xpaths(target)]
                 au = _anti_unify([tree.getpath(v) for v in target])
                 if au:
                     cands.append(Wrapper(attr, "xpath", au, read, "index"))
         else:
-            expected = [_read(n, how) for n in nodes]
+            expected = [_read(n, how, shown=self.layout_cues) for n in nodes]
             cands += [Wrapper(attr, "xpath", x, how, "class") for x in _class_xpaths(nodes)]
             au = _anti_unify([tree.getpath(n) for n in nodes])
             if au:
                 cands.append(Wrapper(attr, "xpath", au, how, "index"))
+        if self.layout_cues:  # every variant reads the text as rendered
+            cands = [replace(c, shown=True) for c in cands]
         want = [v for v in expected if v]
         order = {v: i for i, v in enumerate(self.prefer)}
         kept = []
@@ -576,7 +719,13 @@ class VGS:
         """A wrapper per attribute from the group's first page, checked on a second.
 
         ``pages`` are the group's pages (the first two suffice); ``urls`` their served
-        addresses (for Chromium regions).
+        addresses (for Chromium regions).  The check: stages 2-3 run on the second page
+        too, and the first variant (preference order) whose values there equal the values
+        localised there is the wrapper; without such a variant, the first that returns
+        values on the second page; where nothing is localised on the second page (the
+        field is missing there, or not found), the first variant -- so a field missing
+        from the second page does not pass over the label-anchored variant for a
+        positional one that reads another field there.
         """
         urls = list(urls) if urls is not None else [None] * len(pages)
         attrs = parse_attributes(query_text)
@@ -588,15 +737,23 @@ class VGS:
                 _, cands = self.localise_values(pages[k], a, urls[k])
                 if cands:
                     break
-            others = [r for j, r in enumerate(roots) if j != k][:1]
-            for c in cands:  # each reproduces the localised values of page k
-                if others and not c.apply(others[0]):
-                    continue  # the variant chosen on a second page of the group
-                out[a] = c
-                break
-            else:
-                if cands:
-                    out[a] = cands[0]
+            others = [j for j in range(len(roots)) if j != k][:1]
+            if not cands:
+                continue
+            if not others:
+                out[a] = cands[0]
+                continue
+            j = others[0]
+            n_logs = len(self.logs)
+            seen, _ = self.localise_values(pages[j], a, urls[j])
+            del self.logs[n_logs:]  # the check is not a stage of the first page
+            got = [c.apply(roots[j]) for c in cands]  # each reproduces page k's values
+            if not seen:  # missing there, or not found there: the preferred variant
+                out[a] = cands[0]
+                continue
+            agree = [c for c, g in zip(cands, got, strict=True) if Counter(g) == Counter(seen)]
+            some = [c for c, g in zip(cands, got, strict=True) if g]
+            out[a] = (agree or some or cands)[0]
         return out
 
 

@@ -6,8 +6,10 @@ reads it):
 1. each triple is normalised element by element -- lower-cased, punctuation removed,
    runs of whitespace collapsed and trimmed -- and joined with tabs; duplicates dropped;
 2. the similarity of two triples is ``fuzz.ratio / 100`` (rapidfuzz's normalised Indel
-   similarity ``1 - (insertions + deletions) / (len a + len b)``; :func:`ratio` is an
-   exact pure-Python implementation used when rapidfuzz is missing and to test it);
+   similarity ``1 - (insertions + deletions) / (len a + len b)``, computed by rapidfuzz
+   itself -- :func:`ratio` calls it; the tests hold it to a pure-Python LCS reference,
+   so the backend is pinned: fuzzywuzzy without python-Levenshtein falls back to difflib
+   and gives other numbers);
 3. predictions and gold are matched one to one, **greedily** (best pair first; the
    training reward) or by the **Hungarian** assignment (``scipy.optimize.
    linear_sum_assignment``, maximum total similarity; the evaluation default);
@@ -77,8 +79,18 @@ def normalize_triple(t: Sequence[Any]) -> str:
     return "\t".join(normalize_text(x) for x in t)
 
 
+def _fuzz() -> Any:
+    try:
+        from rapidfuzz import fuzz
+    except ImportError as exc:  # pragma: no cover - rapidfuzz is in the extra
+        raise ImportError(
+            "infometer.systems.extract needs rapidfuzz: pip install 'infometer[extract]'"
+        ) from exc
+    return fuzz
+
+
 def ratio(a: str, b: str) -> float:
-    """Normalised Indel similarity in [0, 100], exactly rapidfuzz's ``fuzz.ratio``.
+    """Normalised Indel similarity in [0, 100]: rapidfuzz's ``fuzz.ratio``.
 
     ``100 * (1 - (len a + len b - 2 LCS) / (len a + len b))``; two empty strings give 100.
 
@@ -87,25 +99,7 @@ def ratio(a: str, b: str) -> float:
     >>> ratio("abcd", "abed")
     75.0
     """
-    n, m = len(a), len(b)
-    if n + m == 0:
-        return 100.0
-    prev = [0] * (m + 1)
-    for i in range(1, n + 1):
-        cur = [0] * (m + 1)
-        ai = a[i - 1]
-        for j in range(1, m + 1):
-            cur[j] = prev[j - 1] + 1 if ai == b[j - 1] else max(prev[j], cur[j - 1])
-        prev = cur
-    return 100.0 * 2 * prev[m] / (n + m)
-
-
-def _ratio_backend() -> Any:
-    try:
-        from rapidfuzz import fuzz
-    except ImportError:  # pragma: no cover - rapidfuzz is in the extra
-        return ratio
-    return fuzz.ratio
+    return float(_fuzz().ratio(a, b))
 
 
 def similarity_matrix(pred: Sequence[str], gold: Sequence[str]) -> np.ndarray:
@@ -120,17 +114,8 @@ def similarity_matrix(pred: Sequence[str], gold: Sequence[str]) -> np.ndarray:
             f"limit of {MAX_PAIRS:,} similarity pairs (about {8 * n / 1e9:.1f} GB); score "
             "pages separately"
         )
-    try:
-        from rapidfuzz.process import cdist
-    except ImportError:  # pragma: no cover
-        f = _ratio_backend()
-        return (
-            np.array([[f(p, g) for g in gold] for p in pred], dtype=float).reshape(
-                len(pred), len(gold)
-            )
-            / 100.0
-        )
-    from rapidfuzz import fuzz
+    fuzz = _fuzz()
+    from rapidfuzz.process import cdist
 
     return np.asarray(cdist(pred, gold, scorer=fuzz.ratio), dtype=np.float64) / 100.0
 

@@ -41,7 +41,7 @@ from infometer.core.results import Result
 from infometer.core.seeding import Seed, as_generator
 
 from . import _script_runtime as rt
-from ._html import parse
+from ._html import first_class, has_class, parse, repeated_groups
 from .dedup import count_tokens, dedup_html
 from .metrics import fuzzy_f1
 from .sites import Group
@@ -94,26 +94,9 @@ class Choice:
 
 
 # ------------------------------------------------------------------- page analysis
-def _first_class(el: Any) -> str:
-    return (el.get("class") or "").split()[0] if el.get("class") else ""
-
-
-def _has_class(cls: str) -> str:
-    return f"contains(concat(' ', normalize-space(@class), ' '), ' {cls} ')"
-
-
-def _groups(root: Any) -> list[tuple[Any, str, str, list[Any]]]:
-    """Repeated sibling groups: (parent, tag, first class, members) with >= 2 members."""
-    out = []
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        g: dict[tuple[str, str], list[Any]] = {}
-        for c in el:
-            if isinstance(c.tag, str):
-                g.setdefault((c.tag, _first_class(c)), []).append(c)
-        out += [(el, t, c, m) for (t, c), m in g.items() if len(m) >= 2]
-    return out
+_first_class = first_class
+_has_class = has_class
+_groups = repeated_groups
 
 
 def _n_desc(el: Any) -> int:
@@ -407,6 +390,20 @@ class TrainLog(Result):
     reward: str = "group"
 
 
+def check_training(groups: Sequence[Group], reward: str, rollouts: int, steps: int) -> None:
+    """The arguments every GRPO-style trainer of script writers refuses, named."""
+    if reward not in ("group", "self"):
+        raise ValueError(f"reward must be 'group' or 'self', got {reward!r}")
+    if not groups:
+        raise ValueError("groups must hold at least one training group")
+    if rollouts < 2:
+        raise ValueError(
+            f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
+        )
+    if isinstance(steps, bool) or not isinstance(steps, int | np.integer) or steps < 0:
+        raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
+
+
 def train_policy(
     groups: Sequence[Group],
     *,
@@ -437,14 +434,7 @@ def train_policy(
     >>> len(log.rewards)
     2
     """
-    if reward not in ("group", "self"):
-        raise ValueError(f"reward must be 'group' or 'self', got {reward!r}")
-    if not groups:
-        raise ValueError("groups must hold at least one training group")
-    if rollouts < 2:
-        raise ValueError(
-            f"rollouts must be at least 2 (the advantage is group-relative), got {rollouts}"
-        )
+    check_training(groups, reward, rollouts, steps)
     from infometer.core.progress import progress_bar
 
     rng = as_generator(seed)

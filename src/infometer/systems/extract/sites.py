@@ -14,6 +14,18 @@ Templates (``TEMPLATES``):
 * ``nested_list`` -- several records, ``ul > li`` with a nested ``ul`` of ``<b>Label:</b> v``;
 * ``div_grid`` -- several records, cards of ``div`` rows (label div, value div).
 
+Four more families (``EXTRA_TEMPLATES``; ``ALL_TEMPLATES`` holds all nine), added to test
+script writers on layouts they never trained on:
+
+* ``card_tables`` -- several records, one ``<table>`` per record with a ``<caption>``
+  subject and ``th | td`` rows;
+* ``transposed_table`` -- several records as the *columns* of one table (subjects in the
+  header row, labels in the first column);
+* ``section_list`` -- several records with no element around each: an ``<h3>`` subject
+  followed by ``<p><strong>Label</strong> value</p>`` rows;
+* ``colon_lines`` -- one record per page, ``<h1>`` subject and ``<p>Label: value</p>``
+  lines (label and value in one text node).
+
 Noise: a navigation list, 0-2 advertisement blocks before the content (so absolute
 positions differ between pages of one group), a footer, random class names, optional
 fields missing with probability 0.2.  The noise of a page depends on the page's seed only,
@@ -23,6 +35,13 @@ Drift (:func:`drift`, :func:`version_clock`): ``class_rename`` (every class name
 re-drawn), ``wrapper`` (one more wrapper ``div`` around the content), ``column_order``
 (the non-subject fields permuted), ``grid`` (tables rendered as ``div`` grids) and
 ``pagination`` (list pages split in two, the second reached by a ``rel=next`` link).
+Harder drifts (``HARD_DRIFTS``): ``relabel`` (every label shown in other words, from
+:data:`PARAPHRASES`) and ``redesign`` (another template of the same kind, new class names).
+
+Layout-dependent values: with ``make_records(..., discounts=p)`` a price carries an old
+price, rendered *before* the current one and struck through (``Layout.discount``:
+``"tag"`` a ``<del>``, ``"style"`` an inline ``text-decoration``, ``"css"`` a class whose
+rule is in the page's ``<style>``); the gold value is the current price only.
 """
 
 from __future__ import annotations
@@ -40,8 +59,14 @@ from infometer.core.seeding import Seed, as_generator, derive, resolve_seed
 
 __all__ = [
     "TEMPLATES",
+    "EXTRA_TEMPLATES",
+    "ALL_TEMPLATES",
     "DETAIL_TEMPLATES",
     "DRIFTS",
+    "HARD_DRIFTS",
+    "PARAPHRASES",
+    "MAX_PAGES",
+    "MAX_RECORDS",
     "DOMAINS",
     "Record",
     "Layout",
@@ -61,8 +86,19 @@ __all__ = [
 ]
 
 TEMPLATES: tuple[str, ...] = ("infobox", "kv_table", "header_table", "nested_list", "div_grid")
-DETAIL_TEMPLATES: tuple[str, ...] = ("infobox", "kv_table")
+EXTRA_TEMPLATES: tuple[str, ...] = (
+    "card_tables",
+    "transposed_table",
+    "section_list",
+    "colon_lines",
+)
+ALL_TEMPLATES: tuple[str, ...] = TEMPLATES + EXTRA_TEMPLATES
+DETAIL_TEMPLATES: tuple[str, ...] = ("infobox", "kv_table", "colon_lines")
 DRIFTS: tuple[str, ...] = ("class_rename", "wrapper", "column_order", "grid", "pagination")
+HARD_DRIFTS: tuple[str, ...] = ("relabel", "redesign")
+#: Largest group (pages) and record count a caller may ask for: checked before rendering.
+MAX_PAGES = 10_000
+MAX_RECORDS = 1_000_000
 
 _SYL = (
     "ka ri to mo na se lu vi de ra po ne shi ta ko mi zu ba ge lo an el or un ix "
@@ -115,6 +151,36 @@ DOMAINS: dict[str, tuple[str, list[tuple[str, str]]]] = {
             ("Motto", "motto"),
         ],
     ),
+}
+
+#: Label -> other words for it (no word, nor a long common substring, shared with the
+#: label: a lexical matcher cannot find the label from them).  Used by the ``relabel``
+#: drift (the site rewords its labels) and by paraphrased queries (the user's words).
+PARAPHRASES: dict[str, tuple[str, ...]] = {
+    "Author": ("writer", "novelist", "penned by"),
+    "Year": ("publication date", "date of issue", "first printed"),
+    "Publisher": ("imprint", "printing firm", "issued by"),
+    "Pages": ("length", "extent", "leaf count"),
+    "Genre": ("category", "literary form", "kind of book"),
+    "Language": ("tongue", "idiom", "written in"),
+    "Director": ("filmmaker", "helmer", "made by"),
+    "Released": ("premiere", "came out", "first shown"),
+    "Runtime": ("how long", "running length", "length in minutes"),
+    "Country": ("homeland", "origin", "land of production"),
+    "Studio": ("production company", "producer", "made at"),
+    "Rating": ("score", "audience grade", "stars"),
+    "Brand": ("maker", "manufacturer", "company"),
+    "Price": ("cost", "how much", "amount to pay"),
+    "Storage": ("memory", "capacity", "disk space"),
+    "Screen": ("display", "diagonal", "panel size"),
+    "Battery": ("power cell", "charge capacity", "accumulator"),
+    "Launch": ("debut", "introduced", "on sale since"),
+    "City": ("town", "location", "based in"),
+    "Founded": ("established", "since", "year of creation"),
+    "Students": ("enrolment", "pupils", "learners"),
+    "Rector": ("head", "president", "chancellor"),
+    "Type": ("kind", "category", "status"),
+    "Motto": ("slogan", "maxim", "watchword"),
 }
 
 _GENRES = ("Mystery", "Poetry", "History", "Fantasy", "Biography", "Science", "Drama")
@@ -187,6 +253,7 @@ class Record:
     fields: tuple[tuple[str, str], ...]
     image: str
     link: str
+    old: tuple[tuple[str, str], ...] = ()  # (label, former value): a struck-through old price
 
     def triples(self) -> list[tuple[str, str, str]]:
         """Gold (subject, predicate, object) triples of the record's text fields."""
@@ -201,8 +268,14 @@ class Record:
         return dict(self.fields).get(label)
 
 
-def make_records(domain: str, n: int, *, seed: Seed = 0, optional: float = 0.2) -> list[Record]:
+def make_records(
+    domain: str, n: int, *, seed: Seed = 0, optional: float = 0.2, discounts: float = 0.0
+) -> list[Record]:
     """``n`` records of ``domain``, each field missing with probability ``optional``.
+
+    With ``discounts`` > 0 each price (value kind ``price``) carries, with that
+    probability, an old price 10-50 % higher (``Record.old``), drawn from a stream of its
+    own: the records are otherwise the same as with ``discounts=0``.
 
     Parameters
     ----------
@@ -215,9 +288,18 @@ def make_records(domain: str, n: int, *, seed: Seed = 0, optional: float = 0.2) 
     >>> recs = make_records("book", 2, seed=1)
     >>> len(recs), recs[0].fields[0][0]
     (2, 'Author')
+    >>> [r.old for r in make_records("phone", 3, seed=2, discounts=1.0)][0][0][0]
+    'Price'
     """
     if domain not in DOMAINS:
         raise ValueError(f"domain must be one of {sorted(DOMAINS)}, got {domain!r}")
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    _check_count("n", max(int(n), 1), MAX_RECORDS, "records")
+    for name, v in (("optional", optional), ("discounts", discounts)):
+        if not 0.0 <= float(v) <= 1.0:
+            raise ValueError(f"{name} must be a probability in [0, 1], got {v!r}")
+    seed = resolve_seed(seed) if discounts else seed
     rng = as_generator(seed)
     kind, spec = DOMAINS[domain]
     out, seen = [], set()
@@ -231,7 +313,28 @@ def make_records(domain: str, n: int, *, seed: Seed = 0, optional: float = 0.2) 
         )
         s = slug(subj)
         out.append(Record(subj, fields, f"/img/{s}.png", f"/item/{s}"))
+    if discounts > 0:
+        drng = derive(seed, 13)  # seed is the resolved int here
+        kinds = dict(spec)
+        for i, r in enumerate(out):
+            old = []
+            for lab, v in r.fields:
+                if kinds.get(lab) == "price" and drng.random() < discounts:
+                    old.append((lab, f"${int(int(v[1:]) * drng.uniform(1.1, 1.5))}"))
+            if old:
+                out[i] = replace(r, old=tuple(old))
     return out
+
+
+def _check_count(name: str, value: Any, limit: int, what: str) -> None:
+    """A positive integer size at most ``limit``, checked before anything is rendered."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if value > limit:
+        raise ValueError(
+            f"{name}={value:,} exceeds the limit of {limit:,} {what} (checked before the "
+            "pages are rendered)"
+        )
 
 
 _ROLES = ("content", "title", "box", "label", "value", "row", "head", "list", "item", "card")
@@ -259,10 +362,22 @@ class Layout:
     paginate: bool = False
     version: int = 0
     drifts: tuple[str, ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()  # field -> the words the page shows for it
+    discount: str = ""  # how an old price is struck: "" (not shown), "tag", "style", "css"
+    unlabeled: tuple[str, ...] = ()  # fields shown without a label (value only)
 
     def cls(self, role: str) -> str:
         """Class name of ``role`` (``"f:Year"`` for a field)."""
         return dict(self.classes)[role]
+
+    def shown(self, label: str) -> str:
+        """The words the page shows for field ``label`` (itself unless relabelled)."""
+        return dict(self.labels).get(label, label)
+
+    @property
+    def old_class(self) -> str:
+        """Class of a struck old price when ``discount == "css"``."""
+        return f"was-{self.cls('noise')}"
 
 
 def make_layout(domain: str, template: str, *, seed: Seed = 0) -> Layout:
@@ -279,13 +394,28 @@ def make_layout(domain: str, template: str, *, seed: Seed = 0) -> Layout:
     >>> make_layout("film", "infobox", seed=3).template
     'infobox'
     """
-    if template not in TEMPLATES:
-        raise ValueError(f"template must be one of {TEMPLATES}, got {template!r}")
+    if template not in ALL_TEMPLATES:
+        raise ValueError(f"template must be one of {ALL_TEMPLATES}, got {template!r}")
     if domain not in DOMAINS:
         raise ValueError(f"domain must be one of {sorted(DOMAINS)}, got {domain!r}")
     labels = [lab for lab, _ in DOMAINS[domain][1]]
     rng = derive(resolve_seed(seed), 7)
     return Layout(domain, template, tuple(_classes(rng, labels).items()), tuple(labels))
+
+
+#: ``redesign`` moves a site to the next template of the same kind (one record per page
+#: or several).
+_REDESIGN = {
+    "infobox": "kv_table",
+    "kv_table": "colon_lines",
+    "colon_lines": "infobox",
+    "header_table": "div_grid",
+    "div_grid": "nested_list",
+    "nested_list": "card_tables",
+    "card_tables": "section_list",
+    "section_list": "transposed_table",
+    "transposed_table": "header_table",
+}
 
 
 def drift(layout: Layout, kind: str, *, seed: Seed = 0) -> Layout:
@@ -303,11 +433,21 @@ def drift(layout: Layout, kind: str, *, seed: Seed = 0) -> Layout:
     >>> drift(lay, "grid").grid, drift(lay, "wrapper").wrappers
     (True, 1)
     """
-    if kind not in DRIFTS:
-        raise ValueError(f"kind must be one of {DRIFTS}, got {kind!r}")
-    rng = derive(resolve_seed(seed), layout.version, DRIFTS.index(kind))
+    kinds = DRIFTS + HARD_DRIFTS
+    if kind not in kinds:
+        raise ValueError(f"kind must be one of {kinds}, got {kind!r}")
+    rng = derive(resolve_seed(seed), layout.version, kinds.index(kind))
     new: dict[str, Any] = {"version": layout.version + 1, "drifts": (*layout.drifts, kind)}
-    if kind == "class_rename":
+    if kind == "relabel":
+        new["labels"] = tuple(
+            (lab, PARAPHRASES[lab][int(rng.integers(len(PARAPHRASES[lab])))].capitalize())
+            for lab in layout.field_order
+        )
+    elif kind == "redesign":
+        new["template"] = _REDESIGN[layout.template]
+        new["classes"] = tuple(_classes(rng, layout.field_order).items())
+        new["grid"] = False
+    elif kind == "class_rename":
         new["classes"] = tuple(_classes(rng, layout.field_order).items())
     elif kind == "wrapper":
         new["wrappers"] = layout.wrappers + 1
@@ -355,6 +495,36 @@ def _ordered(rec: Record, order: Sequence[str]) -> list[tuple[str, str]]:
     return [(k, d[k]) for k in order if k in d]
 
 
+def _value_html(lay: Layout, value: str, old: str | None) -> str:
+    """A value, with its struck-through old price first when the layout shows one."""
+    if old is None or not lay.discount:
+        return _e(value)
+    if lay.discount == "tag":
+        return f"<del>{_e(old)}</del> {_e(value)}"
+    if lay.discount == "style":
+        return f'<span style="text-decoration: line-through">{_e(old)}</span> {_e(value)}'
+    return f'<span class="{lay.old_class}">{_e(old)}</span> {_e(value)}'
+
+
+def _fields(lay: Layout, rec: Record, *, labelled: bool = True) -> list[tuple[str, str, str]]:
+    """(field, label HTML, value HTML) in the layout's order; ``labelled=False``: only the
+    fields the layout shows without a label, ``True``: the others."""
+    d, old = dict(rec.fields), dict(rec.old)
+    return [
+        (k, _e(lay.shown(k)), _value_html(lay, d[k], old.get(k)))
+        for k in lay.field_order
+        if k in d and (k in lay.unlabeled) != labelled
+    ]
+
+
+def _bare(lay: Layout, rec: Record, tag: str = "div") -> str:
+    """Fields shown without a label: the value alone in an element of the field's class."""
+    return "".join(
+        f'<{tag} class="{lay.cls("f:" + k)}">{v}</{tag}>'
+        for k, _, v in _fields(lay, rec, labelled=False)
+    )
+
+
 def _subject_html(rec: Record) -> str:
     return f'<a href="{_e(rec.link)}">{_e(rec.subject)}</a>'
 
@@ -379,6 +549,21 @@ def _grid_table(lay: Layout, head: list[str], rows: list[list[str]], row_cls: li
     return f'<table class="{c("box")}"><tr class="{c("head")}">{h}</tr>{body}</table>'
 
 
+def _kv_rows(lay: Layout, rec: Record) -> str:
+    """A record's labelled fields as ``th | td`` rows, or label/value ``div`` rows (grid)."""
+    c = lay.cls
+    if lay.grid:
+        return "".join(
+            f'<div class="{c("row")} {c("f:" + k)}"><div class="{c("label")}">{lab}</div>'
+            f'<div class="{c("value")}">{v}</div></div>'
+            for k, lab, v in _fields(lay, rec)
+        )
+    return "".join(
+        f'<tr class="{c("f:" + k)}"><th>{lab}</th><td>{v}</td></tr>'
+        for k, lab, v in _fields(lay, rec)
+    )
+
+
 def _render_records(lay: Layout, recs: Sequence[Record]) -> str:
     c = lay.cls
     t = lay.template
@@ -386,41 +571,69 @@ def _render_records(lay: Layout, recs: Sequence[Record]) -> str:
     if t == "infobox":
         r = recs[0]
         items = "".join(
-            f'<dt>{_e(k)}</dt><dd class="{c("f:" + k)}">{_e(v)}</dd>'
-            for k, v in _ordered(r, lay.field_order)
+            f'<dt>{lab}</dt><dd class="{c("f:" + k)}">{v}</dd>' for k, lab, v in _fields(lay, r)
         )
         return (
-            f'<h1 class="{c("title")}">{_subject_html(r)}</h1>{img(r)}'
+            f'<h1 class="{c("title")}">{_subject_html(r)}</h1>{img(r)}{_bare(lay, r, "p")}'
             f'<dl class="{c("box")}">{items}</dl>'
         )
     if t == "kv_table":
         r = recs[0]
-        pairs = _ordered(r, lay.field_order)
-        if lay.grid:
-            items = "".join(
-                f'<div class="{c("row")} {c("f:" + k)}"><div class="{c("label")}">{_e(k)}</div>'
-                f'<div class="{c("value")}">{_e(v)}</div></div>'
-                for k, v in pairs
-            )
-            box = f'<div class="{c("box")}">{items}</div>'
-        else:
-            items = "".join(
-                f'<tr class="{c("f:" + k)}"><th>{_e(k)}</th><td>{_e(v)}</td></tr>' for k, v in pairs
-            )
-            box = f'<table class="{c("box")}">{items}</table>'
-        return f'<h2 class="{c("title")}">{_subject_html(r)}</h2>{img(r)}{box}'
+        items = _kv_rows(lay, r)
+        tag = "div" if lay.grid else "table"
+        box = f'<{tag} class="{c("box")}">{items}</{tag}>'
+        return f'<h2 class="{c("title")}">{_subject_html(r)}</h2>{img(r)}{_bare(lay, r, "p")}{box}'
+    if t == "colon_lines":
+        r = recs[0]
+        items = "".join(f'<p class="{c("f:" + k)}">{lab}: {v}</p>' for k, lab, v in _fields(lay, r))
+        return (
+            f'<h1 class="{c("title")}">{_subject_html(r)}</h1>{img(r)}{_bare(lay, r, "p")}'
+            f'<div class="{c("box")}">{items}</div>'
+        )
     if t == "header_table":
         cols = [k for k in lay.field_order if any(k in dict(r.fields) for r in recs)]
-        head = ["Name", *[_e(k) for k in cols]]
-        rows = [[_subject_html(r), *[_e(dict(r.fields).get(k, "")) for k in cols]] for r in recs]
+        head = ["Name", *[_e(lay.shown(k)) for k in cols]]
+        rows = []
+        for r in recs:
+            d, old = dict(r.fields), dict(r.old)
+            rows.append(
+                [_subject_html(r)]
+                + [_value_html(lay, d[k], old.get(k)) if k in d else "" for k in cols]
+            )
         return _grid_table(lay, head, rows, [c("item")] * len(recs))
+    if t == "transposed_table":
+        cols = [k for k in lay.field_order if any(k in dict(r.fields) for r in recs)]
+        head = ["", *[f"{_subject_html(r)}{img(r)}" for r in recs]]
+        rows = []
+        for k in cols:
+            cells = []
+            for r in recs:
+                d, old = dict(r.fields), dict(r.old)
+                cells.append(_value_html(lay, d[k], old.get(k)) if k in d else "")
+            rows.append([_e(lay.shown(k)), *cells])
+        cell = "div" if lay.grid else "td"
+        first = "div" if lay.grid else "th"
+        row_tag = "div" if lay.grid else "tr"
+        h = "".join(f"<{first}>{x}</{first}>" for x in head)
+        body = "".join(
+            f'<{row_tag} class="{c("row")} {c("f:" + k)}"><{first}>{r[0]}</{first}>'
+            + "".join(f"<{cell}>{x}</{cell}>" for x in r[1:])
+            + f"</{row_tag}>"
+            for k, r in zip(cols, rows, strict=True)
+        )
+        box = "div" if lay.grid else "table"
+        return (
+            f'<{box} class="{c("box")}"><{row_tag} class="{c("head")}">{h}</{row_tag}>'
+            f"{body}</{box}>"
+        )
     if t == "nested_list":
         lis = "".join(
             f'<li class="{c("item")}"><span class="{c("title")}">{_subject_html(r)}</span>{img(r)}'
             f'<ul class="{c("list")}">'
+            + _bare(lay, r, "li")
             + "".join(
-                f'<li class="{c("row")} {c("f:" + k)}"><b>{_e(k)}:</b> {_e(v)}</li>'
-                for k, v in _ordered(r, lay.field_order)
+                f'<li class="{c("row")} {c("f:" + k)}"><b>{lab}:</b> {v}</li>'
+                for k, lab, v in _fields(lay, r)
             )
             + "</ul></li>"
             for r in recs
@@ -429,15 +642,45 @@ def _render_records(lay: Layout, recs: Sequence[Record]) -> str:
     if t == "div_grid":
         cards = "".join(
             f'<div class="{c("card")}"><div class="{c("title")}">{_subject_html(r)}</div>{img(r)}'
+            + _bare(lay, r)
             + "".join(
-                f'<div class="{c("row")} {c("f:" + k)}"><div class="{c("label")}">{_e(k)}</div>'
-                f'<div class="{c("value")}">{_e(v)}</div></div>'
-                for k, v in _ordered(r, lay.field_order)
+                f'<div class="{c("row")} {c("f:" + k)}"><div class="{c("label")}">{lab}</div>'
+                f'<div class="{c("value")}">{v}</div></div>'
+                for k, lab, v in _fields(lay, r)
             )
             + "</div>"
             for r in recs
         )
         return f'<div class="{c("box")}">{cards}</div>'
+    if t == "card_tables":
+        if lay.grid:
+            cards = "".join(
+                f'<div class="{c("card")}"><div class="{c("title")}">{_subject_html(r)}</div>'
+                f"{img(r)}{_bare(lay, r)}{_kv_rows(lay, r)}</div>"
+                for r in recs
+            )
+        else:
+            cards = "".join(
+                f'<table class="{c("card")}"><caption class="{c("title")}">{_subject_html(r)}'
+                f"{img(r)}</caption>"
+                + "".join(
+                    f'<tr class="{c("f:" + k)}"><td colspan="2">{v}</td></tr>'
+                    for k, _, v in _fields(lay, r, labelled=False)
+                )
+                + f"{_kv_rows(lay, r)}</table>"
+                for r in recs
+            )
+        return f'<div class="{c("box")}">{cards}</div>'
+    if t == "section_list":
+        secs = "".join(
+            f'<h3 class="{c("title")}">{_subject_html(r)}</h3>{img(r)}{_bare(lay, r, "p")}'
+            + "".join(
+                f'<p class="{c("row")} {c("f:" + k)}"><strong>{lab}</strong> {v}</p>'
+                for k, lab, v in _fields(lay, r)
+            )
+            for r in recs
+        )
+        return f'<div class="{c("box")}">{secs}</div>'
     raise ValueError(f"unknown template {t!r}")
 
 
@@ -466,7 +709,7 @@ class Page:
 
     def gold(self) -> list[tuple[str, str, str]]:
         """Gold (subject, predicate, object) triples of the page."""
-        return [t for r in self.records for t in r.triples()]
+        return [(r.subject, self.layout.shown(k), v) for r in self.records for k, v in r.fields]
 
     @property
     def text(self) -> str:
@@ -508,11 +751,14 @@ def render_page(
         if i + 1 < len(parts):
             nxt = f'<a rel="next" href="{_e(url)}?page={i + 2}">next</a>'
         main = f'<div class="{layout.cls("content")}">{body}{nxt}</div>'
+        css = ""
+        if layout.discount == "css":
+            css = f".{layout.old_class}{{text-decoration:line-through}}"
         for w in range(layout.wrappers):
             main = f'<div class="wrap{w}-{layout.cls("noise")}">{main}</div>'
         doc = (
             f"<!DOCTYPE html><html><head><title>{_e(layout.domain)}</title>"
-            f"<style>p{{margin:0}}</style><script>var t=1;</script></head>"
+            f"<style>p{{margin:0}}{css}</style><script>var t=1;</script></head>"
             f"<body>{nav}{ads}{main}{foot}</body></html>"
         )
         purl = url if i == 0 else f"{url}?page={i + 1}"
@@ -554,8 +800,14 @@ def make_group(
     records_per_page: tuple[int, int] = (2, 6),
     layout: Layout | None = None,
     name: str | None = None,
+    discounts: float = 0.0,
 ) -> Group:
     """``n_pages`` pages of one site sharing ``template`` (records differ page to page).
+
+    ``discounts``: the probability that a price carries a struck-through old price (shown
+    only by a layout with ``discount`` set; see :func:`make_records`).  ``n_pages`` (at
+    most :data:`MAX_PAGES`) and ``records_per_page`` (``(lo, hi)``, 1 <= lo <= hi, at
+    most :data:`MAX_RECORDS` records in all) are checked before anything is rendered.
 
     Parameters
     ----------
@@ -569,16 +821,28 @@ def make_group(
     >>> len(g), g.layout.template
     (3, 'div_grid')
     """
-    if not isinstance(n_pages, int | np.integer) or n_pages < 1:
-        raise ValueError(f"n_pages must be a positive integer, got {n_pages!r}")
+    _check_count("n_pages", n_pages, MAX_PAGES, "pages")
+    try:
+        lo, hi = (int(x) for x in records_per_page)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"records_per_page must be two integers (lo, hi), got {records_per_page!r}"
+        ) from None
+    if not 1 <= lo <= hi:
+        raise ValueError(f"records_per_page must satisfy 1 <= lo <= hi, got {records_per_page!r}")
+    if n_pages * hi > MAX_RECORDS:
+        raise ValueError(
+            f"n_pages x records_per_page = {n_pages:,} x {hi:,} exceeds the limit of "
+            f"{MAX_RECORDS:,} records (checked before the pages are rendered)"
+        )
     seed = resolve_seed(seed)
     lay = layout or make_layout(domain, template, seed=seed)
-    lo, hi = records_per_page
+    template = lay.template
     rng = derive(seed, 3)
     per = [
         1 if template in DETAIL_TEMPLATES else int(rng.integers(lo, hi + 1)) for _ in range(n_pages)
     ]
-    recs = make_records(domain, sum(per), seed=seed)
+    recs = make_records(lay.domain, sum(per), seed=seed, discounts=discounts)
     pages, k = [], 0
     gname = name or f"{domain}-{template}-{seed}"
     for i, m in enumerate(per):
@@ -609,6 +873,18 @@ def make_sites(
     >>> [g.layout.template for g in make_sites(2, 2)]
     ['infobox', 'kv_table']
     """
+    _check_count("n_groups", n_groups, MAX_PAGES, "groups")
+    _check_count("pages_per_group", pages_per_group, MAX_PAGES, "pages")
+    if n_groups * pages_per_group > MAX_PAGES:
+        raise ValueError(
+            f"n_groups x pages_per_group = {n_groups * pages_per_group:,} exceeds the limit "
+            f"of {MAX_PAGES:,} pages (checked before the pages are rendered)"
+        )
+    if isinstance(templates, str) or not templates:
+        raise ValueError(f"templates must be a non-empty list of template names, got {templates!r}")
+    bad = [t for t in templates if t not in ALL_TEMPLATES]
+    if bad:
+        raise ValueError(f"templates must be among {ALL_TEMPLATES}, got {bad}")
     doms = sorted(DOMAINS)
     seed = resolve_seed(seed)
     return [
@@ -666,7 +942,9 @@ def template_extractor(layout: Layout) -> Any:
     """The extractor that knows ``layout``: ``f(html) -> triples``, F1 = 1 on its pages.
 
     It reads the page through the layout's own class names (not the records), so it
-    checks rendering and parsing end to end; a drifted page breaks it as it should.
+    checks rendering and parsing end to end; a drifted page breaks it as it should.  A
+    struck-through old price is skipped (the layout says how it is struck); a field shown
+    without a label is named by its class.
 
     Examples
     --------
@@ -678,9 +956,37 @@ def template_extractor(layout: Layout) -> Any:
     from ._html import parse, text_of
 
     c = layout.cls
+    struck = (
+        "ancestor::del or ancestor::*[contains(@style, 'line-through')] or "
+        f"ancestor::*[contains(concat(' ', normalize-space(@class), ' '), ' {layout.old_class} ')]"
+    )
+    bare_cls = {c("f:" + k): layout.shown(k) for k in layout.unlabeled}
 
     def by_class(root: Any, name: str) -> list[Any]:
         return root.xpath(f".//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]")
+
+    def val(el: Any) -> str:
+        """Text of a value element without a struck-through old price."""
+        if el is None or not layout.discount:
+            return text_of(el)
+        return text_of(" ".join(el.xpath(f".//text()[not({struck})]")))
+
+    def is_bare(el: Any) -> str | None:
+        for k in (el.get("class") or "").split():
+            if k in bare_cls:
+                return bare_cls[k]
+        return None
+
+    def bare(subj: str, scope: Any) -> list[tuple[str, str, str]]:
+        out = []
+        for el in scope.iter():
+            lab = is_bare(el) if isinstance(el.tag, str) else None
+            if lab is not None:
+                out.append((subj, lab, val(el)))
+        return out
+
+    def grid_rows(box: Any) -> list[Any]:
+        return [r for r in box if isinstance(r.tag, str)]
 
     def run(html: str) -> list[tuple[str, str, str]]:
         root = parse(html)
@@ -690,31 +996,71 @@ def template_extractor(layout: Layout) -> Any:
             subj = text_of(by_class(root, c("title"))[0])
             box = by_class(root, c("box"))[0]
             if t == "infobox":
-                pairs = [(text_of(dt), text_of(dt.getnext())) for dt in box.iter("dt")]
+                pairs = [(text_of(dt), val(dt.getnext())) for dt in box.iter("dt")]
+            elif t == "colon_lines":
+                pairs = []
+                for p in grid_rows(box):
+                    lab, _, rest = text_of(p).partition(":")
+                    pairs.append((lab, val(p)[len(lab) + 1 :].strip()))
             elif layout.grid:
-                pairs = [(text_of(r[0]), text_of(r[1])) for r in box]
+                pairs = [(text_of(r[0]), val(r[1])) for r in box]
             else:
-                pairs = [(text_of(tr[0]), text_of(tr[1])) for tr in box.iter("tr")]
-            return [(subj, k, v) for k, v in pairs]
+                pairs = [(text_of(tr[0]), val(tr[1])) for tr in box.iter("tr")]
+            return [(subj, k, v) for k, v in pairs] + bare(subj, root)
         if t == "header_table":
             for box in by_class(root, c("box")):
                 head_el = by_class(box, c("head"))[0]
                 head = [text_of(h) for h in head_el]
                 for row in by_class(box, c("row")):
-                    cells = [text_of(x) for x in row]
+                    cells = [val(x) for x in row]
                     out += [
                         (cells[0], h, v) for h, v in zip(head[1:], cells[1:], strict=False) if v
                     ]
             return out
+        if t == "transposed_table":
+            for box in by_class(root, c("box")):
+                subjects = [text_of(h) for h in by_class(box, c("head"))[0]][1:]
+                for row in by_class(box, c("row")):
+                    cells = [x for x in row if isinstance(x.tag, str)]
+                    lab = text_of(cells[0])
+                    out += [
+                        (s, lab, val(x))
+                        for s, x in zip(subjects, cells[1:], strict=False)
+                        if val(x)
+                    ]
+            return out
+        if t == "section_list":
+            subj = ""
+            for box in by_class(root, c("box")):
+                for el in grid_rows(box):
+                    if el.tag == "h3":
+                        subj = text_of(el)
+                    elif is_bare(el) is not None:
+                        out += bare(subj, el)
+                    elif el.tag == "p":
+                        lab = text_of(el[0])
+                        out.append((subj, lab, val(el)[len(lab) :].strip()))
+            return out
         for rec in by_class(root, c("item") if t == "nested_list" else c("card")):
-            subj = text_of(rec[0])
+            kids = grid_rows(rec)
+            subj = text_of(kids[0])
+            out += bare(subj, rec)
             if t == "nested_list":
                 for li in rec.find("ul"):
+                    if is_bare(li) is not None:
+                        continue
                     lab = text_of(li[0]).rstrip(":")
-                    out.append((subj, lab, text_of(li)[len(text_of(li[0])) :].strip()))
+                    out.append((subj, lab, val(li)[len(text_of(li[0])) :].strip()))
+            elif t == "card_tables" and not layout.grid:
+                out += [
+                    (subj, text_of(tr[0]), val(tr[1]))
+                    for tr in rec.iter("tr")
+                    if is_bare(tr) is None
+                ]
             else:
-                for row in rec[2:]:
-                    out.append((subj, text_of(row[0]), text_of(row[1])))
+                for row in kids[2:]:
+                    if is_bare(row) is None:
+                        out.append((subj, text_of(row[0]), val(row[1])))
         return out
 
     return run

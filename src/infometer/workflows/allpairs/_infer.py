@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core._threads import cap_numba
 from infometer.core.jit import nb
 from infometer.core.plot import close_and_path, deprecated_path_form
 from infometer.core.results import Result
@@ -153,6 +154,7 @@ def aracne_network(frame: Any, w: np.ndarray, info: dict[str, Any], tolerance: f
     from infometer.core.validation import check_float
 
     tolerance = check_float(tolerance, "tolerance", low=0.0, high=1.0, inclusive=(True, False))
+    cap_numba()  # numba's pool: the physical cores, not every logical CPU
     keep = _dpi(np.ascontiguousarray(w), 1.0 - tolerance)
     keep = keep | keep.T
     m = np.where(keep, w, 0.0)

@@ -105,7 +105,7 @@ def add_tests(
     ``test.correction`` and ``significant`` into ``edges``, ``res`` and ``diag``."""
     import pandas as pd
 
-    from infometer.measures.stats.correction import adjust
+    from infometer.measures.stats.correction import adjust, permutation_floor
     from infometer.measures.stats.nulls import p_from_counts, p_values
 
     a, b, val, ge, meth = parts["a"], parts["b"], parts["val"], parts["ge"], parts["meth"]
@@ -124,6 +124,11 @@ def add_tests(
     if ok.any():
         qv[ok] = adjust(pv[ok], ADJUSTMENT[test.correction])
         rej[ok] = qv[ok] <= test.alpha
+        floor = permutation_floor(
+            B, int(ok.sum()), test.alpha, ADJUSTMENT[test.correction], "pairs"
+        )
+        if floor is not None:  # said with the run's warnings (once, in the user's words)
+            diag.setdefault("_messages", []).append(floor)
     edges["p_value"] = pv[order]
     edges["q_value"] = qv[order]
     edges["significant"] = rej[order]

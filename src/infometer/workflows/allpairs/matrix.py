@@ -616,6 +616,9 @@ def _assemble(results, plan: _Plan, unit: str, test: Test) -> PairwiseResult:
         }
         _significance.add_tests(res, edges, parts, cfg, plan.null_values, test, diag)
     res.edges = edges
-    diag["_messages"] = [f"{m} ({c} pair(s) or column(s))" for m, c in messages.items()]
+    diag["_messages"] = [
+        *(f"{m} ({c} pair(s) or column(s))" for m, c in messages.items()),
+        *diag.get("_messages", []),
+    ]
     res.diagnostics = diag
     return res

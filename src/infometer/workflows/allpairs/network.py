@@ -130,27 +130,9 @@ def clr(obj: Any, *, threshold: float = 0.0, significant: bool | None = None) ->
 def plot_heatmap(
     obj: Any, ax: Any = None, path: Any = None, *, cluster: bool = True, title: str | None = None
 ) -> Any:
-    """Draw an MI matrix as a heatmap, rows and columns in clustered order.
-
-    Parameters
-    ----------
-    obj
-        A :class:`PairwiseResult` (its unit labels the colour bar) or a square labelled
-        matrix (DataFrame, in nats).
-    ax
-        Matplotlib axes to draw on (default: a new figure).
-    path
-        Also save the figure there as a PNG (folder created).
-    cluster
-        Order rows and columns by average-linkage clustering (else input order).
-    title
-        Title of the axes.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        (The previous release's ``plot_heatmap(obj, path)`` still saves there and returns
-        the path, with a ``DeprecationWarning``.)
+    """Draw an MI matrix as a heatmap, rows and columns in clustered order: what
+    :meth:`PairwiseResult.heatmap` draws (same parameters), for a result or for a square
+    labelled matrix (DataFrame, in nats).
 
     Examples
     --------
@@ -161,23 +143,22 @@ def plot_heatmap(
     """
     ax, path, old = deprecated_path_form(ax, path, "plot_heatmap")
     if isinstance(obj, PairwiseResult):
-        frame, unit = obj.matrix, obj.unit
+        ax = obj.heatmap(ax, path, cluster=cluster, title=title)
     else:
-        frame, unit = _mi_frame(obj), "nats"
-    ax = _plots.draw_heatmap(frame, unit, ax, path, cluster=cluster, title=title)
+        ax = _plots.draw_heatmap(_mi_frame(obj), "nats", ax, path, cluster=cluster, title=title)
     return close_and_path(ax, path) if old else ax
 
 
 def plot_network(
     net: Network, ax: Any = None, path: Any = None, *, title: str | None = None, seed: Seed = 0
 ) -> Any:
-    """Draw a small network: nodes with edges, widths by weight, a seeded spring layout.
+    """Draw a small network: what :meth:`Network.plot` draws, as a function; at most
+    :data:`MAX_PLOT_NODES` connected variables; needs networkx (extra ``network``).
 
     Parameters
     ----------
     net
-        A :class:`Network` (from :func:`aracne` or :func:`clr`), at most
-        :data:`MAX_PLOT_NODES` connected variables.
+        A :class:`Network` (from :func:`aracne` or :func:`clr`).
     ax
         Matplotlib axes to draw on (default: a new figure).
     path
@@ -185,9 +166,9 @@ def plot_network(
     title
         Title (default: method and number of edges).
     seed
-        Seed of the layout. An int >= 0 (the same int gives the same numbers), a
-        numpy.random.Generator (drawn from as it is) or None (fresh entropy from the operating
-        system).
+        Seed of networkx's spring layout. An int >= 0 (the same int gives the same
+        numbers), a numpy.random.Generator (drawn from as it is) or None (fresh entropy
+        from the operating system).
 
     Returns
     -------
@@ -204,7 +185,5 @@ def plot_network(
     if not isinstance(net, Network):
         raise TypeError(f"net must be a Network (from aracne or clr), got {type(net).__name__}")
     ax, path, old = deprecated_path_form(ax, path, "plot_network")
-    ax = _plots.draw_network(
-        net.matrix, net.method, len(net.edges), ax, path, title=title, seed=seed
-    )
+    ax = net.plot(ax, path, title=title, seed=seed)
     return close_and_path(ax, path) if old else ax

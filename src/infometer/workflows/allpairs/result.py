@@ -119,7 +119,9 @@ class PairwiseResult(Result):
     def heatmap(
         self, ax: Any = None, path: Any = None, *, cluster: bool = True, title: str | None = None
     ) -> Any:
-        """Draw :attr:`matrix` as a heatmap, rows and columns in clustered order.
+        """Draw :attr:`matrix` as a heatmap, rows and columns in clustered order; with a
+        permutation test, a dot marks each pair with ``q_value <= alpha`` (the legend says
+        the test); up to 12 variables each cell shows its value.
 
         Parameters
         ----------
@@ -146,7 +148,22 @@ class PairwiseResult(Result):
         'three columns'
         """
         ax, path, old = deprecated_path_form(ax, path, "PairwiseResult.heatmap", result=False)
-        ax = _plots.draw_heatmap(self.matrix, self.unit, ax, path, cluster=cluster, title=title)
+        sig, test = None, None
+        if self.q_values is not None:  # mark the pairs the permutation test keeps
+            sig = (self.q_values.to_numpy(dtype=float) <= self.alpha) & ~np.eye(
+                len(self.labels), dtype=bool
+            )
+            test = f"{self.correction} q <= {self.alpha:g}, {self.n_permutations} permutations"
+        ax = _plots.draw_heatmap(
+            self.matrix,
+            self.unit,
+            ax,
+            path,
+            cluster=cluster,
+            title=title,
+            significant=sig,
+            test=test,
+        )
         return close_and_path(ax, path) if old else ax
 
     def plot(

@@ -1,42 +1,38 @@
-"""Self-contained HTML report of a benchmark directory (figures embedded as PNG data URIs).
+"""Self-contained HTML report of a benchmark directory (the ``bench.html.j2`` template of
+:mod:`infometer.core.report`; figures embedded as PNG data URIs).
 
-Sections: summary per estimator (bias, spread, median |error|, fraction within the tolerance,
-time, memory, failures); a heat map of mean error per task × estimator; estimate − truth
-plots per task family (as in the Beyond Normal figures); time per estimator; the full error
-table with failing cells highlighted; and the list of failing (task, estimator) pairs.
+Sections: the sweep's settings and the command that made it; the winner per task family;
+per task family, every contender (infometer's estimators and the peers) side by side:
+median |error|, bias, spread over seeds, CPU time, failures (network families: precision,
+recall, false-positive rate), a figure of estimate − truth per task and the tasks' exact
+values and descriptions; a summary per contender; the failing (task, contender) pairs;
+CPU time per contender; run errors grouped by message; the full error table (collapsed).
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
-import html
-import io
+import shlex
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from infometer.workflows.bench import figures
+
 from .store import DB_NAME, Store
 
-__all__ = ["load", "aggregate", "winners", "completeness", "write_report"]
+__all__ = [
+    "load",
+    "aggregate",
+    "winners",
+    "family_table",
+    "completeness",
+    "write_report",
+]
 
 #: Median |error| values closer than this (nats) are a tie for the winner of a family.
 TIE_NATS = 1e-9
-
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;
-max-width:1200px;color:#222;background:#fff;padding:0 1em}
-h1{font-size:1.6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th{background:#f0f3f7}td.l,th.l{text-align:left}
-td.fail{background:#f8d0d0;font-weight:600}td.ok{background:#dff3df}
-.note{color:#555;font-size:.9em}img{max-width:100%;border:1px solid #eee;margin:.4em 0}
-.grid{display:flex;flex-wrap:wrap;gap:1em}.grid figure{margin:0;flex:1 1 520px}
-figcaption{font-size:.85em;color:#444}
-.warn{background:#fff3cd;border:1px solid #e0b000;padding:.6em 1em;margin:1em 0}
-"""
 
 
 def load(directory: str | Path) -> tuple[pd.DataFrame, dict]:
@@ -54,6 +50,11 @@ def load(directory: str | Path) -> tuple[pd.DataFrame, dict]:
     for c in ("truth", "truth_se", "estimate", "error", "stderr", "wall_s", "peak_mem_mb"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
     df["abs_error"] = df["error"].abs()
+    diag = df["diagnostics"] if "diagnostics" in df else pd.Series([None] * len(df))
+    for c in ("cpu_s", "precision", "recall", "fpr"):  # CPU time; a network's scores
+        df[c] = pd.to_numeric(
+            [d.get(c) if isinstance(d, dict) else None for d in diag], errors="coerce"
+        )
     return df, meta
 
 
@@ -107,6 +108,7 @@ def aggregate(df: pd.DataFrame, tolerance: float = 0.1) -> pd.DataFrame:
         mae=("abs_error", "mean"),
         runs=("estimate", "size"),
         time_s=("wall_s", "median"),
+        cpu_s=("cpu_s", "median"),
         mem_mb=("peak_mem_mb", "max"),
         flagged=("flags", lambda s: int(sum(bool(f) for f in s))),
     ).reset_index()
@@ -181,310 +183,278 @@ def winners(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _png(fig) -> str:
-    import matplotlib.pyplot as plt
+def family_table(df: pd.DataFrame, family: str) -> pd.DataFrame:
+    """Every contender of one task family side by side, best first.
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def method_styles(methods: list[str]) -> dict[str, dict]:
-    """One colour and marker per estimator, none shared (tab10, then the light halves of
-    tab20, then markers); ``auto`` is a black star, never the colour of its pick."""
-    import matplotlib.pyplot as plt
-
-    palette = [plt.cm.tab10(i) for i in range(10)] + [plt.cm.tab20(2 * i + 1) for i in range(10)]
-    markers = ["o", "s", "^", "D", "v", "P", "X"]
-    styles, k = {}, 0
-    for m in methods:
-        if m == "auto":
-            styles[m] = {"color": "black", "marker": "*", "ms": 8}
-            continue
-        styles[m] = {
-            "color": palette[k % len(palette)],
-            "marker": markers[(k // len(palette)) % len(markers)] if k >= len(palette) else "o",
-            "ms": 4,
+    One row per contender (infometer's estimators, ``auto`` and the peers): ``runs``,
+    ``failed`` (errored or non-finite), ``tasks`` it ran on, ``median |err|`` and ``bias``
+    (mean error) over its finished runs, ``spread (sd)`` (the sd of its estimates over
+    seeds, averaged over tasks and n: the run-to-run scatter, not an interval), ``median
+    CPU (s)`` per estimate; for a network family the mean ``precision``, ``recall`` and
+    ``FPR`` of the recovered links.  Sorted by median |error|, then mean |error| (failures
+    last).
+    """
+    fd = df[df["family"].fillna("(none)") == family]
+    net = (fd["quantity"] == "network").any()
+    rows = []
+    for m, d in fd.groupby("method"):
+        o = d[(d["status"] == "ok") & np.isfinite(d["error"])]
+        row = {
+            "contender": m,
+            "runs": len(d),
+            "failed": len(d) - len(o),
+            "tasks": f"{o['task'].nunique()}/{fd['task'].nunique()}",
+            "median |err|": o["abs_error"].median() if len(o) else np.nan,
+            "bias": o["error"].mean() if len(o) else np.nan,
+            "spread (sd)": o.groupby(["task", "n"])["estimate"].std().mean(),
+            "median CPU (s)": o["cpu_s"].median() if len(o) else np.nan,
         }
-        k += 1
-    return styles
-
-
-def _family_plots(agg: pd.DataFrame) -> list[tuple[str, str]]:
-    """Per task family: mean estimate − truth per task and estimator (± sd over seeds),
-    so tasks of 0.3 and 3.7 nats share an axis without hiding their errors."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out = []
-    n_max = agg["n"].max()
-    sub = agg[agg["n"] == n_max]
-    methods = sorted(sub["method"].unique())
-    styles = method_styles(methods)
-    for fam, fd in sub.groupby("family", sort=True):
-        tasks = list(dict.fromkeys(fd["task"]))
-        fig, ax = plt.subplots(figsize=(max(5.0, 0.55 * len(tasks) + 3) + 2.2, 3.8))
-        xs = np.arange(len(tasks))
-        ax.axhline(0.0, color="black", lw=1, label="truth (error 0)", zorder=1)
-        w = 0.7 / max(1, len(methods))
-        for i, m in enumerate(methods):
-            md = fd[fd["method"] == m].set_index("task")
-            idx = [j for j, t in enumerate(tasks) if t in md.index and pd.notna(md.loc[t, "mean"])]
-            if not idx:
-                continue
-            vals = md.loc[[tasks[j] for j in idx]]
-            st = styles[m]
-            ax.errorbar(
-                xs[idx] - 0.35 + (i + 0.5) * w,
-                vals["mean"] - vals["truth"],
-                yerr=vals["sd"].fillna(0),
-                fmt=st["marker"],
-                ms=st["ms"],
-                color=st["color"],
-                label=m,
-                capsize=2,
-                zorder=3,
+        if net:
+            row.update(
+                precision=o["precision"].mean(), recall=o["recall"].mean(), FPR=o["fpr"].mean()
             )
-        for j in range(1, len(tasks)):  # task boundaries
-            ax.axvline(j - 0.5, color="#dddddd", lw=0.6, zorder=0)
-        ax.set_xticks(xs)
-        ax.set_xticklabels(
-            [t if len(t) < 38 else t[:35] + "…" for t in tasks], rotation=35, ha="right", fontsize=7
-        )
-        ax.set_xlim(-0.5, len(tasks) - 0.5)
-        ax.set_ylabel("estimate − truth (nats)")
-        ax.set_title(f"{fam} (n = {n_max}; mean ± sd over seeds)", fontsize=10)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-        ax.grid(axis="y", alpha=0.3)
-        out.append((str(fam), _png(fig)))
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    key = out["median |err|"].fillna(np.inf) + np.where(out["failed"] >= out["runs"], np.inf, 0)
+    mean_abs = {m: d["abs_error"].mean() for m, d in fd.groupby("method")}
+    out = out.assign(_k=key, _m=out["contender"].map(mean_abs).fillna(np.inf))
+    return out.sort_values(["_k", "_m", "contender"]).drop(columns=["_k", "_m"])
+
+
+def _family_plots(agg: pd.DataFrame) -> dict[str, str]:
+    """The estimate − truth panel of each task family (:func:`figures.family_panels`)."""
+    from infometer.core.report import figure_uri
+
+    return {fam: figure_uri(fig, dpi=figures.DPI) for fam, fig in figures.family_panels(agg)}
+
+
+def _cpu_plot(df: pd.DataFrame) -> str | None:
+    """Median CPU time per estimate and contender (:func:`figures.timing`)."""
+    from infometer.core.report import figure_uri
+
+    fig = figures.timing(df, column="cpu_s")
+    return None if fig is None else figure_uri(fig, dpi=figures.DPI)
+
+
+def _pass_classes(passes: list[bool], columns: tuple[str, ...]):
+    """Cell classes: ``ok``/``fail`` by each row's pass in ``columns``."""
+    return lambda i, c: ("ok" if passes[i] else "fail") if c in columns else None
+
+
+def _descriptions(tasks) -> dict[str, str]:
+    from infometer.measures import truth
+
+    out = {}
+    for t in tasks:
+        try:
+            out[t] = truth.get_task(t).description
+        except ValueError:
+            out[t] = ""
     return out
 
 
-def _heatmap(agg: pd.DataFrame, tolerance: float) -> str | None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    n_max = agg["n"].max()
-    piv = agg[agg["n"] == n_max].pivot_table(
-        index="task", columns="method", values="bias", sort=False
-    )
-    if piv.empty:
-        return None
-    fig, ax = plt.subplots(figsize=(2.2 + 1.1 * piv.shape[1], 1.2 + 0.24 * piv.shape[0]))
-    lim = max(0.5, float(np.nanmax(np.abs(piv.values))) if np.isfinite(piv.values).any() else 1)
-    im = ax.imshow(piv.values, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
-    ax.set_xticks(range(piv.shape[1]))
-    ax.set_xticklabels(piv.columns, rotation=30, ha="right", fontsize=8)
-    ax.set_yticks(range(piv.shape[0]))
-    ax.set_yticklabels(piv.index, fontsize=7)
-    for (i, j), v in np.ndenumerate(piv.values):
-        if np.isfinite(v):
-            ax.text(
-                j,
-                i,
-                f"{v:+.2f}",
-                ha="center",
-                va="center",
-                fontsize=6,
-                color="black" if abs(v) <= 0.6 * lim else "white",
-                weight="bold",
-            )
-    fig.colorbar(im, ax=ax, label="mean error (nats)", shrink=0.6)
-    ax.set_title(f"mean error (estimate − truth), n = {n_max}", fontsize=10)
-    return _png(fig)
-
-
-def _timing(df: pd.DataFrame) -> str | None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ok = df[(df["status"] == "ok") & df["wall_s"].notna()]
-    if ok.empty:
-        return None
-    t = ok.groupby(["method", "n"])["wall_s"].median().unstack("n")
-    fig, ax = plt.subplots(figsize=(6, 0.8 + 0.4 * len(t)))
-    h = 0.8 / t.shape[1]
-    for i, n in enumerate(t.columns):
-        ax.barh(np.arange(len(t)) + i * h, t[n].values, height=h, label=f"n = {n}")
-    ax.set_yticks(np.arange(len(t)) + 0.4 - h / 2)
-    ax.set_yticklabels(t.index)
-    ax.set_xscale("log")
-    ax.set_xlabel("median wall time per estimate (s)")
-    ax.legend(fontsize=8)
-    return _png(fig)
-
-
-def _table(frame: pd.DataFrame, fmt: dict[str, str], cls=None, left=("task", "method")) -> str:
-    head = "".join(
-        f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in frame.columns
-    )
-    body = []
-    for i, (_, r) in enumerate(frame.iterrows()):
-        cells = []
-        for c in frame.columns:
-            v = r[c]
-            if isinstance(v, float) and not np.isfinite(v):
-                s = "–"
-            elif c in fmt and v is not None and not (isinstance(v, float) and np.isnan(v)):
-                s = fmt[c].format(v)
-            else:
-                s = str(v)
-            k = "l" if c in left else ""
-            if cls is not None:
-                k += " " + (cls(i, c) or "")
-            cells.append(f'<td class="{k.strip()}">{html.escape(s)}</td>')
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+def _command(meta: dict) -> str:
+    argv = meta.get("argv")
+    if isinstance(argv, list) and argv:
+        return "infometer " + " ".join(shlex.quote(str(a)) for a in argv)
+    return ""
 
 
 def write_report(directory: str | Path, output: str | Path, tolerance: float = 0.1) -> Path:
     """Write the HTML report of ``directory`` to ``output``; return its path."""
+    from infometer import __version__
+    from infometer.core.report import anchor, table, write
+
     df, meta = load(directory)
     agg = aggregate(df, tolerance)
     info = completeness(directory)
     notes = [m for m in (incomplete_message(info), info["note"]) if m]
-    banner = ""
-    if notes:
-        first = ", ".join(f"{t} × {m} (n = {n}, seed {sd})" for t, m, n, sd in info["missing"][:10])
-        more = f" and {len(info['missing']) - 10} more" if len(info["missing"]) > 10 else ""
-        banner = (
-            '<div class="warn"><strong>'
-            + html.escape(notes[0][0].upper() + notes[0][1:])
-            + ".</strong> "
-            + (f"Missing: {html.escape(first)}{more}. " if first else "")
-            + " ".join(html.escape(x) + "." for x in notes[1:])
-            + "</div>"
-        )
+    missing = ", ".join(f"{t} × {m} (n = {n}, seed {sd})" for t, m, n, sd in info["missing"][:10])
+    if len(info["missing"]) > 10:
+        missing += f" and {len(info['missing']) - 10} more"
+    f3, p3 = "{:+.3f}", "{:.3f}"
+
     win = winners(df)
-    win_html = "<p>No runs to compare.</p>"
-    if len(win):
-        win_html = _table(
-            win,
-            {"median |err|": "{:.3f}", "runner-up |err|": "{:.3f}"},
-            lambda i, c: (
-                ("ok" if win["median |err|"].iloc[i] <= tolerance else "fail")
-                if c == "median |err|"
-                else None
-            ),
-            left=("family", "winner", "runner-up", "auto chose"),
+    win_t = table(
+        win,
+        formats={"median |err|": p3, "runner-up |err|": p3},
+        classes=lambda i, c: (
+            ("ok" if win["median |err|"].iloc[i] <= tolerance else "fail")
+            if c == "median |err|"
+            else None
+        ),
+        left=("family", "winner", "runner-up", "auto chose"),
+    )
+    plots = _family_plots(agg)
+    descriptions = _descriptions(df["task"].unique())
+    families = []
+    for fam in sorted(df["family"].fillna("(none)").unique()):
+        ft = family_table(df, fam)
+        fd = df[df["family"].fillna("(none)") == fam]
+        net = (fd["quantity"] == "network").any()
+        best = ft["median |err|"].iloc[0] if len(ft) else np.nan
+        tasks = (
+            fd.groupby("task", sort=False)
+            .agg(quantity=("quantity", "first"), truth=("truth", "first"))
+            .reset_index()
         )
-    from infometer import __version__
+        tasks["description"] = tasks["task"].map(descriptions)
+        cells = agg[agg["family"].fillna("(none)") == fam].sort_values(["task", "n", "bias"])
+        families.append(
+            {
+                "name": fam,
+                "id": anchor("family " + str(fam)),
+                "quantity": ", ".join(sorted(fd["quantity"].dropna().unique())),
+                "n_tasks": fd["task"].nunique(),
+                "network": bool(net),
+                "table": table(
+                    ft,
+                    formats={
+                        "median |err|": p3,
+                        "bias": f3,
+                        "spread (sd)": p3,
+                        "median CPU (s)": "{:.4f}",
+                        "precision": "{:.2f}",
+                        "recall": "{:.2f}",
+                        "FPR": "{:.3f}",
+                    },
+                    classes=lambda i, c, ft=ft, best=best: (
+                        "fail"
+                        if (c == "failed" and ft["failed"].iloc[i] > 0)
+                        else "best"
+                        if c == "median |err|" and ft["median |err|"].iloc[i] == best
+                        else None
+                    ),
+                    left=("contender", "tasks"),
+                ),
+                "figure": plots.get(str(fam)),
+                "tasks": table(
+                    tasks, formats={"truth": "{:.4f}"}, left=("task", "quantity", "description")
+                ),
+                "cells": table(
+                    cells[["task", "method", "n", "truth", "mean", "sd", "bias", "runs", "failed"]],
+                    formats={"truth": "{:.4f}", "mean": "{:.4f}", "sd": "{:.4f}", "bias": f3},
+                    classes=_pass_classes(cells["pass"].tolist(), ("bias",)),
+                ),
+            }
+        )
 
     ok = df[df["status"] == "ok"]
     summ = []
     for m, d in df.groupby("method"):
         o = ok[ok["method"] == m]
-        cells = agg[agg["method"] == m]
+        c = agg[agg["method"] == m]
         summ.append(
             {
-                "method": m,
+                "contender": m,
                 "runs": len(d),
-                "errors": int((d["status"] != "ok").sum()),
+                "failed": int((d["status"] != "ok").sum()),
+                "families": d["family"].nunique(),
                 "bias": o["error"].mean(),
                 "spread (sd)": o.groupby(["task", "n"])["estimate"].std().mean(),
                 "median |err|": o["abs_error"].median(),
                 f"within {tolerance:g}": float((o["abs_error"] <= tolerance).mean())
                 if len(o)
                 else np.nan,
-                "tasks passed": f"{int(cells['pass'].sum())}/{len(cells)}",
-                "median time (s)": o["wall_s"].median(),
+                "tasks passed": f"{int(c['pass'].sum())}/{len(c)}",
+                "median CPU (s)": o["cpu_s"].median(),
                 "peak MB": o["peak_mem_mb"].max(),
-                "flagged": int(sum(bool(f) for f in o["flags"])),
             }
         )
-    summ_df = pd.DataFrame(summ)
-    f3 = "{:+.3f}"
-    summary_html = _table(
-        summ_df,
-        {
+    summary = table(
+        pd.DataFrame(summ),
+        formats={
             "bias": f3,
-            "spread (sd)": "{:.3f}",
-            "median |err|": "{:.3f}",
+            "spread (sd)": p3,
+            "median |err|": p3,
             f"within {tolerance:g}": "{:.0%}",
-            "median time (s)": "{:.4f}",
+            "median CPU (s)": "{:.4f}",
             "peak MB": "{:.1f}",
         },
-    )
-
-    tab = agg[
-        ["task", "method", "n", "truth", "mean", "sd", "bias", "runs", "failed", "time_s", "pass"]
-    ].copy()
-    tab = tab.sort_values(["task", "method", "n"], kind="stable").reset_index(drop=True)
-    passes = tab["pass"].tolist()
-    tab = tab.drop(columns="pass")
-
-    def cls(i: int, c: str) -> str | None:
-        if c in ("bias", "mean"):
-            return "ok" if passes[i] else "fail"
-        return None
-
-    err_html = _table(
-        tab,
-        {"truth": "{:.4f}", "mean": "{:.4f}", "sd": "{:.4f}", "bias": f3, "time_s": "{:.4f}"},
-        cls,
+        left=("contender", "tasks passed"),
     )
     failing = agg[~agg["pass"]].sort_values("bias", key=lambda s: -s.abs())
-    fail_html = "<p>None: every (task, estimator, n) is within tolerance.</p>"
-    if len(failing):
-        fail_html = _table(
-            failing[["task", "method", "n", "truth", "mean", "bias", "failed"]].reset_index(
-                drop=True
-            ),
-            {"truth": "{:.4f}", "mean": "{:.4f}", "bias": f3},
-            lambda i, c: "fail" if c == "bias" else None,
+    cols = ["task", "method", "n", "truth", "mean", "bias"]
+    if failing["failed"].any():
+        cols.append("failed")
+    failing_t = table(
+        failing[cols],
+        formats={"truth": "{:.4f}", "mean": "{:.4f}", "bias": f3},
+        classes=lambda i, c: "fail" if c in ("bias", "failed") else None,
+    )
+    bad = df[df["status"] != "ok"].copy()
+    if len(bad):
+        bad["message"] = bad["message"].fillna("").astype(str).str.slice(0, 300)
+        bad = (
+            bad.groupby(["method", "status", "message"], sort=False)
+            .agg(runs=("task", "size"), tasks=("task", lambda s: ", ".join(sorted(set(s))[:4])))
+            .reset_index()
+            .sort_values(["method", "runs"], ascending=[True, False])
         )
-    errors = df[df["status"] != "ok"][["task", "method", "n", "seed", "message"]]
-    errors_html = (
-        _table(errors.head(50).reset_index(drop=True), {}, left=("task", "method", "message"))
-        if len(errors)
-        else ""
+    errors_t = table(
+        bad,
+        left=("method", "status", "message", "tasks"),
+        classes=lambda i, c: "fail" if c == "status" else None,
+    )
+    full = agg[["task", "method", "n", "truth", "mean", "sd", "bias", "runs", "failed", "cpu_s"]]
+    full = full.sort_values(["task", "method", "n"], kind="stable").reset_index(drop=True)
+    full_pass = agg.sort_values(["task", "method", "n"], kind="stable")["pass"].reset_index(
+        drop=True
+    )
+    full_t = table(
+        full,
+        formats={
+            "truth": "{:.4f}",
+            "mean": "{:.4f}",
+            "sd": "{:.4f}",
+            "bias": f3,
+            "cpu_s": "{:.4f}",
+        },
+        classes=_pass_classes(full_pass.tolist(), ("bias", "mean")),
     )
 
-    figs = "".join(
-        f'<figure><img alt="{html.escape(f)}: estimate − truth" src="{src}"><figcaption>'
-        f"{html.escape(f)}: estimate − truth per task (0 = exact), one colour per "
-        "estimator, bars ± sd over seeds</figcaption></figure>"
-        for f, src in _family_plots(agg)
+    settings = [
+        (k, ", ".join(map(str, v)) if isinstance(v, list) else str(v))
+        for k, v in meta.items()
+        if k != "argv"
+    ]
+    peers = sorted(m for m in df["method"].unique() if str(m).startswith("peer:"))
+    toc = [
+        ("winners", "Winner per task family"),
+        ("families", "Contenders side by side, per task family"),
+        *[(f["id"], f"— {f['name']}") for f in families],
+        ("summary", "Summary per estimator"),
+        ("failing", f"Failing tasks ({len(failing)})"),
+        ("cpu", "Time per estimator"),
+    ]
+    if len(bad):
+        toc.append(("errors", "Run errors"))
+    toc.append(("table", "Error table"))
+    return write(
+        output,
+        "bench.html.j2",
+        title="infometer benchmark report",
+        toc=toc,
+        n_runs=len(df),
+        n_errors=int((df["status"] != "ok").sum()),
+        n_tasks=df["task"].nunique(),
+        n_methods=df["method"].nunique(),
+        peers=peers,
+        version=__version__,
+        written=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        command=_command(meta),
+        settings=settings,
+        tolerance=f"{tolerance:g}",
+        notes=notes,
+        missing=missing,
+        winners=win_t,
+        families=families,
+        summary=summary,
+        failing=failing_t,
+        n_failing=len(failing),
+        cpu=_cpu_plot(df),
+        errors=errors_t if len(bad) else None,
+        full=full_t,
     )
-    heat = _heatmap(agg, tolerance)
-    timing = _timing(df)
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    settings = html.escape(", ".join(f"{k}={v}" for k, v in meta.items() if k != "argv"))
-    doc = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>infometer benchmark report</title>
-<style>{_CSS}</style></head><body>
-<h1>infometer benchmark report</h1>
-<p class="note">{len(df)} runs ({int((df["status"] != "ok").sum())} errors) on
-{df["task"].nunique()} tasks × {df["method"].nunique()} estimators; infometer {__version__};
-written {now}. Sweep: {settings}.
-A cell fails when |mean error| &gt; {tolerance:g} nats (+2 Monte Carlo s.e. of the truth)
-or any run errored. Wall time covers the estimate only (not sampling); peak memory is the
-Python-tracked peak (tracemalloc) during the estimate.</p>
-{banner}
-<h2>Winner per task family</h2>
-<p class="note">The estimator with the lowest median |error| over the family's runs (all
-tasks, n and seeds); a run that errored or returned a non-finite value counts as an
-infinite error; only estimators that ran on every task of the family compete; equal
-medians share the win; <code>auto</code> does not compete (its choice is shown).
-Green: the winner's median |error| is within {tolerance:g} nats.</p>{win_html}
-<h2>Summary per estimator</h2>{summary_html}
-<h2>Failing tasks ({len(failing)})</h2>{fail_html}
-<h2>Mean error per task and estimator</h2>
-{f'<img alt="error heat map" src="{heat}">' if heat else ""}
-<h2>Error of the estimates (estimate − truth), per task family</h2><div class="grid">{figs}</div>
-<h2>Time per estimator</h2>{f'<img alt="timing" src="{timing}">' if timing else ""}
-<h2>Error table</h2>{err_html}
-{"<h2>Run errors (first 50)</h2>" + errors_html if errors_html else ""}
-</body></html>
-"""
-    out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(doc, encoding="utf-8")
-    return out

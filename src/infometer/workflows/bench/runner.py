@@ -29,10 +29,15 @@ from infometer.core.parallel import Execution, run_jobs
 from infometer.core.progress import progress_bar
 from infometer.core.results import Result
 from infometer.measures import truth
+from infometer.measures.truth.network import score_edges
 
+from . import peers as _peers
 from .store import Store
 
-__all__ = ["Job", "SweepResult", "plan", "applicable", "run_job", "run_sweep"]
+__all__ = ["Job", "SweepResult", "plan", "applicable", "run_job", "run_sweep", "NETWORK_METHODS"]
+
+#: The contenders of ``network`` tasks (:func:`infometer.infer_network`'s methods).
+NETWORK_METHODS = ("mte", "bivariate_te", "pcmci", "pcmciplus")
 
 _FLAG_WORDS = ("saturat", "clip", "fail", "collapse", "diverg", "max_steps", "hit_max")
 
@@ -82,7 +87,26 @@ def _estimate(task: truth.Task, data: dict[str, np.ndarray], method: str, seed: 
             seed=seed,
             discrete=task.discrete,
             paired=task.quantity not in registry.UNPAIRED,
+            **task.params,
         )
+
+
+def _network(task: truth.Task, data: dict[str, np.ndarray], method: str, seed: int):
+    """Infer the task's network with ``method``; (F1, diagnostics with the scores)."""
+    from infometer.measures.dynamics.network import infer_network
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = infer_network(
+            data["x"], method=method, seed=seed, progress=False, n_jobs=1, **task.params
+        )
+    found = [tuple(int(v) for v in e) for e in zip(*np.nonzero(res.lag_adjacency), strict=True)]
+    return _network_scores(task, found)
+
+
+def _network_scores(task: truth.Task, found: list) -> tuple[float, dict[str, Any]]:
+    s = score_edges(task.extra["edges"], found, task.extra["n_nodes"])
+    return s["f1"], {**s, "edges": [list(e) for e in found]}
 
 
 def applicable(task: truth.Task, method: str, n: int = 64) -> str | None:
@@ -92,7 +116,19 @@ def applicable(task: truth.Task, method: str, n: int = 64) -> str | None:
     estimator that rejects the data with a ``ValueError``/``TypeError`` (say a copula
     estimator on data without a continuous variable) is not applicable either.
     Trainable estimators (``resampling="seeds"``) are not tried: that would train a model.
+    A peer (``peer:NAME``) applies when its adapter takes the task's quantity and data
+    (:func:`infometer.workflows.bench.peers.supports`); it is not tried here.  A network
+    task takes the methods of :data:`NETWORK_METHODS`.
     """
+    if _peers.is_peer(method):
+        try:
+            return _peers.supports(method, task)
+        except ValueError as exc:
+            return str(exc)
+    if task.quantity == "network":
+        if method in NETWORK_METHODS:
+            return None
+        return f"a network task takes {', '.join(NETWORK_METHODS)} or a peer, not {method}"
     try:
         data = task.sample(n, seed=0)
         variables = _variables(task, data)
@@ -189,31 +225,68 @@ def run_job(job: Job) -> dict[str, Any]:
     }
     try:
         data = task.sample(job.n, seed=job.seed)
-        tracemalloc.start()
-        t0 = time.perf_counter()
-        est = _estimate(task, data, job.method, job.seed)
-        wall = time.perf_counter() - t0
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        value = float(est.value)
-        diag = dict(est.diagnostics)
-        row.update(
-            estimate=value,
-            error=value - task.truth if math.isfinite(value) else None,
-            stderr=None if est.stderr is None else float(est.stderr),
-            resolved_method=est.method,
-            status="ok" if math.isfinite(value) else "nonfinite",
-            flags=_flags(diag),
-            diagnostics=_jsonable(diag),
-            wall_s=wall,
-            peak_mem_mb=peak / 2**20,
-        )
+        if _peers.is_peer(job.method):
+            row.update(_peer_row(task, data, job))
+        else:
+            tracemalloc.start()
+            t0, c0 = time.perf_counter(), time.process_time()
+            if task.quantity == "network":
+                value, diag = _network(task, data, job.method, job.seed)
+                stderr, resolved = None, job.method
+            else:
+                est = _estimate(task, data, job.method, job.seed)
+                value, diag = float(est.value), dict(est.diagnostics)
+                stderr = None if est.stderr is None else float(est.stderr)
+                resolved = est.method
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            diag["cpu_s"] = cpu
+            row.update(
+                estimate=value,
+                error=value - task.truth if math.isfinite(value) else None,
+                stderr=stderr,
+                resolved_method=resolved,
+                status="ok" if math.isfinite(value) else "nonfinite",
+                flags=_flags(diag),
+                diagnostics=_jsonable(diag),
+                wall_s=wall,
+                peak_mem_mb=peak / 2**20,
+            )
     except Exception as exc:  # recorded, not raised: one bad run must not stop a sweep
         if tracemalloc.is_tracing():
             tracemalloc.stop()
         row.update(status="error", message=f"{type(exc).__name__}: {exc}"[:2000])
     row["finished_at"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     return row
+
+
+def _peer_row(task: truth.Task, data: dict[str, np.ndarray], job: Job) -> dict[str, Any]:
+    """The stored fields of one peer run (its failures are statuses, never raised)."""
+    r = _peers.run_peer(job.method, task, data, job.seed)
+    diag: dict[str, Any] = {
+        "cpu_s": r.cpu_s,
+        "startup_s": r.startup_s,
+        "process_s": r.total_s,
+        "peer_version": r.version,
+    }
+    out: dict[str, Any] = {"status": r.status, "message": r.message, "wall_s": r.wall_s}
+    if r.status != "ok":
+        return {**out, "diagnostics": _jsonable(diag)}
+    value = r.value
+    if task.quantity == "network":
+        value, scores = _network_scores(task, [tuple(e) for e in r.edges or []])
+        diag.update(scores)
+    ok = value is not None and math.isfinite(value)
+    return {
+        **out,
+        "estimate": value,
+        "error": value - task.truth if ok else None,
+        "resolved_method": f"{_peers.peer_name(job.method)} {r.version}",
+        "status": "ok" if ok else "nonfinite",
+        "flags": [],
+        "diagnostics": _jsonable(diag),
+    }
 
 
 def run_sweep(
@@ -355,6 +428,8 @@ def _warm_up(todo: Sequence[Job]) -> None:
     """
     seen = set()
     for j in todo:
+        if _peers.is_peer(j.method):
+            continue  # nothing of a peer is compiled here
         t = truth.get_task(j.task)
         sig = (j.method, t.quantity, t.discrete, all(d == 1 for d in t.dims))
         if sig in seen:
