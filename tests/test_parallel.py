@@ -101,6 +101,37 @@ def test_local_pool_reruns_the_job_of_a_killed_worker(tmp_path):
     assert not multiprocessing.active_children()  # workers are gone after the run
 
 
+class _KillingSink(MemorySink):
+    """Kills (and reaps) every worker when the first result arrives: the worker that sent
+    it is idle and is handed its next job right after, into a broken pipe."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.killed: list[int] = []
+
+    def add(self, key, result) -> None:
+        super().add(key, result)
+        if not self.killed:
+            for proc in multiprocessing.active_children():
+                if proc.name == "infometer-worker":
+                    proc.kill()
+                    proc.join()
+                    self.killed.append(proc.pid)
+
+
+@pytest.mark.slow
+def test_worker_killed_between_dispatches_is_replaced_and_nothing_is_lost():
+    """issue 40: a worker killed after its reply and before its next job used to end the
+    run in BrokenPipeError; the job is handed to a new worker (never charged: it did not
+    run) and every planned result is stored."""
+    sink = _KillingSink()
+    jobs = {i: i for i in range(8)}
+    out = run_jobs(square_or_fail, {k: v for k, v in jobs.items() if v != 5}, sink, workers=2)
+    assert sink.killed and out.complete and not out.errors
+    assert sink.results == {i: i * i for i in jobs if i != 5}
+    assert not multiprocessing.active_children()
+
+
 @pytest.mark.slow
 def test_a_job_that_always_kills_its_worker_is_reported_missing():
     sink = MemorySink()

@@ -39,4 +39,4 @@ def test_pcmciplus_cli_errors_are_one_line(tmp_path):
     r = runner.invoke(app, [*base, "--method", "mte", "--tau-min", "0"])
     assert r.exit_code == 2 and "contemporaneous" in r.output and "Traceback" not in r.output
     r = runner.invoke(app, [*base, "--method", "pcmciplus", "--tau-min", "5"])
-    assert r.exit_code == 2 and "tau_min" in r.output
+    assert r.exit_code == 2 and "--tau-min must be <= 2" in r.output

@@ -174,21 +174,21 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="one record"):
         render_page(make_records("book", 2), make_layout("book", "infobox"))
     # sizes a user types are checked before anything is rendered
-    with pytest.raises(ValueError, match="n_pages=10,001 exceeds the limit"):
+    with pytest.raises(ValueError, match=r"n_pages asks for .* above the limit of 10000"):
         make_group("book", "infobox", MAX_PAGES + 1)
     with pytest.raises(ValueError, match="records_per_page"):
         make_group("book", "div_grid", 2, records_per_page=(3, 2))
-    with pytest.raises(ValueError, match="x 10,000,000 exceeds"):
+    with pytest.raises(ValueError, match=r"records_per_page asks for 1e\+07 .* above the limit"):
         make_group("book", "div_grid", 2, records_per_page=(1, 10**7))
-    with pytest.raises(ValueError, match="n must be a non-negative"):
+    with pytest.raises(ValueError, match=r"\bn must be (>= 0|a non-negative)"):
         make_records("book", -1)
-    with pytest.raises(ValueError, match="exceeds the limit"):
+    with pytest.raises(ValueError, match="above the limit"):
         make_records("book", 10**9)
     with pytest.raises(ValueError, match="discounts"):
         make_records("phone", 2, discounts=1.5)
     with pytest.raises(ValueError, match="exceeds the limit of 10,000 pages"):
         make_sites(1000, 1000)
-    with pytest.raises(ValueError, match="templates must be among"):
+    with pytest.raises(ValueError, match="templates must be"):
         make_sites(2, 2, templates=["carousel"])
     with pytest.raises(ValueError, match="kind"):
         drift(make_layout("book", "infobox"), "rewrite")

@@ -115,8 +115,8 @@ def test_multiplets_files(files, tmp_path):
         (["pid", "xor.csv", "--sources", "a,y", "--target", "y"], "--target"),
         (["pid", "cont.csv", "--sources", "p,q", "--target", "t", "--measure", "ccs"], "measure"),
         (["multi", "entropy", "xor.csv"], "QUANTITY"),
-        (["multi", "o-information", "xor.csv", "--columns", "a,b"], "X has 2"),
-        (["multiplets", "cont.csv", "--size", "2"], "sizes"),
+        (["multi", "o-information", "xor.csv", "--columns", "a,b"], "has 2 variable"),
+        (["multiplets", "cont.csv", "--size", "2"], "--size"),
     ],
 )
 def test_errors_are_one_line(files, args, word):

@@ -77,10 +77,11 @@ def complexity_cmd(
     from infometer.measures.complexity import complexity
     from infometer.measures.complexity import multiscale as run_multiscale
 
-    from ._console import print_json, say, warn_summary
+    from ._console import cli_names, print_json, say, warn_summary
     from ._paths import check_out_dir
     from .app import emit, out
 
+    cli_names(scales="--multiscale")
     if out_dir is not None and multiscale is None:
         raise ValueError("--out: the figure is the multiscale curve; pass --multiscale S too")
     check_out_dir(out_dir, "--out")

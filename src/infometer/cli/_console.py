@@ -37,6 +37,7 @@ __all__ = [
     "estimate_json",
     "summarize_warnings",
     "warn_summary",
+    "cli_names",
     "fail",
     "warn",
     "user_errors",
@@ -65,8 +66,11 @@ class _Console(Console):
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 
-out = _Console(highlight=False)
-err = _Console(stderr=True, highlight=False)
+#: Console markup is off: nothing printed is read as markup, so a column, file or message
+#: holding ``[/red]`` or ``a[/x]`` prints as it is (a ``MarkupError`` used to end the
+#: command); styles come from :class:`rich.text.Text` objects (:func:`say`, :func:`warn_line`).
+out = _Console(highlight=False, markup=False)
+err = _Console(stderr=True, highlight=False, markup=False)
 
 
 def _line(tag: str, style: str, message: Any) -> Text:
@@ -96,6 +100,19 @@ def mark_resumable() -> None:
         ctx.meta[_RESUMABLE] = True
 
 
+#: Where a command lists the library arguments its options stand for (:func:`cli_names`).
+_ALIASES = "infometer.aliases"
+
+
+def cli_names(**names: str) -> None:
+    """Say which library arguments the running command's options stand for, where the
+    names differ and :data:`_PYTHON_NAMES` does not say it (``scales="--multiscale"``,
+    ``X=file``): an error line that starts with the library's name says the option."""
+    ctx = _current_context()
+    if ctx is not None:
+        ctx.meta.setdefault(_ALIASES, {}).update(names)
+
+
 #: Library argument names whose CLI option has another name (the option's parameter name).
 _PYTHON_NAMES = {"n_permutations": "permutations", "n_jobs": "jobs", "n_surrogates": "permutations"}
 
@@ -105,8 +122,10 @@ def cli_words(message: str) -> str:
     the one translation between the two interfaces: ``pass discrete=True`` -> ``pass
     --discrete``, ``discrete=False`` -> ``--continuous``, ``discrete=True/False`` ->
     ``--discrete/--continuous``, ``method='infosedd'`` -> ``--method infosedd``, ``pass
-    method= explicitly`` -> ``pass --method explicitly``.  Only names that are options of
-    the command being run are rewritten (outside a command the text is returned as it is).
+    method= explicitly`` -> ``pass --method explicitly``, and the argument a message starts
+    with (``max_lag must be >= 1`` -> ``--max-lag must be >= 1``; others through
+    :func:`cli_names`).  Only names that are options of the command being run are
+    rewritten (outside a command the text is returned as it is).
 
     Examples
     --------
@@ -125,6 +144,14 @@ def cli_words(message: str) -> str:
             continue
         neg = [o for o in getattr(p, "secondary_opts", []) if o.startswith("--")]
         flags[p.name] = (opts[0], neg[0] if neg else None)
+    aliases: dict[str, str] = ctx.meta.get(_ALIASES, {})
+    lead = re.match(r"([A-Za-z_][A-Za-z0-9_]*)(?=[ :\[])", message)
+    if lead is not None:
+        word = lead.group(1)
+        opt = word if word in flags else _PYTHON_NAMES.get(word, word)
+        flag = aliases.get(word) or (flags[opt][0] if opt in flags else None)
+        if flag is not None:
+            message = flag + message[len(word) :]
 
     def one(on: str, off: str | None, value: str) -> str | None:
         if value in ("", "..."):

@@ -12,14 +12,13 @@ Nothing is downloaded; everything runs offline on generated data.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from . import _options as opt
-from ._console import cell, mark_resumable, print_json, say, table, user_errors
+from ._console import cell, cli_names, mark_resumable, print_json, say, table, user_errors
 
 __all__ = ["register", "app"]
 
@@ -78,6 +77,7 @@ def score_cmd(
 
     from ._console import fail
 
+    cli_names(n_pages="--pages")
     if not script.is_file():
         raise ValueError(f"--script {str(script)!r} is not a file")
     code = script.read_text()
@@ -147,9 +147,14 @@ def bench_cmd(
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")
+    cli_names(out="--out", parts="--parts", size="--size", render="--render")
     mark_resumable()  # Ctrl-C: "interrupted; run again to resume" (finished parts are kept)
     out = Path(out_dir)
-    names = [p.strip() for p in parts.split(",") if p.strip()]
+    names = [p.strip() for p in parts.split(",")]
+    if not any(names):
+        raise ValueError(f"--parts {parts!r} names no part; give e.g. --parts scribes,bridge")
+    if "" in names:
+        raise ValueError(f"--parts {parts!r} has an empty name between commas")
     try:
         res = run(
             out,
@@ -157,6 +162,7 @@ def bench_cmd(
             size=size,
             seed=seed,
             render=render,
+            similarity=similarity,
             resume=resume,
             progress=False if quiet else None,
         )
@@ -192,9 +198,13 @@ def serve_cmd(
     json_out: bool = opt.JSON,
 ) -> None:
     """Serve the generated drifting sites on 127.0.0.1 until idle (prints the URLs)."""
+    from infometer.core.validation import check_int, check_seconds
     from infometer.systems.extract._server import SiteServer
     from infometer.systems.extract.liveweb import make_benchmark
 
+    cli_names(n_pages="--pages", pages_per_group="--pages", idle_seconds="--seconds")
+    check_seconds(seconds, "--seconds")  # NaN or inf never stop, < 0 stops at once
+    check_int(max_requests, "--max-requests", min_value=1)
     b = make_benchmark(pages_per_group=pages, seed=seed)
     srv = SiteServer(b.pages(), idle_seconds=seconds, max_requests=max_requests).start()
     info = {
@@ -213,9 +223,8 @@ def serve_cmd(
     try:
         while not srv.stopped.wait(0.5):
             pass
-    except KeyboardInterrupt:  # pragma: no cover
+    finally:  # Ctrl-C too: the server stops, then the CLI's one handler exits with 130
         srv.stop()
-    time.sleep(0)
 
 
 def register(root: typer.Typer) -> None:

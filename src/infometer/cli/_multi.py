@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from . import _options as opt
-from ._console import mark_resumable, print_json, say
+from ._console import cli_names, mark_resumable, print_json, say
 from ._paths import check_out_dir
 
 __all__ = ["register", "multi_cmd", "pid_cmd", "multiplets_cmd"]
@@ -104,6 +104,7 @@ def multi_cmd(
     if out_dir is not None and q != "gradient_o_information":
         raise ValueError("--out: only gradient-o-information writes a figure")
     check_out_dir(out_dir, "--out")
+    cli_names(X=file)
     df = select_columns(read_table(file), columns, "--columns", file)
     if permutations is not None:
         if q == "gradient_o_information":
@@ -215,6 +216,7 @@ def pid_cmd(
     from .app import out
 
     check_out_dir(out_dir, "--out")
+    cli_names(X="--sources", sources="--sources")
     df = read_table(file)
     if target not in df.columns:
         raise ValueError(f"--target: {file} has no column {target!r}")
@@ -419,10 +421,14 @@ def multiplets_cmd(
     import infometer as im
     from infometer.core._io import read_table, select_columns
     from infometer.core.progress import quiet as quiet_bars
+    from infometer.core.validation import check_int
 
     from .app import out
 
+    check_int(top, "--top", min_value=1)
     check_out_dir(out_dir, "--out")
+    check_out_dir(store, "--store")
+    cli_names(X=file, sizes="--size/--max-size", max_multiplets="--size/--max-size")
     df = select_columns(read_table(file), columns, "--columns", file)
     sizes = (size, size if max_size is None else max_size)
     if store is not None:

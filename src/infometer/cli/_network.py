@@ -67,11 +67,22 @@ def network_cmd(
     from infometer.core.parallel import Execution
     from infometer.measures.dynamics import infer_network
 
-    from ._console import cell, cli_words, note, out, print_json, say, table, warn_summary
+    from ._console import (
+        cell,
+        cli_names,
+        cli_words,
+        note,
+        out,
+        print_json,
+        say,
+        table,
+        warn_summary,
+    )
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")
     check_out_dir(store, "--store")
+    cli_names(data=file)
     df = read_table(file)
     if columns:
         wanted = [c.strip() for c in columns.split(",") if c.strip()]

@@ -12,7 +12,8 @@ from infometer.core.data import InfometerWarning
 
 __all__ = ["user_stacklevel", "warn_user"]
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: The infometer package (this file is in its ``core`` layer): frames under it are ours.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def user_stacklevel() -> int:

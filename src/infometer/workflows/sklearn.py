@@ -68,6 +68,21 @@ def _validate(est: BaseEstimator, X: Any, y: Any, reset: bool) -> tuple[np.ndarr
         return est._validate_data(X, y, reset=reset, **kw)
 
 
+def _named(check: Any) -> Any:
+    """``check()`` (scikit-learn's input validation), its errors said with the argument they
+    are about first (``X: ...`` or ``y: ...``), as every infometer error names its argument;
+    the same type, so scikit-learn's own tests of bad input still see what they expect."""
+    try:
+        return check()
+    except (ValueError, TypeError) as exc:
+        msg = " ".join(str(exc).split())
+        about_y = any(
+            w in msg
+            for w in ("Input y ", "y should", " y ", "inconsistent numbers of samples", "target")
+        )
+        raise type(exc)(f"{'y' if about_y else 'X'}: {msg}") from None
+
+
 class MutualInfoSelector(SelectorMixin, BaseEstimator):
     """Select ``k`` features by their mutual information with the target.
 
@@ -140,7 +155,11 @@ class MutualInfoSelector(SelectorMixin, BaseEstimator):
 
         check_choice(self.criterion, "criterion", CRITERIA)
         k = check_int(self.k, "k", min_value=1)
-        X, y = _validate(self, X, y, reset=True)
+        if y is None:
+            raise ValueError(  # scikit-learn's wording for an estimator that needs a y
+                "y is None: MutualInfoSelector requires y to be passed, but the target y is None"
+            )
+        X, y = _named(lambda: _validate(self, X, y, reset=True))
         p = X.shape[1]
         if k > p:
             warnings.warn(

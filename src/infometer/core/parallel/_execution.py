@@ -14,12 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from infometer.core.progress import check_progress
-from infometer.core.validation import check_choice, check_float, check_int
+from infometer.core.validation import check_budget, check_choice, check_float, check_int
 
 __all__ = ["Execution", "BACKENDS"]
 
 #: ``threads`` (in this process), ``processes`` (spawned local workers), ``dask``.
 BACKENDS = ("threads", "processes", "dask")
+
+#: Most local workers one call may start (each is an interpreter of its own).
+MAX_WORKERS = 4096
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,13 @@ class Execution:
 
         if self.n_jobs is not None:
             object.__setattr__(self, "n_jobs", check_int(self.n_jobs, "n_jobs", min_value=1))
+            check_budget(
+                self.n_jobs,
+                name="n_jobs",
+                limit=MAX_WORKERS,
+                what="local worker processes",
+                override="run on a Dask scheduler for more",
+            )
         if self.backend is not None:
             check_choice(self.backend, "backend", BACKENDS)
             if self.scheduler is not None and self.backend != "dask":

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 POLL_S = 0.2  # how often waits wake up to notice Ctrl-C, dead workers, lock release
@@ -30,6 +32,20 @@ class StopRequest:
     def __exit__(self, *exc: object) -> None:
         if self._enabled:
             signal.signal(signal.SIGINT, self._prev)
+
+    @contextlib.contextmanager
+    def immediate(self) -> Iterator[None]:
+        """Ctrl-C raises ``KeyboardInterrupt`` at once inside this block: jobs run in the
+        calling process have no worker to wait for, so the first Ctrl-C stops the job it
+        interrupts (a target of a network can take minutes) instead of waiting for it."""
+        if not self._enabled:
+            yield
+            return
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, self._handler)
 
 
 class Interrupted(Exception):

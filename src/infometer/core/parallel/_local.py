@@ -159,6 +159,21 @@ class LocalPool:
                 key, w.key = w.key, None
                 self.run_.deliver(key, ok, value)
 
+    def _dispatch(self, w: _Worker, queue: collections.deque) -> None:
+        """Send the next job to the idle worker ``w``.  A worker killed since its last
+        reply (its pipe is broken) never received the job: the job goes back to the front
+        of the queue, not charged as an attempt, and the worker is handled as dead now
+        rather than when its sentinel is seen (which used to be a ``BrokenPipeError``)."""
+        key = queue.popleft()
+        self.tokens += 1
+        try:
+            w.conn.send((self.tokens, self.run_.jobs[key]))
+        except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
+            queue.appendleft(key)
+            self._dead(w, queue)
+            return
+        w.key, w.token = key, self.tokens
+
     def run(self) -> None:
         from multiprocessing.connection import wait
 
@@ -170,11 +185,9 @@ class LocalPool:
             while True:
                 if run.stop.requested:
                     queue.clear()
-                for w in self.workers:  # hand out jobs to idle workers
+                for w in list(self.workers):  # hand out jobs to idle workers
                     if w.ready and w.key is None and queue:
-                        self.tokens += 1
-                        w.key, w.token = queue.popleft(), self.tokens
-                        w.conn.send((w.token, run.jobs[w.key]))
+                        self._dispatch(w, queue)
                 if not queue and all(w.key is None for w in self.workers):
                     return
                 need = min(self.n, len(queue) + sum(w.key is not None for w in self.workers))

@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import numbers
+import os
 from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
 from infometer.core._threads import limit_blas
 from infometer.core.progress import progress_bar
-from infometer.core.validation import check_float, check_int
+from infometer.core.validation import (
+    Flag,
+    Instance,
+    Interval,
+    Size,
+    check_float,
+    check_int,
+    validate_params,
+)
 
 from ._dask import connect, run_dask
 from ._execution import Execution
@@ -39,6 +49,20 @@ def _check_picklable(func: Callable[[Any], Any], jobs: Mapping[Hashable, Any]) -
             ) from None
 
 
+@validate_params(
+    {
+        "func": [Instance(Callable, what="a function of one payload")],
+        "jobs": [Instance(Mapping, what="a mapping key -> payload")],
+        "progress": [Flag(), Instance(Callable, what="a function of a Progress"), None],
+        "log": [Instance(Callable, what="a function of one message"), None],
+        "lock": [Instance(str, os.PathLike, what="a lock file path"), None],
+        "lock_timeout": [Interval(numbers.Real, 0), None],
+        "threads_per_worker": [Size(1, limit=1024, what="threads per worker")],
+        "initializer": [Instance(Callable, what="a function"), None],
+        "initargs": [Instance(tuple, what="a tuple of arguments")],
+        "interruptible": [Flag()],
+    }
+)
 def run_jobs(
     func: Callable[[Any], Any],
     jobs: Mapping[Hashable, Any],
@@ -122,10 +146,13 @@ def run_jobs(
     threads_per_worker = check_int(threads_per_worker, "threads_per_worker", min_value=1)
     if lock_timeout is not None:
         lock_timeout = check_float(lock_timeout, "lock_timeout", low=0.0)
-    if not isinstance(jobs, Mapping):
-        raise TypeError(f"jobs must be a mapping key -> payload, got {type(jobs).__name__}")
-    if not callable(func):
-        raise TypeError(f"func must be callable, got {type(func).__name__}")
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if lock is not None and Path(lock).is_dir():
+        raise ValueError(
+            f"lock {str(lock)!r} is a folder; pass the path of a lock file, e.g. "
+            f"{str(Path(lock) / '.lock')!r}"
+        )
     for name, obj in (("add", sink), ("done_keys", sink)):
         if not callable(getattr(obj, name, None)):
             raise TypeError(f"sink must have a {name}() method (see infometer.core.parallel.Sink)")
@@ -249,7 +276,8 @@ class _Run:
             if self.stop.requested:
                 return
             try:
-                value, ok = self.func(self.jobs[key]), True
+                with self.stop.immediate():  # no worker to wait for: Ctrl-C stops the job
+                    value, ok = self.func(self.jobs[key]), True
             except Exception as exc:
                 value, ok = describe_error(exc), False
             self.deliver(key, ok, value)

@@ -428,23 +428,35 @@ def _scipy_workers(m: int) -> int:
     return n_threads() if m >= SCIPY_PARALLEL_MIN else 1
 
 
+#: Most queries one compiled call handles: between calls the interpreter runs pending
+#: signal handlers, so Ctrl-C stops a long search within one chunk instead of at its end.
+MAX_QUERIES_PER_CALL = 4096
+
+
 def _run(kernel: Callable[..., None], m: int, *args) -> None:
     """``kernel(*args, lo, hi)`` over the queries ``0..m-1``, on several threads from
-    ``PARALLEL_MIN`` queries.
+    ``PARALLEL_MIN`` queries, in ranges of at most :data:`MAX_QUERIES_PER_CALL`.
 
     Each query writes only its own outputs, so the result does not depend on how the
-    range is cut or on the thread count.  The kernels release the GIL.
+    range is cut or on the thread count.  The kernels release the GIL.  On Ctrl-C the
+    ranges not started are dropped and the call raises ``KeyboardInterrupt`` once the
+    running ones end.
     """
     threads = _workers(m)
     if threads <= 1:
-        kernel(*args, 0, m)
+        for a in range(0, m, MAX_QUERIES_PER_CALL):
+            kernel(*args, a, min(a + MAX_QUERIES_PER_CALL, m))
         _note_cached()
         return
-    cuts = np.linspace(0, m, threads * CHUNKS_PER_THREAD + 1).astype(np.int64).tolist()
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="infometer-knn") as pool:
+    parts = max(threads * CHUNKS_PER_THREAD, -(-m // MAX_QUERIES_PER_CALL))
+    cuts = np.linspace(0, m, parts + 1).astype(np.int64).tolist()
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="infometer-knn")
+    try:
         jobs = [pool.submit(kernel, *args, a, b) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
         for j in jobs:
             j.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     _note_cached()
 
 

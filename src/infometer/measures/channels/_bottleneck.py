@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,10 +14,21 @@ from infometer.core.plot import finish, new_axes
 from infometer.core.progress import progress_bar
 from infometer.core.results import Result
 from infometer.core.seeding import Seed, as_generator
-from infometer.core.validation import check_choice, check_float, check_int, check_pmf
+from infometer.core.validation import (
+    Interval,
+    Many,
+    Options,
+    Size,
+    check_memory,
+    validate_params,
+)
 
-from ._ib import IBRun, ib_terms, iterate
-from ._inputs import tol_iter
+from ._ib import IBRun, iterate, joint_mi
+from ._inputs import joint_table, tol_iter
+
+#: Most random starts per slope, and most slopes of a curve.
+MAX_INIT = 10_000
+MAX_BETAS = 100_000
 
 __all__ = ["InformationBottleneck", "IBCurve", "information_bottleneck", "ib_curve"]
 
@@ -136,20 +149,18 @@ class IBCurve(Result):
 
 
 def _joint(pxy: Any) -> np.ndarray:
+    return joint_table(pxy, "pxy")
 
-    return check_pmf(pxy, "pxy", ndim=2)
 
-
-def _starts(nx: int, nt: int, rng: np.random.Generator, n_init: int, det: bool) -> list:
-    out = []
+def _starts(nx: int, nt: int, rng: np.random.Generator, n_init: int, det: bool):
+    """The seeded random starts, one at a time (never all ``n_init`` encoders at once)."""
     for _ in range(n_init):
         if det:
             e = np.zeros((nx, nt))
             e[np.arange(nx), rng.integers(0, nt, nx)] = 1.0
         else:
             e = rng.dirichlet(np.ones(nt), size=nx)
-        out.append(e)
-    return out
+        yield e
 
 
 def _solve(pxy, beta, nt, det, tol, max_iter, starts) -> IBRun:
@@ -180,14 +191,30 @@ def _wrap(run: IBRun, method: str, beta: float, i_xy: float, u: str) -> Informat
 
 def _common(pxy, n_clusters, method, n_init, seed, tol, max_iter):
     p = _joint(pxy)
-    method = check_choice(method, "method", METHODS)
-    nt = p.shape[0] if n_clusters is None else check_int(n_clusters, "n_clusters", min_value=1)
-    n_init = check_int(n_init, "n_init", min_value=1)
+    nx, ny = p.shape
+    nt = nx if n_clusters is None else n_clusters
+    # an iteration keeps about six (x, t) arrays (encoder, logits, KL rows, update)
+    check_memory(
+        6.0 * nx * nt * 8,
+        what=f"{nx} x {nt} encoder and its working arrays",
+        name="n_clusters",
+        override="pass fewer n_clusters (at most the number of x symbols is ever needed)",
+    )
     tol, max_iter = tol_iter(tol, max_iter)
-    i_xy = ib_terms(p, np.eye(p.shape[0]))[1]
-    return p, method, nt, n_init, as_generator(seed), tol, max_iter, i_xy
+    return p, method, nt, n_init, as_generator(seed), tol, max_iter, joint_mi(p)
 
 
+#: The parameters :func:`information_bottleneck` and :func:`ib_curve` share.
+_IB_PARAMS = {
+    "n_clusters": [Interval(numbers.Integral, 1), None],
+    "method": [Options(*METHODS)],
+    "n_init": [Size(1, limit=MAX_INIT, what="random starts per slope")],
+    "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+    "max_iter": [Interval(numbers.Integral, 1)],
+}
+
+
+@validate_params({**_IB_PARAMS, "beta": [Interval(numbers.Real, 0, None, closed="neither")]})
 def information_bottleneck(
     pxy: Any,
     *,
@@ -244,12 +271,24 @@ def information_bottleneck(
     p, method, nt, n_init, rng, tol, max_iter, i_xy = _common(
         pxy, n_clusters, method, n_init, seed, tol, max_iter
     )
-    beta = check_float(beta, "beta", low=0.0, inclusive=(False, True))
     det = method == "deterministic"
     run = _solve(p, beta, nt, det, tol, max_iter, _starts(p.shape[0], nt, rng, n_init, det))
     return _wrap(run, method, beta, i_xy, resolve_unit(unit, base))
 
 
+@validate_params(
+    {
+        **_IB_PARAMS,
+        "betas": [
+            Many(
+                Interval(numbers.Real, 0, None, closed="neither"),
+                limit=MAX_BETAS,
+                what="slopes (betas)",
+            ),
+            None,
+        ],
+    }
+)
 def ib_curve(
     pxy: Any,
     *,
@@ -301,10 +340,7 @@ def ib_curve(
     if betas is None:
         bs = np.geomspace(0.1, 100.0, 40)
     else:
-        bs = np.atleast_1d(np.asarray(betas, dtype=np.float64))
-        if bs.ndim != 1 or bs.size == 0 or not np.all(np.isfinite(bs)) or np.any(bs <= 0):
-            raise ValueError("betas must be a non-empty 1-D array of finite values > 0")
-        bs = np.sort(bs)
+        bs = np.sort(np.asarray(betas, dtype=np.float64))
 
     u = resolve_unit(unit, base)
     det = method == "deterministic"
@@ -312,7 +348,7 @@ def ib_curve(
     for b in progress_bar(bs, desc="information bottleneck", unit="beta", progress=progress):
         starts = _starts(p.shape[0], nt, rng, n_init, det)
         if prev is not None:
-            starts.append(prev)
+            starts = itertools.chain(starts, [prev])
         run = _solve(p, float(b), nt, det, tol, max_iter, starts)
         prev = run.encoder
         pts.append(_wrap(run, method, float(b), i_xy, u))

@@ -7,14 +7,16 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core._warnings import warn_user
 from infometer.core.data import InfometerWarning
 from infometer.core.estimate import Estimate, resolve_unit, unit_factor
 from infometer.core.plot import finish, new_axes
 from infometer.core.results import Result
 from infometer.core.uncertainty import make_estimate
+from infometer.core.validation import validate_params
 
 from ._blahut import capacity as _capacity
-from ._inputs import channel_matrix, tol_iter
+from ._inputs import STOPPING, channel_matrix, tol_iter
 
 __all__ = ["ChannelCapacity", "channel_capacity"]
 
@@ -80,6 +82,7 @@ class ChannelCapacity(Result):
         return finish(ax, path)
 
 
+@validate_params(STOPPING)
 def channel_capacity(
     channel: Any,
     *,
@@ -137,9 +140,7 @@ def channel_capacity(
             f"{run.upper - run.lower:.3g} nats > tol={tol:.3g}; the capacity lies in "
             f"[{run.lower:.6g}, {run.upper:.6g}] nats"
         )
-        import warnings
-
-        warnings.warn(warns[0], InfometerWarning, stacklevel=2)
+        warn_user(warns[0], InfometerWarning)
     est = make_estimate(
         run.lower,
         quantity="channel_capacity",

@@ -49,6 +49,13 @@ def ib_terms(pxy: np.ndarray, enc: np.ndarray) -> tuple[float, float, float]:
     return max(h_t - h_t_given_x, 0.0), max(i_ty, 0.0), max(h_t, 0.0)
 
 
+def joint_mi(pxy: np.ndarray) -> float:
+    """I(X;Y) in nats of a joint pmf: ``ib_terms(pxy, I)[1]`` without the nx x nx identity
+    encoder (the same sums, so the same bits)."""
+    i = float(_xlogx(pxy).sum() - _xlogx(pxy.sum(1)).sum() - _xlogx(pxy.sum(0)).sum())
+    return max(i, 0.0)
+
+
 def _kl_rows(py_x: np.ndarray, logpy_x: np.ndarray, py_t: np.ndarray) -> np.ndarray:
     """KL[p(y|x) ‖ q(y|t)] for all (x, t), shape (nx, nt); inf where q misses p's support."""
     with np.errstate(divide="ignore"):

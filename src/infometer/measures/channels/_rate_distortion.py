@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,10 +13,20 @@ from infometer.core.plot import finish, new_axes
 from infometer.core.progress import progress_bar
 from infometer.core.results import Result
 from infometer.core.uncertainty import make_estimate
-from infometer.core.validation import check_float, check_int
+from infometer.core.validation import (
+    Flag,
+    Interval,
+    Many,
+    Size,
+    check_float,
+    validate_params,
+)
 
 from ._blahut import rd_point
-from ._inputs import distortion_matrix, pmf, tol_iter
+from ._inputs import STOPPING, distortion_matrix, pmf, tol_iter
+
+#: Most slopes of a curve.
+MAX_BETAS = 100_000
 
 __all__ = ["RateDistortionPoint", "RateDistortionCurve", "rate_distortion", "rate_distortion_curve"]
 
@@ -141,6 +152,13 @@ def _point(p, d, beta, tol, max_iter, u, q0=None) -> RateDistortionPoint:
     )
 
 
+@validate_params(
+    {
+        **STOPPING,
+        "beta": [Interval(numbers.Real, 0), None],
+        "max_distortion": [Interval(numbers.Real), None],
+    }
+)
 def rate_distortion(
     p_x: Any,
     distortion: Any,
@@ -229,6 +247,14 @@ def _corner(p: np.ndarray, d: np.ndarray) -> np.ndarray:
     return q
 
 
+@validate_params(
+    {
+        **STOPPING,
+        "betas": [Many(Interval(numbers.Real, 0), limit=MAX_BETAS, what="slopes (betas)"), None],
+        "n_points": [Size(2, limit=MAX_BETAS, what="slopes")],
+        "progress": [Flag(), None],
+    }
+)
 def rate_distortion_curve(
     p_x: Any,
     distortion: Any,
@@ -271,14 +297,10 @@ def rate_distortion_curve(
     p, d, tol, max_iter = _setup(p_x, distortion, tol, max_iter)
     u = resolve_unit(unit, base)
     if betas is None:
-        n_points = check_int(n_points, "n_points", min_value=2)
         scale = 1.0 / max(float(np.mean(d[d > 0])) if np.any(d > 0) else 1.0, 1e-300)
         bs = np.geomspace(0.05, 30.0, n_points) * scale
     else:
-        bs = np.atleast_1d(np.asarray(betas, dtype=np.float64))
-        if bs.ndim != 1 or bs.size == 0 or not np.all(np.isfinite(bs)) or np.any(bs < 0):
-            raise ValueError("betas must be a non-empty 1-D array of finite values >= 0")
-        bs = np.sort(bs)
+        bs = np.sort(np.asarray(betas, dtype=np.float64))
 
     pts = []
     q0 = None

@@ -25,9 +25,10 @@ from infometer.core.registry import (
     register_auto,
 )
 from infometer.core.seeding import Seed
-from infometer.core.validation import check_float, check_int
+from infometer.core.validation import check_float, check_int, check_memory
 
 from ._blahut import capacity as _capacity
+from ._inputs import TABLE_COPIES
 
 __all__ = ["channel_capacity_from_samples"]
 
@@ -49,7 +50,15 @@ def empirical_channel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Row-normalised count matrix of the observed (input, output) codes."""
     _, xi = np.unique(x, return_inverse=True)
     _, yi = np.unique(y, return_inverse=True)
-    c = np.zeros((int(xi.max()) + 1, int(yi.max()) + 1))
+    nx, ny = int(xi.max()) + 1, int(yi.max()) + 1
+    check_memory(
+        float(nx) * ny * 8 * TABLE_COPIES,
+        what=f"empirical channel of {nx} input x {ny} output symbols and its working copies",
+        name="x, y",
+        override="bin or merge rare symbols first (a plug-in capacity needs many rows per "
+        "input symbol anyway)",
+    )
+    c = np.zeros((nx, ny))
     np.add.at(c, (xi, yi), 1.0)
     return c / c.sum(axis=1, keepdims=True)
 

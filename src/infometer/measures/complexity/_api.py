@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from infometer.core import registry
 from infometer.core._warnings import warn_user
 from infometer.core.api import estimate
 from infometer.core.data import InfometerWarning, as_variable
@@ -18,7 +20,16 @@ from infometer.core.progress import progress_bar
 from infometer.core.results import Result
 from infometer.core.seeding import Seed
 from infometer.core.uncertainty import t_quantile
-from infometer.core.validation import check_choice, check_int, check_real_array
+from infometer.core.validation import (
+    Flag,
+    Interval,
+    Many,
+    Options,
+    Size,
+    check_int,
+    check_real_array,
+    validate_params,
+)
 
 from . import _measures as measures
 from ._estimators import DISTANCE_MEASURES, IMAGE_QUANTITY, QUANTITY, _grid_check
@@ -88,6 +99,10 @@ def complexity(
     """
     if not isinstance(measure, str):
         raise TypeError(f"measure must be a string, got {type(measure).__name__}")
+
+    known = ["auto", *registry.methods(QUANTITY), *registry.methods(IMAGE_QUANTITY)]
+    if measure.lower() not in known:
+        raise ValueError(f"measure must be one of {known}, got {measure!r}")
     _check_unit(measure, params, unit, base)
     params.setdefault("stderr_blocks", 10 if ci is not None else 0)
     quantity = IMAGE_QUANTITY if measure == "permutation_2d" else QUANTITY
@@ -166,6 +181,16 @@ class MultiscaleResult(Result):
         return finish(ax, path)
 
 
+@validate_params(
+    {
+        "scales": [
+            Interval(numbers.Integral, 1),
+            Many(Interval(numbers.Integral, 1), distinct=True, what="scale factors"),
+        ],
+        "method": [Options("standard", "composite", "refined")],
+        "progress": [Flag(), None],
+    }
+)
 def multiscale(
     x: Any,
     measure: str = "sample",
@@ -213,23 +238,23 @@ def multiscale(
     >>> list(res.to_frame()["scale"])
     [1, 2, 3]
     """
-    method = check_choice(method, "method", ("standard", "composite", "refined"))
+
     if measure not in measures.MEASURES:
         raise ValueError(f"measure must be one of {sorted(measures.MEASURES)}, got {measure!r}")
     if method == "refined" and measure != "sample":
         raise ValueError("method='refined' (refined composite) is defined for measure='sample'")
     s = check_real_array(x, "x", ndim=1)
-    if isinstance(scales, int | np.integer) and not isinstance(scales, bool):
-        sc = np.arange(1, check_int(scales, "scales", min_value=1) + 1)
-    else:
-        sc = np.asarray(scales)
-        if sc.ndim != 1 or sc.size == 0 or sc.dtype.kind not in "iu" or np.any(sc < 1):
-            raise ValueError("scales must be an int or a 1-D list of integers >= 1")
-    if sc.max() > s.size // 2:
+    if measure in measures.SCALE_FREE:  # where squares of x would overflow
+        s = measures.rescaled(s)[0]
+    most = s.size // measures.MIN_SAMPLES
+    top = scales if isinstance(scales, int) else int(np.max(scales))
+    if top > most:
         raise ValueError(
-            f"scales go up to {int(sc.max())} but the signal has {s.size} samples: the "
-            "coarse-grained signal would have fewer than 2"
+            f"scales: the largest, {top}, leaves fewer than {measures.MIN_SAMPLES} samples of "
+            f"the coarse-grained signal ({s.size} samples); the limit here is scale {most} "
+            f"(signal length / {measures.MIN_SAMPLES}): pass scales <= {most} or a longer signal"
         )
+    sc = np.arange(1, scales + 1) if isinstance(scales, int) else np.asarray(scales)
     fn = measures.MEASURES[measure][0]
     params = dict(params)
     distance = measure in DISTANCE_MEASURES
@@ -240,6 +265,11 @@ def multiscale(
         r = params.pop("r", 0.2)
         if params.get("r_abs") is None:
             params["r_abs"] = measures._tolerance(s, r, None)
+            if not math.isfinite(params["r_abs"]):
+                raise ValueError(
+                    f"x: the tolerance r·sd(x) of {measure} entropy overflows float64 and the "
+                    "measure depends on the signal's scale; standardise x first (x / x.std())"
+                )
     if distance:  # a rounded signal: dequantised once, or one warning (not one per scale)
         s, warns, _ = _grid_check(measure, as_variable(s), s, dict(params), dequantize, seed)
         for w in warns:
@@ -321,6 +351,16 @@ class ComplexityEntropyPlane(Result):
         return finish(ax, path)
 
 
+#: Most states of the plane's limit curves (7! patterns: the upper curve takes n² work).
+MAX_PLANE_STATES = 5040
+
+
+@validate_params(
+    {
+        "n": [Size(2, limit=MAX_PLANE_STATES, what="states (patterns, order!)")],
+        "points": [Size(2, limit=100_000, what="points per curve")],
+    }
+)
 def plane_limits(n: int, points: int = 200) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     """Lower and upper limit curves of (H, C) for pmfs on n states (Martin, Plastino &
     Rosso 2006): the lower one from ``(p, (1-p)/(n-1), ...)``, the upper one from ``j``
@@ -371,12 +411,20 @@ def complexity_entropy_plane(
     >>> round(float(plane.entropy[0]), 2), round(float(plane.complexity[0]), 2)
     (1.0, 0.0)
     """
+    order = check_int(order, "order", min_value=2, max_value=measures.MAX_ORDER)
     if isinstance(signals, dict):
         labels = tuple(str(k) for k in signals) if labels is None else tuple(labels)
         signals = list(signals.values())
     elif isinstance(signals, np.ndarray) and signals.ndim == 1:
         signals = [signals]
-    sigs = [check_real_array(s, "signals", ndim=1) for s in signals]
+    if isinstance(signals, str | bytes) or not hasattr(signals, "__len__"):
+        raise TypeError(
+            f"signals must be a 1-D signal, a list of them or a dict label -> signal, got "
+            f"{type(signals).__name__}"
+        )
+    if len(signals) == 0:
+        raise ValueError("signals is empty: pass at least one signal")
+    sigs = [measures.rescaled(check_real_array(s, "signals", ndim=1))[0] for s in signals]
     labels = tuple(str(i) for i in range(len(sigs))) if labels is None else tuple(labels)
     if len(labels) != len(sigs):
         raise ValueError(f"labels has {len(labels)} names for {len(sigs)} signals")

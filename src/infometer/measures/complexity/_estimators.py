@@ -55,6 +55,7 @@ EXAMPLES[IMAGE_QUANTITY] = _image_example
 
 
 def _signal(x: Variable, image: bool) -> np.ndarray:
+    """The checked signal (or image), at least ``MIN_SAMPLES`` long."""
     if image:
         return np.ascontiguousarray(x.values)
     if x.d != 1:
@@ -62,7 +63,31 @@ def _signal(x: Variable, image: bool) -> np.ndarray:
             f"x must be one signal (a 1-D array), got {x.d} columns; pass one column at a "
             "time (or measure='permutation_2d' for an image)"
         )
+    if x.n < measures.MIN_SAMPLES:
+        raise ValueError(
+            f"x has {x.n} samples; a signal's complexity needs at least "
+            f"{measures.MIN_SAMPLES} (and each measure more: order! windows for the ordinal "
+            "ones, template pairs at length order + 1 for sample, approximate and fuzzy)"
+        )
     return np.ascontiguousarray(x.values[:, 0])
+
+
+#: Fewest rows of an image in one block of ``stderr_blocks`` (a 2-D pattern spans 2 rows).
+MIN_IMAGE_ROWS = 2
+
+
+def _blocks(value: Any, n: int, image: bool = False) -> int:
+    """``stderr_blocks``: 0 (no error bar) or 2 up to the blocks of ``MIN_SAMPLES`` samples
+    each (of ``MIN_IMAGE_ROWS`` rows for an image)."""
+    blocks = check_int(value, "stderr_blocks", min_value=0)
+    least = MIN_IMAGE_ROWS if image else measures.MIN_SAMPLES
+    most = n // least
+    if blocks == 1 or blocks > most:
+        raise ValueError(
+            f"stderr_blocks must be 0 (no error bar) or 2..{most}: blocks of at least "
+            f"{least} of the {n} {'rows' if image else 'samples'}, got {blocks}"
+        )
+    return blocks
 
 
 #: Measures that compare distances with a tolerance: on rounded data they take
@@ -119,10 +144,13 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
     distance = name in DISTANCE_MEASURES
 
     def est(x: Variable, **kw: Any) -> Raw:
-        blocks = check_int(kw.pop("stderr_blocks"), "stderr_blocks", min_value=0)
-        if blocks == 1:
-            raise ValueError("stderr_blocks must be 0 (no error bar) or >= 2")
+        raw_blocks = kw.pop("stderr_blocks")
         s = _signal(x, image)
+        blocks = _blocks(raw_blocks, s.shape[0], image)
+        # where squares of x would overflow: rescaled by a power of two (scale-free ones)
+        s, scale = measures.rescaled(s) if name in measures.SCALE_FREE else (s, 1.0)
+        if kw.get("r_abs") is not None:  # an absolute tolerance scales with the signal
+            kw["r_abs"] = measures.check_float(kw["r_abs"], "r_abs", low=0.0) * scale
         warns: list[str] = []
         tie_diag: dict[str, Any] = {}
         if distance:

@@ -69,17 +69,45 @@ def fubini(m: int) -> int:
     return a[m]
 
 
+#: Fewest samples any 1-D measure reads (each has its own, larger needs on top: ``order!``
+#: windows for the ordinal ones, ``classes**order`` for dispersion, two template pairs
+#: at length ``order + 1`` for sample, approximate and fuzzy entropy).
+MIN_SAMPLES = 10
+
+
+def rescaled(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(x · f, f)`` with ``f`` a power of two that brings ``max |x|`` near 1 when it is
+    so large (or small) that squares and sums of ``x`` overflow (or underflow), else
+    ``(x, 1.0)``.
+
+    The measures of :data:`SCALE_FREE` are unchanged when the signal is multiplied by a
+    constant (ordinal patterns, variance weights, normalised spectra and singular values,
+    tolerances ``r · sd``); a power of two multiplies every float exactly, so a signal of
+    1e300 gets the same value as the same signal of 1 instead of NaN.  Fuzzy entropy's
+    membership ``exp(-d^n / (r·sd))`` is not scale-free (unless n = 1): it is never
+    rescaled, and refused where it underflows (:func:`fuzzy`).
+    """
+    top = float(np.max(np.abs(x))) if x.size else 0.0
+    if top == 0.0 or 2.0**-400 <= top <= 2.0**400:
+        return x, 1.0
+    f = 2.0 ** -math.frexp(top)[1]
+    return x * f, f
+
+
 def check_embedding(
-    n: int, order: Any, delay: Any, *, patterns: int | None = None, extra: int = 0
+    n: int, order: Any, delay: Any, *, patterns: Any = None, extra: int = 0
 ) -> tuple[int, int]:
     """``(order, delay)`` checked against the signal length ``n``.
 
-    ``patterns`` (e.g. ``order!``) larger than ``n`` is refused: the pattern distribution
-    cannot be estimated from fewer windows than patterns.  ``extra`` adds samples the
-    measure needs beyond one window (sample entropy compares windows of ``order + 1``).
+    ``patterns`` (e.g. ``order!``, or a function of the checked order giving it) larger
+    than ``n`` is refused: the pattern distribution cannot be estimated from fewer windows
+    than patterns.  ``extra`` adds samples the measure needs beyond one window (sample
+    entropy compares windows of ``order + 1``).
     """
     m = check_int(order, "order", min_value=1, max_value=MAX_ORDER)
     tau = check_int(delay, "delay", min_value=1)
+    if callable(patterns):
+        patterns = patterns(m)
     span = (m - 1 + extra) * tau
     if span >= n:
         raise ValueError(
@@ -100,8 +128,7 @@ def _norm(value: float, size: float, normalize: bool) -> float:
 
 def ordinal_counts(x: np.ndarray, order: int = 3, delay: int = 1) -> np.ndarray:
     """Counts of the ``order!`` ordinal patterns (zeros kept), index = Lehmer code."""
-    m = check_int(order, "order", min_value=1, max_value=MAX_ORDER)
-    m, tau = check_embedding(x.size, m, delay, patterns=math.factorial(m))
+    m, tau = check_embedding(x.size, order, delay, patterns=math.factorial)
     from ._ordinal_unrolled import HIST
 
     if m in HIST:
@@ -113,7 +140,7 @@ def permutation(x: np.ndarray, *, order: int = 3, delay: int = 1, normalize: boo
     """Permutation entropy (Bandt & Pompe 2002)."""
     check_bool(normalize, "normalize")
     c = ordinal_counts(x, order, delay)
-    return _norm(K.entropy_of_counts(c), math.factorial(order), normalize)
+    return _norm(K.entropy_of_counts(c), c.size, normalize)
 
 
 def weighted_permutation(
@@ -121,7 +148,7 @@ def weighted_permutation(
 ) -> float:
     """Weighted permutation entropy (Fadlallah et al. 2013): windows weighted by variance."""
     check_bool(normalize, "normalize")
-    m, tau = check_embedding(x.size, order, delay, patterns=math.factorial(order))
+    m, tau = check_embedding(x.size, order, delay, patterns=math.factorial)
     w = K.window_variances(x, m, tau)
     if not np.any(w > 0):
         return 0.0  # a constant signal: every window has weight 0, no information
@@ -134,7 +161,7 @@ def modified_permutation(
 ) -> float:
     """Modified permutation entropy (Bian et al. 2012): equal values share a rank."""
     check_bool(normalize, "normalize")
-    m, tau = check_embedding(x.size, order, delay, patterns=math.factorial(order))
+    m, tau = check_embedding(x.size, order, delay, patterns=math.factorial)
     codes = K.ordinal_codes_ties(x, m, tau)
     _, c = np.unique(codes, return_counts=True)
     return _norm(K.entropy_of_counts(c), fubini(m), normalize)
@@ -144,7 +171,7 @@ def dispersion(
     x: np.ndarray, *, order: int = 2, delay: int = 1, classes: int = 6, normalize: bool = False
 ) -> float:
     """Dispersion entropy (Rostaghi & Azami 2016) with the normal-CDF map."""
-    from scipy.special import ndtr
+    from scipy.special import ndtr, ndtri
 
     check_bool(normalize, "normalize")
     c = check_int(classes, "classes", min_value=2, max_value=64)
@@ -155,10 +182,16 @@ def dispersion(
     sd = float(np.std(x))
     if sd == 0:
         return 0.0
-    y = ndtr((x - x.mean()) / sd)
-    z = np.clip(np.round(c * y + 0.5), 1, c).astype(np.int64) - 1
-    codes = K.embed_codes(z, m, tau, c)
-    counts = np.bincount(codes, minlength=c**m)
+    mu = x.mean()
+    # class boundaries in x (no normal CDF per value); values within a band of 1e-7 sd
+    # around one (far wider than the rounding of ndtr / ndtri) take the exact map
+    thr = mu + sd * ndtri(np.arange(1, c) / c)
+    z = np.empty(x.size, np.int8)
+    if K.classes_by_thresholds(x, thr, 1e-7 * sd, z):
+        near = np.flatnonzero(z < 0)
+        y = ndtr((x[near] - mu) / sd)
+        z[near] = np.clip(np.round(c * y + 0.5), 1, c).astype(np.int64) - 1
+    counts = K.pattern_counts(z, m, tau, c)
     return _norm(K.entropy_of_counts(counts), float(c) ** m, normalize)
 
 
@@ -172,6 +205,12 @@ def _tolerance(x: np.ndarray, r: Any, r_abs: float | None) -> float:
     return check_float(r, "r", low=0.0, inclusive=(False, True)) * float(np.std(x))
 
 
+#: Sample entropy scans the sorted templates while the pairs to check (those within r in
+#: the first coordinate) are at most this many per template (~4 ns a pair against ~1 µs a
+#: template for the kd-tree counts); N = 1000 at r = 0.2 sd checks ~65 per template.
+SCAN_PAIRS_PER_ROW = 250
+
+
 def sample_counts(x: np.ndarray, m: int, tau: int, tol: float) -> tuple[float, float]:
     """``(A, B)``: ordered template pairs within ``tol`` (Chebyshev) at lengths m + 1 and m,
     over the same ``N - m·tau`` templates, self matches excluded."""
@@ -180,6 +219,11 @@ def sample_counts(x: np.ndarray, m: int, tau: int, tol: float) -> tuple[float, f
     rows = x.size - m * tau
     if rows < 2:
         return 0.0, 0.0
+    # few pairs within tol in the first coordinate: a scan of the sorted templates (exact,
+    # the same integers); else the range counts of the kNN engine
+    a, b = K.template_pair_counts(x, m, tau, tol, float(SCAN_PAIRS_PER_ROW * rows))
+    if b >= 0:
+        return a, b
     rad = np.full(rows, tol)
     B = float(count_within(_embed(x, m, tau, rows), rad).sum())
     A = float(count_within(_embed(x, m + 1, tau, rows), rad).sum())
@@ -233,6 +277,12 @@ def fuzzy(
     m, tau = check_embedding(x.size, order, delay, extra=1)
     n_exp = check_float(exponent, "exponent", low=0.0, inclusive=(False, True))
     tol = _tolerance(x, r, r_abs)
+    if not math.isfinite(tol):
+        raise ValueError(
+            "x: fuzzy entropy is undefined at this scale (the tolerance r·sd(x) overflows "
+            "float64); its membership exp(-d^n / (r·sd)) depends on the signal's scale, so "
+            "standardise x first (x / x.std())"
+        )
     T = x.size - m * tau
     check_budget(
         T * (T - 1) / 2,
@@ -247,6 +297,13 @@ def fuzzy(
         return 0.0
     a = K.fuzzy_phi(x, m, tau, tol, n_exp, T)
     b = K.fuzzy_phi(x, m + 1, tau, tol, n_exp, T)
+    if a == 0 or not math.isfinite(a):
+        raise ValueError(
+            f"x: fuzzy entropy is undefined at this scale: the membership exp(-d^{n_exp:g} / "
+            f"(r·sd)) of every template pair underflows to 0 (r·sd = {tol:.3g}); with "
+            f"exponent={n_exp:g} the measure depends on the signal's scale, so standardise "
+            "x first (x / x.std()) or pass exponent=1"
+        )
     return math.inf if b == 0 else math.log(a) - math.log(b)
 
 
@@ -340,6 +397,7 @@ def complexity_of_pmf(p: np.ndarray) -> tuple[float, float]:
 
 def statistical_complexity(x: np.ndarray, *, order: int = 3, delay: int = 1) -> float:
     """Statistical complexity of the ordinal pattern pmf (a fraction in [0, 1))."""
+    check_int(order, "order", min_value=2, max_value=MAX_ORDER)  # 1 pattern: nothing to norm
     c = ordinal_counts(x, order, delay)
     return complexity_of_pmf(c / c.sum())[1]
 
@@ -378,6 +436,22 @@ def _pair(v: Any, name: str) -> tuple[int, int]:
         raise TypeError(f"{name} must be an integer or a pair (rows, columns), got {v!r}")
     return (check_int(v[0], name, min_value=1), check_int(v[1], name, min_value=1))
 
+
+#: The measures unchanged when the signal is multiplied by a constant (all but fuzzy).
+SCALE_FREE = frozenset(
+    {
+        "permutation",
+        "weighted_permutation",
+        "modified_permutation",
+        "dispersion",
+        "sample",
+        "approximate",
+        "spectral",
+        "svd",
+        "statistical_complexity",
+        "permutation_2d",
+    }
+)
 
 #: name -> (function, normalisable, summary)
 MEASURES: dict[str, tuple[Any, bool, str]] = {

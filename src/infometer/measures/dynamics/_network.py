@@ -40,14 +40,15 @@ References
 from __future__ import annotations
 
 import contextlib
+import numbers
 import os
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from infometer.core import registry
+from infometer.core._warnings import warn_user
 from infometer.core.data import InfometerWarning
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.parallel import Execution, MemorySink, run_jobs
@@ -55,8 +56,22 @@ from infometer.core.progress import progress_bar as bar
 from infometer.core.results import Result
 from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.store import KeyedSink, ResultStore, fingerprint
-from infometer.core.validation import check_budget, check_choice, check_float, check_int
-from infometer.measures.stats.correction import adjust, check_correction
+from infometer.core.validation import (
+    Flag,
+    Instance,
+    Interval,
+    Many,
+    Options,
+    Size,
+    check_budget,
+    check_choice,
+    check_float,
+    check_int,
+    check_memory,
+    validate_params,
+)
+from infometer.measures.stats.correction import CORRECTIONS, adjust, check_correction
+from infometer.measures.stats.nulls import MAX_PERMUTATIONS
 from infometer.measures.timeseries._embed import MIN_ROWS
 
 from ._algorithms import LinkTests, mci_target, pc_target, te_target
@@ -267,6 +282,32 @@ def _run(func, payloads: dict, ex: Execution, desc: str, store=None) -> dict:
     return {key: store.get(key) for key in payloads}
 
 
+@validate_params(
+    {
+        "method": [Options("mte", "bivariate_te", "pcmci", "pcmciplus")],
+        "max_lag": [Interval(numbers.Integral, 1)],
+        "min_lag": [Interval(numbers.Integral, 0), None],
+        "tau_min": [Interval(numbers.Integral, 0), None],
+        "max_lag_target": [Interval(numbers.Integral, 1), None],
+        "cmi": [Instance(str, what="a CMI method name ('auto', 'gaussian', 'ksg1', ...)")],
+        "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "correction": [Options(*CORRECTIONS), None],
+        "n_permutations": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
+        "n_permutations_omnibus": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
+        "null": [Options("permutation", "local")],
+        "pc_alpha": [Interval(numbers.Real, 0, 1, closed="right"), None],
+        "max_conds_dim": [Interval(numbers.Integral, 0), None],
+        "max_conds_px": [Interval(numbers.Integral, 0), None],
+        "trials": [Interval(numbers.Integral, 1)],
+        "targets": [
+            Many(Instance(str, numbers.Integral, what="a series name or index"), what="targets"),
+            None,
+        ],
+        "discrete": [Flag(), None],
+        "progress": [Flag(), None],
+        "max_candidates": [Interval(numbers.Integral, 1)],
+    }
+)
 def infer_network(
     data: Any,
     *,
@@ -463,6 +504,16 @@ def infer_network(
     unit_name = resolve_unit(unit)
     factor = unit_factor("nats", unit_name)
     panel, warns = as_panel(data, discrete=discrete)
+    for nm, count in (
+        ("n_permutations", n_permutations),
+        ("n_permutations_omnibus", n_permutations_omnibus),
+    ):
+        check_memory(
+            8.0 * count * panel.t,
+            what=f"table of {count} permutations of {panel.t} rows",
+            name=nm,
+            override=f"pass a smaller {nm}",
+        )
     pcm = method in ("pcmci", "pcmciplus")
     span = 2 * max_lag if pcm else max(max_lag, max_lag_target)
     per_trial = panel.t // trials
@@ -550,8 +601,9 @@ def infer_network(
                 f"smallest of n_permutations={n_permutations} (1/{n_permutations + 1}); "
                 f"pass n_permutations >= {int(np.ceil(len(tix) * c / alpha))}"
             )
+
     for w in warns:
-        warnings.warn(w, InfometerWarning, stacklevel=2)
+        warn_user(w, InfometerWarning)  # the user's line (past the declarations' wrapper)
     t0, c0 = time.perf_counter(), time.process_time()
     extra: dict[str, Any] = {}
     with _open_store(store, panel, settings) as st:

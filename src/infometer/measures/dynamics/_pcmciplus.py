@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -91,6 +92,7 @@ def _skeleton(
     }
     sepsets: dict[tuple[Node, int], list[Node]] = {}
     touched = graph != ""
+    tested, removed, t0 = 0, 1, time.monotonic()
     p_matrix[touched] = 0.0
 
     def remaining(dim):
@@ -103,6 +105,8 @@ def _skeleton(
 
     dim = 0
     while (max_conds_dim is None or dim <= max_conds_dim) and (pairs := remaining(dim)):
+        if dim >= 2 and not removed:  # the last level removed no link: pruning has stalled
+            _check_stalled(pairs, adj, dim, max_conds_dim, max_tests, tested, time.monotonic() - t0)
         check_budget(
             sum(math.comb(len([a for a in adj[j] if a != (i, g)]), dim) for i, j, g in pairs),
             name=f"contemporaneous condition sets of size {dim}",
@@ -110,15 +114,18 @@ def _skeleton(
             what="skeleton tests at one size (at most)",
             override="limit the condition size with max_conds_dim=, or use a smaller alpha",
         )
+        removed = 0
         for i, j, g in pairs:
             if graph[i, j, g] == "":
                 continue  # a contemporaneous pair removed from the other side
             for s in itertools.combinations([a for a in adj[j] if a != (i, g)], dim):
                 val, p, indep = tester(i, g, j, s)
+                tested += 1
                 val_min[j][(i, g)] = min(abs(val), val_min[j][(i, g)])
                 if p >= p_matrix[i, j, g]:
                     p_matrix[i, j, g], val_matrix[i, j, g] = p, val
                 if indep:
+                    removed += 1
                     if g == 0:
                         graph[i, j, 0] = graph[j, i, 0] = ""
                         sepsets[((i, 0), j)] = sepsets[((j, 0), i)] = list(s)
@@ -135,6 +142,30 @@ def _skeleton(
                 a, b = (i, j) if p_matrix[i, j, 0] >= p_matrix[j, i, 0] else (j, i)
                 p_matrix[b, a, 0], val_matrix[b, a, 0] = p_matrix[a, b, 0], val_matrix[a, b, 0]
     return sepsets
+
+
+def _check_stalled(pairs, adj, dim, max_conds_dim, max_tests, tested, seconds) -> None:
+    """Refuse a skeleton whose last level removed no link when its remaining levels
+    could still need more than ``max_tests`` tests: the contemporaneous graph is dense
+    (near-collinear series: each link stays dependent whatever is conditioned on) and the
+    condition subsets grow as 2^(neighbours); said with the time the tests took so far."""
+    top = None if max_conds_dim is None else max_conds_dim
+    left = 0
+    for i, j, g in pairs:
+        a = len([x for x in adj[j] if x != (i, g)])
+        hi = a if top is None else min(a, top)
+        left += sum(math.comb(a, d) for d in range(dim, hi + 1))
+    per = seconds / max(tested, 1)
+    check_budget(
+        left,
+        name="data (method='pcmciplus')",
+        limit=max_tests,
+        what=f"more skeleton tests if, as at condition size {dim - 1}, no link is removed "
+        f"(about {left * per / 60:.3g} min at the {per * 1e3:.2g} ms a test took here; "
+        "the contemporaneous graph is dense: near-collinear series)",
+        override="limit the condition size with max_conds_dim=, drop redundant series, or "
+        "use method='pcmci' (lagged links only)",
+    )
 
 
 def _unshielded(graph) -> list[tuple[Node, int, int]]:

@@ -512,7 +512,8 @@ def pid(
     >>> round(r.redundancy.value, 4), round(r.synergy.value, 4)
     (0.3113, 0.5)
     """
-    src = split_variables(sources, groups=groups, discrete=discrete)
+
+    src = split_variables(sources, groups=groups, discrete=discrete, name="sources")
     tname = "target"
     while tname in src:
         tname = "_" + tname

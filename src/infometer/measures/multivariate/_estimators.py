@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from infometer.core import registry
-from infometer.core.data import Variable, check_int
+from infometer.core.data import Variable, check_float, check_int
 from infometer.core.registry import AutoContext, AutoRule, Raw, register, register_auto
+from infometer.core.validation import check_budget
 from infometer.estimators.discrete import _kernels as dk
 from infometer.estimators.discrete._counting import counts, joint_codes
 from infometer.estimators.discrete._estimators import ENTROPY_KERNELS, _alphabets
@@ -196,10 +197,55 @@ def _make_gaussian(method: str, quantity: str) -> Callable[..., Raw]:
 
 
 # ------------------------------------------------------------------------- kNN
-def _ksg(quantity: str, vs: Sequence[Variable], k: int, index: int | None, prep: dict) -> Raw:
+#: Default most distance evaluations of one kNN estimate (rows² x the columns of every
+#: range count): about a minute of brute-force counting.
+MAX_KNN_WORK = 2e10
+
+
+#: Entropy terms of each quantity on n variables (at most; ``_terms.terms`` builds them).
+_N_TERMS = {
+    "total_correlation": lambda n: n + 1,
+    "dual_total_correlation": lambda n: n + 1,
+    "o_information": lambda n: 2 * n + 1,
+    "s_information": lambda n: 2 * n + 1,
+    "co_information": lambda n: 2**n - 1,
+    "o_information_gradient": lambda n: 4 * n + 2,
+}
+
+
+def knn_work(quantity: str, dims: Sequence[int], n: int) -> float:
+    """At most the distance evaluations of the KSG-style estimate of ``quantity`` on
+    variables of ``dims`` columns and ``n`` rows: the joint search and a range count per
+    entropy term, each ``n²`` times the columns it reads (all of them, at most); from the
+    counts alone, without building the terms."""
+    return float(n) ** 2 * sum(dims) * (1 + _N_TERMS[quantity](len(dims)))
+
+
+def check_knn_work(work: float, max_work: Any, what: str = "") -> None:
+    """Refuse a kNN estimate above ``max_work`` distance evaluations, naming ``X``."""
+    check_budget(
+        work,
+        name="X (its rows² x the columns of every entropy term)",
+        limit=check_float(max_work, "max_work", low=1.0),
+        what=f"distance evaluations of kNN range counts{what}",
+        override="pass max_work=... to allow more, or method='gaussian_copula' (one scatter "
+        "matrix for every term)",
+    )
+
+
+def _ksg(
+    quantity: str,
+    vs: Sequence[Variable],
+    k: int,
+    index: int | None,
+    prep: dict,
+    max_work: float = MAX_KNN_WORK,
+) -> Raw:
+
     check_count(quantity, len(vs))
-    t = terms(quantity, len(vs), _index(quantity, index, len(vs)))
     n = vs[0].n
+    check_knn_work(knn_work(quantity, [v.d for v in vs], n), max_work)
+    t = terms(quantity, len(vs), _index(quantity, index, len(vs)))
     k = _check(n, k)
     p = _prep({v.name: v for v in vs}, prep)
     if sum(b.shape[1] for b in p.blocks) == 0:
@@ -212,13 +258,15 @@ def _ksg(quantity: str, vs: Sequence[Variable], k: int, index: int | None, prep:
 def _make_ksg(quantity: str) -> Callable[..., Raw]:
     if quantity == "o_information_gradient":
 
-        def f(*vs: Variable, k: int = 3, index: int = 0, **prep: Any) -> Raw:
-            return _ksg(quantity, vs, k, index, prep)
+        def f(
+            *vs: Variable, k: int = 3, index: int = 0, max_work: float = MAX_KNN_WORK, **prep: Any
+        ) -> Raw:
+            return _ksg(quantity, vs, k, index, prep, max_work)
 
     else:
 
-        def f(*vs: Variable, k: int = 3, **prep: Any) -> Raw:
-            return _ksg(quantity, vs, k, None, prep)
+        def f(*vs: Variable, k: int = 3, max_work: float = MAX_KNN_WORK, **prep: Any) -> Raw:
+            return _ksg(quantity, vs, k, None, prep, max_work)
 
     f.__name__ = f"{quantity}_ksg"
     return takes_prep(f)

@@ -17,6 +17,7 @@ from infometer.core.plot import finish, new_axes
 from infometer.core.results import Result
 from infometer.core.seeding import Seed, resolve_seed
 
+from ._estimators import MAX_KNN_WORK, check_knn_work, knn_work
 from ._terms import check_count
 
 __all__ = [
@@ -43,8 +44,27 @@ def _sub(v: Variable, cols: Sequence[int], name: str) -> Variable:
     )
 
 
+#: Fewest rows any multivariate measure reads: on one row every column is constant, so
+#: every quantity would be 0 whatever the variables (the methods have their own, larger
+#: minimums: d + 2 rows for the Gaussian ones on d columns, k + 2 for kNN).
+MIN_ROWS = 2
+
+
+def _check_rows(n: int, name: str) -> None:
+    if n < MIN_ROWS:
+        raise ValueError(
+            f"{name} has {n} row{'s' if n != 1 else ''}: on one row every column is constant, "
+            f"so no dependence can be measured; the multivariate measures need at least {MIN_ROWS} "
+            "rows (the Gaussian methods d + 2 for d columns, kNN k + 2)"
+        )
+
+
 def split_variables(
-    X: Any, *, groups: Sequence[Sequence[int | str]] | None = None, discrete: bool | None = None
+    X: Any,
+    *,
+    groups: Sequence[Sequence[int | str]] | None = None,
+    discrete: bool | None = None,
+    name: str = "X",
 ) -> dict[str, Variable]:
     """Validate the table ``X`` once and split it into one :class:`Variable` per variable.
 
@@ -58,6 +78,8 @@ def split_variables(
         column is its own variable.  Every column must be in at most one group.
     discrete
         As in :func:`infometer.entropy`.
+    name
+        The argument's name in the caller's signature, for error messages.
 
     Returns
     -------
@@ -74,12 +96,19 @@ def split_variables(
     if isinstance(X, dict):
         if groups is not None:
             raise ValueError("groups is for a table X; a dict X already names each variable")
+        if not X:
+            raise ValueError(
+                f"{name} is an empty dict: pass one entry (name: samples) per variable"
+            )
 
-        return as_variables({str(k): v for k, v in X.items()}, discrete=discrete)
-    v = as_variable(X, "X", discrete=discrete)
+        vs = as_variables({str(k): v for k, v in X.items()}, discrete=discrete)
+        _check_rows(next(iter(vs.values())).n, name)
+        return vs
+    v = as_variable(X, name, discrete=discrete)
+    _check_rows(v.n, name)
     if v.d == 1:
         raise ValueError(
-            "X has one column; pass a table with one column (or column group) per variable"
+            f"{name} has one column; pass a table with one column (or column group) per variable"
         )
     labels = v.labels
     if groups is None:
@@ -332,6 +361,13 @@ def gradient_o_information(
     check_count("o_information_gradient", len(variables))
     if "index" in params:
         raise TypeError("index is chosen by gradient_o_information itself (one per variable)")
+    if method == "ksg":  # d estimates: their work together, before the first one runs
+        dims = [v.d for v in variables.values()]
+        n = next(iter(variables.values())).n
+        work = len(dims) * knn_work("o_information_gradient", dims, n)
+        check_knn_work(
+            work, params.get("max_work", MAX_KNN_WORK), f" ({len(dims)} O-information pairs)"
+        )
     seed = resolve_seed(seed)  # every variable's gradient from the same root
     out = []
     for i in range(len(variables)):

@@ -4,7 +4,7 @@ target, batched: ``im.pid_pairs(X, target)``.
 Every pair (i, j) needs only I(S_i;T), I(S_j;T) and I(S_i,S_j;T), and for the Gaussian and
 Gaussian-copula estimators each is a sum of entropies of blocks of one scatter matrix of
 all columns (the normal scores for the copula).  The blocks of one shape are evaluated at
-once by :func:`.kernels.gaussian_block_entropies` (batched eigenvalues; no Python loop per
+once by :func:`.kernels.gaussian_block_entropies` (batched LU log-dets; no Python loop per
 pair, no pass over the rows per pair), with the Wishart bias correction of
 ``im.pid(method="gaussian")``.  The MMI atoms follow in closed form:
 
@@ -24,6 +24,7 @@ distinct values (:mod:`._reading`).
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass, field
 from math import comb
@@ -31,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from infometer.core._warnings import warn_user
 from infometer.core.data import InfometerWarning, as_variable, check_same_length
 from infometer.core.estimate import Estimate, resolve_unit
 from infometer.core.plot import finish, new_axes
@@ -38,11 +40,15 @@ from infometer.core.progress import check_progress, progress_bar
 from infometer.core.results import Result
 from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.validation import (
+    Flag,
+    Interval,
+    Options,
     check_budget,
     check_choice,
     check_float,
     check_int,
     check_memory,
+    validate_params,
 )
 
 from . import _pid
@@ -259,6 +265,16 @@ class PairPIDResult(Result):
 
 
 # ------------------------------------------------------------------------ public
+@validate_params(
+    {
+        "measure": [Options(*_ALL_MEASURES)],
+        "method": [Options(*METHODS)],
+        "progress": [Flag(), None],
+        "bias_correct": [Flag(), None],
+        "discrete": [Flag(), None],
+        "max_pairs": [Interval(numbers.Integral, 1)],
+    }
+)
 def pid_pairs(
     X: Any,
     target: Any,
@@ -524,11 +540,10 @@ def _gaussian_pairs(vs, tv, tname, measure, method, bias_correct, ci_level, seed
     bad = ~np.isfinite(joint)
     if bad.any() or not np.isfinite(single).all():
         diag["singular_pairs"] = int(bad.sum())
-        warnings.warn(
+        warn_user(
             f"{int(bad.sum())} of {count} pairs of X have a singular covariance with "
             f"{tname} (collinear or duplicated columns): their values are NaN",
             _warning_class(),
-            stacklevel=3,
         )
     _identities(vals, i_i, joint, diag)
     if measure == "broja":
@@ -609,7 +624,7 @@ def _discrete_pairs(vs, tv, measure, method, ci_level, seed, progress):
                 joint[p] = sum(atoms.values())
                 bar.update(1)
         for note in dict.fromkeys(notes):
-            warnings.warn(note, _warning_class(), stacklevel=3)
+            warn_user(note, _warning_class())
         i_i, i_j = single[pairs[:, 0]], single[pairs[:, 1]]
     vals["mutual_info"] = joint
     vals["co_information"] = (i_i + i_j) - joint
@@ -617,12 +632,11 @@ def _discrete_pairs(vs, tv, measure, method, ci_level, seed, progress):
     cells = float(np.sort(cards[:d])[-2:].prod() * cards[d])
     diag["min_samples_per_cell"] = n / cells
     if n / cells < 5:
-        warnings.warn(
+        warn_user(
             f"{n} rows for up to {int(cells)} joint symbols of a pair of X's columns and the "
             "target (< 5 per symbol): the plug-in mutual informations of those pairs are "
             "biased upward, and the atoms with them",
             _warning_class(),
-            stacklevel=3,
         )
     intervals = None
     if ci_level is not None:

@@ -14,6 +14,7 @@ O-information: redundancy and synergy both move them away from 0).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,9 +27,18 @@ from infometer.core.estimate import _fmt, resolve_unit, unit_factor
 from infometer.core.plot import finish, new_axes
 from infometer.core.progress import check_progress
 from infometer.core.seeding import Seed, as_generator, resolve_seed
-from infometer.core.validation import check_choice, check_int
+from infometer.core.validation import (
+    Flag,
+    Interval,
+    Options,
+    Size,
+    check_choice,
+    check_int,
+    validate_params,
+)
 from infometer.measures.stats import nulls
 from infometer.measures.stats._independence import IndependenceTest
+from infometer.measures.stats.nulls import MAX_PERMUTATIONS
 
 from ._measures import split_variables
 from ._terms import check_count
@@ -151,6 +161,16 @@ def scheme_name(block: int | None) -> str:
     return base if block is None else f"{base} in blocks of {block} rows"
 
 
+@validate_params(
+    {
+        "measure": [Options(*TEST_MEASURES)],
+        "n_permutations": [Size(1, limit=MAX_PERMUTATIONS, what="permutations")],
+        "alternative": [Options(*ALTERNATIVES)],
+        "block": [Interval(numbers.Integral, 1), None],
+        "discrete": [Flag(), None],
+        "progress": [Flag(), None],
+    }
+)
 def multivariate_test(
     X: Any,
     *,

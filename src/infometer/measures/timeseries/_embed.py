@@ -27,13 +27,17 @@ def uniform_lags(k: int, tau: int) -> list[int]:
 
 
 def check_lags(lags: object, name: str = "lags") -> list[int]:
-    """A non-empty list of distinct integer lags >= 1, sorted."""
+    """A non-empty list of distinct integer lags >= 1, sorted; a lag given twice is refused
+    (``[1, 1]`` used to be read as ``[1]`` without a word)."""
     if isinstance(lags, str | bytes) or not hasattr(lags, "__iter__"):
         raise TypeError(f"{name} must be a list of integer lags >= 1, got {lags!r}")
-    out = sorted({check_int(v, f"{name} entry", min_value=1) for v in lags})  # type: ignore[union-attr]
-    if not out:
+    vals = [check_int(v, f"{name} entry", min_value=1) for v in lags]  # type: ignore[union-attr]
+    if not vals:
         raise ValueError(f"{name} must hold at least one lag")
-    return out
+    twice = sorted({v for v in vals if vals.count(v) > 1})
+    if twice:
+        raise ValueError(f"{name} holds lag {twice[0]} more than once ({vals}): give each lag once")
+    return sorted(vals)
 
 
 def present_rows(n: int, max_lag: int, trials: int = 1) -> np.ndarray:

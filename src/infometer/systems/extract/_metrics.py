@@ -186,9 +186,16 @@ def _prf(total: float, n_pred: int, n_gold: int, matching: str) -> PRF:
     return PRF(p, r, f, n_pred, n_gold, matching)
 
 
+def _items(x: Any, name: str, what: str) -> Any:
+    """``x`` when it is a collection of items: never None, a string (one value, not a
+    list of characters), a number or anything else that is not iterable."""
+    if x is None or isinstance(x, str | bytes) or not isinstance(x, Iterable):
+        raise TypeError(f"{name} must be a list of {what}, got {type(x).__name__} {x!r:.60}")
+    return x
+
+
 def _as_triples(x: Any, name: str) -> list[tuple[str, ...]]:
-    if x is None or isinstance(x, str | bytes):
-        raise TypeError(f"{name} must be a list of (subject, predicate, object) triples")
+    x = _items(x, name, "(subject, predicate, object) triples")
     out = []
     for i, t in enumerate(x):
         if isinstance(t, str | bytes) or not isinstance(t, Sequence) or len(t) != 3:
@@ -248,10 +255,7 @@ def set_prf(pred: Any, gold: Any) -> PRF:
     >>> set_prf(["1999", " 2001 "], ["2001"]).precision
     0.5
     """
-    if pred is None or isinstance(pred, str | bytes):
-        raise TypeError("pred must be a list of values, got a string or None")
-    if gold is None or isinstance(gold, str | bytes):
-        raise TypeError("gold must be a list of values, got a string or None")
+    pred, gold = _items(pred, "pred", "values"), _items(gold, "gold", "values")
     p = {_WS.sub(" ", str(v)).strip() for v in pred} - {""}
     g = {_WS.sub(" ", str(v)).strip() for v in gold} - {""}
     return _prf(float(len(p & g)), len(p), len(g), "exact set")

@@ -24,6 +24,8 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
+from infometer.core.validation import check_int, check_seconds
+
 from ._html import parse
 
 __all__ = ["SiteServer", "fetch", "annotate", "render_boxes", "chromium_path", "BOX_SCRIPT"]
@@ -77,11 +79,10 @@ class SiteServer:
     ) -> None:
         if not isinstance(pages, Mapping) or not pages:
             raise ValueError("pages must be a non-empty mapping of path -> HTML")
-        if max_requests < 1:
-            raise ValueError(f"max_requests must be positive, got {max_requests}")
+        self.max_requests = check_int(max_requests, "max_requests", min_value=1)
+        # NaN or inf idle seconds never stop the server; 0 or less stops it at once
+        self.idle_seconds = check_seconds(idle_seconds, "idle_seconds")
         self.pages = {p: annotate(h) for p, h in pages.items()}
-        self.max_requests = int(max_requests)
-        self.idle_seconds = float(idle_seconds)
         self.requests = 0
         self._last = time.monotonic()
         self._httpd: http.server.ThreadingHTTPServer | None = None

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import html as _html
+import numbers
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -56,6 +57,15 @@ from typing import Any
 import numpy as np
 
 from infometer.core.seeding import Seed, as_generator, derive, resolve_seed
+from infometer.core.validation import (
+    Instance,
+    Interval,
+    Many,
+    Options,
+    Pair,
+    Size,
+    validate_params,
+)
 
 from ._html import parse, text_of
 
@@ -101,6 +111,8 @@ HARD_DRIFTS: tuple[str, ...] = ("relabel", "redesign")
 #: Largest group (pages) and record count a caller may ask for: checked before rendering.
 MAX_PAGES = 10_000
 MAX_RECORDS = 1_000_000
+#: Most records one page shows (``records_per_page``).
+MAX_RECORDS_PER_PAGE = 10_000
 
 _SYL = (
     "ka ri to mo na se lu vi de ra po ne shi ta ko mi zu ba ge lo an el or un ix "
@@ -270,6 +282,13 @@ class Record:
         return dict(self.fields).get(label)
 
 
+@validate_params(
+    {
+        "domain": [Options(*DOMAINS)],
+        "n": [Size(0, limit=MAX_RECORDS, what="records")],
+        "optional": [Interval(numbers.Real, 0, 1, closed="left")],
+    }
+)
 def make_records(
     domain: str, n: int, *, seed: Seed = 0, optional: float = 0.2, discounts: float = 0.0
 ) -> list[Record]:
@@ -382,6 +401,10 @@ class Layout:
         return f"was-{self.cls('noise')}"
 
 
+_LAYOUT = Instance(Layout, what="a Layout (from make_layout)")
+
+
+@validate_params({"domain": [Options(*DOMAINS)], "template": [Options(*ALL_TEMPLATES)]})
 def make_layout(domain: str, template: str, *, seed: Seed = 0) -> Layout:
     """A fresh layout of ``template`` for ``domain`` with random class names.
 
@@ -420,6 +443,7 @@ _REDESIGN = {
 }
 
 
+@validate_params({"layout": [_LAYOUT], "kind": [Options(*DRIFTS, *HARD_DRIFTS)]})
 def drift(layout: Layout, kind: str, *, seed: Seed = 0) -> Layout:
     """``layout`` after one drift of ``kind`` (facts unchanged, version + 1).
 
@@ -464,6 +488,9 @@ def drift(layout: Layout, kind: str, *, seed: Seed = 0) -> Layout:
     return replace(layout, **new)
 
 
+@validate_params(
+    {"layout": [_LAYOUT], "kinds": [Many(Options(*DRIFTS, *HARD_DRIFTS), min_len=0, what="drifts")]}
+)
 def version_clock(
     layout: Layout, kinds: Sequence[str] = DRIFTS[:4], *, seed: Seed = 0
 ) -> list[Layout]:
@@ -793,6 +820,16 @@ class Group:
         return len(self.pages)
 
 
+@validate_params(
+    {
+        "domain": [Options(*DOMAINS)],
+        "template": [Options(*ALL_TEMPLATES)],
+        "n_pages": [Size(1, limit=MAX_PAGES, what="pages")],
+        "records_per_page": [Pair(Size(1, limit=MAX_RECORDS_PER_PAGE, what="records on a page"))],
+        "layout": [_LAYOUT, None],
+        "name": [Instance(str, what="a name"), None],
+    }
+)
 def make_group(
     domain: str,
     template: str,
@@ -855,6 +892,13 @@ def make_group(
     return Group(gname, lay, tuple(pages))
 
 
+@validate_params(
+    {
+        "n_groups": [Size(1, limit=MAX_PAGES, what="site groups")],
+        "pages_per_group": [Size(1, limit=MAX_PAGES, what="pages per group")],
+        "templates": [Many(Options(*ALL_TEMPLATES), what="templates")],
+    }
+)
 def make_sites(
     n_groups: int,
     pages_per_group: int,
@@ -938,6 +982,7 @@ def layout_signature(html: str) -> str:
 
 
 # ------------------------------------------------------------ the generator's own
+@validate_params({"layout": [_LAYOUT]})
 def template_extractor(layout: Layout) -> Any:
     """The extractor that knows ``layout``: ``f(html) -> triples``, F1 = 1 on its pages.
 

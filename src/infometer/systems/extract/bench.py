@@ -25,6 +25,7 @@ import numpy as np
 from infometer.core.report import anchor, figure_uri, table, write
 from infometer.core.seeding import Seed, resolve_seed
 from infometer.core.store import ResultStore
+from infometer.core.validation import Flag, Instance, Many, Options, validate_params
 from infometer.systems.text._compressors import LeadK
 
 from ._documents import make_corpus
@@ -38,7 +39,7 @@ from .bridge import (
     read_channel_mutual_info,
 )
 from .litecost import evaluate, run_cost, spans_of, train_extractor
-from .liveweb import VGS, make_benchmark, run_benchmark
+from .liveweb import VGS, chromium_path, make_benchmark, run_benchmark
 
 __all__ = ["PARTS", "SIZES", "run", "run_part", "write_html"]
 
@@ -307,6 +308,16 @@ def _litecost_mi(seed: int) -> list[dict[str, Any]]:
     return out
 
 
+#: What :func:`run` and :func:`run_part` accept, declared once.
+_RUN_PARAMS = {
+    "size": [Options(*SIZES)],
+    "render": [Options("html", "chromium", "auto")],
+    "similarity": [Options("lexical", "minilm")],
+    "progress": [Flag(), None],
+}
+
+
+@validate_params({**_RUN_PARAMS, "part": [Options(*PARTS)]})
 def run_part(
     part: str,
     *,
@@ -356,6 +367,14 @@ def run_part(
     }
 
 
+@validate_params(
+    {
+        **_RUN_PARAMS,
+        "out": [Instance(str, Path, what="a folder path")],
+        "parts": [Many(Options(*PARTS), distinct=True, what="parts")],
+        "resume": [Flag()],
+    }
+)
 def run(
     out: str | Path,
     *,
@@ -383,11 +402,10 @@ def run(
     >>> import tempfile
     >>> r = run(tempfile.mkdtemp(), parts=["bridge"], size="small")  # doctest: +SKIP
     """
-    bad = [p for p in parts if p not in PARTS]
-    if bad:
-        raise ValueError(f"unknown parts {bad}; choose from {list(PARTS)}")
-    if size not in SIZES:
-        raise ValueError(f"size must be one of {sorted(SIZES)}, got {size!r}")
+    if render == "chromium" and "liveweb" in parts:
+        if chromium_path() is None:
+            raise ValueError("render='chromium' but headless Chromium is not installed here")
+    seed = resolve_seed(seed)
 
     results = {}
     with ResultStore(

@@ -27,9 +27,11 @@ import numpy as np
 
 from infometer.core.estimate import Estimate
 from infometer.core.seeding import Seed
+from infometer.core.validation import Instance, Many, check_params, check_real_array
 from infometer.systems.text import channel_mutual_info
 
-from ._sites import layout_signature
+from ._metrics import _as_triples
+from ._sites import Page, layout_signature
 
 __all__ = [
     "layout_entropy",
@@ -59,8 +61,10 @@ def layout_entropy(pages: Sequence[Any], *, unit: str = "nats") -> Any:
     """
     import infometer as im
 
-    if not pages:
-        raise ValueError("pages must hold at least one page")
+    pages = check_params(
+        {"pages": [Many(Instance(str, Page, what="an HTML string or a Page"), what="pages")]},
+        {"pages": pages},
+    )["pages"]
     sig = [layout_signature(p if isinstance(p, str) else p.html) for p in pages]
     return im.entropy(np.array(sig), method="plugin", unit=unit)
 
@@ -133,7 +137,15 @@ def extraction_mutual_info(
         out = extractor(ctx, q) if k >= 2 else extractor(ctx)
         if isinstance(out, str):
             return out
-        return triples_text(out)
+
+        try:
+            return triples_text(_as_triples(out, "the output"))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"extractor must return a string or a list of (subject, predicate, object) "
+                f"triples; on source {ctx[:40]!r} it returned {type(out).__name__} "
+                f"{out!r:.60} ({exc})"
+            ) from None
 
     return channel_mutual_info(
         list(sources), compressor, scorer, queries=queries, unit=unit, ci=ci, seed=seed
@@ -195,9 +207,16 @@ def rank_agreement(first: Sequence[float], second: Sequence[float]) -> float:
     """
     from scipy.stats import spearmanr
 
-    a, b = np.asarray(first, float), np.asarray(second, float)
-    if a.shape != b.shape or a.size < 3:
-        raise ValueError(
-            f"need two equal-length score lists of at least 3, got {a.size} and {b.size}"
-        )
+    a = check_real_array(first, "first", ndim=1, what="scores")
+    b = check_real_array(second, "second", ndim=1, what="scores")
+    if a.size < 3:
+        raise ValueError(f"first has {a.size} scores; a rank agreement needs at least 3")
+    if b.size != a.size:
+        raise ValueError(f"second has {b.size} scores but first has {a.size}")
+    for name, v in (("first", a), ("second", b)):
+        if np.all(v == v[0]):
+            raise ValueError(
+                f"{name} gives every extractor the same score ({v[0]:g}): its ranks are all "
+                "tied, so a rank correlation is undefined"
+            )
     return float(spearmanr(a, b).statistic)

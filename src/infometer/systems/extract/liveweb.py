@@ -45,6 +45,7 @@ from infometer.core.plot import finish, new_axes
 from infometer.core.progress import progress_bar
 from infometer.core.results import Result
 from infometer.core.seeding import Seed, derive, resolve_seed
+from infometer.core.validation import Many, Options, Size, validate_params
 from infometer.systems.text._embed import minilm_sentence_encoder
 
 from ._html import parse, text_of
@@ -133,6 +134,18 @@ def _path(ver: str, group: str, i: int, part: int = 0) -> str:
     return f"/{ver}/{group}/{i}" + (f"?page={part + 1}" if part else "")
 
 
+#: Most pages per group of a benchmark (every template, every version, held in memory).
+MAX_BENCH_PAGES = 10_000
+
+
+@validate_params(
+    {
+        "pages_per_group": [
+            Size(1, limit=MAX_BENCH_PAGES, what="pages per group (of each template and version)")
+        ],
+        "drifts": [Many(Options(*DRIFTS), min_len=0, what="drifts")],
+    }
+)
 def make_benchmark(
     *, pages_per_group: int = 4, seed: Seed = 0, drifts: Sequence[str] = DRIFTS
 ) -> Benchmark:

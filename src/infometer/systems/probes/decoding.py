@@ -58,6 +58,7 @@ from infometer.core.registry import Raw, register
 from infometer.core.seeding import Seed, as_generator
 from infometer.core.uncertainty import make_estimate
 from infometer.core.validation import (
+    check_budget,
     check_labels,
     check_probability_vector,
     check_real_array,
@@ -566,7 +567,14 @@ def permutation_test(
     if (proba is None) == (predictions is None):
         raise ValueError("pass exactly one of proba= or predictions=")
 
-    b = nulls.check_n_permutations(n_permutations)
+    b = check_int(n_permutations, "n_permutations", min_value=1)
+    check_budget(
+        b,
+        name="n_permutations",
+        limit=nulls.MAX_PERMUTATIONS,
+        what="permutations (each recomputes the bound)",
+        override="pass fewer (9,999 give p-values down to 1e-4)",
+    )
     rng = as_generator(seed)
     null = np.empty(b)
     if proba is not None:

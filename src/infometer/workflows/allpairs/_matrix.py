@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import time
-import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core import registry
+from infometer.core._warnings import warn_user
 from infometer.core.data import (
     InfometerWarning,
     Variable,
@@ -25,9 +26,21 @@ from infometer.core.data import (
 from infometer.core.estimate import resolve_unit, unit_factor
 from infometer.core.parallel import Execution
 from infometer.core.seeding import Seed, resolve_seed
-from infometer.core.validation import check_bool, check_budget, check_memory
+from infometer.core.validation import (
+    Flag,
+    Instance,
+    Interval,
+    Many,
+    Options,
+    Size,
+    check_bool,
+    check_budget,
+    check_memory,
+    validate_params,
+)
 from infometer.estimators.knn._estimators import SATURATION, knn_ceiling
 from infometer.measures.stats.correction import CORRECTIONS
+from infometer.measures.stats.nulls import MAX_PERMUTATIONS
 
 from . import _compute as compute
 from . import _significance
@@ -35,7 +48,7 @@ from ._blocks import BACKENDS, run_blocks
 from ._compute import Config, canonical_method, signature
 from ._result import PairwiseResult
 from ._significance import NULLS, Test
-from ._table import as_table
+from ._table import NAN_POLICIES, as_table
 
 __all__ = ["pairwise", "PairwiseResult", "make_config", "CORRECTIONS", "NULLS", "BACKENDS"]
 #: Default ``max_pairs``: 10,000 columns (minutes per pair estimator, 0.8 GB of matrices).
@@ -161,6 +174,29 @@ def _check_fast_params(cfg: Config, names: set[str]) -> None:
 
 
 # ------------------------------------------------------------------------------ API
+#: What :func:`pairwise` accepts, declared once (issue 37 §2): checked before the table is
+#: read, and swept with each constraint's bad values by tests/families/test_param_constraints.py.
+PAIRWISE_PARAMS = {
+    "method": [Instance(str, what="an MI method name ('auto', 'ksg1', 'copula', ...)")],
+    "columns": [
+        Many(Instance(str, numbers.Integral, what="a column name"), distinct=True, what="columns"),
+        None,
+    ],
+    "n_permutations": [Size(0, limit=MAX_PERMUTATIONS, what="permutations per pair")],
+    "correction": [Options(*CORRECTIONS)],
+    "alpha": [Interval(numbers.Real, 0, 1, closed="right")],
+    "null": [Options(*NULLS)],
+    "ranks": [Flag()],
+    "nan": [Options(*NAN_POLICIES)],
+    "discrete": [Flag(), None],
+    "block_size": [Interval(numbers.Integral, 1), None],
+    "store": [Instance(str, os.PathLike, what="a folder path (str or os.PathLike)"), None],
+    "progress": [Flag(), None],
+    "max_pairs": [Interval(numbers.Integral, 1)],
+}
+
+
+@validate_params(PAIRWISE_PARAMS)
 def pairwise(
     data: Any,
     *,
@@ -464,7 +500,7 @@ def _finish(res, plan: _Plan, outcome, ex: Execution, t_compute: float, t_start:
     if msgs:
         diag["warnings"] = msgs
         for m in msgs:
-            warnings.warn(m, InfometerWarning, stacklevel=3)
+            warn_user(m, InfometerWarning)
     res.given = plan.given_cols or (None if plan.z is None else ["given"])
     return res
 

@@ -86,6 +86,8 @@ def information_with(
         execution=Execution(n_jobs=n_jobs, backend="threads"),
         interruptible=False,
     )
+    if out.interrupted:
+        raise KeyboardInterrupt(out.describe())
     if out.errors:
         raise ValueError(f"estimating the information failed: {next(iter(out.errors.values()))}")
     value = np.empty(p)

@@ -38,7 +38,15 @@ from infometer.core.plot import finish, new_axes
 from infometer.core.progress import check_progress
 from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.uncertainty import make_estimate
-from infometer.core.validation import check_choice, check_float, check_int
+from infometer.core.validation import (
+    Instance,
+    Many,
+    check_budget,
+    check_choice,
+    check_float,
+    check_int,
+    check_params,
+)
 from infometer.estimators.neural._layers import layer_info
 
 from ._modules import _FleSBase, kind_of
@@ -161,7 +169,21 @@ def layer_curves(
         raise ValueError(f"y has {ya.shape[0]} rows but x has {xa.shape[0]}")
     if max_rows is not None:
         max_rows = check_int(max_rows, "max_rows", min_value=4)
-    names = default_layers(model) if layers is None else list(layers)
+    if layers is None:
+        names = default_layers(model)
+    else:
+        names = check_params(
+            {"layers": [Many(Instance(str, what="a module name"), distinct=True, what="layers")]},
+            {"layers": layers},
+        )["layers"]
+        known = dict(model.named_modules())
+        missing = [nm for nm in names if nm not in known]
+        if missing:
+            some = [nm for nm in known if nm][:8]
+            raise ValueError(
+                f"layers names {missing[0]!r}, which is not a module of the model; its modules "
+                f"include {some} (default_layers(model) lists the usual ones)"
+            )
     seed = resolve_seed(seed)  # one root: the rows drawn and every layer's estimate
     rows = _rows(xa.shape[0], max_rows, seed)
     xs = torch.as_tensor(xa[rows].astype(np.float32))
@@ -400,6 +422,10 @@ def _as_float_tensor(x: Any, name: str) -> torch.Tensor:
     return t
 
 
+#: Most rows :func:`batch_dependence` passes through the model (its batches together).
+MAX_FORWARD_ROWS = 100_000_000
+
+
 def batch_dependence(
     model: nn.Module,
     x: Any,
@@ -482,6 +508,13 @@ def batch_dependence(
     n = xt.shape[0]
     if n_probe > n:
         raise ValueError(f"n_probe={n_probe} exceeds the {n} rows of x")
+    check_budget(
+        float(n_probe) * repeats * classes.size * batch_size,
+        name="n_probe x repeats x classes x batch_size",
+        limit=MAX_FORWARD_ROWS,
+        what="rows through the model (one batch per probe, repeat and class)",
+        override="fewer probes, repeats or a smaller batch_size",
+    )
     seed = resolve_seed(seed)  # one root: the probes, the batch-mates and the estimate
     rng = as_generator(seed)
     work = copy.deepcopy(model)

@@ -36,6 +36,7 @@ from torch import nn
 
 from infometer.core.data import check_choice, check_float, check_int
 from infometer.core.seeding import Seed, resolve_seed
+from infometer.core.validation import check_memory
 
 from ._functional import broadcast_channels, channel_cue, fles_phi, normalised_cue
 
@@ -76,6 +77,12 @@ class _FleSBase(nn.Module):
     ) -> None:
         super().__init__()
         self.channels = check_int(channels, "channels", min_value=1)
+        check_memory(  # a running cue and a few per-channel parameters, float32
+            16.0 * self.channels,
+            what=f"per-channel buffers of {self.channels} channels",
+            name="channels",
+            override="check the channel count (the width of the layer before)",
+        )
         if isinstance(channel_dim, bool) or not isinstance(channel_dim, int):
             raise TypeError(f"channel_dim must be an integer, got {channel_dim!r}")
         self.channel_dim = channel_dim
@@ -277,11 +284,20 @@ class FleS(_FleSBase):
         seed: Seed = 0,
         **kwargs: Any,
     ) -> None:
+        reduction = check_int(reduction, "reduction", min_value=1)
+        c = check_int(channels, "channels", min_value=1)
+        hidden = max(1, c // reduction)
+        check_memory(  # two c -> hidden -> c MLPs, float32, with their gradients
+            2 * 2 * 2 * 4.0 * c * hidden,
+            what=f"two {c} -> {hidden} -> {c} cue MLPs (and their gradients)",
+            name="channels",
+            override="a larger reduction= (hidden width channels // reduction)",
+        )
         super().__init__(channels, **kwargs)
         self.cue_kind = check_choice(cue, "cue", ("positive", "both", "none"))
         self.signs = "both" if cue == "both" else "positive"
         self.uses_statistics = cue != "none"
-        self.reduction = check_int(reduction, "reduction", min_value=1)
+        self.reduction = reduction
         c = self.channels
         if cue == "none":
             self.gamma_ve = nn.Parameter(torch.full((c,), GAMMA0))

@@ -221,6 +221,12 @@ def swap_activations(
                     raise ValueError(
                         f"channel_dim={cd} is not an axis of the input of {nm!r} (shape {shape})"
                     )
+                if len(shape) >= 2 and cd % len(shape) == 0:
+                    raise ValueError(
+                        f"channel_dim={cd} is the batch axis of the input of {nm!r} (shape "
+                        f"{shape}): the channels are another axis (-1 after a Linear, 1 after "
+                        "a convolution)"
+                    )
                 ch = shape[cd]
             else:
                 if example_input is not None:
@@ -234,7 +240,15 @@ def swap_activations(
                         "pass example_input= (one input the model accepts)"
                     )
                 ch, cd = got
-                cd = cd if channel_dim is None else channel_dim
+                if channel_dim is not None and channel_dim != cd:
+                    # the inferred axis is known only relative to an input of unknown rank:
+                    # another axis cannot be checked now, and failed at the first forward pass
+                    raise ValueError(
+                        f"channel_dim={channel_dim} for activation {nm!r}: the module before it "
+                        f"puts its {ch} channels on axis {cd}; pass example_input= (one input "
+                        "the model accepts) to check another axis against the real shape, or "
+                        "leave channel_dim out"
+                    )
             kw.update(channels=ch, channel_dim=cd, seed=seed + i)
         new = make_activation(kind, **kw)
         if ref is not None:

@@ -20,6 +20,7 @@ from infometer.core._torch import check_module
 from infometer.core.data import check_float, check_int
 from infometer.core.seeding import Seed, as_generator, resolve_seed
 from infometer.core.training import optimizer, run_epochs
+from infometer.core.validation import check_memory
 
 __all__ = ["digits_patches", "context_task", "split", "train_classifier", "accuracy"]
 
@@ -73,6 +74,12 @@ def context_task(
     d = check_int(d, "d", min_value=1)
     k = check_int(k, "k", min_value=2)
     noise = check_float(noise, "noise", low=0.0)
+    check_memory(  # the float64 tokens, their noise and the float32 copy returned
+        20.0 * n * n_tokens * d,
+        what=f"{n} sequences of {n_tokens} tokens x {d} features",
+        name="n",
+        override="fewer sequences, tokens or features",
+    )
     rng = as_generator(seed)
     protos = rng.normal(size=(k, d))
     protos *= 2.0 / np.linalg.norm(protos, axis=1, keepdims=True)

@@ -29,6 +29,7 @@ import numpy as np
 
 from infometer.core.data import check_choice, check_float, check_int
 from infometer.core.seeding import Seed, as_generator
+from infometer.core.validation import check_budget
 
 __all__ = [
     "convergence_threshold",
@@ -40,6 +41,10 @@ __all__ = [
 ]
 
 _GATES = ("sigmoid", "gelu")
+
+
+#: Most draws (or grid points) one call holds in memory, a few float64 arrays of each.
+MAX_DRAWS = 100_000_000
 
 
 def gate_function(gate: str = "sigmoid"):
@@ -82,6 +87,7 @@ def max_gate_gap(
     0.01
     """
     n = check_int(n, "n", min_value=2)
+    check_budget(n, name="n", limit=MAX_DRAWS, what="grid points", override="a coarser grid")
     rho = gate_function(gate)
     g = rho(kappa_ho * np.linspace(x0, x0 + width, n))
     return float(g.max() - g.min())
@@ -159,6 +165,7 @@ def negative_gate_ratio_mc(
     mu = check_float(mu, "mu")
     sigma = check_float(sigma, "sigma", low=0.0, inclusive=(False, True))
     n = check_int(n, "n", min_value=2)
+    check_budget(n, name="n", limit=MAX_DRAWS, what="Monte Carlo draws", override="fewer draws")
     rho = gate_function(gate)
     x = as_generator(seed).normal(mu, sigma, size=n)
     g = rho(kappa_ho * x)
