@@ -123,8 +123,9 @@ def bench_cmd(
         _fail("--n values must be >= 2")
     if retries < 0:
         _fail(f"--retries must be >= 0, got {retries}")
-    if not connect_timeout > 0:
-        _fail(f"--connect-timeout must be > 0, got {connect_timeout}")
+    for flag, secs in (("--connect-timeout", connect_timeout), ("--peer-timeout", peer_timeout)):
+        if not (0 < secs < float("inf")):  # NaN and inf too: a wait that never ends
+            _fail(f"{flag} must be a finite number of seconds > 0, got {secs}")
     _check_out_dir(out)
     if estimators is None:
         estimators = ",".join(s.methods)
@@ -376,8 +377,8 @@ def report_cmd(
 
     if not os.path.exists(os.path.join(directory, DB_NAME)):
         _fail(f"{directory} has no {DB_NAME}; run `infometer bench --out {directory}` first")
-    if not tolerance > 0:
-        _fail(f"--tolerance must be > 0, got {tolerance}")
+    if not (0 < tolerance < float("inf")):  # inf would pass every task
+        _fail(f"--tolerance must be a finite number > 0, got {tolerance}")
     from infometer.workflows.bench.report import completeness, incomplete_message
 
     from ._paths import check_out_file

@@ -85,6 +85,13 @@ def channel_mi_cmd(
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")  # before the scorer runs
+    import re
+
+    from infometer.core.validation import check_int
+
+    check_int(batch_size, "--batch-size", min_value=1)
+    if not isinstance(device, str) or not re.fullmatch(r"cpu|mps|cuda(:\d+)?", device):
+        raise ValueError(f"--device must be cpu, cuda, cuda:N or mps, got {device!r}")
     files = read_channel_files(contexts, summaries, queries)
     kw = {"batch_size": batch_size, "device": device, "progress": False if quiet else None}
     sc = as_scorer(scorer, files.contexts, **kw)
@@ -238,11 +245,13 @@ def needle_cmd(
 ) -> None:
     """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
     from infometer.core.plot import close_and_path
+    from infometer.core.validation import check_int
     from infometer.systems.text.needle import needle_eval, plot_needle
 
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")
+    check_int(n_contexts, "--n-contexts", min_value=1)
     rs = [int(r) for r in rates.split(",") if r.strip()]
     if not rs:
         raise ValueError("--rates is empty")
