@@ -143,6 +143,16 @@ CHOICES = {
     "--domain", "--cmi", "--null", "--select", "--scheme",
 }  # fmt: skip
 
+#: Options that name columns, positions, tasks, files: a name that is not there.
+NAMES = {
+    "--columns": "nope", "--x": "nope", "--y": "nope", "--given": "nope", "--target": "nope",
+    "--sources": "nope", "--positions": "nope", "--starts": "nope", "--tasks": "nope",
+    "--estimators": "nope", "--peers": "nope", "--n": "abc", "--rates": "abc", "--parts": ",",
+    "--alphabet": "", "--labels": "/no/such/file", "--contexts": "/no/such/file",
+    "--summaries": "/no/such/file", "--queries": "/no/such/file", "--script": "/no/such/file",
+    "--model": "/no/such/folder", "--peer-dir": "/no/such/folder",
+}  # fmt: skip
+
 #: Free text under a name that elsewhere is a choice.
 FREE_TEXT = {("text channel-mi", "--template")}  # a prompt with {context} and {query} fields
 
@@ -192,6 +202,8 @@ def _cases():
                 values.append("no-such-word")
             elif flag in OUTPUTS:
                 values.append("{under-a-file}")
+            elif flag in NAMES:
+                values.append(NAMES[flag])
             for v in values:
                 yield pytest.param(name, flag, v, id=f"{name}:{flag}={v}")
 

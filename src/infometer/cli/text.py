@@ -89,6 +89,7 @@ def channel_mi_cmd(
 
     from infometer.core.validation import check_int
 
+    _check_inputs(contexts=contexts, summaries=summaries, queries=queries)
     check_int(batch_size, "--batch-size", min_value=1)
     if not isinstance(device, str) or not re.fullmatch(r"cpu|mps|cuda(:\d+)?", device):
         raise ValueError(f"--device must be cpu, cuda, cuda:N or mps, got {device!r}")
@@ -194,6 +195,13 @@ def _plot(results: dict[str, Any], path: Path) -> None:
     close_and_path(plot_compressors(df, path=path), path)
 
 
+def _check_inputs(**files: Path | None) -> None:
+    """Each given input file exists, or a ``ValueError`` naming its option."""
+    for name, path in files.items():
+        if path is not None and not Path(path).is_file():
+            raise ValueError(f"--{name}: no such file {str(path)!r}")
+
+
 @app.command("select")
 @user_errors
 def select_cmd(
@@ -214,6 +222,7 @@ def select_cmd(
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")
+    _check_inputs(contexts=contexts, queries=queries)
     ctx, ids, index = read_contexts(contexts)
     q = None if queries is None else read_queries(queries, ids, index)
     comp = MIGSelect(budget, alpha=alpha, beta=beta)
@@ -252,7 +261,10 @@ def needle_cmd(
 
     check_out_dir(out_dir, "--out")
     check_int(n_contexts, "--n-contexts", min_value=1)
-    rs = [int(r) for r in rates.split(",") if r.strip()]
+    try:
+        rs = [int(r) for r in rates.split(",") if r.strip()]
+    except ValueError:
+        raise ValueError(f"--rates must be integers, comma-separated, got {rates!r}") from None
     if not rs:
         raise ValueError("--rates is empty")
     with warnings.catch_warnings():
