@@ -15,10 +15,11 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from infometer.cli.app import app
+
+from .test_cli_flags import COMMANDS  # the one walk of the typer app
 
 runner = CliRunner()
 
@@ -26,22 +27,6 @@ runner = CliRunner()
 #: sooner; this only turns a hang (``--seconds nan`` once served forever) into a failure.
 BOUND = 60
 
-
-def _commands() -> dict[str, object]:
-    found: dict[str, object] = {}
-
-    def walk(cmd, path):
-        if hasattr(cmd, "commands"):
-            for name, sub in cmd.commands.items():
-                walk(sub, [*path, name])
-        else:
-            found[" ".join(path)] = cmd
-
-    walk(typer.main.get_command(app), [])
-    return found
-
-
-COMMANDS = _commands()
 
 # ----------------------------------------------------------------- the valid command lines
 GOOD_SCRIPT = "def main(html):\n    return []\n"
