@@ -1,7 +1,11 @@
 """Run one peer (IDTxl or Tigramite) on saved data; print a JSON line with edges and times.
 
-Runs under the peers' interpreter (/work/peers-25/bin/python), never imports infometer.
+Runs under the peers' interpreter (``PEERS_PY``), never imports infometer.
 Usage: python _networks_peer.py LIB DATA.npy MAX_LAG KIND [N_PERM [fdr|nofdr]]
+   or: python _networks_peer.py serve   (one job per stdin line, the arguments above as a
+       JSON list; one JSON line back per job: the process stays alive, so from the second
+       job on its imports, JVM and caches are warm: the steady state of a user's session;
+       ``cpu_since_start`` is all the process's CPU so far, for the cold-start figure)
   LIB  = idtxl_mte | idtxl_bte | tigramite_pcmci | tigramite_pcmciplus
   KIND = gaussian | discrete | ksg
 tigramite_pcmciplus (ParCorr, tau_min 0, pc_alpha = N_PERM / 1000, e.g. 10 -> 0.01) also
@@ -16,16 +20,33 @@ import sys
 import time
 import warnings
 
+#: Prefix of a result line in serve mode (the JVM may write to the same stdout).
+RESULT = "@@result "
+
 
 def main() -> None:
-    lib, path, max_lag, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    n_perm = int(sys.argv[5]) if len(sys.argv) > 5 else 200
-    fdr = (sys.argv[6] if len(sys.argv) > 6 else "fdr") == "fdr"
+    if sys.argv[1] == "serve":
+        import contextlib
+
+        out = sys.stdout
+        for line in sys.stdin:
+            with contextlib.redirect_stdout(sys.stderr):  # the peers' own prints
+                rec = job(json.loads(line))
+            rec["cpu_since_start"] = time.process_time()
+            print(RESULT + json.dumps(rec), file=out, flush=True)
+        return
+    print(json.dumps(job(sys.argv[1:])))
+
+
+def job(argv: list[str]) -> dict:
+    lib, path, max_lag, kind = argv[0], argv[1], int(argv[2]), argv[3]
+    n_perm = int(argv[4]) if len(argv) > 4 else 200
+    fdr = (argv[5] if len(argv) > 5 else "fdr") == "fdr"
     import numpy as np
 
     x = np.load(path)
     warnings.simplefilter("ignore")
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0, ch0 = time.perf_counter(), time.process_time(), os.times()
     edges = []
     extra: dict = {}
     notes: set[str] = set()
@@ -119,11 +140,10 @@ def main() -> None:
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     try:
         ch = os.times()
-        cpu += ch.children_user + ch.children_system
+        cpu += ch.children_user + ch.children_system - ch0.children_user - ch0.children_system
     except OSError:
         pass
-    rec = {"edges": edges, "wall": wall, "cpu": cpu, "notes": sorted(notes), **extra}
-    print(json.dumps(rec))
+    return {"edges": edges, "wall": wall, "cpu": cpu, "notes": sorted(notes), **extra}
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ script with their interpreter and infometer from the source tree:
 
     PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-24/bin/python \
         benchmarks/peers/multivariate.py [--quick]              # dit and hoi
+    XLA_FLAGS=--xla_cpu_multi_thread_eigen=false NUMBA_NUM_THREADS=1 PYTHONPATH=src \
+        OPENBLAS_NUM_THREADS=1 /work/peers/hoi/bin/python benchmarks/peers/multivariate.py \
+        --part hoi                                             # the multiplet sweeps alone
     PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-25/bin/python \
         benchmarks/peers/multivariate.py --part idtxl [--quick]  # IDTxl's SxPID
     PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-25/bin/python \
@@ -362,8 +365,9 @@ def broja_vs_idtxl(n_pmfs: int, seed: int, repeats: int) -> list[dict]:
     rng = np.random.default_rng(seed)
     rows = []
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    for shape in [(2, 2, 2), (3, 3, 2), (3, 3, 3), (4, 4, 4)]:
-        pmfs = [rng.dirichlet(np.ones(int(np.prod(shape)))).reshape(shape) for _ in range(n_pmfs)]
+    for shape in [(2, 2, 2), (3, 3, 2), (3, 3, 3), (4, 4, 4), (6, 6, 6), (8, 8, 8)]:
+        count = n_pmfs if shape[0] <= 4 else max(2, n_pmfs // 5)  # the large ones: fewer
+        pmfs = [rng.dirichlet(np.ones(int(np.prod(shape)))).reshape(shape) for _ in range(count)]
         diff = max(
             float(np.max(np.abs(np.subtract(_ours_broja_pmf(p), _tartu_pmf(p))))) for p in pmfs
         )
@@ -375,11 +379,17 @@ def broja_vs_idtxl(n_pmfs: int, seed: int, repeats: int) -> list[dict]:
             repeats=repeats,
             log=log,
         )
-        rows.append(_sx_row("Tartu, pmf " + "x".join(map(str, shape)), 2, diff, t, n_pmfs))
-    cases = [("tartu", 3, 1000), ("tartu", 4, 10_000), ("sydney", 2, 1000), ("sydney", 3, 1000)]
+        rows.append(_sx_row("Tartu, pmf " + "x".join(map(str, shape)), 2, diff, t, count))
+    cases = [
+        ("tartu", 3, 1000),
+        ("tartu", 4, 10_000),
+        ("tartu", 8, 10_000),
+        ("sydney", 2, 1000),
+        ("sydney", 3, 1000),
+    ]
     for which, k, n in cases:
         data = []
-        for _ in range(2 if which == "sydney" else max(2, n_pmfs // 4)):
+        for _ in range(2 if which == "sydney" or k > 4 else max(2, n_pmfs // 4)):
             s = rng.integers(0, k, size=(n, 2))
             t_ = (s.sum(1) + (rng.random(n) < 0.2)) % k  # a noisy sum: synergy + redundancy
             data.append((s, t_))
@@ -605,7 +615,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--part",
-        choices=("dit-hoi", "idtxl", "idtxl-broja", "frites"),
+        choices=("dit-hoi", "hoi", "idtxl", "idtxl-broja", "frites"),
         default="dit-hoi",
         help="which peers (each lives in its own venv)",
     )
@@ -618,8 +628,9 @@ def main() -> None:
         return
     run = Run(packages=("dit", "hoi", "jax"))
     n_pmfs = 5 if args.quick else 20
-    pid_rows = pid_vs_dit(n_pmfs, args.seed)
-    multi_rows = multi_vs_dit(n_pmfs, args.seed)
+    only_hoi = args.part == "hoi"  # the multiplet sweeps alone (hoi's venv has no dit)
+    pid_rows = [] if only_hoi else pid_vs_dit(n_pmfs, args.seed)
+    multi_rows = [] if only_hoi else multi_vs_dit(n_pmfs, args.seed)
     cases = [(1000, 12, 3)] if args.quick else [(10_000, 50, 3), (10_000, 20, 4), (10_000, 20, 5)]
     hoi_rows = multiplets_vs_hoi(cases, repeats=3, seed=args.seed)
     x64 = hoi_in_float64(cases[0], args.seed)

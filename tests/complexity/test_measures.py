@@ -313,3 +313,45 @@ def test_multiscale_plot_bars_are_t_intervals_of_the_block_stderr():
     segs = bars.lines[2][0].get_segments()
     half = np.array([(s[1][1] - s[0][1]) / 2 for s in segs])
     assert half == pytest.approx(stats.t.ppf(0.975, 9) * r.stderr, rel=1e-9)
+
+
+def _dispersion_reference(x: np.ndarray, m: int, tau: int, c: int) -> float:
+    """The definition, one normal CDF per value (Rostaghi & Azami 2016)."""
+    y = ndtr((x - x.mean()) / np.std(x))
+    z = np.clip(np.round(c * y + 0.5), 1, c).astype(np.int64) - 1
+    rows = x.size - (m - 1) * tau
+    codes = sum(z[i * tau : i * tau + rows] * c ** (m - 1 - i) for i in range(m))
+    counts = np.bincount(codes, minlength=c**m)
+    p = counts[counts > 0] / rows
+    return float(-(p * np.log(p)).sum())
+
+
+@pytest.mark.parametrize("m,tau,c", [(2, 1, 6), (3, 2, 4), (1, 1, 9), (2, 3, 2)])
+def test_dispersion_thresholds_give_the_cdf_classes_even_on_the_boundaries(m, tau, c):
+    x = white(4000, 11) + 0.05 * np.arange(4000) / 4000
+    mu, sd = x.mean(), np.std(x)
+    from scipy.special import ndtri
+
+    # values exactly on (and one ulp beside) every class boundary take the exact map
+    edges = mu + sd * ndtri(np.arange(1, c) / c)
+    x[: 3 * (c - 1)] = np.concatenate(
+        [edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)]
+    )
+    got = measures.dispersion(x, order=m, delay=tau, classes=c)
+    assert got == pytest.approx(_dispersion_reference(x, m, tau, c), rel=1e-13, abs=1e-15)
+
+
+@pytest.mark.parametrize("n,r,m,tau", [(400, 0.2, 2, 1), (1500, 0.5, 3, 2), (6000, 0.2, 2, 1)])
+def test_sample_counts_scan_and_range_counts_agree(n, r, m, tau):
+    from infometer.estimators.knn.engine import count_within
+    from infometer.measures.complexity import _kernels
+
+    x = np.round(white(n, 12).cumsum() * 0.1 + white(n, 13), 2)  # ties on a 0.01 grid too
+    tol = r * float(np.std(x))
+    rows = n - m * tau
+    emb = lambda k: np.column_stack([x[i * tau : i * tau + rows] for i in range(k)])  # noqa: E731
+    rad = np.full(rows, tol)
+    want = (float(count_within(emb(m + 1), rad).sum()), float(count_within(emb(m), rad).sum()))
+    assert _kernels.template_pair_counts(x, m, tau, tol, np.inf) == want
+    assert measures.sample_counts(x, m, tau, tol) == want
+    assert _kernels.template_pair_counts(x, m, tau, tol, 0.0) == (-1.0, -1.0)  # over budget

@@ -300,10 +300,16 @@ def methods(quantity: str) -> list[str]:
     return sorted(name for (q, name) in _SPECS if q == quantity)
 
 
+_QUANTITIES: tuple[int, tuple[str, ...]] = (-1, ())
+
+
 def quantities() -> list[str]:
     """Names of the quantities that have at least one registered estimator."""
+    global _QUANTITIES
     _ensure_loaded()
-    return sorted({q for q, _ in _SPECS})
+    if _QUANTITIES[0] != len(_SPECS):  # specs are only ever added: the count says all
+        _QUANTITIES = (len(_SPECS), tuple(sorted({q for q, _ in _SPECS})))
+    return list(_QUANTITIES[1])
 
 
 def specs(quantity: str | None = None) -> list[EstimatorSpec]:

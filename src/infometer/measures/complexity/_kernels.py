@@ -22,6 +22,9 @@ __all__ = [
     "entropy_of_counts",
     "coarse_grain",
     "fuzzy_phi",
+    "classes_by_thresholds",
+    "pattern_counts",
+    "template_pair_counts",
 ]
 
 
@@ -203,3 +206,101 @@ def fuzzy_phi(
             v = d * d if n_exp == 2.0 else d**n_exp
             total += math.exp(-v / r)
     return 2.0 * total / (T * (T - 1.0))
+
+
+@nb.njit(cache=True, nogil=True)
+def classes_by_thresholds(
+    x: np.ndarray, thr: np.ndarray, band: float, out: np.ndarray
+) -> int:  # pragma: no cover
+    """Class of each value into ``out``: how many thresholds ``thr`` (increasing) it
+    reaches; -1 for a value within ``band`` of a threshold, whose class the caller decides
+    by its exact map.  Returns the number of such values.
+
+    The classes of dispersion entropy, ``floor(c Φ((x - μ)/σ))``, change only where
+    ``Φ((x - μ)/σ)`` crosses ``j / c``, i.e. at ``x = μ + σ Φ⁻¹(j / c)``: a few comparisons
+    per value instead of a normal CDF.
+    """
+    k = thr.size
+    near = 0
+    for t in range(x.size):
+        v = x[t]
+        cls = 0
+        while cls < k and v >= thr[cls]:
+            cls += 1
+        if (cls > 0 and v - thr[cls - 1] <= band) or (cls < k and thr[cls] - v <= band):
+            out[t] = -1
+            near += 1
+        else:
+            out[t] = cls
+    return near
+
+
+@nb.njit(cache=True, nogil=True)
+def pattern_counts(z: np.ndarray, m: int, tau: int, c: int) -> np.ndarray:  # pragma: no cover
+    """Counts of the patterns ``sum_i z[t + i tau] c^(m-1-i)`` (``embed_codes`` and a
+    bincount in one pass, without the array of codes)."""
+    size = 1
+    for _ in range(m):
+        size *= c
+    counts = np.zeros(size, np.int64)
+    n = z.size - (m - 1) * tau
+    for t in range(n):
+        code = 0
+        for i in range(m):
+            code = code * c + z[t + i * tau]
+        counts[code] += 1
+    return counts
+
+
+@nb.njit(cache=True, nogil=True)
+def template_pair_counts(
+    x: np.ndarray, m: int, tau: int, tol: float, budget: float
+) -> tuple:  # pragma: no cover
+    """``(A, B)`` of sample entropy by a scan of the templates sorted by their first value,
+    or ``(-1, -1)`` when more than ``budget`` pairs would be scanned.
+
+    Templates ``t = 0..N - m τ - 1`` are ``(x[t], x[t + τ], ..., x[t + (m - 1) τ])`` (B) and
+    the same with one more value (A).  Sorted by ``x[t]``, the partners of a template within
+    ``tol`` (Chebyshev) lie in a contiguous run after it; each pair is checked once on the
+    remaining coordinates and counted twice (ordered pairs, as ``count_within``).  The scan
+    costs one check per pair within ``tol`` in the first coordinate (counted first, by two
+    pointers): quadratic in N for a fixed ``r``, the fastest way below a few thousand
+    samples.
+    """
+    rows = x.size - m * tau
+    order = np.argsort(x[:rows], kind="mergesort")
+    sorted_first = x[:rows][order]
+    pairs = 0.0
+    hi = 0
+    for i in range(rows):
+        if hi < i + 1:
+            hi = i + 1
+        while hi < rows and sorted_first[hi] - sorted_first[i] <= tol:
+            hi += 1
+        pairs += hi - i - 1
+    if pairs > budget:
+        return -1.0, -1.0
+    # the templates' coordinates in sorted order, one contiguous row per coordinate
+    s = np.empty((m + 1, rows))
+    for q in range(m + 1):
+        for ii in range(rows):
+            s[q, ii] = x[order[ii] + q * tau]
+    first = s[0]
+    last = s[m]
+    a = 0
+    b = 0
+    for i in range(rows):
+        xi = first[i]
+        for j in range(i + 1, rows):
+            if first[j] - xi > tol:
+                break
+            ok = True
+            for q in range(1, m):
+                if abs(s[q, i] - s[q, j]) > tol:
+                    ok = False
+                    break
+            if ok:
+                b += 1
+                if abs(last[i] - last[j]) <= tol:
+                    a += 1
+    return 2.0 * a, 2.0 * b

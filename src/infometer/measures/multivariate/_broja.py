@@ -100,16 +100,19 @@ def _newton(q: np.ndarray, mu: float, tol: float, prob: tuple, free: bool):
     (``λ² = dec / μ``; for μ = 0 the decrement ``dec`` in nats).  ``free`` (μ = 0): give
     up (return None) as soon as a step would leave the polytope, the sign that the
     optimum is on its boundary.  Returns (q, last reduced Hessian, Newton steps)."""
-    basis, bt, agg, pair, col = prob
+    basis, bt, agg, pair, col, sp = prob
     val, steps = None, 0
     for _ in range(MAX_STEPS):
         share = q / (agg @ q)[pair]  # q(t | s1, s2)
         inv = 1.0 / q
         grad = bt @ (np.log(share) - mu * inv) if mu else bt @ np.log(share)
-        w = basis - share[:, None] * col  # Nᵀ(diag(1/q) - 1/q12)N = Wᵀ diag(1/q) W
-        h = (w.T * inv) @ w
-        if mu:
-            h += (bt * (mu * inv * inv)) @ basis
+        if sp is None:
+            w = basis - share[:, None] * col  # Nᵀ(diag(1/q) - 1/q12)N = Wᵀ diag(1/q) W
+            h = (w.T * inv) @ w
+            if mu:
+                h += (bt * (mu * inv * inv)) @ basis
+        else:
+            h = sp.hessian(share, inv, mu)
         d = -_solve(h, grad)
         dec = float(-grad @ d)  # twice the predicted decrease of the merit
         lam2 = dec / mu if mu else dec
@@ -163,12 +166,55 @@ def barrier_newton(
     return _path(q0, _problem(basis, pair, n_pairs))
 
 
+#: Free dimensions from which the Hessian is assembled from sparse factors (measured
+#: crossover: dense 0.034 s vs sparse 0.046 s at 6x6x6, 150 dims; 0.40 vs 0.27 s at 8x8x8).
+SPARSE_MIN = 220
+
+
+class _SparseHessian:
+    """``Wᵀ diag(1/q) W (+ μ Nᵀ diag(1/q²) N)`` from sparse factors.
+
+    ``W = N - diag(q(t | s1, s2)) C`` with the constant ``C`` (each cell's row of the
+    basis' column sums over its (s1, s2) column): W keeps the sparsity pattern of
+    ``N ∪ C`` (a basis column touches four (s1, s2) columns), so only its values change per
+    Newton step and the product costs the pattern's size, not cells × dims².  The same
+    matrix as the dense form, assembled in another order (rounding differs).
+    """
+
+    def __init__(self, basis: np.ndarray, col: np.ndarray):
+        from scipy import sparse
+
+        pattern = sparse.csr_matrix((basis != 0) | (col != 0))
+        pattern.sort_indices()
+        rows = np.repeat(np.arange(basis.shape[0]), np.diff(pattern.indptr))
+        self.shape = basis.shape
+        self.indptr, self.indices, self.rows = pattern.indptr, pattern.indices, rows
+        self.n_data = basis[rows, pattern.indices]
+        self.c_data = col[rows, pattern.indices]
+        self.n = sparse.csr_matrix(basis)
+        self.nt = self.n.T.tocsr()
+
+    def hessian(self, share: np.ndarray, inv: np.ndarray, mu: float) -> np.ndarray:
+        from scipy import sparse
+
+        w_data = self.n_data - share[self.rows] * self.c_data
+        w = sparse.csr_matrix((w_data, self.indices, self.indptr), shape=self.shape)
+        dw = sparse.csr_matrix((w_data * inv[self.rows], self.indices, self.indptr), self.shape)
+        h = (w.T @ dw).toarray()
+        if mu:
+            h += (self.nt @ self.n.multiply((mu * inv * inv)[:, None]).tocsr()).toarray()
+        return h
+
+
 def _problem(basis: np.ndarray, pair: np.ndarray, n_pairs: int) -> tuple:
     """The constant arrays of one polytope: basis, its transpose, the cell → column sum
-    matrix, the cells' columns and each cell's row of the basis' column sums."""
+    matrix, the cells' columns, each cell's row of the basis' column sums, and the sparse
+    Hessian assembler (None below ``SPARSE_MIN`` free dimensions)."""
     agg = np.zeros((n_pairs, len(pair)))
     agg[pair, np.arange(len(pair))] = 1.0
-    return basis, basis.T, agg, pair, (agg @ basis)[pair]
+    col = (agg @ basis)[pair]
+    sp = _SparseHessian(basis, col) if basis.shape[1] >= SPARSE_MIN else None
+    return basis, basis.T, agg, pair, col, sp
 
 
 def _path(q0: np.ndarray, prob: tuple) -> tuple[np.ndarray, int]:
@@ -200,7 +246,7 @@ def _structure(shape: tuple[int, int, int], rows: bytes, cols: bytes) -> tuple:
     cells = np.argwhere(r[:, None, :] & c[None, :, :])
     basis = affine_basis(cells, r.astype(float), c.astype(float))
     prob = _problem(basis, cells[:, 0] * k2 + cells[:, 1], k1 * k2)
-    for a in (cells, *prob):
+    for a in (cells, *prob[:5]):
         a.flags.writeable = False
     return cells, prob
 

@@ -11,11 +11,13 @@ from typing import Any
 import numpy as np
 
 from . import kernels
+from ._subsets import SubsetEntropies, colex_levels, lex_combinations, prefix_levels
 from ._terms import terms
 
 __all__ = [
     "Counts",
     "multiplet_values",
+    "subset_entropies",
     "chunk_stats",
     "chunk_job",
     "beam_search",
@@ -53,16 +55,48 @@ class Counts:
         )
 
 
+def subset_entropies(
+    scatter: np.ndarray | Counts, n: int, bias_correct: bool = True
+) -> SubsetEntropies:
+    """The memo of subset entropies of the scatter matrix (d, d) or stack (b, d, d)
+    (Gaussian entropies from the Cholesky factors of their prefixes:
+    :func:`.kernels.gaussian_tree_entropies`), or of :class:`Counts` (entropies of the
+    joint symbols)."""
+    if isinstance(scatter, Counts):
+
+        def compute(blocks: np.ndarray) -> np.ndarray:
+            return kernels.codes_block_entropies(
+                scatter.codes, scatter.cards, blocks, scatter.miller_madow
+            )
+
+        return SubsetEntropies(scatter.shape[-1], scatter.shape[:-2], compute)
+    d = scatter.shape[-1]
+
+    def compute_tree(blocks: np.ndarray) -> np.ndarray:
+        levels = prefix_levels(blocks, d)
+        return kernels.gaussian_tree_entropies(scatter, n, levels, bias_correct)[-1]
+
+    def tables(kmax: int) -> list[np.ndarray]:
+        return kernels.gaussian_tree_entropies(scatter, n, colex_levels(d, kmax), bias_correct)
+
+    return SubsetEntropies(d, scatter.shape[:-2], compute_tree, tables)
+
+
 def multiplet_values(
     scatter: np.ndarray | Counts,
     n: int,
     idx: np.ndarray,
     measure: str,
     bias_correct: bool = True,
+    cache: SubsetEntropies | None = None,
 ) -> np.ndarray:
     """``measure`` of each multiplet (rows of ``idx``, (m, s)) from the scatter matrix
     (d, d) or a stack (b, d, d) (Gaussian entropies), or from :class:`Counts` (entropies
     of the joint symbols); returns (m,) or (b, m) values in nats.
+
+    Each distinct subset's entropy is computed once (all terms of one size in one batched
+    call), and once for the whole run when the same ``cache`` (a
+    :func:`subset_entropies` of the same data) is passed to every call.
 
     Examples
     --------
@@ -72,16 +106,19 @@ def multiplet_values(
     array([0.])
     """
     s = idx.shape[1]
+    if cache is None:
+        cache = subset_entropies(scatter, n, bias_correct)
+    t = terms(measure, s)
+    by_size: dict[int, list[frozenset]] = {}
+    for sub in t:
+        by_size.setdefault(len(sub), []).append(sub)
+    h: dict[frozenset, np.ndarray] = {}
+    for subs in by_size.values():
+        for sub, v in zip(subs, cache.of([idx[:, sorted(sub)] for sub in subs]), strict=True):
+            h[sub] = v
     out = 0.0
-    for sub, c in terms(measure, s).items():
-        cols = idx[:, sorted(sub)]
-        if isinstance(scatter, Counts):
-            h = kernels.codes_block_entropies(
-                scatter.codes, scatter.cards, cols, scatter.miller_madow
-            )
-        else:
-            h = kernels.gaussian_block_entropies(scatter, n, cols, bias_correct)
-        out = out + c * h
+    for sub, c in t.items():  # the terms' own order: the same sum on every path
+        out = out + c * h[sub]
     return np.asarray(out)
 
 
@@ -92,10 +129,12 @@ def chunk_stats(
     idx: np.ndarray,
     measure: str,
     bias_correct: bool,
+    caches: tuple[SubsetEntropies, SubsetEntropies | None] | None = None,
 ) -> dict[str, np.ndarray]:
     """Values of the multiplets ``idx`` (m, s) and, with surrogate scatters ``ws``
     (B, d, d), per multiplet the count of surrogates with ``|null| ≥ |value|`` and per
-    surrogate the largest ``|null|`` over the chunk.
+    surrogate the largest ``|null|`` over the chunk.  ``caches``: the
+    :func:`subset_entropies` of ``w`` and ``ws``, shared by the chunks of one run.
 
     Examples
     --------
@@ -104,10 +143,11 @@ def chunk_stats(
     >>> out["value"].round(12)
     array([0.])
     """
-    v = multiplet_values(w, n, idx, measure, bias_correct)
+    cw, cws = caches if caches is not None else (None, None)
+    v = multiplet_values(w, n, idx, measure, bias_correct, cw)
     out = {"value": v}
     if ws is not None:
-        nv = np.abs(multiplet_values(ws, n, idx, measure, bias_correct))
+        nv = np.abs(multiplet_values(ws, n, idx, measure, bias_correct, cws))
         out["hits"] = (nv >= np.abs(v)[None, :]).sum(0)
         out["null_max"] = np.nanmax(nv, axis=1)
     return out
@@ -165,14 +205,15 @@ def beam_search(
     ([[[0, 1, 2]], [[0, 1, 2, 3]]], 5)
     """
     d = w.shape[-1]
-    idx = np.array(list(combinations(range(d), 3)), dtype=np.intp).reshape(-1, 3)
-    vals = multiplet_values(w, n, idx, measure, bias_correct)
+    cache = subset_entropies(w, n, bias_correct)
+    idx = lex_combinations(d, 3)
+    vals = multiplet_values(w, n, idx, measure, bias_correct, cache)
     evaluated = idx.shape[0]
     idx, vals = _keep(idx, vals, sign, width)
     out = [(idx, vals)] if lo == 3 else []
     for s in range(4, hi + 1):
         cand = _grow(idx, d)
-        cv = multiplet_values(w, n, cand, measure, bias_correct)
+        cv = multiplet_values(w, n, cand, measure, bias_correct, cache)
         evaluated += cand.shape[0]
         idx, vals = _keep(cand, cv, sign, width)
         if s >= lo:

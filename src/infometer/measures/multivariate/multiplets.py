@@ -2,11 +2,15 @@
 significance from surrogates shared by all multiplets.
 
 The Gaussian and Gaussian-copula estimators need only the scatter matrix of all columns:
-the entropy of a multiplet is the log-determinant of its block, so all multiplets of one
-size are evaluated at once by batched eigenvalue decompositions (no Python loop per
-multiplet, no pass over the rows per multiplet).  Surrogates permute every column
-independently (all dependence destroyed, the marginals kept); the same surrogates serve
-every multiplet, which also gives a family-wise (max-statistic) p-value.
+the entropy of a multiplet is the log-determinant of its block, and every quantity is a
+signed sum of the entropies of subsets of the multiplet, so each distinct subset's entropy
+is computed once for the whole sweep (:mod:`._subsets`): every k-subset's log-determinant
+from its (k-1)-prefix's Cholesky factor by one forward substitution, all subsets of a size
+at once (:func:`.kernels.gaussian_tree_entropies`; no Python loop per multiplet, no pass
+over the rows per multiplet), then gathered for each multiplet by the subsets' ranks.
+Surrogates permute every column independently (all dependence destroyed, the marginals
+kept); the same surrogates serve every multiplet, which also gives a family-wise
+(max-statistic) p-value.
 
 Discrete columns are read as symbols (``method="auto"``: Miller-Madow): each multiplet's
 entropies come from the sorted joint codes of all its rows, a chunk of multiplets at once
@@ -46,7 +50,15 @@ from infometer.measures.stats import nulls
 from infometer.measures.stats.correction import CORRECTIONS
 
 from . import _search
-from ._search import OBJECTIVES, beam_search, chunk_stats, multiplet_values, search_cost
+from ._search import (
+    OBJECTIVES,
+    beam_search,
+    chunk_stats,
+    multiplet_values,
+    search_cost,
+    subset_entropies,
+)
+from ._subsets import lex_combinations
 
 __all__ = ["multiplets", "MultipletResult", "MEASURES", "METHODS", "multiplet_values"]
 
@@ -68,6 +80,9 @@ SEARCHES = ("exhaustive", "greedy", "beam")
 
 
 def _chunks(d: int, s: int, size: int) -> Iterator[np.ndarray]:
+    if comb(d, s) <= size:  # one chunk: built by columns, not from the iterator
+        yield lex_combinations(d, s)
+        return
     it = combinations(range(d), s)
     while True:
         block = list(islice(it, size))
@@ -482,7 +497,7 @@ def multiplets(
     frame, diag = _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u)
     if rows_p:
         frame["p_corrected"] = _corrected(frame, correction, hi - lo + 1)
-        frame["significant"] = frame["p_corrected"].to_numpy() <= alpha
+        frame["significant"] = frame["p_corrected"] <= alpha
     diag.update(multiplets=int(count), search=search)
     if auto_reason is not None:
         diag["auto_reason"] = auto_reason
@@ -495,7 +510,7 @@ def multiplets(
     if diag.get("singular_multiplets"):
         from infometer.core._warnings import warn_user
 
-        bad = frame.loc[frame["value"].isna(), "multiplet"].tolist()
+        bad = frame["multiplet"][np.isnan(frame["value"])].tolist()
         msg = (
             f"{len(bad)} multiplet(s) of X have a singular covariance (a column is a linear "
             f"function of others), so their {measure} is undefined and left NaN, e.g. "
@@ -506,7 +521,7 @@ def multiplets(
     if search != "exhaustive":
         # "multiplets": the budgeted bound; "evaluated": what the search on X computed
         diag.update(beam_width=width, objective=objective, evaluated=int(evaluated))
-    frame = _ranked(frame, None if search == "exhaustive" else OBJECTIVES[objective])
+    frame = _ranked(frame, None if search == "exhaustive" else OBJECTIVES[objective], u)
     return MultipletResult(
         frame=frame,
         measure=measure,
@@ -558,26 +573,48 @@ def _check_cost(search, d, lo, hi, width, count, n_permutations, max_multiplets,
 
 def _scatters(vs, hi: int, n_permutations: int, seed, copula: bool):
     """Scatter matrix of the (normal scores of the) columns and of each surrogate."""
-    from .estimators import gaussian_scores, scatter_of
+    from .estimators import gaussian_scores
 
     names = tuple(vs)
     cols = [v.columns[0].astype(np.float64, copy=False) for v in vs.values()]
     const = [nm for nm, c in zip(names, cols, strict=True) if c.min() == c.max()]
     if const:
         raise ValueError(f"X has constant columns {const}: drop them (no information)")
-    a, _ = gaussian_scores(cols, copula)
-    n, d = a.shape
+    n, d = cols[0].shape[0], len(cols)
     if n < hi + 2:
         raise ValueError(f"X has {n} rows; multiplets of {hi} need at least {hi + 2}")
-    w = scatter_of(a)
-    rng = as_generator(seed)
+    if copula:
+        a, _ = gaussian_scores(cols, copula)
+    else:
+        # each column times a power of two near 1 / max |x| (exact; no overflow of the
+        # squares near 1e±300); the scatter matrix is scaled to unit variances below
+        a = np.column_stack(cols)  # a fresh array: scaled in place
+        top = np.maximum(a.max(axis=0), -a.min(axis=0))
+        a *= np.ldexp(1.0, -np.clip(np.frexp(top)[1], -1000, 1000))
+    w = _unit_scatter(a, copula)
     ws = None
     if n_permutations:
+        rng = as_generator(seed)
         ws = np.empty((n_permutations, d, d))
         for b in range(n_permutations):
             orders = nulls.independent_orders(rng, n, d)
-            ws[b] = scatter_of(np.column_stack([a[o, j] for j, o in enumerate(orders)]))
+            perm = np.column_stack([a[o, j] for j, o in enumerate(orders)])
+            ws[b] = _unit_scatter(perm, copula)
     return w, ws, n
+
+
+def _unit_scatter(a: np.ndarray, copula: bool) -> np.ndarray:
+    """Scatter matrix of the columns of ``a``; unless ``copula`` (normal scores, already
+    on one scale) scaled to ``n`` on the diagonal: that of the standardised columns, so
+    that the singular rule compares like with like, at the cost of one pass over the rows
+    fewer than standardising them."""
+    from .estimators import scatter_of
+
+    w = scatter_of(a)
+    if copula:
+        return w
+    sd = np.sqrt(np.diagonal(w) / a.shape[0])
+    return w / sd[:, None] / sd[None, :]
 
 
 def _counts(vs, hi: int, n_permutations: int, seed, miller_madow: bool):
@@ -632,13 +669,23 @@ def _exhaustive(cfg: dict, progress, **_: Any):
     b_count = 0 if ws is None else ws.shape[0]
     total = sum(comb(d, s) for s in range(cfg["lo"], cfg["hi"] + 1))
     rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
+    # each distinct subset's entropy once for the whole sweep (where its memo fits)
+    caches = (
+        subset_entropies(w, n, cfg["bias_correct"]),
+        None if ws is None else subset_entropies(ws, n, cfg["bias_correct"]),
+    )
+    for c in caches:
+        if c is not None:
+            c.complete(cfg["hi"])
     with progress_bar(
         total=total, desc=f"{cfg['measure']} multiplets", unit="multiplet", progress=progress
     ) as bar:
         for s in range(cfg["lo"], cfg["hi"] + 1):
             parts = []
             for idx in _chunks(d, s, _per_chunk(s, b_count, cfg)):
-                parts.append(chunk_stats(w, ws, n, idx, cfg["measure"], cfg["bias_correct"]))
+                parts.append(
+                    chunk_stats(w, ws, n, idx, cfg["measure"], cfg["bias_correct"], caches)
+                )
                 rows_idx.append(idx)
                 bar.update(idx.shape[0])
             _collect(parts, b_count, rows_val, rows_p, rows_fwer)
@@ -716,7 +763,7 @@ def _assemble(cfg: dict, plan: dict, b_count: int, get) -> tuple:
     d = cfg["d"]
     rows_idx, rows_val, rows_p, rows_fwer = [], [], [], []
     for s in range(cfg["lo"], cfg["hi"] + 1):
-        rows_idx.append(np.array(list(combinations(range(d), s)), dtype=np.intp).reshape(-1, s))
+        rows_idx.append(lex_combinations(d, s))
         _collect([get((s, i)) for i, _, _ in plan[s]], b_count, rows_val, rows_p, rows_fwer)
     return rows_idx, rows_val, rows_p, rows_fwer
 
@@ -797,25 +844,35 @@ def _surrogate_bests(cfg: dict, width: int, sign: float, progress, ex: Execution
 
 
 def _frame(rows_idx, rows_val, rows_p, rows_fwer, names, factor, u):
-    """The tidy frame (in the order computed) and diagnostics about the values."""
-    import pandas as pd
-
+    """The columns of the result (numpy arrays, in the order computed; ``multiplet`` an
+    object array of name tuples) and diagnostics about the values."""
     vals = np.concatenate(rows_val)
-    frame = pd.DataFrame(
-        {
-            "multiplet": [tuple(names[i] for i in r) for idx in rows_idx for r in idx],
-            "size": np.concatenate([np.full(len(i), i.shape[1]) for i in rows_idx]),
-            "value": vals * factor,
-            "unit": u,
-        }
-    )
+    cols = {
+        "multiplet": _name_tuples(rows_idx, names),
+        "size": np.concatenate([np.full(len(i), i.shape[1]) for i in rows_idx]),
+        "value": vals * factor,
+    }
     diag: dict = {}
     if np.isnan(vals).any():
         diag["singular_multiplets"] = int(np.isnan(vals).sum())
     if rows_p:
-        frame["p_value"] = np.concatenate(rows_p)
-        frame["p_fwer"] = np.concatenate(rows_fwer)
-    return frame, diag
+        cols["p_value"] = np.concatenate(rows_p)
+        cols["p_fwer"] = np.concatenate(rows_fwer)
+    return cols, diag
+
+
+def _name_tuples(rows_idx: list[np.ndarray], names: tuple[str, ...]) -> np.ndarray:
+    """Each multiplet's tuple of names, as an object array (zip over columns of names: no
+    Python loop per name)."""
+    arr = np.empty(len(names), dtype=object)
+    arr[:] = names
+    total = sum(idx.shape[0] for idx in rows_idx)
+
+    def rows():
+        for idx in rows_idx:
+            yield from zip(*(arr[idx[:, j]] for j in range(idx.shape[1])), strict=True)
+
+    return np.fromiter(rows(), dtype=object, count=total)
 
 
 def _corrected(frame, correction: str, n_sizes: int) -> np.ndarray:
@@ -824,17 +881,26 @@ def _corrected(frame, correction: str, n_sizes: int) -> np.ndarray:
     from infometer.measures.stats.correction import adjust
 
     if correction == "fwer":
-        return np.minimum(frame["p_fwer"].to_numpy() * n_sizes, 1.0)
-    return adjust(frame["p_value"].to_numpy(), correction)
+        return np.minimum(frame["p_fwer"] * n_sizes, 1.0)
+    return adjust(frame["p_value"], correction)
 
 
-def _ranked(frame, sign: float | None):
-    """Exhaustive (``sign=None``): by |value|; a search: best in its direction first."""
-    vals = frame["value"].to_numpy()
+def _ranked(cols: dict, sign: float | None, unit: str):
+    """The result's DataFrame, ranked.  Exhaustive (``sign=None``): by |value|; a search:
+    best in its direction first."""
+    import pandas as pd
+
+    vals = cols["value"]
     if sign is None:
         key = -np.abs(np.nan_to_num(vals, nan=0.0))
     else:
         key = -sign * np.nan_to_num(vals, nan=-sign * np.inf)
-    frame = frame.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
-    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
-    return frame
+    order = np.argsort(key)  # a stable sort only where some keys tie (several x slower)
+    if key.size > 1 and not np.all(np.diff(key[order]) != 0):
+        order = np.argsort(key, kind="stable")
+    data = {"rank": np.arange(1, len(vals) + 1)}
+    for name, col in cols.items():
+        data[name] = col[order]
+        if name == "value":
+            data["unit"] = unit
+    return pd.DataFrame(data)

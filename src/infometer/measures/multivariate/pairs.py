@@ -4,7 +4,7 @@ target, batched: ``im.pid_pairs(X, target)``.
 Every pair (i, j) needs only I(S_i;T), I(S_j;T) and I(S_i,S_j;T), and for the Gaussian and
 Gaussian-copula estimators each is a sum of entropies of blocks of one scatter matrix of
 all columns (the normal scores for the copula).  The blocks of one shape are evaluated at
-once by :func:`.kernels.gaussian_block_entropies` (batched eigenvalues; no Python loop per
+once by :func:`.kernels.gaussian_block_entropies` (batched LU log-dets; no Python loop per
 pair, no pass over the rows per pair), with the Wishart bias correction of
 ``im.pid(method="gaussian")``.  The MMI atoms follow in closed form:
 

@@ -1,0 +1,322 @@
+"""Issue 42: infometer against the floor of each task, steady state, one thread each.
+
+Usage::
+
+    PYTHONPATH=src .venv/bin/python benchmarks/speed/floors.py [--repeats 5] [--only ...]
+        [--out F.json]
+
+Every contender runs in this one process after an untimed warm-up (steady state: imports,
+numba compilation and caches are not timed), interleaved through ``benchmarks/_timing.py``;
+BLAS, OpenMP and numba are pinned to one thread before anything is imported.  The answers
+are compared first (the largest difference is printed with each table).  Tasks:
+
+* ``sweep``: O-information (and TC, DTC, S-information) of every multiplet of sizes 3-5 of
+  20 Gaussian variables, N = 10^4 (21,489 multiplets), ``im.multiplets`` (the public call,
+  ranked DataFrame included) against
+
+  - the **floor**: one covariance and one batched ``np.linalg.slogdet`` per multiplet
+    (the multiplet's own block only: no quantity needs less);
+  - the plain numpy program of the quantity: one covariance, a batched ``slogdet`` of
+    every block each multiplet needs (the full block, the s leave-one-out blocks, the
+    diagonal), summed; its values are the reference.
+
+  ``method="gaussian"`` and ``"gaussian_copula"`` (the floor then adds an argsort per
+  column and ``ndtri``).
+* ``single``: one multiplet of 3, 5, 10 variables at N = 10^4, Gaussian copula,
+  ``im.o_information`` against argsort per column + ``ndtri`` + covariance + ``slogdet``.
+* ``dispersion``: ``im.complexity(x, "dispersion")`` (order 2, 6 classes) and its kernel
+  at N = 10^3 ... 10^6 against ``ndtr`` + ``np.bincount``.
+* ``sample``: ``im.complexity(x, "sample")`` and its kernel at N = 300 ... 10^4 against a
+  plain sorted-scan numba kernel (written here; compiled in the warm-up).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ[_v] = "1"
+
+import argparse  # noqa: E402
+import math  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+from itertools import combinations  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _timing as T  # noqa: E402
+
+TASKS = ("sweep", "single", "dispersion", "sample")
+LOG2PIE = math.log(2 * math.pi) + 1.0
+
+
+def sweep_data(n: int = 10_000, d: int = 20, seed: int = 0) -> np.ndarray:
+    """Gaussian columns with a redundant pair (0, 1) and, from 5 columns, a synergistic
+    triplet (2, 3, 4) (hoi's benchmark data in benchmarks/peers/multivariate.py)."""
+    x = np.random.default_rng(seed).normal(size=(n, d))
+    x[:, 1] += x[:, 0]
+    if d >= 5:
+        x[:, 2] = x[:, 3] + x[:, 4] + 0.5 * x[:, 2]
+    return x
+
+
+def normal_scores(x: np.ndarray) -> np.ndarray:
+    """Argsort per column, ranks / (n + 1), ``ndtri`` (no ties in these data)."""
+    from scipy.special import ndtri
+
+    n = x.shape[0]
+    r = np.empty_like(x)
+    for j in range(x.shape[1]):
+        r[np.argsort(x[:, j]), j] = np.arange(1, n + 1)
+    return ndtri(r / (n + 1))
+
+
+def floor_logdets(x: np.ndarray, sizes=(3, 4, 5), copula: bool = False) -> int:
+    """The floor: one covariance, one log-det per multiplet."""
+    z = normal_scores(x) if copula else x
+    c = np.cov(z, rowvar=False)
+    total = 0
+    for s in sizes:
+        idx = np.array(list(combinations(range(x.shape[1]), s)))
+        total += np.linalg.slogdet(c[idx[:, :, None], idx[:, None, :]])[1].size
+    return total
+
+
+def _h(c: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Maximum-likelihood Gaussian entropies of the blocks ``idx`` (m, k) of ``c``."""
+    k = idx.shape[1]
+    return 0.5 * (np.linalg.slogdet(c[idx[:, :, None], idx[:, None, :]])[1] + k * LOG2PIE)
+
+
+def plain_program(x: np.ndarray, measure: str, sizes=(3, 4, 5), copula: bool = False) -> dict:
+    """The simplest correct program: every needed block of every multiplet, batched."""
+    z = normal_scores(x) if copula else x
+    c = np.cov(z, rowvar=False, bias=True)
+    out = {}
+    for s in sizes:
+        idx = np.array(list(combinations(range(x.shape[1]), s)))
+        full = _h(c, idx)
+        singles = 0.5 * (np.log(np.diag(c))[idx] + LOG2PIE).sum(1)
+        loo = sum(_h(c, np.delete(idx, i, axis=1)) for i in range(s))
+        tc, dtc = singles - full, loo - (s - 1) * full
+        v = {
+            "o_information": tc - dtc,
+            "total_correlation": tc,
+            "dual_total_correlation": dtc,
+            "s_information": tc + dtc,
+        }[measure]
+        out.update(zip(map(tuple, idx.tolist()), v.tolist(), strict=True))
+    return out
+
+
+def ours_sweep(x: np.ndarray, measure: str, method: str, bias_correct: bool = True):
+    import infometer as im
+
+    return im.multiplets(
+        x, measure=measure, sizes=(3, 5), method=method, bias_correct=bias_correct, progress=False
+    )
+
+
+def sweep_diff(x: np.ndarray, measure: str, copula: bool) -> float:
+    """Largest |ours - plain program| (nats), both without the Wishart correction."""
+    r = ours_sweep(x, measure, "gaussian_copula" if copula else "gaussian", bias_correct=False)
+    ref = plain_program(x, measure, copula=copula)
+    pairs = zip(r.frame["multiplet"], r.frame["value"], strict=True)
+    got = {tuple(int(c[1:]) for c in m): v for m, v in pairs}
+    return max(abs(got[m] - v) for m, v in ref.items())
+
+
+def single_floor(x: np.ndarray) -> float:
+    z = normal_scores(x)
+    c = np.cov(z, rowvar=False, bias=True)
+    d = x.shape[1]
+    idx = np.arange(d)[None, :]
+    full = _h(c, idx)[0]
+    loo = _h(c, np.array([[j for j in range(d) if j != i] for i in range(d)])).sum()
+    singles = 0.5 * (np.log(np.diag(c)) + LOG2PIE).sum()
+    return float((d - 2) * full + singles - loo)
+
+
+def signal(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return 0.1 * rng.normal(size=n).cumsum() + rng.normal(size=n)
+
+
+def dispersion_reference(x: np.ndarray, c: int = 6) -> float:
+    from scipy.special import ndtr
+
+    y = ndtr((x - x.mean()) / x.std())
+    z = np.clip(np.round(c * y + 0.5), 1, c).astype(np.int64) - 1
+    counts = np.bincount(z[:-1] * c + z[1:], minlength=c * c)
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def _plain_scan():
+    import numba
+
+    @numba.njit(cache=False)
+    def scan(x, m, tol):  # pragma: no cover - compiled
+        rows = x.size - m
+        order = np.argsort(x[:rows])
+        a = b = 0
+        for ii in range(rows):
+            i = order[ii]
+            for jj in range(ii + 1, rows):
+                j = order[jj]
+                if x[j] - x[i] > tol:
+                    break
+                ok = True
+                for q in range(1, m):
+                    if abs(x[i + q] - x[j + q]) > tol:
+                        ok = False
+                        break
+                if ok:
+                    b += 1
+                    if abs(x[i + m] - x[j + m]) <= tol:
+                        a += 1
+        return -math.log(a / b)
+
+    return scan
+
+
+def run_tasks(run: T.Run, only: set[str], repeats: int) -> list[dict]:
+    import infometer as im
+    from infometer.measures.complexity import measures as CM
+
+    C = T.Candidate
+    summary: list[dict] = []
+
+    def record(title: str, cands, ref: str, floor: str, diff: float | None = None) -> None:
+        print(f"\n### {title}\n", flush=True)
+        res = T.interleave(cands, repeats)
+        print(run.add(title, res, ref), flush=True)
+        b = res[floor]
+        row = {"task": title, "diff": diff}
+        for name, t in res.items():
+            if name == floor or not t.n:
+                continue
+            row[name] = (
+                t.stat("cpu", "min") / b.stat("cpu", "min"),
+                t.stat("wall", "min") / b.stat("wall", "min"),
+            )
+        summary.append(row)
+        if diff is not None:
+            print(f"\nlargest |difference| from the reference program: {diff:.1e}", flush=True)
+
+    if "sweep" in only:
+        x = sweep_data()
+        for copula in (False, True):
+            method = "gaussian_copula" if copula else "gaussian"
+            for measure in (
+                "o_information",
+                "total_correlation",
+                "dual_total_correlation",
+                "s_information",
+            ):
+                if copula and measure != "o_information":
+                    continue
+                diff = sweep_diff(x, measure, copula)
+                record(
+                    f"{measure} sweep, sizes 3-5 of 20 variables, N = 10^4, {method}",
+                    [
+                        C(
+                            "infometer",
+                            lambda m=measure, me=method: len(ours_sweep(x, m, me).frame),
+                        ),
+                        C(
+                            "floor: one slogdet per multiplet",
+                            lambda c=copula: floor_logdets(x, copula=c),
+                        ),
+                        C(
+                            "plain numpy program",
+                            lambda m=measure, c=copula: len(plain_program(x, m, copula=c)),
+                        ),
+                    ],
+                    "infometer",
+                    "floor: one slogdet per multiplet",
+                    diff,
+                )
+    if "single" in only:
+        for d in (3, 5, 10):
+            x = sweep_data(10_000, d, seed=d)
+            ours = im.o_information(x, method="gaussian_copula", bias_correct=False).value
+            record(
+                f"one multiplet of {d}, N = 10^4, Gaussian copula",
+                [
+                    C("infometer", lambda x=x: im.o_information(x, method="gaussian_copula").value),
+                    C("floor: argsort + ndtri + cov + slogdet", lambda x=x: single_floor(x)),
+                ],
+                "infometer",
+                "floor: argsort + ndtri + cov + slogdet",
+                abs(ours - single_floor(x)),
+            )
+    if "dispersion" in only:
+        for n in (10**3, 10**4, 10**5, 10**6):
+            x = signal(n)
+            record(
+                f"dispersion entropy, order 2, 6 classes, N = {n:.0e}",
+                [
+                    C("infometer", lambda x=x: im.complexity(x, "dispersion").value),
+                    C("infometer kernel", lambda x=x: CM.dispersion(x)),
+                    C("ndtr + bincount", lambda x=x: dispersion_reference(x)),
+                ],
+                "infometer",
+                "ndtr + bincount",
+                abs(CM.dispersion(x) - dispersion_reference(x)),
+            )
+    if "sample" in only:
+        scan = _plain_scan()
+        for n in (300, 1000, 3000, 10_000):
+            x = signal(n, 1)
+            tol = 0.2 * float(np.std(x))
+            record(
+                f"sample entropy, m = 2, r = 0.2 sd, N = {n}",
+                [
+                    C("infometer", lambda x=x: im.complexity(x, "sample").value),
+                    C("infometer kernel", lambda x=x: CM.sample(x)),
+                    C("plain sorted scan (numba)", lambda x=x, t=tol: scan(x, 2, t)),
+                ],
+                "infometer",
+                "plain sorted scan (numba)",
+                abs(CM.sample(x) - scan(x, 2, tol)),
+            )
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--only", default=",".join(TASKS), help="comma-separated tasks")
+    ap.add_argument("--out", help="write the runs as JSON here")
+    a = ap.parse_args(argv)
+    only = set(a.only.split(","))
+    if only - set(TASKS):
+        ap.error(f"unknown tasks {sorted(only - set(TASKS))}; choose from {', '.join(TASKS)}")
+    warnings.simplefilter("ignore")
+    import numba
+
+    numba.set_num_threads(1)
+    run = T.Run(["infometer", "scipy", "numba"])
+    summary = run_tasks(run, only, a.repeats)
+    run.finish()
+    run.meta["summary"] = summary
+    print("\n### Ratios to the floor (min CPU, min wall)\n")
+    print("| task | contender | CPU / floor | wall / floor | max diff |")
+    print("|---|---|---|---|---|")
+    for row in summary:
+        for name, val in row.items():
+            if name in ("task", "diff"):
+                continue
+            print(f"| {row['task']} | {name} | {val[0]:.2f} | {val[1]:.2f} | {row['diff']:.1e} |")
+    print("\n" + run.header())
+    if a.out:
+        run.dump(a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
