@@ -151,7 +151,9 @@ def test_unreachable_scheduler_is_one_line_and_fast(tmp_path):
         app, [*args, "--scheduler", f"tcp://127.0.0.1:{port}", "--connect-timeout", "60"]
     )
     assert r.exit_code == 2, r.output
-    assert f"error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in r.output
+    assert f"error: --scheduler: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in (
+        r.output
+    )
     assert f"cannot connect to 127.0.0.1:{port} within 60 s" in " ".join(r.output.split())
     assert "Traceback" not in r.output and len(r.output.strip().splitlines()) <= 2, r.output
     # refused at once (not after the 60 s timeout) and before any planning

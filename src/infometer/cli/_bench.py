@@ -123,14 +123,25 @@ def bench_cmd(
         _fail("--n values must be >= 2")
     if retries < 0:
         _fail(f"--retries must be >= 0, got {retries}")
-    if not connect_timeout > 0:
-        _fail(f"--connect-timeout must be > 0, got {connect_timeout}")
+    if peer_dir is not None and not os.path.isdir(peer_dir):  # with or without --peers
+        _fail(f"--peer-dir {peer_dir!r} is not a directory")
+    for flag, secs in (("--connect-timeout", connect_timeout), ("--peer-timeout", peer_timeout)):
+        if not (0 < secs < float("inf")):  # NaN and inf too: a wait that never ends
+            _fail(f"{flag} must be a finite number of seconds > 0, got {secs}")
     _check_out_dir(out)
     if estimators is None:
         estimators = ",".join(s.methods)
     methods = [m.strip() for m in estimators.split(",") if m.strip()]
     if not methods:
         _fail("--estimators is empty")
+    from infometer.core import registry
+    from infometer.workflows.bench import _peers
+
+    known = {"auto"} | {s.name for s in registry.specs()}
+    known |= {m for su in SUITES.values() for m in su.methods}  # the suites' own (mte, ...)
+    unknown = [m for m in methods if m not in known and not _peers.is_peer(m)]
+    if unknown:  # a misspelt name was a skip line for every task, then "nothing applies"
+        _fail(f"--estimators: no estimator named {unknown[0]!r} (infometer methods lists them)")
     if peers:
         methods += [m for m in _peer_methods(peers, peer_dir, peer_timeout) if m not in methods]
     from infometer.core.parallel import SchedulerUnreachable, connect
@@ -376,8 +387,8 @@ def report_cmd(
 
     if not os.path.exists(os.path.join(directory, DB_NAME)):
         _fail(f"{directory} has no {DB_NAME}; run `infometer bench --out {directory}` first")
-    if not tolerance > 0:
-        _fail(f"--tolerance must be > 0, got {tolerance}")
+    if not (0 < tolerance < float("inf")):  # inf would pass every task
+        _fail(f"--tolerance must be a finite number > 0, got {tolerance}")
     from infometer.workflows.bench._report import completeness, incomplete_message
 
     from ._paths import check_out_file

@@ -74,6 +74,8 @@ def complexity_cmd(
     import warnings
 
     from infometer.core.progress import quiet as silence
+    from infometer.core.seeding import check_seed
+    from infometer.core.validation import check_choice
     from infometer.measures.complexity import complexity
     from infometer.measures.complexity import multiscale as run_multiscale
 
@@ -82,6 +84,8 @@ def complexity_cmd(
     from .app import emit, out
 
     cli_names(scales="--multiscale")
+    check_seed(seed, "--seed")
+    check_choice(method, "--scheme", ["standard", "composite", "refined"])
     if out_dir is not None and multiscale is None:
         raise ValueError("--out: the figure is the multiscale curve; pass --multiscale S too")
     check_out_dir(out_dir, "--out")

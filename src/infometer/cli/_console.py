@@ -145,6 +145,14 @@ def cli_words(message: str) -> str:
         neg = [o for o in getattr(p, "secondary_opts", []) if o.startswith("--")]
         flags[p.name] = (opts[0], neg[0] if neg else None)
     aliases: dict[str, str] = ctx.meta.get(_ALIASES, {})
+    # the registry's "unknown method 'x' for q" names the option that chose the estimator
+    # (--method, or the one a command names with cli_names(registry_method="--cmi"))
+    unknown = re.match(r"unknown method (?=['\"])", message)
+    said = aliases.get("registry_method") or (flags["method"][0] if "method" in flags else None)
+    if unknown is not None and said is not None:
+        message = f"{said}: {message}"
+    if "Dask scheduler" in message and "scheduler" in flags:  # unreachable, or not Dask
+        message = f"{flags['scheduler'][0]}: {message}"
     lead = re.match(r"([A-Za-z_][A-Za-z0-9_]*)(?=[ :\[])", message)
     if lead is not None:
         word = lead.group(1)

@@ -212,10 +212,14 @@ def pid_cmd(
     import infometer as im
     from infometer.core._io import read_table, select_columns
     from infometer.core.progress import quiet as quiet_bars
+    from infometer.core.seeding import check_seed
+    from infometer.core.validation import check_int
 
     from .app import out
 
     check_out_dir(out_dir, "--out")
+    check_seed(seed, "--seed")  # whether or not --ci draws with it
+    check_int(top, "--top", min_value=0)  # whether or not --all-pairs prints rows
     cli_names(X="--sources", sources="--sources")
     df = read_table(file)
     if target not in df.columns:

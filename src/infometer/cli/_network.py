@@ -82,7 +82,7 @@ def network_cmd(
 
     check_out_dir(out_dir, "--out")
     check_out_dir(store, "--store")
-    cli_names(data=file)
+    cli_names(data=file, registry_method="--cmi")
     df = read_table(file)
     if columns:
         wanted = [c.strip() for c in columns.split(",") if c.strip()]

@@ -95,8 +95,7 @@ def matrix_cmd(
     check_out_dir(out_dir, "--out")
     check_out_dir(store, "--store")
     df = read_table(file)
-    od = Path(out_dir)
-    od.mkdir(parents=True, exist_ok=True)
+    od = Path(out_dir)  # made once the options have passed the library's checks
     params = {} if k is None else {"k": k}
     if dequantize is not None:
         params["dequantize"] = dequantize
@@ -106,28 +105,41 @@ def matrix_cmd(
         note("pyarrow is not installed: no resumable block store (pip install 'infometer[io]')")
     if store is not None:
         mark_resumable()  # Ctrl-C: "interrupted; run again to resume", exit 130
+    client = None
+    if scheduler is not None:  # before the store is made: an unreachable cluster fails at once
+        from infometer.core.parallel import connect
+
+        client, _ = connect(scheduler)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = pairwise(
-            df,
-            method=method,
-            columns=_columns(columns),
-            given=_columns(given),
-            unit=unit,
-            n_permutations=permutations,
-            correction=correction,
-            alpha=alpha,
-            ranks=ranks,
-            nan=nan,
-            discrete=discrete,
-            seed=seed,
-            block_size=block_size,
-            execution=Execution(
-                n_jobs=jobs, scheduler=scheduler, store=store, progress=False if quiet else None
-            ),
-            **params,
-        )
+        try:
+            res = pairwise(
+                df,
+                method=method,
+                columns=_columns(columns),
+                given=_columns(given),
+                unit=unit,
+                n_permutations=permutations,
+                correction=correction,
+                alpha=alpha,
+                ranks=ranks,
+                nan=nan,
+                discrete=discrete,
+                seed=seed,
+                block_size=block_size,
+                execution=Execution(
+                    n_jobs=jobs,
+                    scheduler=client,  # None without --scheduler
+                    store=store,
+                    progress=False if quiet else None,
+                ),
+                **params,
+            )
+        finally:
+            if client is not None:
+                client.close()
     warn_summary([str(w.message) for w in caught if issubclass(w.category, UserWarning)])
+    od.mkdir(parents=True, exist_ok=True)
     res.matrix.to_csv(od / "matrix.csv")
     res.edges.to_csv(od / "edges.csv", index=False)
     png = od / "heatmap.png"

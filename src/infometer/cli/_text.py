@@ -85,6 +85,14 @@ def channel_mi_cmd(
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")  # before the scorer runs
+    import re
+
+    from infometer.core.validation import check_int
+
+    _check_inputs(contexts=contexts, summaries=summaries, queries=queries)
+    check_int(batch_size, "--batch-size", min_value=1)
+    if not isinstance(device, str) or not re.fullmatch(r"cpu|mps|cuda(:\d+)?", device):
+        raise ValueError(f"--device must be cpu, cuda, cuda:N or mps, got {device!r}")
     files = read_channel_files(contexts, summaries, queries)
     kw = {"batch_size": batch_size, "device": device, "progress": False if quiet else None}
     sc = as_scorer(scorer, files.contexts, **kw)
@@ -187,6 +195,13 @@ def _plot(results: dict[str, Any], path: Path) -> None:
     close(plot_compressors(df, path=path))
 
 
+def _check_inputs(**files: Path | None) -> None:
+    """Each given input file exists, or a ``ValueError`` naming its option."""
+    for name, path in files.items():
+        if path is not None and not Path(path).is_file():
+            raise ValueError(f"--{name}: no such file {str(path)!r}")
+
+
 @app.command("select")
 @user_errors
 def select_cmd(
@@ -207,6 +222,7 @@ def select_cmd(
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")
+    _check_inputs(contexts=contexts, queries=queries)
     ctx, ids, index = read_contexts(contexts)
     q = None if queries is None else read_queries(queries, ids, index)
     comp = MIGSelect(budget, alpha=alpha, beta=beta)
@@ -238,12 +254,17 @@ def needle_cmd(
 ) -> None:
     """MIG token merging vs relevance-only merging and mean pooling on needle contexts."""
     from infometer.core.plot import close
+    from infometer.core.validation import check_int
     from infometer.systems.text._needle import needle_eval, plot_needle
 
     from ._paths import check_out_dir
 
     check_out_dir(out_dir, "--out")
-    rs = [int(r) for r in rates.split(",") if r.strip()]
+    check_int(n_contexts, "--n-contexts", min_value=1)
+    try:
+        rs = [int(r) for r in rates.split(",") if r.strip()]
+    except ValueError:
+        raise ValueError(f"--rates must be integers, comma-separated, got {rates!r}") from None
     if not rs:
         raise ValueError("--rates is empty")
     with warnings.catch_warnings():

@@ -207,6 +207,8 @@ def encode_strings(
     else:
         chars = list(alphabet)
         single = all(isinstance(c, str) and len(c) == 1 for c in chars)
+        if not chars:
+            raise ValueError("alphabet is empty: give its symbols in code order, e.g. 'ACGT'")
         if len(set(chars)) != len(chars) or not single:
             raise ValueError("alphabet must be distinct single characters")
         uniq = np.array([ord(c) for c in chars], dtype=np.uint32)
