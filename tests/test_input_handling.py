@@ -63,7 +63,7 @@ def test_stray_text_through_the_cli_is_one_error_line(tmp_path):
     f.write_text("a,b\n" + "".join(f"{i * 0.37:.2f},{i % 3}\n" for i in range(40)) + "?,1\n")
     r = CliRunner().invoke(app, ["mi", str(f), "--x", "a", "--y", "b"])
     assert r.exit_code == 2 and "Traceback" not in r.output
-    assert "error: x column 'a' is text" in r.output
+    assert "error: --x column 'a' is text" in r.output
 
 
 @pytest.mark.parametrize("bad", [1, 0, "yes", "True", 1.0, [True]])

@@ -230,9 +230,7 @@ def test_pairwise_dequantises_tied_columns_under_auto():
     x, y = rounded_pair(2000, 0.2, seed=19)
     df = pd.DataFrame({"a": x, "b": y, "c": np.random.default_rng(1).normal(size=2000)})
     res = quiet(im.pairwise, df)
-    v = res.to_frame().set_index(["a", "b"]) if hasattr(res, "to_frame") else None
-    m = res.matrix if hasattr(res, "matrix") else None
-    val = float(m.loc["a", "b"]) if m is not None else float(v.loc[("a", "b")].iloc[0])
+    val = float(res.matrix.loc["a", "b"])
     assert val == pytest.approx(rounded_gaussian_pair_mutual_info(0.6, 0.2), abs=0.08)
     with pytest.warns(InfometerWarning, match="dequantize=True"):
         im.pairwise(df, method="ksg")

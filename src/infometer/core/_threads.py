@@ -106,11 +106,11 @@ def n_threads() -> int:
 def cap_numba() -> None:
     """numba's parallel pool to :func:`n_threads` (numba starts one thread per logical CPU);
     called where a ``parallel=True`` kernel is about to run."""
-    import numba
+    from infometer.core._jit import nb  # numba through the cache directory's module (lightness)
 
-    want = min(n_threads(), numba.config.NUMBA_NUM_THREADS)
-    if numba.get_num_threads() != want:
-        numba.set_num_threads(want)
+    want = min(n_threads(), nb.config.NUMBA_NUM_THREADS)
+    if nb.get_num_threads() != want:
+        nb.set_num_threads(want)
 
 
 def set_training_threads(threads: int | None) -> None:

@@ -407,8 +407,8 @@ def main(request_path, response_path):
     peer, q = req["peer"], req["quantity"]
 
     def reply(obj):
-        with open(response_path, "w") as f:
-            json.dump(obj, f)
+        with open(response_path, "w") as f:  # a reply to the parent, not resumable state
+            f.write(json.dumps(obj))
 
     try:
         np = _np()

@@ -347,17 +347,18 @@ def run_peer(
             files[role] = path
         req = os.path.join(tmp, "request.json")
         resp = os.path.join(tmp, "response.json")
-        with open(req, "w") as f:
-            json.dump(
-                {
-                    "peer": name,
-                    "quantity": task.quantity,
-                    "discrete": bool(task.discrete),
-                    "params": params,
-                    "seed": int(seed),
-                    "data": files,
-                },
-                f,
+        with open(req, "w") as f:  # a request to the peer process, not resumable state
+            f.write(
+                json.dumps(
+                    {
+                        "peer": name,
+                        "quantity": task.quantity,
+                        "discrete": bool(task.discrete),
+                        "params": params,
+                        "seed": int(seed),
+                        "data": files,
+                    }
+                )
             )
         env = dict(os.environ)
         env.pop("PYTHONPATH", None)  # the peer's own packages only
