@@ -126,7 +126,7 @@ def test_worker_killed_between_dispatches_is_replaced_and_nothing_is_lost():
     run) and every planned result is stored."""
     sink = _KillingSink()
     jobs = {i: i for i in range(8)}
-    out = run_jobs(square_or_fail, {k: v for k, v in jobs.items() if v != 5}, sink, workers=2)
+    out = run_jobs(square_or_fail, {k: v for k, v in jobs.items() if v != 5}, sink, n_jobs=2)
     assert sink.killed and out.complete and not out.errors
     assert sink.results == {i: i * i for i in jobs if i != 5}
     assert not multiprocessing.active_children()

@@ -392,10 +392,10 @@ case(
     R("n"),
 )
 case(
-    "run_jobs workers 1e6",
+    "run_jobs n_jobs 1e6",
     H,
     "from infometer.core.parallel import run_jobs, MemorySink;"
-    " run_jobs(abs, {1: 1}, MemorySink(), workers=10**6)",
+    " run_jobs(abs, {1: 1}, MemorySink(), n_jobs=10**6)",
     R("workers", "n_jobs"),
 )
 case(

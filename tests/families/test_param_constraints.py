@@ -104,7 +104,7 @@ CALLS = {
             abs,
             {1: -1},
             __import__("infometer.core.parallel", fromlist=["x"]).MemorySink(),
-            **({"workers": 1} | kw),
+            **({"n_jobs": 1} | kw),
         ),
     ),
     "make_records": (
