@@ -32,8 +32,10 @@ test: $(STAMP)
 	bash .ci/ensure-bwrap
 	$(BIN)/ruff check src tests benchmarks
 	# two pytest workers on two cores: one BLAS/OpenMP thread each (two each oversubscribe the
-	# cores; a 1000x1000 eigendecomposition took 1.19 s with 2 threads vs 0.15 s with 1 at load 8)
+	# cores; a 1000x1000 eigendecomposition took 1.19 s with 2 threads vs 0.15 s with 1 at load 8);
+	# the browser test leaves its 800/1400 px screenshots in test-artifacts/screenshots
 	INFOMETER_REQUIRE_SANDBOX=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+		INFOMETER_TEST_ARTIFACTS=$(CURDIR)/test-artifacts \
 		$(BIN)/python -m pytest -q -n 2 --durations=15
 
 lint: $(STAMP)

@@ -1,6 +1,7 @@
 """The HTML report: self-contained, the right sections, failures highlighted, and it renders
 in headless Chromium to a non-blank screenshot (Chromium is installed by .ci/ensure-chromium)."""
 
+import base64
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -449,3 +451,110 @@ def test_family_table_puts_every_contender_side_by_side():
     ftn = family_table(net, "F")
     assert {"precision", "recall", "FPR"} <= set(ftn.columns)
     assert ftn["FPR"].iloc[0] == pytest.approx(0.25)
+
+
+# ---------------------------------------------------------------- screenshots (issue 41)
+# The bench report and every figure the CLI writes (pid, multiplets, matrix, network),
+# rendered by headless Chromium at 800 and 1400 px and kept as test artefacts in
+# ``$INFOMETER_TEST_ARTIFACTS`` (else pytest's temporary folder).  Each screenshot must be
+# drawn, and the figures must scale to the page (no horizontal overflow).
+WIDTHS = (800, 1400)
+
+
+def _artefacts(tmp_path: Path) -> Path:
+    d = Path(os.environ.get("INFOMETER_TEST_ARTIFACTS", tmp_path)) / "screenshots"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _shot(page: Path, png: Path, width: int, height: int) -> np.ndarray:
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run(
+            [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+            + ["--disable-background-networking", "--disable-component-update"]
+            + ["--hide-scrollbars", f"--user-data-dir={profile}"]
+            + [f"--window-size={width},{height}", f"--screenshot={png}", page.as_uri()],
+            check=True,
+            timeout=180,
+            capture_output=True,
+        )
+    import matplotlib.image as mpimg
+
+    return mpimg.imread(png)[..., :3]
+
+
+def _cli_figures(d: Path) -> list[Path]:
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 2, 400), rng.integers(0, 2, 400)
+    pd.DataFrame({"a": a, "b": b, "z": a ^ b}).to_csv(d / "xor.csv", index=False)
+    x = rng.normal(size=(300, 6))
+    x[:, 1] += x[:, 0]
+    x[:, 2] += x[:, 1]
+    pd.DataFrame(x, columns=list("uvwxyz")).to_csv(d / "tab.csv", index=False)
+    t, e = np.zeros((400, 3)), rng.normal(size=(400, 3))
+    for i in range(1, 400):
+        t[i] = 0.5 * t[i - 1] + e[i]
+        t[i, 1] += 0.6 * t[i - 1, 0]
+    pd.DataFrame(t, columns=["p", "q", "s"]).to_csv(d / "ts.csv", index=False)
+    runs = {
+        "pid": ["pid", str(d / "xor.csv"), "--sources", "a,b", "--target", "z"],
+        "multiplets": ["multiplets", str(d / "tab.csv"), "--size", "3"],
+        "matrix": ["matrix", str(d / "tab.csv")],
+        "network": ["network", str(d / "ts.csv"), "--max-lag", "1", "--permutations", "100"],
+    }
+    from typer.testing import CliRunner
+
+    from infometer.cli.app import app
+
+    for name, args in runs.items():
+        r = CliRunner().invoke(app, [*args, "-o", str(d / name), "-q"])
+        assert r.exit_code == 0, (name, r.output)
+    return sorted(d.glob("*/*.png"))
+
+
+@pytest.mark.slow
+def test_report_and_cli_figures_at_800_and_1400_px(bench_dir, tmp_path):
+    art = _artefacts(tmp_path)
+    pngs = _cli_figures(tmp_path)
+    assert {p.parent.name for p in pngs} == {"pid", "multiplets", "matrix", "network"}
+    imgs = "".join(
+        f'<figure><img alt="{p.parent.name}/{p.name}" style="max-width:100%;height:auto" '
+        f'src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}">'
+        f"<figcaption>{p.parent.name}/{p.name}</figcaption></figure>"
+        for p in pngs
+    )
+    gallery = tmp_path / "figures.html"
+    gallery.write_text(f"<!doctype html><html><body style='margin:8px'>{imgs}</body></html>")
+    report = write_report(bench_dir, tmp_path / "report.html", tolerance=0.1)
+    for page, height in ((report, 2400), (gallery, 4800)):
+        for width in WIDTHS:
+            png = art / f"{page.stem}-{width}px.png"
+            img = _shot(page, png, width, height)
+            assert img.shape[1] == width, (png, img.shape)
+            drawn = (img < 0.95).any(axis=2).mean()
+            assert drawn > 0.03, (png, drawn)  # text, tables and figures on screen
+            # the page is no wider than the window (wide tables scroll inside their box)
+            assert _page_width(page, width) <= width, (page.name, width)
+
+
+def _page_width(page: Path, width: int) -> int:
+    """The laid-out width of ``page`` (``scrollWidth``) in a window ``width`` px wide."""
+    probe = page.with_name(f"{page.stem}-probe.html")
+    js = (
+        "<script>addEventListener('load', function () { document.body.setAttribute("
+        "'data-scroll-width', document.documentElement.scrollWidth); });</script>"
+    )
+    probe.write_text(page.read_text().replace("</body>", js + "</body>"))
+    with tempfile.TemporaryDirectory() as profile:
+        out = subprocess.run(
+            [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+            + [f"--user-data-dir={profile}", f"--window-size={width},2400", "--dump-dom"]
+            + [probe.as_uri()],
+            check=True,
+            timeout=180,
+            capture_output=True,
+            text=True,
+        ).stdout
+    found = re.findall(r'data-scroll-width="(\d+)"', out)
+    assert found, "the probe script did not run"
+    return int(found[0])
