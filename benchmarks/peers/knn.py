@@ -218,7 +218,7 @@ def rss(key):
 n, d = {n}, {d}
 rng = np.random.default_rng(0)
 x = rng.standard_normal((n, d)); y = 0.75 * x + 0.66 * rng.standard_normal((n, d))
-from infometer.estimators.knn import engine
+from infometer.estimators.knn import _engine as engine
 engine.BACKEND = "compiled"  # the warm-up loads numba and the kernels (not counted below)
 im.mutual_info(x[:1000], y[:1000], method="ksg1")
 engine.BACKEND = "auto"
