@@ -144,6 +144,13 @@ def _distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s[starts], counts
 
 
+def _all_distinct(col: np.ndarray) -> bool:
+    """Whether no two values of ``col`` are one value by :func:`_distinct`'s rule (a few
+    numpy calls: the reader asks it of every float column's first rows)."""
+    s = np.sort(col)
+    return bool((np.diff(s) > NOISE * max(abs(float(s[0])), abs(float(s[-1])))).all())
+
+
 def _grid_fit(
     u: np.ndarray, c: np.ndarray, step0: float, anchor: float, tol: float
 ) -> tuple[float, int]:
@@ -816,7 +823,7 @@ def as_variable(
         syms.append(sym)
         few = max(20, int(0.05 * min(n, _TIES_SAMPLE)))  # "few distinct values": up to this
         if kind == CONTINUOUS and n <= _TIES_SAMPLE:
-            if n > 2 * few and _distinct(enc[: few + 1])[0].size == few + 1:
+            if n > 2 * few and _all_distinct(enc[: few + 1]):
                 # more than `few` distinct values in the first rows already: not few, and
                 # the detector waits for :attr:`Variable.ties` (a Gaussian fit never asks)
                 nu, deferred = n, True

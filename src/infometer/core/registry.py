@@ -14,7 +14,6 @@ as keyword-only arguments, and returns a :class:`Raw` result in nats.
 from __future__ import annotations
 
 import functools
-
 import importlib
 import inspect
 from collections.abc import Callable, Sequence
