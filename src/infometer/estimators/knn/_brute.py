@@ -138,6 +138,18 @@ def knn_counts(points, blocks, bounds, spaces, k, theiler, ksg2, group, eps, cou
                     else:
                         for j in range(n):
                             cnt += row[j] < r
+                elif nmem == 2:  # Frenzel-Pompe's xz and yz: no temporary row
+                    second = first + 1
+                    while not spaces[s, second]:
+                        second += 1
+                    row = dist[t, first]
+                    row2 = dist[t, second]
+                    if ksg2:
+                        for j in range(n):
+                            cnt += max(row[j], row2[j]) <= r
+                    else:
+                        for j in range(n):
+                            cnt += max(row[j], row2[j]) < r
                 else:
                     for j in range(n):
                         tmp[j] = 0.0

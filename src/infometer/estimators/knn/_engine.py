@@ -61,6 +61,13 @@ The compiled backend:
   for ``BITSET_MIN_POINTS`` to ``BITSET_MAX_POINTS`` points while its bitsets fit
   ``bitset.MAX_BYTES``; that module is imported only then, so low-dimensional and small
   problems never load or compile it;
+* where even those visit nearly every point (tens of joint columns, up to a number of
+  points that grows with the dimension: ``BRUTE_LIMITS``), the joint kNN and the marginal
+  counts of KSG, Frenzel-Pompe and the multivariate KSG sums are one brute-force pass per
+  query (:func:`knn_counts`, :mod:`infometer.estimators.knn._brute`): per-variable
+  max-norm distances to every point in a buffer of O(n) per thread, the k nearest in
+  (distance, row) order, then the counts with the tree path's ``<`` / ``<=`` rules, so
+  the numbers are the tree path's bit for bit;
 * every kernel is compiled once, for any dimension (the dimension is read from the data):
   one compile (cached on disk) serves all dimensions, so a new dimension costs nothing,
   and no kernel uses numba's ``parallel=True`` (its compile and cache load cost seconds);
@@ -78,7 +85,7 @@ bitsets (:mod:`infometer.estimators.knn._rankbits`), 2-12x cheaper than cKDTree'
 Memory is O(n·d) (plus O(n·k) for neighbour indices); no pairwise matrices (the scipy
 backend's rank bitsets take N²/8 bytes per column, capped at ``rankbits.MAX_BYTES``, the
 compiled backend's bitset index ``(d - 1) * (n / B + 1) * n / 8`` bytes, capped at
-``bitset.MAX_BYTES``).
+``bitset.MAX_BYTES``; the brute force's buffer at most ``brute.BUFFER_BYTES`` per thread).
 """
 
 from __future__ import annotations
@@ -160,16 +167,19 @@ BITSET_COLD_MIN_POINTS = 50_000
 #: 30,000.  Against the bitset index (warm): 10 columns 0.98 at 5,000; 12-16 columns
 #: 0.88-0.94 at 5,000, 1.12-1.17 at 7,000; 24 columns 0.83 at 5,000, 1.08 at 7,000; 32
 #: columns 0.83 at 7,000, 1.23 at 10,000; 50 and 100 columns 0.65-0.87 at 7,000 and
-#: 0.87 at 10,000.  Above 50,000 points the bitset index is used even on a cold install.
+#: 0.83-1.08 at 10,000 (two runs).  Frenzel-Pompe (x, y, z of d/3 columns each): 12
+#: columns 0.49 at 5,000 and 1.07 at 20,000 (0.93 at 5,000 against the bitset index), 24
+#: columns 0.22 at 20,000 (0.71 at 5,000 against the bitset index).  Above 50,000 points
+#: the bitset index is used even on a cold install.
 BRUTE_LIMITS = (
     (6, 1_500, 1_500),
     (8, 2_500, 2_500),
     (10, 12_000, 5_000),
-    (12, 20_000, 6_000),
+    (12, 18_000, 6_000),
     (16, 50_000, 6_000),
     (24, 50_000, 6_500),
     (32, 50_000, 9_000),
-    (50, 50_000, 11_000),
+    (50, 50_000, 10_000),
 )
 #: ... on several threads from this many coordinate differences (queries x points x
 #: columns, about 0.1 ns each): a brute-force query costs far more than a tree query.
