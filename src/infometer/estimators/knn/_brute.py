@@ -115,41 +115,34 @@ def knn_counts(points, blocks, bounds, spaces, k, theiler, ksg2, group, eps, cou
             e = hd[t, k - 1]
             eps[i] = e
             for s in range(ns):
-                r = e
-                if ksg2:  # the largest distance in space s among the k neighbours
+                if ksg2:  # <= the largest distance in space s among the k neighbours
                     r = 0.0
                     for a in range(k):
                         for v in range(nv):
                             if spaces[s, v]:
                                 r = max(r, dist[t, v, hp[t, a]])
+                else:  # < e is <= the float below e (none lies between), nothing for e <= 0
+                    r = np.nextafter(e, 0.0) if e > 0.0 else -1.0
                 first = -1
+                second = -1
                 nmem = 0
                 for v in range(nv):
                     if spaces[s, v]:
                         nmem += 1
                         if first < 0:
                             first = v
+                        elif second < 0:
+                            second = v
                 cnt = 0
                 if nmem == 1:
                     row = dist[t, first]
-                    if ksg2:
-                        for j in range(n):
-                            cnt += row[j] <= r
-                    else:
-                        for j in range(n):
-                            cnt += row[j] < r
+                    for j in range(n):
+                        cnt += row[j] <= r
                 elif nmem == 2:  # Frenzel-Pompe's xz and yz: no temporary row
-                    second = first + 1
-                    while not spaces[s, second]:
-                        second += 1
                     row = dist[t, first]
                     row2 = dist[t, second]
-                    if ksg2:
-                        for j in range(n):
-                            cnt += max(row[j], row2[j]) <= r
-                    else:
-                        for j in range(n):
-                            cnt += max(row[j], row2[j]) < r
+                    for j in range(n):
+                        cnt += max(row[j], row2[j]) <= r
                 else:
                     for j in range(n):
                         tmp[j] = 0.0
@@ -158,17 +151,13 @@ def knn_counts(points, blocks, bounds, spaces, k, theiler, ksg2, group, eps, cou
                             row = dist[t, v]
                             for j in range(n):
                                 tmp[j] = max(tmp[j], row[j])
-                    if ksg2:
-                        for j in range(n):
-                            cnt += tmp[j] <= r
-                    else:
-                        for j in range(n):
-                            cnt += tmp[j] < r
+                    for j in range(n):
+                        cnt += tmp[j] <= r
                 # i itself and the window rows were counted if within the radius
                 for j in range(max(0, i - theiler), min(n, i + theiler + 1)):
                     dd = 0.0
                     for v in range(nv):
                         if spaces[s, v]:
                             dd = max(dd, dist[t, v, j])
-                    cnt -= (dd <= r) if ksg2 else (dd < r)
+                    cnt -= dd <= r
                 counts[s, i] = cnt

@@ -87,6 +87,14 @@ def _splat(builder, vt, value):
     return builder.shuffle_vector(one, ir.Constant(vt, ir.Undefined), zeros)
 
 
+def _fabs(builder, vt):
+    """The ``llvm.fabs`` intrinsic on vectors of type ``vt`` (declared once per module)."""
+    name = f"llvm.fabs.v{vt.count}f64"
+    return builder.module.globals.get(name) or ir.Function(
+        builder.module, ir.FunctionType(vt, [vt]), name
+    )
+
+
 @intrinsic
 def block_dist(typingctx, blocks, b, q, euclid, bound, out):
     """Distances from ``q`` (d,) to the points of block ``b`` of ``blocks``
@@ -113,10 +121,7 @@ def block_dist(typingctx, blocks, b, q, euclid, bound, out):
         oa = context.make_array(oty)(context, builder, args[5])
         i64 = ir.IntType(64)
         vt = ir.VectorType(ir.DoubleType(), BLOCK)
-        name = f"llvm.fabs.v{BLOCK}f64"
-        fabs = builder.module.globals.get(name) or ir.Function(
-            builder.module, ir.FunctionType(vt, [vt]), name
-        )
+        fabs = _fabs(builder, vt)
         d = builder.extract_value(blk.shape, 1)
         base = builder.mul(builder.mul(args[1], d), i64(BLOCK))
         acc = cgutils.alloca_once_value(builder, ir.Constant(vt, [0.0] * BLOCK))
@@ -172,10 +177,7 @@ def block_maxdists(typingctx, blocks, b, q, bounds, dist, t, bound):
         da = context.make_array(dty)(context, builder, args[4])
         i64 = ir.IntType(64)
         vt = ir.VectorType(ir.DoubleType(), BLOCK)
-        name = f"llvm.fabs.v{BLOCK}f64"
-        fabs = builder.module.globals.get(name) or ir.Function(
-            builder.module, ir.FunctionType(vt, [vt]), name
-        )
+        fabs = _fabs(builder, vt)
         zero = ir.Constant(vt, [0.0] * BLOCK)
         d = builder.extract_value(blk.shape, 1)
         nv = builder.extract_value(da.shape, 1)
