@@ -113,6 +113,23 @@ def test_variable_caches_the_facts_per_continuous_column():
     assert big.ties[0].n == 120_000
 
 
+@pytest.mark.parametrize("head", [0, 600])
+def test_the_facts_are_the_same_whether_found_on_reading_or_on_first_use(head):
+    """A column whose first rows are all distinct has its detector run on first use of
+    ``Variable.ties`` (a Gaussian fit never asks): the facts, and the few-values reading,
+    are those of the detector on the whole column either way."""
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.normal(size=head), np.round(rng.normal(size=3000), 1)])
+    y = np.concatenate([rng.normal(size=head), rng.integers(0, 4, 3000) * 0.5])
+    v = as_variable(np.column_stack([x, y, rng.normal(size=x.size)]))
+    assert v.ties.keys() == {0, 1}
+    assert v.ties[0] == find_ties(x) and v.ties[1] == find_ties(y)
+    if head == 0:  # the rounded columns alone: their grids, and few values (~70, 4)
+        assert v.ties[0].step == pytest.approx(0.1) and v.ties[1].step == pytest.approx(0.5)
+    few = v.diagnostics.get("few_distinct_float_columns", [])
+    assert few == ([0, 1] if head == 0 else [])  # 600 distinct values first: not few
+
+
 def test_cells_are_disjoint_and_cover_the_grid():
     x = np.round(gauss(500, 15), 1)
     t = find_ties(x)

@@ -15,7 +15,12 @@ and NWJ estimators and its KSG (``KSGEnsembleFirstEstimator(neighborhoods=(3,),
 metric_x="chebyshev")``, i.e. KSG-1 with k = 3) run in that environment on all ``--n`` rows
 of the same sample with bmi's own defaults (a joint critic of hidden layers 16 and 8,
 learning rate 0.1, batch 256, 10,000 steps) except ``train_test_split=0.8``: bmi draws its
-own 80/20 split of the rows and reports the estimate on its held-out part.
+own 80/20 split of the rows and reports the estimate on its held-out part.  The two KSGs
+are also timed in steady state (issue 42) beside the plain cKDTree and brute-force KSG-1
+of ``benchmarks/_floors.py``: bmi's in one long-lived process of its virtualenv
+(``benchmarks/_peer.py``), infometer's and the floor here, interleaved after an untimed
+warm-up, ``--ksg-repeats`` runs, min CPU (``benchmarks/_timing.py``), one thread each.
+``--bounds`` with no name runs the KSG comparison alone.
 
 Example::
 
@@ -37,7 +42,12 @@ import warnings
 
 import numpy as np
 
-import infometer as im
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import _floors as F  # noqa: E402
+import _peer as P  # noqa: E402
+import _timing as T  # noqa: E402
+
+import infometer as im  # noqa: E402
 
 TASKS = (
     "multinormal-sparse-25-25-2-2.0",
@@ -119,10 +129,44 @@ def run_peer(a, tmp: str, name: str, library: str = "torch-mist") -> dict:
     return out
 
 
+def ksg_steady(a, x: np.ndarray, y: np.ndarray) -> dict:
+    """infometer's and bmi's KSG-1 (k = 3) and the floors (the plain cKDTree and
+    brute-force KSG-1 of ``benchmarks/_floors.py``) on all rows, interleaved, bmi warm in
+    its own long-lived process: values and min wall / CPU of each."""
+    data = P.Data()
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    data.add("x", x64)
+    data.add("y", y64)
+    peer = P.Peer(a.bmi_python, data)
+    try:
+        res = T.interleave(
+            [
+                T.Candidate(
+                    "infometer", lambda: im.mutual_info(x64, y64, method="ksg1", k=3).value
+                ),
+                T.Candidate("bmi", lambda: peer.call("bmi_ksg", "x", "y", k=3)),
+                T.Candidate("floor_ckdtree", lambda: F.ksg1_mi(x64, y64, 3)),
+                T.Candidate("floor_brute", lambda: F.ksg1_mi_brute(x64, y64, 3)),
+            ],
+            a.ksg_repeats,
+            log=lambda _: None,
+        )
+    finally:
+        peer.close()
+        data.close()
+    out: dict = {"load": round(os.getloadavg()[0], 1)}
+    for name, t in res.items():
+        out[f"{name}_value"] = t.value
+        out[f"{name}_cpu_min_s"] = round(t.stat("cpu", "min"), 4)
+        out[f"{name}_wall_min_s"] = round(t.stat("wall", "min"), 4)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tasks", nargs="+", default=list(TASKS))
-    ap.add_argument("--bounds", nargs="+", default=list(BOUNDS))
+    ap.add_argument("--bounds", nargs="*", default=list(BOUNDS))
+    ap.add_argument("--ksg-repeats", type=int, default=3, help="steady-state KSG timing runs")
     ap.add_argument("--n", type=int, default=5000)
     ap.add_argument("--budget", type=float, default=30.0, help="CPU s per infometer bound")
     ap.add_argument("--max-steps", type=int, default=20000)
@@ -171,6 +215,7 @@ def main() -> None:
                 np.save(os.path.join(tmp, fn + ".npy"), arr)
             if a.bmi_python:
                 log(**row, method="ksg1", library="bmi", **run_peer(a, tmp, "ksg1", "bmi"))
+                log(**row, method="ksg1", library="steady state", **ksg_steady(a, x, y))
             for bound in a.bounds:
                 model = NeuralMI(
                     bound,

@@ -30,7 +30,7 @@ import time
 _CHILD = r"""
 import json, sys, time, hashlib
 import numpy as np
-from infometer.estimators.knn import engine
+from infometer.estimators.knn import _engine as engine
 engine.BACKEND = "compiled"
 configs = json.loads(sys.argv[1])
 def data(n, d):

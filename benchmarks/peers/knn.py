@@ -9,17 +9,22 @@ Usage::
 Data: X ~ N(0, I_d), Y = 0.75 X + sqrt(1 - 0.75^2) E, true MI = -(d/2) log(1 - 0.75^2)
 (0.4133 nats for d = 1, 1.2400 for d = 3).  k = 3 everywhere, nats.
 
-Peers (benchmark-only dependencies, ``pip install infometer[peers]``): scikit-learn
-``mutual_info_regression`` (1-D only), ennemi ``estimate_mi`` (1-D x, 1-D y here),
-npeet-plus ``mi`` and infomeasure ``mutual_information(approach="ksg")``.  A peer that is not
-installed is skipped.  Timing goes through ``benchmarks/_timing.py``: in each cell
-infometer and the peers run interleaved on the same data (round-robin), ``--repeats``
-times each after a warm-up on 500 points of the same dimension (one run only for a
-contender whose first run takes more than ``--slow`` seconds).  The table gives min and
-median wall, the spread, min and median CPU (process CPU of all threads) and the wall and
-CPU ratios of the minima.  The wall ratio includes infometer's use of both cores, the CPU
-ratio is per unit of work; under load the CPU ratio is the claim.  numba compilation is
-done (and timed) once before the timed runs.
+Peers (benchmark-only dependencies, ``pip install infometer[peers]`` or their own
+virtualenvs under ``/work/peers``): scikit-learn ``mutual_info_regression`` (1-D only),
+ennemi ``estimate_mi`` (1-D x, 1-D y here), npeet-plus ``mi`` and infomeasure
+``mutual_information(approach="ksg")``.  A peer this Python cannot import runs in a
+long-lived process of its virtualenv (``benchmarks/_peer.py``), timed inside it; a peer
+found nowhere is skipped.  The floor is the plain cKDTree KSG-1 of
+``benchmarks/_floors.py`` (the same number).  Timing goes through
+``benchmarks/_timing.py``: in each cell infometer, the floor and the peers run interleaved
+on the same data (round-robin), ``--repeats`` times each after a warm-up on 500 points of
+the same dimension (imports, numba, thread pools: steady state; one run only for a
+contender whose first run takes more than ``--slow`` seconds).  BLAS / OpenMP / numba run
+on one thread (set here unless already set).  The table gives min and median wall, the
+spread, min and median CPU (process CPU of all threads) and the wall and CPU ratios of the
+minima.  numba compilation is done (and timed) once before the timed runs.  ``--cold``
+adds, per cell, the cold start: a fresh process per side (interpreter, imports, numba
+cache loading, ``np.load``, one call), timed from outside.
 
 ``--profile`` splits infometer's time into its stages; ``--counts`` times the 2-4 column
 marginal counts on the quantile grid against the kd-tree on several kinds of data;
@@ -30,18 +35,23 @@ per N (to check O(N·d) growth).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import subprocess
-import sys
-import time
-from collections.abc import Callable
-from pathlib import Path
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _timing.py
+import _floors as F  # noqa: E402
+import _peer as P  # noqa: E402
 import _timing as T  # noqa: E402
-import numpy as np
+import numpy as np  # noqa: E402
 
 RHO = 0.75
 
@@ -64,45 +74,14 @@ def ours(x, y):
     return im.mutual_info(x, y, method="ksg1", k=3).value
 
 
-def sklearn_mi(x, y):
-    from sklearn.feature_selection import mutual_info_regression
-
-    return float(mutual_info_regression(x, y.ravel(), n_neighbors=3, random_state=0)[0])
-
-
-def ennemi_mi(x, y):
-    import ennemi
-
-    return float(np.asarray(ennemi.estimate_mi(y.ravel(), x.ravel(), k=3)).ravel()[0])
-
-
-def npeet_mi(x, y):
-    import npeet_plus
-
-    return float(npeet_plus.mi(x, y, k=3, base=np.e))
-
-
-def infomeasure_mi(x, y):
-    import infomeasure
-
-    return float(infomeasure.mutual_information(x, y, approach="ksg", k=3))
-
-
-PEERS: dict[str, tuple[Callable, str, tuple[int, ...]]] = {
-    # name: (function, module to import, dims supported)
-    "scikit-learn": (sklearn_mi, "sklearn", (1,)),
-    "ennemi": (ennemi_mi, "ennemi", (1,)),
-    "npeet-plus": (npeet_mi, "npeet_plus", (1, 3)),
-    "infomeasure": (infomeasure_mi, "infomeasure", (1, 3)),
+PEERS: dict[str, tuple[str, str, tuple[int, ...]]] = {
+    # name: (module it imports, job in benchmarks/_peer.py, dims supported)
+    "scikit-learn": ("sklearn", "sklearn_mi_regression", (1,)),
+    "ennemi": ("ennemi", "ennemi_mi", (1,)),
+    "npeet-plus": ("npeet_plus", "npeet_mi", (1, 3)),
+    "infomeasure": ("infomeasure", "infomeasure_mi_ksg", (1, 3)),
 }
-
-
-def available(module: str) -> bool:
-    try:
-        __import__(module)
-    except ImportError:
-        return False
-    return True
+FLOOR = "floor: plain cKDTree KSG-1"
 
 
 # ------------------------------------------------------------------ profile / memory
@@ -239,7 +218,7 @@ def rss(key):
 n, d = {n}, {d}
 rng = np.random.default_rng(0)
 x = rng.standard_normal((n, d)); y = 0.75 * x + 0.66 * rng.standard_normal((n, d))
-from infometer.estimators.knn import engine
+from infometer.estimators.knn import _engine as engine
 engine.BACKEND = "compiled"  # the warm-up loads numba and the kernels (not counted below)
 im.mutual_info(x[:1000], y[:1000], method="ksg1")
 engine.BACKEND = "auto"
@@ -290,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--slow", type=float, default=600.0, help="one run only for a contender slower than this"
     )
+    ap.add_argument("--cold", action="store_true", help="also time cold starts per cell")
     a = ap.parse_args(argv)
 
     grid = [(1, 10**4), (1, 10**5), (1, 10**6), (3, 10**4), (3, 10**5)]
@@ -308,30 +288,88 @@ def main(argv: list[str] | None = None) -> int:
     ours(*make(500, 3))
     engine.BACKEND = "auto"  # ... so the timed runs use them at every size
     compile_s = time.perf_counter() - t
-    run = T.Run(["scikit-learn", "ennemi", "npeet-plus", "infomeasure"])
+    run = T.Run(["infometer", "scipy"])
+    P.record_versions(
+        run,
+        {
+            "sklearn": "scikit-learn",
+            "ennemi": "ennemi",
+            "npeet_plus": "npeet-plus",
+            "infomeasure": "infomeasure",
+        },
+    )
     run.meta["first_call_s (numba compile or cache load)"] = round(compile_s, 2)
     run.meta["repeats"] = a.repeats
     tables = []
+    data, hosts = P.Data(), {}
     warmed: set[tuple[str, int]] = set()
-    for d, n in grid:
-        x, y = make(n, d)
-        cands = [T.Candidate("infometer ksg1", lambda x=x, y=y: ours(x, y))]
-        peers = [
-            (name, f)
-            for name, (f, mod, dims) in PEERS.items()
-            if d in dims and (name, d, n) not in slow_skip and available(mod)
-        ]
-        cands += [T.Candidate(name, lambda f=f, x=x, y=y: f(x, y)) for name, f in peers]
-        for c, (name, f) in zip(cands, [("infometer ksg1", ours)] + peers, strict=True):
-            c.warmup = False  # warmed on small data instead: a warm-up at N = 1e6 is a full run
-            if (name, d) not in warmed:  # imports, thread pools, numba for this dimension
-                T.measure(lambda f=f, d=d: f(*make(500, d)))
-                warmed.add((name, d))
-        print(f"cell {d}x{d}, N = {n:.0e}", file=sys.stderr, flush=True)
-        res = T.interleave(cands, a.repeats, slow_s=a.slow)
-        title = f"{d}x{d}, N = {n:.0e} (true MI {truth(d):.4f})"
-        tables.append(f"**{title}**\n\n" + run.add(title, res, ref="infometer ksg1"))
-        print(tables[-1] + "\n", flush=True)
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    try:
+        for d, n in grid:
+            x, y = make(n, d)
+            tag = f"{d}x{n}"
+            data.add(f"x{tag}", x)
+            data.add(f"y{tag}", y)
+            data.add(f"wx{d}", make(500, d)[0])
+            data.add(f"wy{d}", make(500, d)[1])
+            cands = [
+                T.Candidate("infometer ksg1", lambda x=x, y=y: ours(x, y), warmup=False),
+                T.Candidate(FLOOR, lambda x=x, y=y: F.ksg1_mi(x, y), warmup=False),
+            ]
+            if ("infometer ksg1", d) not in warmed:
+                ours(*make(500, d))
+                F.ksg1_mi(*make(500, d))
+                warmed.add(("infometer ksg1", d))
+            peers = []
+            for name, (module, job, dims) in PEERS.items():
+                if d not in dims or (name, d, n) in slow_skip:
+                    continue
+                fn = P.job_fn(module, data, hosts, job, f"x{tag}", f"y{tag}")
+                if fn is None:
+                    continue
+                peers.append((name, module, job))
+                cands.append(T.Candidate(name, fn, warmup=False))
+                if (name, d) not in warmed:  # imports, thread pools, numba for this dimension
+                    # (a warm-up at N = 1e6 would be a full run)
+                    T.measure(P.job_fn(module, data, hosts, job, f"wx{d}", f"wy{d}"))
+                    warmed.add((name, d))
+            print(f"cell {d}x{d}, N = {n:.0e}", file=sys.stderr, flush=True)
+            res = T.interleave(cands, a.repeats, slow_s=a.slow)
+            title = f"{d}x{d}, N = {n:.0e} (true MI {truth(d):.4f})"
+            tables.append(f"**{title}**\n\n" + run.add(title, res, ref="infometer ksg1"))
+            print(tables[-1] + "\n", flush=True)
+            if a.cold:
+                cold = [
+                    T.Candidate(
+                        "infometer ksg1, fresh process",
+                        lambda tag=tag: P.cold(
+                            sys.executable, data, "im_mi", f"x{tag}", f"y{tag}", pythonpath=src
+                        ),
+                        warmup=False,
+                    )
+                ]
+                for name, module, job in peers:
+                    py = P.python_for(module)
+                    cold.append(
+                        T.Candidate(
+                            f"{name}, fresh process",
+                            lambda py=py, job=job, tag=tag: P.cold(
+                                py, data, job, f"x{tag}", f"y{tag}"
+                            ),
+                            warmup=False,
+                        )
+                    )
+                res = T.interleave(cold, a.repeats, slow_s=a.slow)
+                title = f"cold start, {d}x{d}, N = {n:.0e}"
+                tables.append(
+                    f"**{title}** (fresh process: interpreter, imports, numba cache, np.load, "
+                    "one call)\n\n" + run.add(title, res, ref="infometer ksg1, fresh process")
+                )
+                print(tables[-1] + "\n", flush=True)
+    finally:
+        for h in hosts.values():
+            h.close()
+        data.close()
     run.finish()
     print(run.header() + "\n\n" + "\n\n".join(tables))
     result = {"meta": run.meta, "sections": run.sections}

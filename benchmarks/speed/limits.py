@@ -15,7 +15,8 @@ with the wall and CPU ratios of the minima to the reference (infometer / referen
 * ``plugin_mi``: plug-in MI of two 100-symbol columns, 10^7 rows; reference: one joint
   ``np.bincount(x * 100 + y, minlength=10000)`` (the counts alone, no entropies).
 * ``ksg_small``: KSG-1 3x3 at N = 300 ... 100,000 against a plain scipy ``cKDTree``
-  implementation (joint max-norm query, ``query_ball_point`` counts).
+  implementation (standardised columns, joint max-norm query, ``query_ball_point``
+  counts: ``benchmarks/_floors.py``).
 * ``ksg_large``: KSG-1 3x3 at N = 10^5 and 10^6 (and the scaling exponent between them).
 * ``ksg_8x8``: KSG-1 8x8 at N = 10^5.
 * ``copula``: Gaussian-copula MI 10x10 at N = 10^6 against argsort ranks + ``ndtri`` +
@@ -39,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _floors as F  # noqa: E402
 import _timing as T  # noqa: E402
 
 warnings.simplefilter("ignore")
@@ -49,20 +51,6 @@ def gauss(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, d))
     return x, RHO * x + math.sqrt(1 - RHO**2) * rng.standard_normal((n, d))
-
-
-def ksg_ckdtree(x: np.ndarray, y: np.ndarray, k: int = 3) -> float:
-    """KSG-1 written plainly on scipy's cKDTree (the reference of the issue)."""
-    from scipy.spatial import cKDTree
-    from scipy.special import digamma
-
-    n = len(x)
-    xy = np.hstack([x, y])
-    eps = cKDTree(xy).query(xy, k=k + 1, p=np.inf)[0][:, k]
-    r = np.nextafter(eps, 0)
-    nx = cKDTree(x).query_ball_point(x, r, p=np.inf, return_length=True) - 1
-    ny = cKDTree(y).query_ball_point(y, r, p=np.inf, return_length=True) - 1
-    return float(digamma(k) + digamma(n) - np.mean(digamma(nx + 1)) - np.mean(digamma(ny + 1)))
 
 
 def copula_reference(x: np.ndarray, y: np.ndarray) -> float:
@@ -148,7 +136,7 @@ def run_tasks(run: T.Run, only: set[str], repeats: int) -> dict:
                 f"KSG-1 3x3, N={n:,}",
                 [
                     C("infometer ksg1", lambda x=x, y=y: im.mutual_info(x, y, method="ksg1").value),
-                    C(ref, lambda x=x, y=y: ksg_ckdtree(x, y)),
+                    C(ref, lambda x=x, y=y: F.ksg1_mi(x, y)),
                 ],
                 ref,
                 slow_s=60,

@@ -249,20 +249,22 @@ def test_fast_ordinal_histograms_match_the_reference_codes(m, tau):
     np.testing.assert_array_equal(K.ordinal_histogram(x, m, tau, math.factorial(m)), want)
 
 
+@pytest.mark.parametrize("n", [4000, 9000])  # each lag's diagonal: dot products / sliding
 @pytest.mark.parametrize("signal", ["noise", "walk", "sine"])
-def test_gram_singular_values_match_the_svd(signal):
+def test_gram_singular_values_match_the_svd(signal, n):
+    assert 4000 < measures.SLIDE_MIN_ROWS < 9000 - 5 * 3
     rng = np.random.default_rng(15)
     x = {
-        "noise": rng.normal(size=4000),
-        "walk": rng.normal(size=4000).cumsum(),
-        "sine": np.sin(np.arange(4000) * 0.3),  # rank 2: falls back to the SVD
+        "noise": rng.normal(size=n),
+        "walk": rng.normal(size=n).cumsum(),
+        "sine": np.sin(np.arange(n) * 0.3),  # rank 2: falls back to the SVD
     }[signal]
-    for m in (3, 6):
-        rows = x.size - (m - 1)
-        emb = np.column_stack([x[i : i + rows] for i in range(m)])
+    for m, tau in ((3, 1), (6, 1), (4, 3)):
+        rows = x.size - (m - 1) * tau
+        emb = np.column_stack([x[i * tau : i * tau + rows] for i in range(m)])
         s = np.linalg.svd(emb, compute_uv=False)
         np.testing.assert_allclose(
-            measures._singular_values(x, m, 1, rows), s, rtol=0, atol=1e-12 * s[0]
+            measures._singular_values(x, m, tau, rows), s, rtol=0, atol=1e-12 * s[0]
         )
 
 

@@ -1,5 +1,7 @@
 """The neighbour engine against brute force (exact equality, not tolerances)."""
 
+import threading
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -331,9 +333,27 @@ def test_concurrent_structures_change_no_estimate(monkeypatch):
             kernels.gkov(x, y, z, 3),
         )
 
+    monkeypatch.setattr(engine, "n_threads", lambda: 2)  # threaded even where pinned to 1
     threaded = estimates()
     monkeypatch.setattr(engine, "PARALLEL_MIN", 10**9)
     assert estimates() == threaded
+
+
+def test_start_honours_one_thread(monkeypatch):
+    """With the thread policy at one thread (NUMBA_NUM_THREADS=1 / INFOMETER_NUM_THREADS=1)
+    engine.start starts no thread: the getters are the makers, run by the caller."""
+
+    def a():
+        return threading.current_thread()
+
+    def b():
+        return threading.current_thread()
+
+    monkeypatch.setattr(engine, "n_threads", lambda: 1)
+    assert engine.start(10**7, a, b) == [a, b]
+    monkeypatch.setattr(engine, "n_threads", lambda: 2)
+    getters = engine.start(10**7, a, b)
+    assert [g() for g in getters] != [threading.current_thread()] * 2
 
 
 @pytest.mark.parametrize("ties", [False, True])

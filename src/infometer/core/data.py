@@ -144,6 +144,13 @@ def _distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s[starts], counts
 
 
+def _all_distinct(col: np.ndarray) -> bool:
+    """Whether no two values of ``col`` are one value by :func:`_distinct`'s rule (a few
+    numpy calls: the reader asks it of every float column's first rows)."""
+    s = np.sort(col)
+    return bool((np.diff(s) > NOISE * max(abs(float(s[0])), abs(float(s[-1])))).all())
+
+
 def _grid_fit(
     u: np.ndarray, c: np.ndarray, step0: float, anchor: float, tol: float
 ) -> tuple[float, int]:
@@ -788,6 +795,7 @@ def as_variable(
         raise ValueError(f"{name} has {n} samples; at least {min_samples} are needed")
     cols, kinds, cards, syms, diags = [], [], [], [], {}
     ties: dict[int, Ties] = {}  # the detector's facts, kept on the variable (n <= SAMPLE)
+    deferred = False  # some column's detector left to the first use of Variable.ties
     multi = len(raw_cols) > 1
     for j, (c, cat) in enumerate(zip(raw_cols, cats, strict=True)):
         c = np.asarray(c)
@@ -813,16 +821,22 @@ def as_variable(
         kinds.append(kind)
         cards.append(card)
         syms.append(sym)
+        few = max(20, int(0.05 * min(n, _TIES_SAMPLE)))  # "few distinct values": up to this
         if kind == CONTINUOUS and n <= _TIES_SAMPLE:
-            t = find_ties(enc)
-            if t is not None:
-                ties[j] = t
-            nu = n if t is None else t.levels
+            if n > 2 * few and _all_distinct(enc[: few + 1]):
+                # more than `few` distinct values in the first rows already: not few, and
+                # the detector waits for :attr:`Variable.ties` (a Gaussian fit never asks)
+                nu, deferred = n, True
+            else:
+                t = find_ties(enc)
+                if t is not None:
+                    ties[j] = t
+                nu = n if t is None else t.levels
         elif kind == CONTINUOUS:
             nu = len(np.unique(enc[:_TIES_SAMPLE]))
         if kind == CONTINUOUS and n >= 20:
             # a constant column is said as constant by the estimators, not as "few values"
-            if 1 < nu <= max(20, int(0.05 * min(n, _TIES_SAMPLE))) and nu < n:
+            if 1 < nu <= few and nu < n:
                 diags.setdefault("few_distinct_float_columns", []).append(j)
         if c.dtype.kind in "mM":  # dates and durations: read as numbers, and said so
             diags.setdefault("time_columns", []).append(j)
@@ -837,14 +851,15 @@ def as_variable(
         diagnostics=diags,
         symbols=tuple(syms),
     )
-    if n <= _TIES_SAMPLE:  # found above: :attr:`Variable.ties` needs no second look
+    if n <= _TIES_SAMPLE and not deferred:  # found above: no second look at first use
         var.__dict__["ties"] = ties
     return var
 
 
 #: Up to this many rows ``as_variable`` runs the tie detector on every float column (one
-#: sort each); above, it counts distinct values on this many rows and
-#: :attr:`Variable.ties` runs the detector on first use.
+#: sort each) unless its first rows already hold more than "few" distinct values; above,
+#: it counts distinct values on this many rows.  Otherwise :attr:`Variable.ties` runs the
+#: detector on first use.
 _TIES_SAMPLE = 100_000
 
 

@@ -13,6 +13,7 @@ as keyword-only arguments, and returns a :class:`Raw` result in nats.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 from collections.abc import Callable, Sequence
@@ -297,7 +298,14 @@ def register_auto(rule: AutoRule) -> None:
 def methods(quantity: str) -> list[str]:
     """Names of the estimators registered for ``quantity``."""
     _ensure_loaded()
-    return sorted(name for (q, name) in _SPECS if q == quantity)
+    return list(_methods(quantity, len(_SPECS)))
+
+
+@functools.lru_cache(maxsize=512)
+def _methods(quantity: str, n_specs: int) -> tuple[str, ...]:
+    """:func:`methods` for the registry of ``n_specs`` specs (specs are only ever added:
+    the count says all)."""
+    return tuple(sorted(name for (q, name) in _SPECS if q == quantity))
 
 
 _QUANTITIES: tuple[int, tuple[str, ...]] = (-1, ())

@@ -797,10 +797,12 @@ def start(n: int, *makers: Callable[[], T]) -> list[Callable[[], T]]:
 
     Tree builds are single-threaded and release the GIL, so on a multi-core machine the
     marginal structures of KSG or Frenzel-Pompe are built while the joint tree is built
-    and searched, instead of one after another.  Below ``PARALLEL_MIN`` points nothing is
-    started: each getter builds its structure when called (threads would cost more).
+    and searched, instead of one after another.  Below ``PARALLEL_MIN`` points, or when the
+    thread policy allows one thread (``n_threads()``: ``INFOMETER_NUM_THREADS`` /
+    ``NUMBA_NUM_THREADS``), nothing is started: each getter builds its structure when
+    called.
     """
-    if n < PARALLEL_MIN or len(makers) < 2:
+    if n < PARALLEL_MIN or len(makers) < 2 or n_threads() < 2:
         return list(makers)
     pool = ThreadPoolExecutor(max_workers=len(makers), thread_name_prefix="infometer-build")
     futures = [pool.submit(m) for m in makers]

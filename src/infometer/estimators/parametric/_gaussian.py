@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from infometer.core._local import LocalRaw
+from infometer.core._threads import limit_blas
 from infometer.core.data import Variable, scaled_moments
 from infometer.core.registry import Raw, register
 
@@ -406,12 +407,11 @@ def _gram(a: np.ndarray) -> np.ndarray:
     """``a.T @ a`` with BLAS on one thread: the product is small and memory-bound, and
     BLAS threads that spin on a busy machine made it 30x slower (4.5 s instead of 0.13 s
     for 10^6 x 20 on two loaded cores).  Small products skip the limit: setting it costs
-    about 0.4 ms, more than the product itself below ~10^5 entries."""
-    if a.size < 100_000:
+    about 0.02 ms (:func:`~infometer.core._threads.limit_blas`), as much as the product
+    below ~10^4 entries."""
+    if a.size < 10_000:
         return a.T @ a
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1, user_api="blas"):
+    with limit_blas(1):
         return a.T @ a
 
 

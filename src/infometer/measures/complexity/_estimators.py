@@ -69,7 +69,9 @@ def _signal(x: Variable, image: bool) -> np.ndarray:
             f"{measures.MIN_SAMPLES} (and each measure more: order! windows for the ordinal "
             "ones, template pairs at length order + 1 for sample, approximate and fuzzy)"
         )
-    return np.ascontiguousarray(x.values[:, 0])
+    s = np.ascontiguousarray(x.columns[0], dtype=np.float64).view()
+    s.flags.writeable = False  # it may be the caller's own array: the measures only read
+    return s
 
 
 #: Fewest rows of an image in one block of ``stderr_blocks`` (a 2-D pattern spans 2 rows).
