@@ -14,8 +14,10 @@ script with their interpreter and infometer from the source tree:
         --part hoi                                             # the multiplet sweeps alone
     PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-25/bin/python \
         benchmarks/peers/multivariate.py --part idtxl [--quick]  # IDTxl's SxPID
-    PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-25/bin/python \
-        benchmarks/peers/multivariate.py --part idtxl-broja  # IDTxl's Tartu/Sydney BROJA
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 PYTHONPATH=src \
+        /work/peers/idtxl/bin/python benchmarks/peers/multivariate.py --part idtxl-broja \
+        [--before REF]     # IDTxl's Tartu/Sydney BROJA (its venv holds ecos and numba);
+                           # --before: also the BROJA solver committed at git REF
     PYTHONPATH=src OPENBLAS_NUM_THREADS=1 /work/peers-24/bin/python \
         benchmarks/peers/multivariate.py --part frites       # frites' conn_pid / conn_ii
 
@@ -360,33 +362,83 @@ def _idtxl_broja_samples(s: np.ndarray, t: np.ndarray, which: str) -> list[float
     return [float(r[k]) for k in ("shd_s1_s2", "unq_s1", "unq_s2", "syn_s1_s2")]
 
 
-def broja_vs_idtxl(n_pmfs: int, seed: int, repeats: int) -> list[dict]:
-    """measure='broja' (ours) vs IDTxl's TartuPID (pmfs, samples) and SydneyPID (samples)."""
+def _solver_at(ref: str):
+    """``broja_unique`` of ``measures/multivariate/_broja.py`` as committed at git ``ref``
+    (the "before" of a comparison, loaded beside the current solver; that version's module
+    must import only numpy and scipy, as main's barrier-Newton solver of 2026-12-06 does)."""
+    import subprocess
+    import types
+
+    path = "src/infometer/measures/multivariate/_broja.py"
+    root = Path(__file__).resolve().parents[2]
+    text = subprocess.run(
+        ["git", "show", f"{ref}:{path}"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+    mod = types.ModuleType(f"broja_at_{ref}")
+    exec(compile(text, f"{ref}:{path}", "exec"), mod.__dict__)  # noqa: S102 - our own file
+    return mod.broja_unique
+
+
+def _with_solver(solver, fn):
+    """``fn`` run with ``solver`` as the BROJA unique-information solver of the PID."""
+
+    def run():
+        keep = _pid._broja_unique
+        _pid._broja_unique = solver
+        try:
+            return fn()
+        finally:
+            _pid._broja_unique = keep
+
+    return run
+
+
+def _gap(a: list[float], b: list[float]) -> float:
+    return float(np.max(np.abs(np.subtract(a, b))))
+
+
+def broja_vs_idtxl(n_pmfs: int, seed: int, repeats: int, before: str | None = None) -> list[dict]:
+    """measure='broja' (ours) vs IDTxl's TartuPID (pmfs and samples with 2-8 symbols a
+    source) and SydneyPID (samples); ``before``: also the solver committed at that git ref."""
     rng = np.random.default_rng(seed)
+    old = _solver_at(before) if before else None
     rows = []
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+
+    def contenders(ours, peer):
+        c = [Candidate("infometer", ours), Candidate("idtxl", peer)]
+        if old is not None:
+            c.insert(1, Candidate("before", _with_solver(old, ours)))
+        return c
+
+    def row(case, diff, t, calls, diff_before=None):
+        r = _sx_row(case, 2, diff, t, calls)
+        if "before" in t:
+            r["before_cpu"] = t["before"].stat("cpu", "min") / calls
+            r["before_diff_bits"] = diff_before
+        return r
+
     for shape in [(2, 2, 2), (3, 3, 2), (3, 3, 3), (4, 4, 4), (6, 6, 6), (8, 8, 8)]:
         count = n_pmfs if shape[0] <= 4 else max(2, n_pmfs // 5)  # the large ones: fewer
         pmfs = [rng.dirichlet(np.ones(int(np.prod(shape)))).reshape(shape) for _ in range(count)]
-        diff = max(
-            float(np.max(np.abs(np.subtract(_ours_broja_pmf(p), _tartu_pmf(p))))) for p in pmfs
-        )
+        diff = max(_gap(_ours_broja_pmf(p), _tartu_pmf(p)) for p in pmfs)
+        diff_before = None
+        if old is not None:
+            diff_before = max(
+                _gap(_with_solver(old, lambda p=p: _ours_broja_pmf(p))(), _tartu_pmf(p))
+                for p in pmfs
+            )
         t = interleave(
-            [
-                Candidate("infometer", lambda pmfs=pmfs: len([_ours_broja_pmf(p) for p in pmfs])),
-                Candidate("idtxl", lambda pmfs=pmfs: len([_tartu_pmf(p) for p in pmfs])),
-            ],
+            contenders(
+                lambda pmfs=pmfs: len([_ours_broja_pmf(p) for p in pmfs]),
+                lambda pmfs=pmfs: len([_tartu_pmf(p) for p in pmfs]),
+            ),
             repeats=repeats,
             log=log,
         )
-        rows.append(_sx_row("Tartu, pmf " + "x".join(map(str, shape)), 2, diff, t, count))
-    cases = [
-        ("tartu", 3, 1000),
-        ("tartu", 4, 10_000),
-        ("tartu", 8, 10_000),
-        ("sydney", 2, 1000),
-        ("sydney", 3, 1000),
-    ]
+        rows.append(row("Tartu, pmf " + "x".join(map(str, shape)), diff, t, count, diff_before))
+    cases = [("tartu", k, 10_000) for k in (2, 3, 4, 6, 8)]
+    cases += [("sydney", 2, 1000), ("sydney", 3, 1000)]
     for which, k, n in cases:
         data = []
         for _ in range(2 if which == "sydney" or k > 4 else max(2, n_pmfs // 4)):
@@ -394,29 +446,25 @@ def broja_vs_idtxl(n_pmfs: int, seed: int, repeats: int) -> list[dict]:
             t_ = (s.sum(1) + (rng.random(n) < 0.2)) % k  # a noisy sum: synergy + redundancy
             data.append((s, t_))
         diff = max(
-            float(
-                np.max(
-                    np.abs(
-                        np.subtract(_ours_broja_samples(s, t_), _idtxl_broja_samples(s, t_, which))
-                    )
+            _gap(_ours_broja_samples(s, t_), _idtxl_broja_samples(s, t_, which)) for s, t_ in data
+        )
+        ours = lambda data=data: len([_ours_broja_samples(*d) for d in data])  # noqa: E731
+        peer = lambda data=data, w=which: len([_idtxl_broja_samples(*d, w) for d in data])  # noqa: E731
+        diff_before = None
+        if old is not None and which == "tartu":
+            diff_before = max(
+                _gap(
+                    _with_solver(old, lambda d=d: _ours_broja_samples(*d))(),
+                    _idtxl_broja_samples(*d, which),
                 )
+                for d in data
             )
-            for s, t_ in data
-        )
-        t = interleave(
-            [
-                Candidate(
-                    "infometer", lambda data=data: len([_ours_broja_samples(*d) for d in data])
-                ),
-                Candidate(
-                    "idtxl",
-                    lambda data=data, w=which: len([_idtxl_broja_samples(*d, w) for d in data]),
-                ),
-            ],
-            repeats=repeats,
-            log=log,
-        )
-        rows.append(_sx_row(f"{which.title()}, samples n={n}, k={k}", 2, diff, t, len(data)))
+        if which == "tartu":
+            cands = contenders(ours, peer)
+        else:  # the before solver is no part of the Sydney comparison
+            cands = [Candidate("infometer", ours), Candidate("idtxl", peer)]
+        t = interleave(cands, repeats=repeats, log=log)
+        rows.append(row(f"{which.title()}, samples n={n}, k={k}", diff, t, len(data), diff_before))
     return rows
 
 
@@ -561,19 +609,38 @@ def main_idtxl(args) -> None:
 
 
 def main_idtxl_broja(args) -> None:
-    run = Run(packages=("idtxl-uv", "ecos"))
-    rows = broja_vs_idtxl(5 if args.quick else 20, args.seed, repeats=3)
+    run = Run(packages=("idtxl-uv", "ecos", "numba"))
+    rows = broja_vs_idtxl(5 if args.quick else 20, args.seed, repeats=3, before=args.before)
     run.finish()
     print(run.header())
-    print("\n### BROJA vs IDTxl TartuPID / SydneyPID (atoms in bits; time per call, min of 3)\n")
-    print("| case | max abs diff (bits) | infometer s | IDTxl s | IDTxl / infometer (wall, CPU) |")
-    print("|---|---|---|---|---|")
+    print("\n### BROJA vs IDTxl TartuPID / SydneyPID (atoms in bits; CPU per call, min of 3)\n")
+    before = args.before is not None
+    extra = (
+        f" | before ({args.before}): max abs diff (bits) | before CPU s | before / infometer CPU"
+        if before
+        else ""
+    )
+    print(
+        "| case | max abs diff (bits) | infometer CPU s | IDTxl CPU s | IDTxl / infometer "
+        f"(CPU; wall){extra} |"
+    )
+    print("|---|---|---|---|---|" + ("---|---|---|" if before else ""))
     for r in rows:
-        print(
-            f"| {r['case']} | {r['max_abs_diff_bits']:.1e} | {r['ours_s']:.2g} | "
-            f"{r['idtxl_s']:.2g} | {r['idtxl_s'] / r['ours_s']:.2g}x, "
-            f"{r['idtxl_cpu'] / max(r['ours_cpu'], 1e-9):.2g}x |"
+        line = (
+            f"| {r['case']} | {r['max_abs_diff_bits']:.1e} | {r['ours_cpu']:.2g} | "
+            f"{r['idtxl_cpu']:.2g} | {r['idtxl_cpu'] / max(r['ours_cpu'], 1e-9):.3g}x; "
+            f"{r['idtxl_s'] / r['ours_s']:.3g}x |"
         )
+        if before:
+            b = r.get("before_cpu")
+            if b is None:
+                line += " | | |"
+            else:
+                line += (
+                    f" {r['before_diff_bits']:.1e} | {b:.2g} | "
+                    f"{b / max(r['ours_cpu'], 1e-9):.3g}x |"
+                )
+        print(line)
     loads = [x for r in rows for x in r["loads"]]
     print(
         f"\n1-min load during the timed runs: {min(loads):.1f}-{max(loads):.1f}; "
@@ -613,6 +680,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer pmfs and smaller searches")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--before",
+        default=None,
+        help="--part idtxl-broja: also time the BROJA solver committed at this git ref",
+    )
     ap.add_argument(
         "--part",
         choices=("dit-hoi", "hoi", "idtxl", "idtxl-broja", "frites"),

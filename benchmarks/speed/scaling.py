@@ -236,7 +236,7 @@ def axes(only: set[str]) -> list[tuple]:
             (
                 "BROJA PID of a pmf",
                 "alphabet k (k x k x k)",
-                [2, 4, 6, 8],
+                [2, 4, 6, 8, 12],
                 {n: (lambda k, f=f: f(pmf(k))) for n, f in c.items()},
             )
         )

@@ -79,9 +79,19 @@ def joint_table(variables: Sequence[Variable]) -> np.ndarray | None:
     cells = int(np.prod(np.asarray(ks, dtype=np.float64)))
     if cells > min(DENSE_MAX_CELLS, _DENSE_FACTOR * n + 1024):
         return None
-    codes = [v.codes for v in variables][::-1]  # the last variable varies slowest
-    shape = tuple(ks[::-1])
+    shape = tuple(ks[::-1])  # the last variable varies slowest
     compiled = n >= COMPILED_MIN_ROWS or "infometer.estimators.discrete._compiled" in sys.modules
+    if compiled and n and sum(v.d for v in variables) <= 3:
+        # the columns themselves, each variable's first column fastest: the same cells in
+        # the same order as its mixed-radix code, without a pass to form that code
+        cols = [
+            (c, k)
+            for v in variables[::-1]
+            for c, k in zip(v.columns[::-1], v.cardinalities[::-1], strict=True)
+        ]
+        table = _compiled_table([c for c, _ in cols], tuple(int(k) for _, k in cols), cells)
+        return table.reshape(shape)
+    codes = [v.codes for v in variables][::-1]
     if compiled and n:
         return _compiled_table(codes, shape, cells)
     flat = codes[0]

@@ -3,43 +3,77 @@
 ``UI(T; S1\\S2) = min_{q∈Δ_p} I_q(T; S1 | S2)`` over the distributions with p's (S1,T)
 and (S2,T) marginals (Bertschinger, Rauh, Olbrich, Jost & Ay 2014).  On Δ_p the other
 terms of the chain rule are fixed, so this is ``min_q f(q)``, ``f(q) = Σ q log(q / q12)``
-(``= -H_q(T | S1, S2)``, convex), ``q12(s1, s2) = Σ_t q(s1, s2, t)``.
+(``= -H_q(T | S1, S2)``, convex), ``q12(s1, s2) = Σ_t q(s1, s2, t)``, and
+``UI = f* + H(T | S2)``.  The cells of Δ_p are the ``(s1, s2, t)`` with ``p(s1,t) > 0``
+and ``p(s2,t) > 0``; a column is one ``(s1, s2)`` with its cells ``t ∈ T(s1, s2)``.
 
-Δ_p is a product over t of transportation polytopes: the slice ``q(·, ·, t)`` lives on the
-rectangle of rows with ``p(s1, t) > 0`` and columns with ``p(s2, t) > 0`` and has those row
-and column sums, so its affine hull has the sparse basis ``e_ab - e_aB - e_Ab + e_AB``
-(A, B the last row and column; no SVD).  The start ``p(s1,t) p(s2,t) / p(t)`` is strictly
-positive on every cell.  Where the optimum lies on the boundary, whole (s1, s2) columns of q
-vanish (a cell cannot vanish alone: ``∂f/∂q = log(q / q12) → -∞``).
+**The dual.**  With multipliers ``λ(s1,t)``, ``ν(s2,t)`` of the two marginal constraints,
+``inf_{q≥0} f(q) - Σ_cells (λ + ν) q`` splits over the columns; f is positively
+homogeneous on each, so a column gives 0 if ``F(s1,s2) = log Σ_{t∈T(s1,s2)} exp(λ(s1,t) +
+ν(s2,t)) ≤ 0`` and -∞ otherwise.  The dual is the geometric program
 
-The solver is a log-barrier path: ``f - μ Σ log q`` is minimised by damped Newton steps in
-the basis coordinates (exact Hessian, assembled as ``Wᵀ diag(1/q) W``, ``W = N - q(t|s1,s2) Σ_t N``,
-so that ``diag(1/q) - 1/q12`` does not cancel near a vanishing column), μ shrinking ×0.01 from
-1e-3 to ``GAP / cells`` (so the barrier moves f by at most ``GAP`` nats); each new stage
-starts from the tangent of the central path (``dq/dμ = N H⁻¹ Nᵀ (1/q)``), which follows the
-columns that vanish in proportion to μ; a full Newton step is taken without a line search once
-the scale-free decrement ``λ² = gᵀH⁻¹g / μ`` is below 0.1, Armijo backtracking otherwise.
+    f* = max_{λ,ν} Σ λ(s1,t) p(s1,t) + Σ ν(s2,t) p(s2,t)   s.t.  F(s1, s2) ≤ 0 ∀ columns
+
+(strong duality: ``q0 = p(s1,t) p(s2,t) / p(t)`` is feasible and positive on every cell),
+with ``kt (k1 + k2)`` variables (128 at 8×8×8) and one constraint per column (64), where
+the primal has ``Σ_t (rows_t - 1)(cols_t - 1)`` free dimensions (392).  KKT: at the
+optimum ``q(s1,s2,t) = q12(s1,s2) exp(λ(s1,t) + ν(s2,t))`` — the multiplier of column
+(s1, s2) is its mass ``q12`` and ``q(t | s1, s2)`` is the softmax of ``λ + ν`` — with
+``q12 F = 0`` (a column whose constraint is slack vanishes: the optimum on Δ_p's
+boundary).  Gauge: ``λ(s1,t) + g(t)``, ``ν(s2,t) - g(t)`` changes nothing (every cell of a
+t pairs every row with every column), so one ``ν`` per t with ``p(t) > 0`` is fixed at 0.
+
+**The solver** (:mod:`._broja_kernel`, compiled) is a primal–dual interior-point method
+(Mehrotra predictor–corrector) on ``Σ_j q12_j ∇F_j = (p(s1,t), p(s2,t))``,
+``F_j + s_j = 0``, ``q12_j s_j = σμ`` with slacks ``s > 0``: the column masses are iterated
+beside (λ, ν), never recovered as ``μ / (-F)`` (which cancels where F → 0).  Each step
+solves the ``kt (k1 + k2 - 1)``-square system ``Σ_j q12_j ∇²F_j + (q12_j / s_j) ∇F_j ∇F_jᵀ``
+(per column the ``kt × kt`` block ``diag(q_j) + (q12_j / s_j - q12_j) r_j r_jᵀ``,
+``r_j = q(·|s1,s2)``, placed on the rows of λ(s1,·) and ν(s2,·)) by a Cholesky
+factorisation of its unit-diagonal scaling (a 1e-14 diagonal shift, ×100 until it
+factorises, where the optimum leaves a direction free and the matrix is singular to
+rounding).  Steps go 99% of the way to the boundary of ``q12, s > 0`` and move no
+exponent ``λ + ν`` by more than ``STRIDE`` nats (log Σ exp then stays within ``STRIDE²/2``
+of its linearisation).  Start: ``λ + ν = log q0`` (so ``F = log q0_12 < 0``) and
+``q12 = q0_12``, which is primal feasible.  Stop: ``Σ q12 s ≤ GAP_TOL`` and every residual
+``≤ RES_TOL``, or rounding stalls both below 1e-10.
+
+**Certificate.**  The recovered ``q = q12 r`` gives the primal value ``P = f(q)``; shifting
+every λ by ``-max(0, max F)`` makes (λ, ν) dual feasible, so ``D = Σ λ p + Σ ν p -
+max(0, max F) ≤ f*`` whatever the iterate.  ``P - D`` (``broja_gap``) and the largest
+marginal residual of q (``broja_residual``) are reported; the answer is ``P + H(T | S2)``,
+with a note when either exceeds ``NOTE_ABOVE``.  Where the polytope is a point (no free
+dimension) q = q0.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["GAP", "broja_unique", "affine_basis", "barrier_newton"]
+from infometer.core._lazy import lazy_module
+from infometer.core.validation import check_budget
 
-#: Most the barrier may move the objective at the last stage (nats).
-GAP = 1e-12
-#: Factor of μ per stage, first μ, and the decrement (λ²) ending a stage / the last one.
-SHRINK, MU0, STAGE_TOL, FINAL_TOL = 0.01, 1e-3, 0.1, 1e-10
-#: Newton decrement (nats) below which a step changes f by rounding only; μ's superlinear
-#: decrease ``μ ← min(SHRINK μ, μ^POWER)`` (as in IPOPT).
-DEC_FLOOR, POWER = 1e-15, 1.5
-#: Try plain Newton (no barrier) first.
-INTERIOR_FIRST = True
-#: Most Newton steps per stage (a bound, not reached on any tested pmf).
-MAX_STEPS = 60
+#: The compiled iteration, imported on first use (registering the family must not load numba).
+K = lazy_module("._broja_kernel", __package__)
+
+__all__ = ["GAP_TOL", "RES_TOL", "MAX_ITER", "MAX_DUAL_VARIABLES", "broja_unique", "solve"]
+
+#: Stop once the complementarity ``Σ q12 s`` (nats) and every marginal and slack residual
+#: are below these.
+GAP_TOL, RES_TOL = 1e-12, 1e-13
+#: Most change of any exponent ``λ + ν`` in one step (nats).
+STRIDE = 2.0
+#: Most primal–dual iterations (a bound: 5–25 on Dirichlet(1) pmfs up to 8×8×8, at most 69
+#: on the sparse and near-degenerate ones of the tests).
+MAX_ITER = 200
+#: The duality gap or marginal residual (nats / probability) above which the result says so.
+NOTE_ABOVE = 1e-9
+#: Most dual variables (the Newton matrix is dense, its side this size: 128 MiB, some
+#: seconds per factorisation); 4000 is e.g. 40 symbols for each source and the target.
+MAX_DUAL_VARIABLES = 4000
 
 
 def _h(p: np.ndarray) -> float:
@@ -47,208 +81,123 @@ def _h(p: np.ndarray) -> float:
     return float(-(q * np.log(q)).sum())
 
 
-def affine_basis(cells: np.ndarray, p1t: np.ndarray, p2t: np.ndarray) -> np.ndarray:
-    """Basis (cells × free dims) of the directions keeping q's (S1,T), (S2,T) marginals.
+class Support(NamedTuple):
+    """The program of every pmf whose (S1,T), (S2,T) marginals have one support.
 
-    ``cells`` lists (s1, s2, t) of the support ``p(s1,t) p(s2,t) > 0`` in C order.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> p1t = p2t = np.full((2, 1), 0.5)
-    >>> affine_basis(np.argwhere(np.ones((2, 2, 1), bool)), p1t, p2t).T
-    array([[ 1., -1., -1.,  1.]])
-    """
-    k1, kt = p1t.shape
-    k2 = p2t.shape[0]
-    idx = np.full((k1, k2, kt), -1)
-    idx[cells[:, 0], cells[:, 1], cells[:, 2]] = np.arange(len(cells))
-    cols = []
-    for t in range(kt):
-        r, c = np.flatnonzero(p1t[:, t] > 0), np.flatnonzero(p2t[:, t] > 0)
-        if len(r) > 1 and len(c) > 1:
-            a, b = (x.ravel() for x in np.meshgrid(r[:-1], c[:-1], indexing="ij"))
-            last = np.full(len(a), idx[r[-1], c[-1], t])
-            cols.append(np.stack([idx[a, b, t], idx[a, c[-1], t], idx[r[-1], b, t], last]))
-    if not cols:
-        return np.zeros((len(cells), 0))
-    ix = np.concatenate(cols, axis=1)
-    basis = np.zeros((len(cells), ix.shape[1]))
-    j = np.arange(ix.shape[1])
-    basis[ix[0], j] = basis[ix[3], j] = 1.0
-    basis[ix[1], j] = basis[ix[2], j] = -1.0
-    return basis
-
-
-def _solve(h: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """``h⁻¹ r`` for the symmetric positive (semi)definite ``h`` (LAPACK Cholesky; least
-    squares where it is numerically singular)."""
-    from scipy.linalg.lapack import dposv
-
-    x, info = dposv(h, r)[1:]
-    return x if info == 0 else np.linalg.lstsq(h, r, rcond=None)[0]
-
-
-def _to_boundary(q: np.ndarray, dq: np.ndarray) -> float:
-    """Largest step ≤ 1 keeping q > 0 (99% of the way to the boundary)."""
-    worst = float((dq / q).min())
-    return 1.0 if worst >= -0.99 else -0.99 / worst
-
-
-def _newton(q: np.ndarray, mu: float, tol: float, prob: tuple, free: bool):
-    """Damped Newton on ``f - μ Σ log q`` from q until the decrement is below ``tol``
-    (``λ² = dec / μ``; for μ = 0 the decrement ``dec`` in nats).  ``free`` (μ = 0): give
-    up (return None) as soon as a step would leave the polytope, the sign that the
-    optimum is on its boundary.  Returns (q, last reduced Hessian, Newton steps)."""
-    basis, bt, agg, pair, col, sp = prob
-    val, steps = None, 0
-    for _ in range(MAX_STEPS):
-        share = q / (agg @ q)[pair]  # q(t | s1, s2)
-        inv = 1.0 / q
-        grad = bt @ (np.log(share) - mu * inv) if mu else bt @ np.log(share)
-        if sp is None:
-            w = basis - share[:, None] * col  # Nᵀ(diag(1/q) - 1/q12)N = Wᵀ diag(1/q) W
-            h = (w.T * inv) @ w
-            if mu:
-                h += (bt * (mu * inv * inv)) @ basis
-        else:
-            h = sp.hessian(share, inv, mu)
-        d = -_solve(h, grad)
-        dec = float(-grad @ d)  # twice the predicted decrease of the merit
-        lam2 = dec / mu if mu else dec
-        if not (lam2 > tol and dec > DEC_FLOOR):
-            return q, h, steps
-        dq = basis @ d
-        t = _to_boundary(q, dq)
-        if free and t < 1.0:
-            return None
-        if lam2 < 0.1 and t == 1.0:  # quadratic region: the full step
-            q, val, steps = q + dq, None, steps + 1
-            continue
-        if val is None:
-            val = _merit(q, mu, agg, pair)
-        while t > 1e-12:  # Armijo backtracking inside the feasible set
-            qn = q + t * dq
-            vn = _merit(qn, mu, agg, pair)
-            if vn <= val - 0.25 * t * dec:
-                break
-            t *= 0.5
-        else:
-            return None if free else (q, h, steps)
-        q, val, steps = qn, vn, steps + 1
-    return None if free else (q, h, steps)
-
-
-def _merit(x: np.ndarray, mu: float, agg: np.ndarray, pair: np.ndarray) -> float:
-    v = float(x @ np.log(x / (agg @ x)[pair]))
-    return v - mu * float(np.log(x).sum()) if mu else v
-
-
-def barrier_newton(
-    q0: np.ndarray, basis: np.ndarray, pair: np.ndarray, n_pairs: int
-) -> tuple[np.ndarray, int]:
-    """Minimise ``Σ q log(q / q12)`` over ``q = q0 + Nθ ≥ 0`` (``q0 > 0``); returns q and
-    the number of Newton steps.  ``pair[i]`` is the (s1, s2) column of cell i.
-
-    First plain Newton on f (no barrier): where the optimum is interior it converges in a
-    few steps to rounding; at the first step that would leave the polytope, the barrier
-    path from ``q0`` instead.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> q0 = np.full(4, 0.25)  # one t: the only feasible q is q0's rectangle
-    >>> N = np.array([[1.0], [-1.0], [-1.0], [1.0]])
-    >>> q, _ = barrier_newton(q0, N, np.arange(4), 4)
-    >>> bool(abs(q.sum() - 1) < 1e-12)
-    True
-    """
-    return _path(q0, _problem(basis, pair, n_pairs))
-
-
-#: Free dimensions from which the Hessian is assembled from sparse factors (measured
-#: crossover: dense 0.034 s vs sparse 0.046 s at 6x6x6, 150 dims; 0.40 vs 0.27 s at 8x8x8).
-SPARSE_MIN = 220
-
-
-class _SparseHessian:
-    """``Wᵀ diag(1/q) W (+ μ Nᵀ diag(1/q²) N)`` from sparse factors.
-
-    ``W = N - diag(q(t | s1, s2)) C`` with the constant ``C`` (each cell's row of the
-    basis' column sums over its (s1, s2) column): W keeps the sparsity pattern of
-    ``N ∪ C`` (a basis column touches four (s1, s2) columns), so only its values change per
-    Newton step and the product costs the pattern's size, not cells × dims².  The same
-    matrix as the dense form, assembled in another order (rounding differs).
+    ``cells``: (s1, s2, t) of Δ_p's cells in C order, so each column's cells are
+    contiguous (``ptr``); ``il``/``iv``: each cell's λ and ν variable (``iv == n_free`` for
+    the gauge-fixed ν); ``lam``/``nu``: the (s1, t) / (s2, t) of each free variable;
+    ``gauge``: the s2 whose ν is fixed, per t; ``free_dims``: Δ_p's dimension.
     """
 
-    def __init__(self, basis: np.ndarray, col: np.ndarray):
-        from scipy import sparse
+    cells: np.ndarray
+    ptr: np.ndarray
+    il: np.ndarray
+    iv: np.ndarray
+    lam: tuple[np.ndarray, np.ndarray]
+    nu: tuple[np.ndarray, np.ndarray]
+    gauge: np.ndarray
+    free_dims: int
 
-        pattern = sparse.csr_matrix((basis != 0) | (col != 0))
-        pattern.sort_indices()
-        rows = np.repeat(np.arange(basis.shape[0]), np.diff(pattern.indptr))
-        self.shape = basis.shape
-        self.indptr, self.indices, self.rows = pattern.indptr, pattern.indices, rows
-        self.n_data = basis[rows, pattern.indices]
-        self.c_data = col[rows, pattern.indices]
-        self.n = sparse.csr_matrix(basis)
-        self.nt = self.n.T.tocsr()
-
-    def hessian(self, share: np.ndarray, inv: np.ndarray, mu: float) -> np.ndarray:
-        from scipy import sparse
-
-        w_data = self.n_data - share[self.rows] * self.c_data
-        w = sparse.csr_matrix((w_data, self.indices, self.indptr), shape=self.shape)
-        dw = sparse.csr_matrix((w_data * inv[self.rows], self.indices, self.indptr), self.shape)
-        h = (w.T @ dw).toarray()
-        if mu:
-            h += (self.nt @ self.n.multiply((mu * inv * inv)[:, None]).tocsr()).toarray()
-        return h
+    @property
+    def n_free(self) -> int:
+        return len(self.lam[0]) + len(self.nu[0])
 
 
-def _problem(basis: np.ndarray, pair: np.ndarray, n_pairs: int) -> tuple:
-    """The constant arrays of one polytope: basis, its transpose, the cell → column sum
-    matrix, the cells' columns, each cell's row of the basis' column sums, and the sparse
-    Hessian assembler (None below ``SPARSE_MIN`` free dimensions)."""
-    agg = np.zeros((n_pairs, len(pair)))
-    agg[pair, np.arange(len(pair))] = 1.0
-    col = (agg @ basis)[pair]
-    sp = _SparseHessian(basis, col) if basis.shape[1] >= SPARSE_MIN else None
-    return basis, basis.T, agg, pair, col, sp
-
-
-def _path(q0: np.ndarray, prob: tuple) -> tuple[np.ndarray, int]:
-    basis, bt = prob[0], prob[1]
-    mu_end = GAP / len(q0)
-    free = _newton(q0.copy(), 0.0, 0.0, prob, True) if INTERIOR_FIRST else None
-    if free is not None:
-        return free[0], free[2]
-    q, mu, steps = q0.copy(), MU0, 0
-    while True:
-        last = mu <= mu_end
-        q, h, k = _newton(q, mu, FINAL_TOL if last else STAGE_TOL, prob, False)
-        steps += k
-        if last:
-            return np.maximum(q, 0.0), steps
-        new = max(min(mu * SHRINK, mu**POWER), mu_end)
-        dq = basis @ _solve(h, bt @ (1.0 / q)) * (new - mu)  # central-path tangent
-        q, mu = q + _to_boundary(q, dq) * dq, new
+def _per_cell(v: np.ndarray, sup: Support) -> np.ndarray:
+    """A value per column repeated on each of its cells."""
+    return np.repeat(v, np.diff(sup.ptr))
 
 
 @lru_cache(maxsize=256)
-def _structure(shape: tuple[int, int, int], rows: bytes, cols: bytes) -> tuple:
-    """Cells, basis and solver arrays of the polytope of every pmf with this support of
-    its (S1,T) and (S2,T) marginals (``rows``, ``cols``: their ``> 0`` masks' bytes);
-    built once per support (the arrays are never written to)."""
+def _structure(shape: tuple[int, int, int], rows: bytes, cols: bytes) -> Support:
+    """The cells, columns and dual variables of the support given by ``rows``, ``cols``
+    (the ``> 0`` masks' bytes of p(s1,t), p(s2,t)); built once per support (the arrays
+    are never written to)."""
     k1, k2, kt = shape
     r = np.frombuffer(rows, dtype=bool).reshape(k1, kt)
     c = np.frombuffer(cols, dtype=bool).reshape(k2, kt)
     cells = np.argwhere(r[:, None, :] & c[None, :, :])
-    basis = affine_basis(cells, r.astype(float), c.astype(float))
-    prob = _problem(basis, cells[:, 0] * k2 + cells[:, 1], k1 * k2)
-    for a in (cells, *prob[:5]):
+    column = cells[:, 0] * k2 + cells[:, 1]
+    ptr = np.flatnonzero(np.r_[True, column[1:] != column[:-1], True])
+    live = c.any(0)  # t with p(t) > 0: a row and a column each
+    gauge = np.argmax(c, axis=0)
+    fixed = np.zeros_like(c)
+    fixed[gauge[live], np.flatnonzero(live)] = True
+    lam, nu = np.nonzero(r), np.nonzero(c & ~fixed)
+    n_lam = len(lam[0])
+    idx_l = np.full((k1, kt), -1)
+    idx_l[lam] = np.arange(n_lam)
+    idx_n = np.full((k2, kt), n_lam + len(nu[0]))
+    idx_n[nu] = n_lam + np.arange(len(nu[0]))
+    il = idx_l[cells[:, 0], cells[:, 2]]
+    iv = idx_n[cells[:, 1], cells[:, 2]]
+    free_dims = int(((r.sum(0) - 1) * (c.sum(0) - 1))[live].sum())
+    out = Support(cells, ptr, il, iv, lam, nu, gauge, free_dims)
+    for a in (cells, ptr, il, iv, *lam, *nu, gauge):
         a.flags.writeable = False
-    return cells, prob
+    return out
+
+
+def solve(p: np.ndarray) -> tuple[np.ndarray, Support, dict]:
+    """The optimal q on Δ_p's cells (``Support.cells`` order), the support, and facts:
+    the primal value ``f(q)`` and dual bound (nats), their gap, the largest marginal
+    residual, the iterations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.zeros((2, 2, 2))
+    >>> for a in (0, 1):
+    ...     for b in (0, 1):
+    ...         p[a, b, a ^ b] = 0.25  # XOR: q0 = p(s1,t) p(s2,t) / p(t) is optimal
+    >>> q, sup, facts = solve(p)
+    >>> bool(np.allclose(q, 1 / 8)), facts["gap"] < 1e-12
+    (True, True)
+    """
+    p1t, p2t = p.sum(1), p.sum(0)
+    sup = _structure(p.shape, (p1t > 0).tobytes(), (p2t > 0).tobytes())
+    cells = sup.cells
+    check_budget(
+        sup.n_free,
+        name="p (the alphabets of the sources and the target)",
+        limit=MAX_DUAL_VARIABLES,
+        what="dual variables of the BROJA program",
+    )
+    pt = p1t.sum(0)
+    a, b, t = cells[:, 0], cells[:, 1], cells[:, 2]
+    q0 = p1t[a, t] * p2t[b, t] / pt[t]
+    facts = {"iterations": 0, "gap": 0.0, "residual": 0.0, "shift": 0.0}
+    z0 = np.add.reduceat(q0, sup.ptr[:-1])  # the columns' masses
+    if sup.free_dims == 0:  # Δ_p is the point q0
+        facts["primal"] = facts["dual"] = float(q0 @ np.log(q0 / _per_cell(z0, sup)))
+        return q0, sup, facts
+    c = np.concatenate([p1t[sup.lam], p2t[sup.nu]])
+    t_all = np.arange(p.shape[2])
+    anchor = np.zeros(p.shape[2])
+    live = pt > 0
+    anchor[live] = np.log(p2t[sup.gauge[live], t_all[live]]) - np.log(pt[live])
+    with np.errstate(divide="ignore"):  # only entries off the support are log 0 (unused)
+        lam0 = np.log(p1t[sup.lam]) + anchor[sup.lam[1]]
+        nu0 = np.log(p2t[sup.nu]) - np.log(p2t[sup.gauge[sup.nu[1]], sup.nu[1]])
+    x0 = np.concatenate([lam0, nu0])  # λ + ν = log q0 on every cell
+    x, z, s, f, r, it, comp, res, shift = K.solve_dual(
+        sup.ptr, sup.il, sup.iv, c, x0, z0, GAP_TOL, RES_TOL, MAX_ITER, STRIDE
+    )
+    q = _per_cell(z, sup) * r
+    pos = r > 0
+    primal = float(q[pos] @ np.log(r[pos]))
+    dual = float(c @ x) - max(0.0, float(f.max()))
+    facts.update(
+        iterations=int(it),
+        gap=primal - dual,
+        residual=float(res),
+        shift=float(shift),
+        primal=primal,
+        dual=dual,
+        complementarity=float(comp),
+    )
+    return q, sup, facts
 
 
 def broja_unique(p: np.ndarray) -> tuple[float, dict]:
@@ -264,16 +213,22 @@ def broja_unique(p: np.ndarray) -> tuple[float, dict]:
     >>> round(float(broja_unique(p)[0] / np.log(2)), 9)
     1.0
     """
-    p1t, p2t = p.sum(1), p.sum(0)
-    cells, prob = _structure(p.shape, (p1t > 0).tobytes(), (p2t > 0).tobytes())
-    pt = p1t.sum(0)
-    q0 = p1t[cells[:, 0], cells[:, 2]] * p2t[cells[:, 1], cells[:, 2]] / pt[cells[:, 2]]
-    d = prob[0].shape[1]
-    diag = {"broja_cells": len(cells), "broja_free_dims": int(d)}
-    q, steps = _path(q0, prob) if d else (q0, 0)
-    diag["broja_newton_steps"] = steps
+    q, sup, facts = solve(p)
+    diag = {
+        "broja_cells": len(sup.cells),
+        "broja_free_dims": sup.free_dims,
+        "broja_dual_variables": sup.n_free,
+        "broja_constraints": len(sup.ptr) - 1,
+        "broja_iterations": facts["iterations"],
+        "broja_gap": facts["gap"],
+        "broja_residual": facts["residual"],
+    }
+    if not (abs(facts["gap"]) <= NOTE_ABOVE and facts["residual"] <= NOTE_ABOVE):
+        diag["notes"] = [
+            f"the BROJA solver stopped after {facts['iterations']} iterations with a "
+            f"duality gap of {facts['gap']:.3g} nats and a marginal residual of "
+            f"{facts['residual']:.3g}; the atoms may be off by about that much"
+        ]
     # I_q(T; S1 | S2) = -H_q(T | S1, S2) + H(T | S2), the latter fixed by p(s2, t)
-    s = q > 0
-    agg, pair = prob[2], prob[3]
-    f = float(q[s] @ np.log(q[s] / (agg @ q)[pair][s]))
-    return f + _h(p2t) - _h(p2t.sum(1)), diag
+    p2t = p.sum(0)
+    return facts["primal"] + _h(p2t) - _h(p2t.sum(1)), diag

@@ -13,7 +13,8 @@ inversion of a redundancy function on it.  Measures:
   Wibral 2021; atoms may be negative).
 * ``broja`` (two sources): ``UI(T; S1\\S2) = min_{q∈Δ_p} I_q(T; S1 | S2)`` over the
   distributions with p's (S1,T) and (S2,T) marginals (Bertschinger et al. 2014); a convex
-  program, solved by a barrier-Newton path in :mod:`._broja`.
+  program, solved through its dual (a geometric program) by a primal–dual interior-point
+  method in :mod:`._broja`, certified by the duality gap.
 * ``ccs`` (two sources): pointwise common change in surprisal (Ince 2017) on the maximum
   entropy distribution with p's pairwise marginals (:mod:`._maxent`: certified to a
   marginal residual of 1e-14, also where the optimum sits on zeros).
