@@ -131,6 +131,7 @@ def forced(monkeypatch):
     monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 0)
     monkeypatch.setattr(engine, "BITSET_MIN_DIM", 3)
     monkeypatch.setattr(engine, "BITSET_KNN_MIN_DIM", 3)
+    monkeypatch.setattr(engine, "BRUTE", "never")  # the estimators' searches stay on the index
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -269,6 +270,7 @@ def test_estimates_do_not_depend_on_the_path(monkeypatch):
         ]
 
     monkeypatch.setattr(engine, "BACKEND", "compiled")
+    monkeypatch.setattr(engine, "BRUTE", "never")  # else 8 columns of 800 points: brute force
     off = estimates()
     monkeypatch.setattr(engine, "BITSET_MIN_POINTS", 0)
     monkeypatch.setattr(engine, "BITSET_COLD_MIN_POINTS", 0)

@@ -61,6 +61,13 @@ The compiled backend:
   for ``BITSET_MIN_POINTS`` to ``BITSET_MAX_POINTS`` points while its bitsets fit
   ``bitset.MAX_BYTES``; that module is imported only then, so low-dimensional and small
   problems never load or compile it;
+* where even those visit nearly every point (tens of joint columns, up to a number of
+  points that grows with the dimension: ``BRUTE_LIMITS``), the joint kNN and the marginal
+  counts of KSG, Frenzel-Pompe and the multivariate KSG sums are one brute-force pass per
+  query (:func:`knn_counts`, :mod:`infometer.estimators.knn._brute`): per-variable
+  max-norm distances to every point in a buffer of O(n) per thread, the k nearest in
+  (distance, row) order, then the counts with the tree path's ``<`` / ``<=`` rules, so
+  the numbers are the tree path's bit for bit;
 * every kernel is compiled once, for any dimension (the dimension is read from the data):
   one compile (cached on disk) serves all dimensions, so a new dimension costs nothing,
   and no kernel uses numba's ``parallel=True`` (its compile and cache load cost seconds);
@@ -78,7 +85,7 @@ bitsets (:mod:`infometer.estimators.knn._rankbits`), 2-12x cheaper than cKDTree'
 Memory is O(n·d) (plus O(n·k) for neighbour indices); no pairwise matrices (the scipy
 backend's rank bitsets take N²/8 bytes per column, capped at ``rankbits.MAX_BYTES``, the
 compiled backend's bitset index ``(d - 1) * (n / B + 1) * n / 8`` bytes, capped at
-``bitset.MAX_BYTES``).
+``bitset.MAX_BYTES``; the brute force's buffer at most ``brute.BUFFER_BYTES`` per thread).
 """
 
 from __future__ import annotations
@@ -105,6 +112,8 @@ __all__ = [
     "kth_distance_to",
     "count_within",
     "start",
+    "brute_chosen",
+    "knn_counts",
     "LEAFSIZE",
     "uses_compiled",
 ]
@@ -143,6 +152,40 @@ BITSET_MAX_POINTS = 200_000
 #: (a marker file in numba's cache, as for the other kernels): their first compile takes
 #: 5-10 s, more than they save below this size.
 BITSET_COLD_MIN_POINTS = 50_000
+#: Joint max-norm kNN plus marginal counts (KSG, Frenzel-Pompe, the KSG sums of
+#: multivariate measures) go to the brute force of :mod:`infometer.estimators.knn._brute`
+#: (one pass over all points per query: O(n^2 d) time, O(n) memory per thread) on the
+#: compiled backend for point sets of ``n`` points in ``d`` joint columns with ``n`` up to
+#: the limit of the last row of this table whose first entry is <= ``d``: the second entry
+#: where the kd-tree path would run on kd-trees, sorted columns and grids alone, the third
+#: where it would use the bitset index (:func:`brute_chosen`).  Crossovers of KSG-1's
+#: whole search-and-count stage, one thread (``benchmarks/dev/knn_brute.py``,
+#: benchmarks/RESULTS.md "Brute force in high dimension"): brute force / kd-tree path CPU
+#: 0.59 at 6 columns and 1,500 points, 1.13 at 2,000; 8 columns 0.91 at 2,000, 1.08 at
+#: 3,000; 10 columns 0.42 at 5,000, 0.95 at 15,000, 1.10 at 20,000; 12 columns 0.83 at
+#: 20,000, 1.12 at 30,000; 16 columns 0.29 at 5,000, 0.58 at 45,000; 24 columns 0.24 at
+#: 30,000.  Against the bitset index (warm): 10 columns 0.98 at 5,000; 12-16 columns
+#: 0.88-0.94 at 5,000, 1.12-1.17 at 7,000; 24 columns 0.83 at 5,000, 1.08 at 7,000; 32
+#: columns 0.83 at 7,000, 1.23 at 10,000; 50 and 100 columns 0.65-0.87 at 7,000 and
+#: 0.83-1.08 at 10,000 (two runs).  Frenzel-Pompe (x, y, z of d/3 columns each): 12
+#: columns 0.49 at 5,000 and 1.07 at 20,000 (0.93 at 5,000 against the bitset index), 24
+#: columns 0.22 at 20,000 (0.71 at 5,000 against the bitset index).  Above 50,000 points
+#: the bitset index is used even on a cold install.
+BRUTE_LIMITS = (
+    (6, 1_500, 1_500),
+    (8, 2_500, 2_500),
+    (10, 12_000, 5_000),
+    (12, 18_000, 6_000),
+    (16, 50_000, 6_000),
+    (24, 50_000, 6_500),
+    (32, 50_000, 9_000),
+    (50, 50_000, 10_000),
+)
+#: ... on several threads from this many coordinate differences (queries x points x
+#: columns, about 0.1 ns each): a brute-force query costs far more than a tree query.
+BRUTE_PARALLEL_WORK = 200_000_000
+#: ``"auto"`` (the rule above), ``"always"`` or ``"never"``: for tests and benchmarks.
+BRUTE = "auto"
 #: Point sets of at least this many points use the compiled backend (it is loaded, or
 #: compiled once per install, on first use); smaller ones use scipy unless the compiled
 #: backend is already loaded in this process (then it is faster at every size).
@@ -191,7 +234,7 @@ def _marker() -> str:
 
     here = os.path.dirname(os.path.abspath(__file__))
     stamp = [metadata.version("numba")]
-    for name in ("_compiled.py", "_grid.py", "_bitset.py"):
+    for name in ("_compiled.py", "_grid.py", "_bitset.py", "_brute.py"):
         st = os.stat(os.path.join(here, name))
         stamp.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
     key = hashlib.sha1("|".join(stamp).encode()).hexdigest()[:16]
@@ -418,9 +461,9 @@ def _search_layout(data, leaf_of, lo_a, hi_a, child, bmin, bmax) -> tuple:
 
 
 # ------------------------------------------------------------------- wrappers
-def _workers(m: int) -> int:
-    """Threads for ``m`` queries: one below ``PARALLEL_MIN``."""
-    return n_threads() if m >= PARALLEL_MIN else 1
+def _workers(m: int, parallel_min: int | None = None) -> int:
+    """Threads for ``m`` queries: one below ``parallel_min`` (default ``PARALLEL_MIN``)."""
+    return n_threads() if m >= (PARALLEL_MIN if parallel_min is None else parallel_min) else 1
 
 
 def _scipy_workers(m: int) -> int:
@@ -433,16 +476,17 @@ def _scipy_workers(m: int) -> int:
 MAX_QUERIES_PER_CALL = 4096
 
 
-def _run(kernel: Callable[..., None], m: int, *args) -> None:
+def _run(kernel: Callable[..., None], m: int, *args, parallel_min: int | None = None) -> None:
     """``kernel(*args, lo, hi)`` over the queries ``0..m-1``, on several threads from
-    ``PARALLEL_MIN`` queries, in ranges of at most :data:`MAX_QUERIES_PER_CALL`.
+    ``parallel_min`` (default ``PARALLEL_MIN``) queries, in ranges of at most
+    :data:`MAX_QUERIES_PER_CALL`.
 
     Each query writes only its own outputs, so the result does not depend on how the
     range is cut or on the thread count.  The kernels release the GIL.  On Ctrl-C the
     ranges not started are dropped and the call raises ``KeyboardInterrupt`` once the
     running ones end.
     """
-    threads = _workers(m)
+    threads = _workers(m, parallel_min)
     if threads <= 1:
         for a in range(0, m, MAX_QUERIES_PER_CALL):
             kernel(*args, a, min(a + MAX_QUERIES_PER_CALL, m))
@@ -790,6 +834,83 @@ def count_within(points: np.ndarray, radii: np.ndarray, *, strict: bool = False)
     ``strict=True`` counts ``< radii[i]`` instead (exactly, via ``np.nextafter(r, 0)``).
     """
     return RangeCounter(points).count(radii, strict=strict)
+
+
+def brute_chosen(n: int, d: int) -> bool:
+    """Whether the joint kNN and the marginal counts of ``n`` points in ``d`` joint columns
+    go to the brute force of :func:`knn_counts` (``BRUTE_LIMITS``; compiled backend).
+
+    Decided from the sizes alone, before anything is allocated: brute force costs
+    O(n^2 d) time and O(n) memory per thread, and is chosen only up to the measured
+    crossover with the path that would run otherwise.
+    """
+    if BRUTE == "never" or d < 1:
+        return False
+    if BRUTE == "auto":
+        rows = [r for r in BRUTE_LIMITS if r[0] <= d]
+        if not rows:
+            return False
+        _, tree_limit, bitset_limit = rows[-1]
+        if n > max(tree_limit, bitset_limit):
+            return False
+        if n > min(tree_limit, bitset_limit):
+            limit = bitset_limit if _bitset_shift(n, d, BITSET_MIN_DIM) >= 0 else tree_limit
+            if n > limit:
+                return False
+    return uses_compiled(n, d)
+
+
+def knn_counts(
+    blocks: list[np.ndarray],
+    spaces: list[list[int]],
+    k: int,
+    *,
+    theiler: int = 0,
+    ksg2: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Joint max-norm k-th neighbour distances and marginal counts by brute force.
+
+    Parameters
+    ----------
+    blocks
+        The variables, (n, d_v) float arrays with at least one column each; the joint
+        space is all their columns.
+    spaces
+        Each a list of variables (indices into ``blocks``) whose columns form a marginal
+        space to count in.
+    k
+        Neighbour order, ``1 <= k``, with at least k rows outside each row's window.
+    theiler
+        Rows with ``0 < |i - j| <= theiler`` are never neighbours and never counted.
+    ksg2
+        ``False``: count the rows strictly closer than the joint k-th distance ``eps``
+        (KSG-1, Frenzel-Pompe); ``True``: the rows within (``<=``) the largest distance in
+        the space among the k neighbours (KSG-2).
+
+    Returns
+    -------
+    eps, counts
+        ``eps`` (n,) and ``counts`` (number of spaces, n): exactly what the kd-tree path
+        gives (the k nearest in (distance, row) order, the same ``<`` / ``<=`` rules).
+    """
+    from . import _brute as brute
+
+    pts = np.ascontiguousarray(np.hstack(blocks), dtype=np.float64)
+    n = pts.shape[0]
+    widths = [b.shape[1] for b in blocks]
+    if min(widths) < 1:
+        raise ValueError("knn_counts: every variable needs at least one column")
+    bounds = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+    member = np.zeros((len(spaces), len(blocks)), np.uint8)
+    for s, vs in enumerate(spaces):
+        member[s, vs] = 1
+    eps = np.empty(n)
+    counts = np.empty((len(spaces), n), np.int64)
+    group = brute.group_size(n, len(blocks))
+    args = (pts, brute.layout(pts), bounds, member, k, theiler, ksg2, group, eps, counts)
+    # a query costs n * d: threads pay for their start from far fewer queries than usual
+    _run(brute.knn_counts, n, *args, parallel_min=-(-BRUTE_PARALLEL_WORK // (n * pts.shape[1])))
+    return eps, counts
 
 
 def start(n: int, *makers: Callable[[], T]) -> list[Callable[[], T]]:

@@ -87,6 +87,14 @@ def _splat(builder, vt, value):
     return builder.shuffle_vector(one, ir.Constant(vt, ir.Undefined), zeros)
 
 
+def _fabs(builder, vt):
+    """The ``llvm.fabs`` intrinsic on vectors of type ``vt`` (declared once per module)."""
+    name = f"llvm.fabs.v{vt.count}f64"
+    return builder.module.globals.get(name) or ir.Function(
+        builder.module, ir.FunctionType(vt, [vt]), name
+    )
+
+
 @intrinsic
 def block_dist(typingctx, blocks, b, q, euclid, bound, out):
     """Distances from ``q`` (d,) to the points of block ``b`` of ``blocks``
@@ -113,10 +121,7 @@ def block_dist(typingctx, blocks, b, q, euclid, bound, out):
         oa = context.make_array(oty)(context, builder, args[5])
         i64 = ir.IntType(64)
         vt = ir.VectorType(ir.DoubleType(), BLOCK)
-        name = f"llvm.fabs.v{BLOCK}f64"
-        fabs = builder.module.globals.get(name) or ir.Function(
-            builder.module, ir.FunctionType(vt, [vt]), name
-        )
+        fabs = _fabs(builder, vt)
         d = builder.extract_value(blk.shape, 1)
         base = builder.mul(builder.mul(args[1], d), i64(BLOCK))
         acc = cgutils.alloca_once_value(builder, ir.Constant(vt, [0.0] * BLOCK))
@@ -136,5 +141,86 @@ def block_dist(typingctx, blocks, b, q, euclid, bound, out):
         builder.store(a, builder.bitcast(oa.data, vt.as_pointer()), align=8)
         within = builder.fcmp_ordered("<=", a, _splat(builder, vt, args[4]))
         return builder.zext(builder.bitcast(within, ir.IntType(BLOCK)), i64)
+
+    return sig, codegen
+
+
+@intrinsic
+def block_maxdists(typingctx, blocks, b, q, bounds, dist, t, bound):
+    """Per-variable max-norm distances from ``q`` (d,) to the ``BLOCK`` points of block
+    ``b`` of ``blocks`` (number of blocks, d, BLOCK), for the brute-force search of
+    :mod:`infometer.estimators.knn._brute`.
+
+    Variable v is the columns ``bounds[v] .. bounds[v + 1] - 1`` (``bounds`` (nv + 1,)
+    int64).  Writes ``max_{c in v} |p_c - q_c|`` (from 0, as the scalar code) of lane l
+    to ``dist[t, v, b * BLOCK + l]`` (``dist`` (m, nv, number of blocks * BLOCK)) and
+    returns the uint64 mask of the lanes whose joint distance (the maximum over the
+    variables) is strictly below ``bound``.  All arrays C-contiguous.
+    """
+    floats = (blocks, q, dist)
+    if not all(isinstance(a, types.Array) and a.dtype == types.float64 for a in floats):
+        return None
+    if not (isinstance(bounds, types.Array) and bounds.dtype == types.int64):
+        return None
+    arrays = (*floats, bounds)
+    if not all(a.layout == "C" for a in arrays):
+        return None
+    if (blocks.ndim, q.ndim, bounds.ndim, dist.ndim) != (3, 1, 1, 3):
+        return None
+    sig = types.uint64(blocks, b, q, bounds, dist, t, bound)
+
+    def codegen(context, builder, signature, args):
+        bty, _, qty, nty, dty, _, _ = signature.args
+        blk = context.make_array(bty)(context, builder, args[0])
+        qa = context.make_array(qty)(context, builder, args[2])
+        na = context.make_array(nty)(context, builder, args[3])
+        da = context.make_array(dty)(context, builder, args[4])
+        i64 = ir.IntType(64)
+        vt = ir.VectorType(ir.DoubleType(), BLOCK)
+        fabs = _fabs(builder, vt)
+        zero = ir.Constant(vt, [0.0] * BLOCK)
+        d = builder.extract_value(blk.shape, 1)
+        nv = builder.extract_value(da.shape, 1)
+        npad = builder.extract_value(da.shape, 2)
+        base = builder.mul(builder.mul(args[1], d), i64(BLOCK))
+        lane0 = builder.mul(args[1], i64(BLOCK))
+        row0 = builder.mul(args[5], nv)
+        joint = cgutils.alloca_once_value(builder, zero)
+        acc = cgutils.alloca_once_value(builder, zero)
+        acc2 = cgutils.alloca_once_value(builder, zero)
+
+        def fold(c, into):  # into = max(into, |p_c - q_c|)
+            ptr = builder.gep(blk.data, [builder.add(base, builder.mul(c, i64(BLOCK)))])
+            x = builder.load(builder.bitcast(ptr, vt.as_pointer()), align=8)
+            qc = builder.load(builder.gep(qa.data, [c]))
+            w = builder.call(fabs, [builder.fsub(x, _splat(builder, vt, qc))])
+            a = builder.load(into)
+            builder.store(builder.select(builder.fcmp_ordered(">", w, a), w, a), into)
+
+        with cgutils.for_range(builder, nv) as vloop:
+            v = vloop.index
+            c0 = builder.load(builder.gep(na.data, [v]))
+            c1 = builder.load(builder.gep(na.data, [builder.add(v, i64(1))]))
+            builder.store(zero, acc)
+            builder.store(zero, acc2)
+            # two columns per step into two accumulators: two chains of maxima, so the
+            # latency of one max does not bound the loop (max is exact: same result)
+            half = builder.ashr(builder.sub(c1, c0), i64(1))
+            with cgutils.for_range(builder, half) as cloop:
+                c = builder.add(c0, builder.shl(cloop.index, i64(1)))
+                fold(c, acc)
+                fold(builder.add(c, i64(1)), acc2)
+            odd = builder.icmp_signed("<", builder.add(c0, builder.shl(half, i64(1))), c1)
+            with builder.if_then(odd):
+                fold(builder.sub(c1, i64(1)), acc)
+            a, a2 = builder.load(acc), builder.load(acc2)
+            a = builder.select(builder.fcmp_ordered(">", a2, a), a2, a)
+            off = builder.add(builder.mul(builder.add(row0, v), npad), lane0)
+            builder.store(a, builder.bitcast(builder.gep(da.data, [off]), vt.as_pointer()), align=8)
+            j = builder.load(joint)
+            builder.store(builder.select(builder.fcmp_ordered(">", a, j), a, j), joint)
+        j = builder.load(joint)
+        below = builder.fcmp_ordered("<", j, _splat(builder, vt, args[6]))
+        return builder.zext(builder.bitcast(below, ir.IntType(BLOCK)), i64)
 
     return sig, codegen

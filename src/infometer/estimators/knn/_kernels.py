@@ -15,6 +15,8 @@ from scipy.special import digamma, gammaln
 from ._engine import (
     KDTree,
     RangeCounter,
+    brute_chosen,
+    knn_counts,
     kth_distance_to,
     kth_neighbours,
     shares_knn_index,
@@ -30,6 +32,7 @@ __all__ = [
     "frenzel_pompe_local",
     "wkv",
     "gkov",
+    "brute_counts",
 ]
 
 
@@ -154,26 +157,59 @@ def _counts(*jobs: tuple, theiler: int, strict: bool) -> list[np.ndarray]:
     return [g() for g in getters]
 
 
+def brute_counts(
+    blocks: list[np.ndarray], spaces: list[list[int]], k: int, theiler: int = 0, variant: int = 1
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The joint k-th distances and the counts in each space by the engine's brute force
+    (:func:`engine.knn_counts`), where :func:`engine.brute_chosen` picks it.
+
+    ``spaces``: lists of indices into ``blocks``.  Variables without columns leave the
+    joint space; a space without columns gets the counts of :func:`_count` on an empty
+    block, as on the tree path.  ``variant`` 1: strict counts inside ``eps``; 2: KSG-2's
+    ``<=`` the space's largest distance among the k neighbours.
+    """
+    n = blocks[0].shape[0]
+    live = [v for v, b in enumerate(blocks) if b.shape[1]]
+    renum = {v: i for i, v in enumerate(live)}
+    inner = [[renum[v] for v in sp if v in renum] for sp in spaces]
+    eps, cnt = knn_counts(
+        [blocks[v] for v in live], [sp for sp in inner if sp], k, theiler=theiler, ksg2=variant == 2
+    )
+    rows = iter(cnt)
+    empty = np.empty((n, 0))
+    radius = eps if variant == 1 else np.zeros(n)
+    return eps, [next(rows) if sp else _count(empty, radius, theiler, variant == 1) for sp in inner]
+
+
+def _joint_counts(
+    blocks: list[np.ndarray], spaces: list[list[int]], k: int, theiler: int, variant: int
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The joint k-th neighbour distances and the counts of KSG (``variant`` 1 or 2) or
+    Frenzel-Pompe (1) in each space (lists of indices into ``blocks``): by brute force
+    where the engine chooses it, else with the joint kd-tree (or bitset index) and a range
+    counter per space; both give the same numbers."""
+    n = blocks[0].shape[0]
+    if brute_chosen(n, sum(b.shape[1] for b in blocks)):
+        return brute_counts(blocks, spaces, k, theiler, variant)
+    joint = np.hstack(blocks)
+    margs = [np.hstack([blocks[v] for v in sp]) if sp else np.empty((n, 0)) for sp in spaces]
+    tree, *counters = _structures(joint, *margs, head=spaces[0] == [0])
+    eps, nbr = neighbours(joint, k, theiler, tree())
+    # free the joint tree before the marginal counts (peak memory), unless the first
+    # space's counts use its bitset index (then its counter holds it: one index, not two)
+    del tree
+    radii = [eps] * len(margs) if variant == 1 else [_block_radius(m, nbr) for m in margs]
+    jobs = zip(margs, radii, counters, strict=True)
+    return eps, _counts(*jobs, theiler=theiler, strict=variant == 1)
+
+
 def _ksg_counts(
     x: np.ndarray, y: np.ndarray, k: int, variant: int, theiler: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """KSG's marginal counts ``n_x``, ``n_y`` and, with a Theiler window, each point's
     count of visible rows (``None`` without one: every point sees N - 1)."""
-    n = x.shape[0]
-    joint = np.hstack([x, y])
-    tree, cx, cy = _structures(joint, x, y, head=True)
-    eps, nbr = neighbours(joint, k, theiler, tree())
-    # free the joint tree before the marginal counts (peak memory), unless the x counts
-    # use its bitset index (then cx holds it: one index instead of two)
-    del tree
-    empty = np.empty((n, 0))
-    visible = _count(empty, eps, theiler, True) if theiler else None
-    if variant == 1:
-        nx, ny = _counts((x, eps, cx), (y, eps, cy), theiler=theiler, strict=True)
-    else:
-        ex = _block_radius(x, nbr)
-        ey = _block_radius(y, nbr)
-        nx, ny = _counts((x, ex, cx), (y, ey, cy), theiler=theiler, strict=False)
+    eps, (nx, ny) = _joint_counts([x, y], [[0], [1]], k, theiler, variant)
+    visible = _count(np.empty((x.shape[0], 0)), eps, theiler, True) if theiler else None
     return nx, ny, visible
 
 
@@ -235,12 +271,8 @@ def _fp_counts(
     x: np.ndarray, y: np.ndarray, z: np.ndarray, k: int, theiler: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Frenzel-Pompe's counts ``n_xz``, ``n_yz``, ``n_z`` inside the joint k-th distance."""
-    joint, xz, yz = np.hstack([x, y, z]), np.hstack([x, z]), np.hstack([y, z])
-    tree, cxz, cyz, cz = _structures(joint, xz, yz, z)
-    eps, _ = neighbours(joint, k, theiler, tree())
-    del tree
-    nxz, nyz = _counts((xz, eps, cxz), (yz, eps, cyz), theiler=theiler, strict=True)
-    return nxz, nyz, _count(z, eps, theiler, True, cz())
+    _, (nxz, nyz, nz) = _joint_counts([x, y, z], [[0, 2], [1, 2], [2]], k, theiler, 1)
+    return nxz, nyz, nz
 
 
 def frenzel_pompe(

@@ -20,8 +20,8 @@ import numpy as np
 
 from infometer.core.data import encode_columns
 from infometer.estimators.discrete._counting import counts
-from infometer.estimators.knn._engine import RangeCounter
-from infometer.estimators.knn._kernels import neighbours
+from infometer.estimators.knn._engine import RangeCounter, brute_chosen
+from infometer.estimators.knn._kernels import brute_counts, neighbours
 from infometer.estimators.parametric._gaussian import RESOLUTION, _wishart_offset
 
 __all__ = [
@@ -361,20 +361,29 @@ def ksg_entropy_sum(blocks: Sequence[np.ndarray], terms: Terms, k: int) -> tuple
 
     n = blocks[0].shape[0]
     full = frozenset(range(len(blocks)))
-    joint = np.hstack(blocks)
-    eps, _ = neighbours(joint, k)
+    subsets = [s for s in terms if s != full]
+    counts: dict[frozenset, np.ndarray] = {}
+    d = sum(b.shape[1] for b in blocks)
+    # brute force reads, per point pair, one buffered distance per member of each subset:
+    # it is chosen only while that is at most the joint dimension (its distance pass)
+    if brute_chosen(n, d) and sum(len(s) for s in subsets) <= d:
+        _, cnts = brute_counts(list(blocks), [sorted(s) for s in subsets], k)
+        counts = dict(zip(subsets, cnts, strict=True))
+    else:
+        eps, _ = neighbours(np.hstack(blocks), k)
     total = digamma(n) * sum(terms.values())
     means = {}
     for s, c in terms.items():
         if s == full:
             total -= c * digamma(k)
             continue
-        cols = [blocks[i] for i in sorted(s)]
-        sub = np.hstack(cols)
-        if sub.shape[1] == 0:  # constant variables only: every row is within any radius
-            cnt = np.full(n, n - 1, np.int64)
-        else:
-            cnt = RangeCounter(sub).count(eps, strict=True)
+        cnt = counts.get(s)
+        if cnt is None:
+            sub = np.hstack([blocks[i] for i in sorted(s)])
+            if sub.shape[1] == 0:  # constant variables only: every row is within any radius
+                cnt = np.full(n, n - 1, np.int64)
+            else:
+                cnt = RangeCounter(sub).count(eps, strict=True)
         total -= c * float(np.mean(digamma(cnt + 1)))
         means["".join(map(str, sorted(s))) if len(s) < 8 else str(sorted(s))] = float(cnt.mean())
     return float(total), {"mean_counts": means}
