@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -156,8 +157,6 @@ def _blas_controller():
     """threadpoolctl's view of the loaded thread pools, found again only when modules were
     imported since the last call (finding them walks every loaded shared library: ~0.2 ms,
     as much as a 10^4 x 20 matrix product)."""
-    import sys
-
     global _controller
     if _controller is None or _controller[0] != len(sys.modules):
         from threadpoolctl import ThreadpoolController

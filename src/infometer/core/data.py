@@ -131,15 +131,18 @@ class Ties:
         )
 
 
+def _new_values(s: np.ndarray) -> np.ndarray:
+    """For sorted ``s``: whether each value after the first starts a new distinct value,
+    i.e. exceeds the one before by more than float noise (``NOISE`` times the largest
+    magnitude) — the one rule of :func:`_distinct` and :func:`_all_distinct`."""
+    return np.diff(s) > NOISE * max(abs(float(s[0])), abs(float(s[-1])))
+
+
 def _distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(distinct values, their counts)``, sorted, with values that differ by float noise
-    (``NOISE`` times the largest magnitude) merged into the first of them."""
+    merged into the first of them (:func:`_new_values`)."""
     s = np.sort(col)
-    top = max(abs(float(s[0])), abs(float(s[-1])))
-    new = np.empty(s.size, bool)
-    new[0] = True
-    np.greater(np.diff(s), NOISE * top, out=new[1:])
-    starts = np.flatnonzero(new)
+    starts = np.flatnonzero(np.concatenate([[True], _new_values(s)]))
     counts = np.diff(np.append(starts, s.size))
     return s[starts], counts
 
@@ -147,8 +150,7 @@ def _distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _all_distinct(col: np.ndarray) -> bool:
     """Whether no two values of ``col`` are one value by :func:`_distinct`'s rule (a few
     numpy calls: the reader asks it of every float column's first rows)."""
-    s = np.sort(col)
-    return bool((np.diff(s) > NOISE * max(abs(float(s[0])), abs(float(s[-1])))).all())
+    return bool(_new_values(np.sort(col)).all())
 
 
 def _grid_fit(

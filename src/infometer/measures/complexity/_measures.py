@@ -361,19 +361,19 @@ def _singular_values(x: np.ndarray, m: int, tau: int, rows: int) -> np.ndarray:
     accurate to ~1e-8 relative, so the SVD of E itself is taken.
     """
     g = np.empty((m, m))
+    slide = rows > SLIDE_MIN_ROWS  # short: a dot product costs less than two updates
     for k in range(m):  # lag k: one dot product, then the diagonal slides by tau samples
         v = float(x[:rows] @ x[k * tau : k * tau + rows])
         g[0, k] = g[k, 0] = v
         for i in range(1, m - k):
-            j = i + k
-            if rows <= SLIDE_MIN_ROWS:  # short: a dot product costs less than two updates
-                g[i, j] = g[j, i] = float(x[i * tau : i * tau + rows] @ x[j * tau : j * tau + rows])
-                continue
-            lo, hi = (i - 1) * tau, (i - 1) * tau + rows
-            v += float(
-                x[hi : hi + tau] @ x[hi + k * tau : hi + (k + 1) * tau]
-                - x[lo : lo + tau] @ x[lo + k * tau : lo + (k + 1) * tau]
-            )
+            j, lo, hi = i + k, (i - 1) * tau, (i - 1) * tau + rows
+            if slide:
+                v += float(
+                    x[hi : hi + tau] @ x[hi + k * tau : hi + (k + 1) * tau]
+                    - x[lo : lo + tau] @ x[lo + k * tau : lo + (k + 1) * tau]
+                )
+            else:
+                v = float(x[i * tau : i * tau + rows] @ x[j * tau : j * tau + rows])
             g[i, j] = g[j, i] = v
     ev = np.linalg.eigvalsh(g)
     if ev[-1] > 0 and ev[0] > 1e-8 * ev[-1]:
