@@ -57,7 +57,9 @@ EXAMPLES[IMAGE_QUANTITY] = _image_example
 def _signal(x: Variable, image: bool) -> np.ndarray:
     """The checked signal (or image), at least ``MIN_SAMPLES`` long."""
     if image:
-        return np.ascontiguousarray(x.values)
+        s = np.ascontiguousarray(x.values, dtype=np.float64).view()
+        s.flags.writeable = False  # it may be the caller's own image: the measure only reads
+        return s
     if x.d != 1:
         raise ValueError(
             f"x must be one signal (a 1-D array), got {x.d} columns; pass one column at a "
@@ -148,7 +150,11 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
     def est(x: Variable, **kw: Any) -> Raw:
         raw_blocks = kw.pop("stderr_blocks")
         s = _signal(x, image)
-        blocks = _blocks(raw_blocks, s.shape[0], image)
+        blocks = (
+            0
+            if type(raw_blocks) is int and raw_blocks == 0
+            else _blocks(raw_blocks, s.shape[0], image)
+        )
         # where squares of x would overflow: rescaled by a power of two (scale-free ones)
         s, scale = measures.rescaled(s) if name in measures.SCALE_FREE else (s, 1.0)
         if kw.get("r_abs") is not None:  # an absolute tolerance scales with the signal
