@@ -373,3 +373,22 @@ def test_entropy_of_counts_is_the_plug_in_entropy(size):
     if w.sum() > 0:
         p = w[w > 0] / w.sum()
         assert K.entropy_of_counts(w) == pytest.approx(-math.fsum(p * np.log(p)), rel=1e-12)
+
+
+def test_few_distinct_values_are_said_in_the_familys_terms():
+    # the reader's advice for a float column of few values (discrete=True) means nothing
+    # to a signal's complexity: ordinal measures say how their ties are ordered, the others
+    # keep the facts and stay quiet; and discrete= itself is refused by name
+    x = np.round(np.random.default_rng(3).normal(size=500))  # 8 integer levels
+    with pytest.warns(im.InfometerWarning, match="orders tied values by time") as rec:
+        e = im.complexity(x, "permutation")
+    assert not any("discrete=True" in str(w.message) for w in rec)
+    assert e.diagnostics["ties"]["x"]["0"]["step"] == pytest.approx(1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for measure in ("svd", "spectral", "modified_permutation", "dispersion"):
+            e = im.complexity(x, measure)
+            assert e.diagnostics["ties"]["x"]["0"]["levels"] == np.unique(x).size
+        im.complexity(np.random.default_rng(3).normal(size=500), "permutation")  # no ties
+    with pytest.raises(TypeError, match="discrete="):
+        im.complexity(x, "permutation", discrete=True)

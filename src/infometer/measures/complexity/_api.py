@@ -99,7 +99,11 @@ def complexity(
     """
     if not isinstance(measure, str):
         raise TypeError(f"measure must be a string, got {type(measure).__name__}")
-
+    if "discrete" in params:
+        raise TypeError(
+            "complexity() takes no discrete=: a signal's complexity is computed from its "
+            "numbers (integers included); pass the signal as numbers"
+        )
     m = measure.lower()
     if m != "auto" and not (registry._has(QUANTITY, m) or registry._has(IMAGE_QUANTITY, m)):
         known = ["auto", *registry.methods(QUANTITY), *registry.methods(IMAGE_QUANTITY)]

@@ -142,6 +142,30 @@ def _grid_check(
     )
 
 
+#: Measures of ordinal patterns, whose tied values are ordered by time.
+TIME_ORDERED_TIES = ("permutation", "weighted_permutation", "statistical_complexity")
+
+
+def _few_values(name: str, x: Variable) -> tuple[list[str], dict[str, Any]]:
+    """A signal the reader found to take few distinct values, said in this family's terms
+    (the reader's own advice, ``discrete=True``, means nothing to a signal's complexity):
+    the tie facts for every measure, and for the ordinal ones a warning that runs of equal
+    values make patterns of their own."""
+    t = x.ties.get(0)
+    if t is None:
+        return [], {}
+    facts = {"tied_share": t.tied_share, "levels": t.levels, "step": t.step}
+    diag: dict[str, Any] = {"ties": {"x": {"0": facts}}}
+    if name not in TIME_ORDERED_TIES:
+        return [], diag
+    return [
+        f"x takes few distinct values: {t.describe()}; {name} orders tied values by time "
+        "(the earlier ranks lower), so a run of equal values counts as a rising pattern "
+        "the signal does not have. measure='modified_permutation' gives tied values one "
+        "rank (Bian et al. 2012)"
+    ], diag
+
+
 def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw]:
     sig = inspect.signature(fn)
     own = [p for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
@@ -165,6 +189,8 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
             deq = check_bool(kw.pop("dequantize"), "dequantize")
             seed = kw.pop("seed")
             s, warns, tie_diag = _grid_check(name, x, s, kw, deq, seed)
+        elif not image and x.diagnostics.get("few_distinct_float_columns"):
+            warns, tie_diag = _few_values(name, x)
         value = float(fn(s, **kw))
         diag: dict[str, Any] = {"measure": name, **tie_diag}
         if kw.get("normalize"):
