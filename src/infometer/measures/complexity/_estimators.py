@@ -180,7 +180,8 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
             else _blocks(raw_blocks, s.shape[0], image)
         )
         # where squares of x would overflow: rescaled by a power of two (scale-free ones)
-        s, scale = measures.rescaled(s) if name in measures.SCALE_FREE else (s, 1.0)
+        rescale = name in measures.SCALE_FREE and name not in measures.RANGE_SAFE
+        s, scale = measures.rescaled(s) if rescale else (s, 1.0)
         if kw.get("r_abs") is not None:  # an absolute tolerance scales with the signal
             kw["r_abs"] = measures.check_float(kw["r_abs"], "r_abs", low=0.0) * scale
         warns: list[str] = []

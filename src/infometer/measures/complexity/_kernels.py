@@ -217,10 +217,17 @@ def _dot(x: np.ndarray, a: int, b: int, n: int) -> float:  # pragma: no cover
 @nb.njit(cache=True, nogil=True)
 def gram_eigenvalues(x: np.ndarray, m: int, tau: int, rows: int) -> np.ndarray:  # pragma: no cover
     """Ascending eigenvalues of ``E^T E``, E the (rows, m) delay embedding
-    ``E[t, i] = x[t + i tau]``: one dot product per lag k for ``G[0, k]``, the rest of that
-    lag's diagonal by sliding the window (``G[i, i+k] = G[i-1, i-1+k]`` plus the tau
-    products entering, minus the tau leaving), then LAPACK's symmetric eigenvalues."""
+    ``E[t, i] = x[t + i tau]`` (:func:`_gram`), from LAPACK's symmetric solver."""
     g = np.empty((m, m))
+    _gram(x, m, tau, rows, g)
+    return np.linalg.eigvalsh(g)
+
+
+@nb.njit(cache=True, nogil=True)
+def _gram(x: np.ndarray, m: int, tau: int, rows: int, g: np.ndarray) -> None:  # pragma: no cover
+    """``g = E^T E``: one dot product per lag k for ``G[0, k]``, the rest of that lag's
+    diagonal by sliding the window (``G[i, i+k] = G[i-1, i-1+k]`` plus the tau products
+    entering, minus the tau leaving)."""
     for k in range(m):
         v = _dot(x, 0, k * tau, rows)
         g[0, k] = v
@@ -231,16 +238,34 @@ def gram_eigenvalues(x: np.ndarray, m: int, tau: int, rows: int) -> np.ndarray: 
             v += _dot(x, hi, hi + k * tau, tau) - _dot(x, lo, lo + k * tau, tau)
             g[i, i + k] = v
             g[i + k, i] = v
-    return np.linalg.eigvalsh(g)
+
+
+#: Squares of a signal whose largest magnitude lies in [2^-400, 2^400] neither overflow
+#: nor vanish: a Gram diagonal (a sum of ``rows`` squares) below ``_SQUARES_HIGH`` and, for
+#: the largest, above ``rows * _SQUARES_LOW`` proves the signal is in that range.
+_SQUARES_HIGH = 2.0**800
+_SQUARES_LOW = 2.0**-800
 
 
 @nb.njit(cache=True, nogil=True)
 def gram_svd_entropy(x: np.ndarray, m: int, tau: int, rows: int) -> float:  # pragma: no cover
     """SVD entropy (nats) of the delay embedding from :func:`gram_eigenvalues`: the
-    entropy of the normalised singular values ``sqrt(eigenvalues)``; NaN when the smallest
-    eigenvalue is not above 1e-8 of the largest (rank-deficient: the square roots would
-    only be accurate to ~1e-8 relative, and the caller takes the SVD of E itself)."""
-    ev = gram_eigenvalues(x, m, tau, rows)
+    entropy of the normalised singular values ``sqrt(eigenvalues)``.  NaN when the
+    smallest eigenvalue is not above 1e-8 of the largest (rank-deficient: the square roots
+    would only be accurate to ~1e-8 relative, and the caller takes the SVD of E itself);
+    -1 when the Gram diagonal cannot prove ``max |x|`` within [2^-400, 2^400] (every
+    sample lies in some diagonal window), where squares may overflow or vanish: the caller
+    rescales by a power of two (exact) and calls again."""
+    g = np.empty((m, m))
+    _gram(x, m, tau, rows, g)
+    top = 0.0
+    for i in range(m):
+        if not g[i, i] < _SQUARES_HIGH:  # also inf and NaN
+            return -1.0
+        top = max(top, g[i, i])
+    if 0.0 < top < rows * _SQUARES_LOW:
+        return -1.0
+    ev = np.linalg.eigvalsh(g)
     if not (ev[m - 1] > 0 and ev[0] > 1e-8 * ev[m - 1]):
         return np.nan
     return _entropy_small(np.sqrt(ev))

@@ -366,6 +366,9 @@ def svd(x: np.ndarray, *, order: int = 3, delay: int = 1, normalize: bool = Fals
     m, tau = check_embedding(x.size, order, delay)
     rows = x.size - (m - 1) * tau
     h = K.gram_svd_entropy(x, m, tau, rows)
+    if h < 0:  # squares out of range: the signal times a power of two (exact), then again
+        x = rescaled(x)[0]
+        h = K.gram_svd_entropy(x, m, tau, rows)
     if math.isnan(h):  # rank-deficient: the singular values from the SVD of E itself
         s = _singular_values(x, m, tau, rows)
         if not s[0] > 0:  # sorted descending: all zero
@@ -450,6 +453,13 @@ SCALE_FREE = frozenset(
         "statistical_complexity",
         "permutation_2d",
     }
+)
+
+#: Scale-free measures that need no :func:`rescaled` signal: the ordinal ones read the
+#: signal through comparisons only (exact at any magnitude), and ``svd`` proves the range
+#: of its squares itself (:func:`_kernels.gram_svd_entropy`) and rescales when it cannot.
+RANGE_SAFE = frozenset(
+    {"permutation", "modified_permutation", "statistical_complexity", "permutation_2d", "svd"}
 )
 
 #: name -> (function, normalisable, summary)
