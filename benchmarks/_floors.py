@@ -160,7 +160,9 @@ def _draw_permutations(state: dict, n: int, count: int) -> np.ndarray:
     return g.permuted(np.broadcast_to(np.arange(n), (count, n)), axis=1)
 
 
-def network_floor(data, engines, pools, steps) -> list[tuple[list[float], Any, list[float]]]:
+def network_floor(
+    data, engines, pools, steps, projected: bool = False
+) -> list[tuple[list[float], Any, list[float]]]:
     """Replay a network search's tests (``benchmarks/_netrecord.py``) as plain numpy.
 
     ``engines[k] = (target, items, max_lag)``: the lag matrix ``data[t - lag, process]``
@@ -175,6 +177,11 @@ def network_floor(data, engines, pools, steps) -> list[tuple[list[float], Any, l
     ``"min"`` the best / worst value against the per-permutation max / min over the step's
     candidates; ``"stepdown"`` Westfall-Young; ``"omnibus"`` plain.  The permutation
     tables are the search's (drawn once per table from the recorded generator state).
+
+    ``projected=True``: the surrogates of the single-candidate tests skip the explicit
+    residual of the permuted candidate: r_y is orthogonal to the conditions' basis Q, so
+    r_y . r_xp = r_y . xp and |r_xp|^2 = |x|^2 - |Q^T xp|^2 (one product per permutation
+    instead of two; the projection identity infometer's engine uses).
 
     Returns per step ``(values, surrogates or None, p-values)``.
     """
@@ -225,9 +232,16 @@ def network_floor(data, engines, pools, steps) -> list[tuple[list[float], Any, l
             rx = _residuals(q, xs)
             vals = _gauss_cmi(((ry @ rx) / ny) ** 2 / (rx * rx).sum(axis=0))
             null = np.empty((len(perms), len(st.cands)))
+            xx = (xs * xs).sum(axis=0)  # a permutation keeps each column's norm
             for s, p in enumerate(perms):
-                rp = _residuals(q, xs[p])
-                null[s] = _gauss_cmi(((ry @ rp) / ny) ** 2 / (rp * rp).sum(axis=0))
+                if projected:  # r_y is orthogonal to Q: r_y . r_xp = r_y . xp
+                    xp = xs[p]
+                    qx = q.T @ xp
+                    num, den = ry @ xp, xx - (qx * qx).sum(axis=0)
+                else:
+                    rp = _residuals(q, xs[p])
+                    num, den = ry @ rp, (rp * rp).sum(axis=0)
+                null[s] = _gauss_cmi((num / ny) ** 2 / den)
             out.append((vals.tolist(), null, [_perm_p(vals.max(), null.max(axis=1))]))
         else:  # "min", "stepdown": each candidate given its own conditioning set
             vals = np.empty(len(st.cands))
@@ -239,8 +253,13 @@ def network_floor(data, engines, pools, steps) -> list[tuple[list[float], Any, l
                 rx = _residuals(q, x[:, c])
                 vals[k] = _gauss_cmi(np.array((ry @ rx / ny) ** 2 / (rx @ rx)))
                 xp = x[:, c][perms]  # (S, T'): every permuted copy of the candidate
-                rp = xp - (xp @ q) @ q.T
-                null[:, k] = _gauss_cmi(((rp @ ry) / ny) ** 2 / (rp * rp).sum(axis=1))
+                if projected:
+                    qx = xp @ q
+                    num, den = xp @ ry, x[:, c] @ x[:, c] - (qx * qx).sum(axis=1)
+                else:
+                    rp = xp - (xp @ q) @ q.T
+                    num, den = rp @ ry, (rp * rp).sum(axis=1)
+                null[:, k] = _gauss_cmi((num / ny) ** 2 / den)
             if st.kind == "min":
                 p = [_perm_p(vals.min(), null.min(axis=1))]
             else:

@@ -33,8 +33,10 @@ are compared first (the largest difference is printed with each table).  Tasks:
   ``benchmarks/peers/networks.py``; Gaussian CMI / ParCorr) against
   ``_floors.network_floor``: the same list of conditional-independence tests, recorded from
   one run of the search (``benchmarks/_netrecord.py``), replayed as a plain loop (per test
-  one QR, explicit residuals, partial correlation, p-value; the same permutations).  The
-  replay's statistics and decisions are compared with the library's first.
+  one QR, explicit residuals, partial correlation, p-value; the same permutations), and,
+  where the search permutes (mTE), the same replay with the projection identity for the
+  surrogates (one product per permutation).  The replay's statistics and decisions are
+  compared with the library's first.
 """
 
 from __future__ import annotations
@@ -334,40 +336,46 @@ def network_tasks(run: T.Run, repeats: int) -> list[dict]:
 
     summary = []
     for title, x, kw, levels in network_systems():
-        plain = im.infer_network(x, progress=False, **kw)
+        unrecorded = im.infer_network(x, progress=False, **kw)
         with R.recording() as rec:
             net = im.infer_network(x, progress=False, **kw)
-        if net.edge_set() != plain.edge_set():
+        if net.edge_set() != unrecorded.edge_set():
             raise AssertionError(f"{title}: the recorded run found other edges")
-        replay = network_floor(rec.data, rec.engines, rec.pools, rec.steps)
-        check = R.compare(rec, replay, levels)
+        check = R.compare(rec, network_floor(rec.data, rec.engines, rec.pools, rec.steps), levels)
+        if any(st.pool is not None for st in rec.steps):
+            replay = network_floor(rec.data, rec.engines, rec.pools, rec.steps, True)
+            check["projection identity"] = R.compare(rec, replay, levels)
         print(f"\n### {title}\n\ntests: {rec.summary()}; replay vs library: {check}", flush=True)
-        res = T.interleave(
-            [
+        plain, ident = "floor: plain replay of the tests", "floor: replay, projection identity"
+        cands = [
+            T.Candidate(
+                "infometer",
+                lambda x=x, kw=kw: len(im.infer_network(x, progress=False, **kw).edges),
+            ),
+            T.Candidate(
+                plain, lambda r=rec: len(network_floor(r.data, r.engines, r.pools, r.steps))
+            ),
+        ]
+        if any(st.pool is not None for st in rec.steps):  # permutation tests: the variant
+            cands.append(
                 T.Candidate(
-                    "infometer",
-                    lambda x=x, kw=kw: len(im.infer_network(x, progress=False, **kw).edges),
-                ),
-                T.Candidate(
-                    "floor: plain replay of the tests",
-                    lambda r=rec: len(network_floor(r.data, r.engines, r.pools, r.steps)),
-                ),
-            ],
-            repeats,
-        )
+                    ident,
+                    lambda r=rec: len(network_floor(r.data, r.engines, r.pools, r.steps, True)),
+                )
+            )
+        res = T.interleave(cands, repeats)
         print(run.add(title, res, "infometer"), flush=True)
         run.sections[-1].update(tests=rec.summary(), check=check)
-        a, b = res["infometer"], res["floor: plain replay of the tests"]
-        summary.append(
-            {
-                "task": title,
-                "diff": check["max |d value|"],
-                "infometer": (
+        a = res["infometer"]
+        row = {"task": title, "diff": check["max |d value|"]}
+        for name in (plain, ident):
+            if name in res:
+                b = res[name]
+                row[f"infometer / {name[7:]}"] = (
                     a.stat("cpu", "min") / b.stat("cpu", "min"),
                     a.stat("wall", "min") / b.stat("wall", "min"),
-                ),
-            }
-        )
+                )
+        summary.append(row)
     return summary
 
 

@@ -105,11 +105,13 @@ def test_permutation_step_uses_the_recorded_permutations():
     pools = [(state, len(y), 20)]
     step = R.Step("max", 0, [0], [[1]], pool=0, n_perm=20)
     [(vals, null, p)] = F.network_floor(d, ENGINES, pools, [step])
+    [(_, null2, _)] = F.network_floor(d, ENGINES, pools, [step], projected=True)
     perms = np.random.default_rng(7).permuted(
         np.broadcast_to(np.arange(len(y)), (20, len(y))), axis=1
     )
     want = [_by_hand(y, x[q], z)[1] for q in perms]
     np.testing.assert_allclose(null[:, 0], want, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(null2[:, 0], want, rtol=0, atol=1e-12)
     assert vals[0] == pytest.approx(_by_hand(y, x, z)[1], abs=1e-12)
     assert p[0] == (1 + np.sum(np.asarray(want) >= vals[0])) / 21
 
@@ -137,13 +139,14 @@ def _search(method: str, **kw):
         ("pcmciplus", {"max_lag": 2, "alpha": 0.01}, (0.01,), {"parcorr"}),
     ],
 )
-def test_floor_replays_a_search_with_the_library_statistics(method, kw, levels, kinds):
+@pytest.mark.parametrize("projected", [False, True])
+def test_floor_replays_a_search_with_the_library_statistics(method, kw, levels, kinds, projected):
     plain, net, rec = _search(method, **kw)
     # the recorder changes nothing: same edges, same p-values
     assert net.edge_set() == plain.edge_set() and len(net.edges) > 0
     np.testing.assert_array_equal(net.edges["p_value"], plain.edges["p_value"])
     assert {s.kind for s in rec.steps} == kinds
-    replay = F.network_floor(rec.data, rec.engines, rec.pools, rec.steps)
+    replay = F.network_floor(rec.data, rec.engines, rec.pools, rec.steps, projected)
     check = R.compare(rec, replay, levels)
     assert check["tests"] == len(rec.steps) > 5
     assert check["max |d value|"] <= 1e-12
