@@ -157,7 +157,9 @@ def _draw_permutations(state: dict, n: int, count: int) -> np.ndarray:
     """The permutation table a search drew, from its generator's recorded state."""
     g = np.random.Generator(getattr(np.random, state["bit_generator"])())
     g.bit_generator.state = state
-    return g.permuted(np.broadcast_to(np.arange(n), (count, n)), axis=1)
+    table = np.tile(np.arange(n), (count, 1))  # C order: each permutation a contiguous row
+    g.permuted(table, axis=1, out=table)
+    return table
 
 
 def network_floor(
