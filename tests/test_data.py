@@ -1,10 +1,14 @@
 """Input handling: every kind of container, kinds, and the errors users see."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import infometer as im
 from infometer.core.data import as_variable, encode_columns
@@ -137,3 +141,50 @@ def test_joint_codes_of_many_wide_variables_do_not_overflow():
     y = as_variable(rng.integers(0, 4, (300, 30)), "y")
     c = counts(joint_codes(x, y))
     assert c.sum() == 300 and c.size == len(np.unique(np.hstack([x.values, y.values]), axis=0))
+
+
+# ---------------------------------------------------------- the float-array fast path
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.sampled_from([(1,), (19,), (20,), (45,), (300,), (7, 3), (64, 2), (500, 1)]),
+    levels=st.sampled_from([0, 2, 5, 30]),  # 0: continuous values; else rounded to levels
+    dtype=st.sampled_from([np.float64, np.float32]),
+    discrete=st.sampled_from([None, False]),
+    seed=st.integers(0, 2**16),
+)
+def test_a_float_array_reads_as_the_general_reader_reads_it(shape, levels, dtype, discrete, seed):
+    # the float ndarray path (one finiteness check, no per-column frame handling) must give
+    # the variable the general reader gives the same numbers as a list of rows
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=shape)
+    if levels:
+        a = np.round(a * levels / 4) / levels
+    a = a.astype(dtype)
+    fast = as_variable(a, "x", discrete=discrete)
+    slow = as_variable(a.tolist(), "x", discrete=discrete)
+    assert fast.kinds == slow.kinds and fast.cardinalities == slow.cardinalities
+    assert fast.diagnostics == slow.diagnostics
+    assert fast.ties == slow.ties
+    for c_fast, c_slow in zip(fast.columns, slow.columns, strict=True):
+        assert c_fast.dtype == np.float64
+        np.testing.assert_array_equal(c_fast, c_slow)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_float_array_with_a_missing_value_is_refused_by_row(bad):
+    a = np.random.default_rng(0).normal(size=(50, 3))
+    a[17, 2] = bad
+    with pytest.raises(ValueError, match=r"x\[:, 2\] contains (NaN|inf) at row 17"):
+        as_variable(a, "x")
+
+
+def test_an_image_is_one_variable_not_a_table_of_columns():
+    # a binary image: every column takes two values, which the reader would say of each
+    # column of a table; an image's complexity says nothing of its columns
+    img = (np.random.default_rng(1).random((60, 40)) > 0.5).astype(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e = im.complexity(img, "permutation_2d", order=(2, 2))
+    assert 0 < e.value <= np.log(24)
+    with pytest.raises(ValueError, match="x"):
+        im.complexity(np.where(img > 0, np.nan, 0.0), "permutation_2d")

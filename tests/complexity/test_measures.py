@@ -249,10 +249,9 @@ def test_fast_ordinal_histograms_match_the_reference_codes(m, tau):
     np.testing.assert_array_equal(K.ordinal_histogram(x, m, tau, math.factorial(m)), want)
 
 
-@pytest.mark.parametrize("n", [4000, 9000])  # each lag's diagonal: dot products / sliding
+@pytest.mark.parametrize("n", [40, 1001, 9000])  # each lag's diagonal slides over n rows
 @pytest.mark.parametrize("signal", ["noise", "walk", "sine"])
 def test_gram_singular_values_match_the_svd(signal, n):
-    assert 4000 < measures.SLIDE_MIN_ROWS < 9000 - 5 * 3
     rng = np.random.default_rng(15)
     x = {
         "noise": rng.normal(size=n),
@@ -357,3 +356,39 @@ def test_sample_counts_scan_and_range_counts_agree(n, r, m, tau):
     assert _kernels.template_pair_counts(x, m, tau, tol, np.inf) == want
     assert measures.sample_counts(x, m, tau, tol) == want
     assert _kernels.template_pair_counts(x, m, tau, tol, 0.0) == (-1.0, -1.0)  # over budget
+
+
+@pytest.mark.parametrize("size", [1, 7, 4096, 4097, 50_000])  # compiled pass / numpy sums
+def test_entropy_of_counts_is_the_plug_in_entropy(size):
+    from infometer.measures.complexity import _kernels as K
+
+    # k equal counts (zeros between them): exactly log k
+    c = np.zeros(size, np.int64)
+    k = max(1, size // 3)
+    c[:: max(1, size // k)][:k] = 5
+    k = int(np.count_nonzero(c))
+    assert K.entropy_of_counts(c) == pytest.approx(math.log(k), rel=1e-13, abs=1e-15)
+    # weights: the definition -sum p log p, summed in another order
+    w = np.random.default_rng(size).exponential(size=size) * (np.arange(size) % 5 != 0)
+    if w.sum() > 0:
+        p = w[w > 0] / w.sum()
+        assert K.entropy_of_counts(w) == pytest.approx(-math.fsum(p * np.log(p)), rel=1e-12)
+
+
+def test_few_distinct_values_are_said_in_the_familys_terms():
+    # the reader's advice for a float column of few values (discrete=True) means nothing
+    # to a signal's complexity: ordinal measures say how their ties are ordered, the others
+    # keep the facts and stay quiet; and discrete= itself is refused by name
+    x = np.round(np.random.default_rng(3).normal(size=500))  # 8 integer levels
+    with pytest.warns(im.InfometerWarning, match="orders tied values by time") as rec:
+        e = im.complexity(x, "permutation")
+    assert not any("discrete=True" in str(w.message) for w in rec)
+    assert e.diagnostics["ties"]["x"]["0"]["step"] == pytest.approx(1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for measure in ("svd", "spectral", "modified_permutation", "dispersion"):
+            e = im.complexity(x, measure)
+            assert e.diagnostics["ties"]["x"]["0"]["levels"] == np.unique(x).size
+        im.complexity(np.random.default_rng(3).normal(size=500), "permutation")  # no ties
+    with pytest.raises(TypeError, match="discrete="):
+        im.complexity(x, "permutation", discrete=True)

@@ -131,7 +131,14 @@ def attach(
 
 
 class _LazyModule(ModuleType):
-    """A stand-in that imports its module on first attribute access, then forwards."""
+    """A stand-in that imports its module on first attribute access, then forwards.
+
+    Each attribute is kept on the stand-in once read: a module's ``__getattr__`` runs only
+    after the ordinary lookup has failed (an ``AttributeError`` raised and caught, ~1 µs),
+    which kernels called in a loop of small calls would pay every time.  So a name the
+    target module rebinds later is not seen through the stand-in (the kernel modules
+    loaded this way never rebind theirs).
+    """
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -142,7 +149,9 @@ class _LazyModule(ModuleType):
         if target is None:
             target = importlib.import_module(self.__name__)
             self.__dict__["_lazy_target"] = target
-        return getattr(target, attr)
+        value = getattr(target, attr)
+        self.__dict__[attr] = value
+        return value
 
 
 def lazy_module(name: str, package: str | None = None) -> ModuleType:

@@ -203,8 +203,11 @@ def run(
     unit_name = resolve_unit(unit, base)
     if ci is not None:
         ci = check_float(ci, "ci", low=0.0, high=1.0, inclusive=(False, False))
-    drawn = not isinstance(check_seed(seed), int)
-    seed = resolve_seed(seed)
+    if type(seed) is int and seed >= 0:  # an int seed: nothing to check or draw
+        drawn = False
+    else:
+        drawn = not isinstance(check_seed(seed), int)
+        seed = resolve_seed(seed)
     n_resamples = check_int(n_resamples, "n_resamples", min_value=10)
     params = dict(params or {})
     diagnostics: dict[str, Any] = {}
@@ -250,7 +253,7 @@ def run(
             "so this is estimation error (bias, bias correction or variance at this N); "
             "it is not clipped"
         )
-    unknown = set(raw.params) - set(spec.params)
+    unknown = set(raw.params) - set(spec.params) if raw.params else ()
     if unknown:  # a family bug, not a user error: resolved values must be re-passable
         raise RuntimeError(f"method {spec.name!r} resolved unknown parameters {sorted(unknown)}")
     full.update(raw.params)
@@ -301,11 +304,11 @@ def _check_roles(quantity: Any, data: Any) -> dict[str, Any]:
     """``data`` as a dict in the quantity's role order; errors name what is wrong."""
     if not isinstance(quantity, str):
         raise TypeError(f"quantity must be a string, got {type(quantity).__name__}")
-    known = registry.quantities()
-    if quantity not in known:
-        raise ValueError(f"unknown quantity {quantity!r}; known: {', '.join(known)}")
+    if not registry._is_quantity(quantity):
+        known = ", ".join(registry.quantities())
+        raise ValueError(f"unknown quantity {quantity!r}; known: {known}")
     roles = registry.QUANTITY_ROLES.get(quantity)
-    if not isinstance(data, Mapping):
+    if not isinstance(data, dict | Mapping):
         want = ", ".join(repr(r) for r in roles) if roles else "role names"
         raise TypeError(
             f"data must be a dict mapping each role of {quantity} ({want}) to its samples, "
@@ -314,6 +317,8 @@ def _check_roles(quantity: Any, data: Any) -> dict[str, Any]:
     if roles is None:
         return dict(data)
     optional = registry.OPTIONAL_ROLES.get(quantity, ())
+    if not optional and len(data) == len(roles) and all(r in data for r in roles):
+        return {r: data[r] for r in roles}  # every role, nothing else
     unknown = [k for k in data if k not in roles]
     missing = [r for r in roles if r not in data and r not in optional]
     if unknown or missing:

@@ -131,11 +131,17 @@ class Ties:
         )
 
 
+def _noise_gap(s: np.ndarray) -> float:
+    """For sorted ``s``: the float noise of its values, ``NOISE`` times the largest
+    magnitude; a value exceeding the one before by more starts a new distinct value — the
+    one rule of :func:`_distinct` and :func:`_all_distinct`."""
+    return NOISE * max(-float(s[0]), float(s[-1]))
+
+
 def _new_values(s: np.ndarray) -> np.ndarray:
-    """For sorted ``s``: whether each value after the first starts a new distinct value,
-    i.e. exceeds the one before by more than float noise (``NOISE`` times the largest
-    magnitude) — the one rule of :func:`_distinct` and :func:`_all_distinct`."""
-    return np.diff(s) > NOISE * max(abs(float(s[0])), abs(float(s[-1])))
+    """For sorted ``s``: whether each value after the first starts a new distinct value
+    (:func:`_noise_gap`)."""
+    return (s[1:] - s[:-1]) > _noise_gap(s)
 
 
 def _distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -150,7 +156,8 @@ def _distinct(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _all_distinct(col: np.ndarray) -> bool:
     """Whether no two values of ``col`` are one value by :func:`_distinct`'s rule (a few
     numpy calls: the reader asks it of every float column's first rows)."""
-    return bool(_new_values(np.sort(col)).all())
+    s = np.sort(col)
+    return s.size < 2 or bool((s[1:] - s[:-1]).min() > _noise_gap(s))
 
 
 def _grid_fit(
@@ -350,6 +357,8 @@ class Variable:
     @property
     def kind(self) -> str:
         """``"discrete"``, ``"continuous"`` or ``"mixed"``."""
+        if len(self.kinds) == 1:
+            return self.kinds[0]
         ks = set(self.kinds)
         return ks.pop() if len(ks) == 1 else MIXED
 
@@ -647,9 +656,8 @@ def _column_kind(
         return codes, DISCRETE, len(sym), sym
     if kind_char == "f":
         c = col.astype(np.float64, copy=False)
-        bad = ~np.isfinite(c)
-        if bad.any():
-            row = int(np.argmax(bad))
+        if not np.isfinite(c).all():
+            row = int(np.argmax(~np.isfinite(c)))
             what = "NaN" if np.isnan(c[row]) else "inf"
             raise ValueError(
                 f"{where} contains {what} at row {row}; remove or impute missing values first"
@@ -770,6 +778,9 @@ def as_variable(
         raise TypeError(f"{name} is None; pass an array of samples")
     if isinstance(data, Variable):
         return data
+    fast = _float_variable(data, name, discrete, min_samples)
+    if fast is not None:
+        return fast
     framed = _to_numpy_frame(data, name)
     if framed is not None:
         raw_cols, labels, cats = framed
@@ -823,38 +834,124 @@ def as_variable(
         kinds.append(kind)
         cards.append(card)
         syms.append(sym)
-        few = max(20, int(0.05 * min(n, _TIES_SAMPLE)))  # "few distinct values": up to this
-        if kind == CONTINUOUS and n <= _TIES_SAMPLE:
-            if n > 2 * few and _all_distinct(enc[: few + 1]):
-                # more than `few` distinct values in the first rows already: not few, and
-                # the detector waits for :attr:`Variable.ties` (a Gaussian fit never asks)
-                nu, deferred = n, True
-            else:
-                t = find_ties(enc)
-                if t is not None:
-                    ties[j] = t
-                nu = n if t is None else t.levels
-        elif kind == CONTINUOUS:
-            nu = len(np.unique(enc[:_TIES_SAMPLE]))
-        if kind == CONTINUOUS and n >= 20:
-            # a constant column is said as constant by the estimators, not as "few values"
-            if 1 < nu <= few and nu < n:
-                diags.setdefault("few_distinct_float_columns", []).append(j)
+        if kind == CONTINUOUS:
+            deferred |= _note_continuous(j, enc, n, ties, diags)
         if c.dtype.kind in "mM":  # dates and durations: read as numbers, and said so
             diags.setdefault("time_columns", []).append(j)
+    return _variable(
+        tuple(cols),
+        tuple(kinds),
+        tuple(cards),
+        tuple(syms),
+        name,
+        labels,
+        diags,
+        discrete,
+        ties if n <= _TIES_SAMPLE and not deferred else None,
+    )
+
+
+def _variable(
+    cols: tuple,
+    kinds: tuple,
+    cards: tuple,
+    syms: tuple,
+    name: str,
+    labels: Any,
+    diags: dict[str, Any],
+    discrete: bool | None,
+    ties: dict[int, Ties] | None,
+) -> Variable:
+    """The :class:`Variable` the reader found, with the tie detector's facts kept when it
+    ran on every continuous column (``ties`` not None: no second look at first use)."""
     if discrete is not None:  # a stated choice: auto rules respect it
         diags["discrete_override"] = bool(discrete)
     var = Variable(
-        columns=tuple(cols),
-        kinds=tuple(kinds),
-        cardinalities=tuple(cards),
+        columns=cols,
+        kinds=kinds,
+        cardinalities=cards,
         name=name,
         labels=labels,
         diagnostics=diags,
-        symbols=tuple(syms),
+        symbols=syms,
     )
-    if n <= _TIES_SAMPLE and not deferred:  # found above: no second look at first use
+    if ties is not None:
         var.__dict__["ties"] = ties
+    return var
+
+
+def _note_continuous(
+    j: int, col: np.ndarray, n: int, ties: dict[int, Ties], diags: dict[str, Any]
+) -> bool:
+    """Record the facts of continuous column ``j`` of ``n`` rows: the tie detector's (in
+    ``ties``) and whether it takes few distinct values (between 2 and "few", in
+    ``diags``; a constant column is said as constant by the estimators, not as "few
+    values").  Returns whether the detector was deferred: the column's first rows already
+    hold more than "few" distinct values, so it waits for :attr:`Variable.ties` (a
+    Gaussian fit never asks)."""
+    few = max(20, int(0.05 * min(n, _TIES_SAMPLE)))  # "few distinct values": up to this
+    deferred = False
+    if n > _TIES_SAMPLE:
+        nu = len(np.unique(col[:_TIES_SAMPLE]))
+    elif n > 2 * few and _all_distinct(col[: few + 1]):
+        nu, deferred = n, True
+    else:
+        t = find_ties(col)
+        if t is not None:
+            ties[j] = t
+        nu = n if t is None else t.levels
+    if n >= 20 and 1 < nu <= few and nu < n:
+        diags.setdefault("few_distinct_float_columns", []).append(j)
+    return deferred
+
+
+def _float_variable(
+    data: Any, name: str, discrete: bool | None, min_samples: int
+) -> Variable | None:
+    """:func:`as_variable` of a float numpy array (the common case) with one finiteness
+    check for all columns; ``None`` when ``data`` is not one, or is empty, too short or
+    not finite, for the general path to read or to say what is wrong."""
+    if (
+        type(data) is not np.ndarray
+        or data.dtype.kind != "f"
+        or discrete is True
+        or not 1 <= data.ndim <= 2
+        or data.shape[0] < max(1, min_samples)
+        or data.size == 0
+    ):
+        return None
+    a = data.astype(np.float64, copy=False)
+    if not np.isfinite(a).all():
+        return None
+    n, d = a.shape[0], (1 if a.ndim == 1 else a.shape[1])
+    cols = (a,) if a.ndim == 1 else tuple(a[:, j] for j in range(d))
+    diags: dict[str, Any] = {}
+    ties: dict[int, Ties] = {}
+    deferred = False
+    for j, c in enumerate(cols):
+        deferred |= _note_continuous(j, c, n, ties, diags)
+    return _variable(
+        cols,
+        (CONTINUOUS,) * d,
+        (None,) * d,
+        (None,) * d,
+        name,
+        None,
+        diags,
+        discrete,
+        ties if n <= _TIES_SAMPLE and not deferred else None,
+    )
+
+
+def _matrix_variable(a: np.ndarray, name: str) -> Variable:
+    """A checked, finite float64 matrix (an image) as one continuous variable of its
+    columns, without the reader's per-column facts: a column of an image is no variable of
+    its own, and its ties are not the image's (:attr:`Variable.ties` still finds them on
+    first use); :attr:`Variable.values` is the matrix itself, not a copy."""
+    d = a.shape[1]
+    cols = tuple(a[:, j] for j in range(d))
+    var = _variable(cols, (CONTINUOUS,) * d, (None,) * d, (None,) * d, name, None, {}, False, None)
+    var.__dict__["values"] = a
     return var
 
 

@@ -32,6 +32,7 @@ UNITS: dict[str, float] = {"nats": math.e, "bits": 2.0, "hartleys": 10.0}
 #: persuasion value) in the utility units of the user's own problem.  They have no log
 #: base, so they never convert to or from nats/bits.
 VALUE_UNITS: tuple[str, ...] = ("utility",)
+_CANONICAL = frozenset(UNITS) | frozenset(VALUE_UNITS)
 _ALIASES = {
     "nat": "nats",
     "bit": "bits",
@@ -44,6 +45,8 @@ _ALIASES = {
 
 
 def _canonical_unit(unit: str) -> str:
+    if type(unit) is str and unit in _CANONICAL:  # already canonical: nothing to strip
+        return unit
     if not isinstance(unit, str):
         raise TypeError(
             f"unit must be a string such as 'nats' or 'bits', got {type(unit).__name__}"

@@ -167,16 +167,14 @@ class EstimatorSpec:
 
     def check_params(self, given: dict[str, Any]) -> dict[str, Any]:
         """Fill defaults; raise ``TypeError`` naming unknown parameters and the valid ones."""
-        unknown = sorted(set(given) - set(self.params))
-        if unknown:
+        if not given.keys() <= self.params.keys():
+            unknown = sorted(set(given) - set(self.params))
             valid = ", ".join(sorted(self.params)) or "none"
             raise TypeError(
                 f"method {self.name!r} has no parameter {', '.join(map(repr, unknown))}; "
                 f"its parameters are: {valid}"
             )
-        out = dict(self.params)
-        out.update(given)
-        return out
+        return {**self.params, **given}
 
 
 @dataclass(frozen=True)
@@ -308,22 +306,39 @@ def _methods(quantity: str, n_specs: int) -> tuple[str, ...]:
     return tuple(sorted(name for (q, name) in _SPECS if q == quantity))
 
 
-_QUANTITIES: tuple[int, tuple[str, ...]] = (-1, ())
+_QUANTITIES: tuple[int, tuple[str, ...], frozenset[str]] = (-1, (), frozenset())
+
+
+def _quantity_names() -> tuple[tuple[str, ...], frozenset[str]]:
+    """The sorted quantity names and their set, for the registry as it is now."""
+    global _QUANTITIES
+    _ensure_loaded()
+    if _QUANTITIES[0] != len(_SPECS):  # specs are only ever added: the count says all
+        names = tuple(sorted({q for q, _ in _SPECS}))
+        _QUANTITIES = (len(_SPECS), names, frozenset(names))
+    return _QUANTITIES[1], _QUANTITIES[2]
 
 
 def quantities() -> list[str]:
     """Names of the quantities that have at least one registered estimator."""
-    global _QUANTITIES
-    _ensure_loaded()
-    if _QUANTITIES[0] != len(_SPECS):  # specs are only ever added: the count says all
-        _QUANTITIES = (len(_SPECS), tuple(sorted({q for q, _ in _SPECS})))
-    return list(_QUANTITIES[1])
+    return list(_quantity_names()[0])
+
+
+def _is_quantity(name: str) -> bool:
+    """Whether ``name`` (a string) is a quantity with at least one registered estimator."""
+    return name in _quantity_names()[1]
 
 
 def specs(quantity: str | None = None) -> list[EstimatorSpec]:
     """All registered specs (optionally of one quantity)."""
     _ensure_loaded()
     return [s for (q, _), s in sorted(_SPECS.items()) if quantity is None or q == quantity]
+
+
+def _has(quantity: str, name: str) -> bool:
+    """Whether ``name`` (lower case) is a registered estimator of ``quantity``."""
+    _ensure_loaded()
+    return (quantity, name) in _SPECS
 
 
 def get(quantity: str, name: str) -> EstimatorSpec:

@@ -92,6 +92,8 @@ def check_seed(seed: Seed, name: str = "seed") -> int | np.random.Generator | No
     ...
     ValueError: seed must be an int >= 0, got -1
     """
+    if type(seed) is int and seed >= 0:  # the common case, without the ABC checks below
+        return seed
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):

@@ -76,9 +76,12 @@ def check_int(
     >>> check_int(5, "bins", min_value=2)
     5
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if type(value) is int:  # the common case, without the ABC checks below
+        v = value
+    elif isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    v = int(value)
+    else:
+        v = int(value)
     if min_value is not None and v < min_value:
         raise ValueError(f"{name} must be >= {min_value}, got {v}")
     if max_value is not None and v > max_value:
@@ -101,10 +104,13 @@ def check_float(
     >>> check_float(0.95, "ci", low=0, high=1, inclusive=(False, False))
     0.95
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if type(value) is float or type(value) is int:  # the common cases, no ABC checks
+        v = float(value)
+    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    v = float(value)
-    if not np.isfinite(v):
+    else:
+        v = float(value)
+    if not math.isfinite(v):
         raise ValueError(f"{name} must be finite, got {v}")
     if low is not None and (v < low or (v == low and not inclusive[0])):
         raise ValueError(f"{name} must be {'>=' if inclusive[0] else '>'} {low}, got {v}")
@@ -135,9 +141,11 @@ def check_bool(value: Any, name: str, *, allow_none: bool = False) -> bool | Non
     >>> check_bool(True, "progress")
     True
     """
+    if value is True or value is False:
+        return value
     if value is None and allow_none:
         return None
-    if isinstance(value, bool | np.bool_):
+    if isinstance(value, np.bool_):
         return bool(value)
     allowed = "True, False or None" if allow_none else "True or False"
     raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} {value!r}")

@@ -13,7 +13,7 @@ import numpy as np
 from infometer.core import registry
 from infometer.core._warnings import warn_user
 from infometer.core.api import estimate
-from infometer.core.data import InfometerWarning, as_variable
+from infometer.core.data import InfometerWarning, _matrix_variable, as_variable
 from infometer.core.estimate import Estimate
 from infometer.core.plot import finish, new_axes
 from infometer.core.progress import progress_bar
@@ -99,15 +99,20 @@ def complexity(
     """
     if not isinstance(measure, str):
         raise TypeError(f"measure must be a string, got {type(measure).__name__}")
-
-    known = ["auto", *registry.methods(QUANTITY), *registry.methods(IMAGE_QUANTITY)]
-    if measure.lower() not in known:
+    if "discrete" in params:
+        raise TypeError(
+            "complexity() takes no discrete=: a signal's complexity is computed from its "
+            "numbers (integers included); pass the signal as numbers"
+        )
+    m = measure.lower()
+    if m != "auto" and not (registry._has(QUANTITY, m) or registry._has(IMAGE_QUANTITY, m)):
+        known = ["auto", *registry.methods(QUANTITY), *registry.methods(IMAGE_QUANTITY)]
         raise ValueError(f"measure must be one of {known}, got {measure!r}")
     _check_unit(measure, params, unit, base)
     params.setdefault("stderr_blocks", 10 if ci is not None else 0)
-    quantity = IMAGE_QUANTITY if measure == "permutation_2d" else QUANTITY
-    if quantity == IMAGE_QUANTITY:
-        check_real_array(x, "x", ndim=2)
+    quantity = IMAGE_QUANTITY if m == "permutation_2d" else QUANTITY
+    if quantity == IMAGE_QUANTITY:  # one image, not a table of columns to look at one by one
+        x = _matrix_variable(check_real_array(x, "x", ndim=2), "x")
     return estimate(
         quantity,
         {"x": x},

@@ -57,7 +57,9 @@ EXAMPLES[IMAGE_QUANTITY] = _image_example
 def _signal(x: Variable, image: bool) -> np.ndarray:
     """The checked signal (or image), at least ``MIN_SAMPLES`` long."""
     if image:
-        return np.ascontiguousarray(x.values)
+        s = np.ascontiguousarray(x.values, dtype=np.float64).view()
+        s.flags.writeable = False  # it may be the caller's own image: the measure only reads
+        return s
     if x.d != 1:
         raise ValueError(
             f"x must be one signal (a 1-D array), got {x.d} columns; pass one column at a "
@@ -140,6 +142,30 @@ def _grid_check(
     )
 
 
+#: Measures of ordinal patterns, whose tied values are ordered by time.
+TIME_ORDERED_TIES = ("permutation", "weighted_permutation", "statistical_complexity")
+
+
+def _few_values(name: str, x: Variable) -> tuple[list[str], dict[str, Any]]:
+    """A signal the reader found to take few distinct values, said in this family's terms
+    (the reader's own advice, ``discrete=True``, means nothing to a signal's complexity):
+    the tie facts for every measure, and for the ordinal ones a warning that runs of equal
+    values make patterns of their own."""
+    t = x.ties.get(0)
+    if t is None:
+        return [], {}
+    facts = {"tied_share": t.tied_share, "levels": t.levels, "step": t.step}
+    diag: dict[str, Any] = {"ties": {"x": {"0": facts}}}
+    if name not in TIME_ORDERED_TIES:
+        return [], diag
+    return [
+        f"x takes few distinct values: {t.describe()}; {name} orders tied values by time "
+        "(the earlier ranks lower), so a run of equal values counts as a rising pattern "
+        "the signal does not have. measure='modified_permutation' gives tied values one "
+        "rank (Bian et al. 2012)"
+    ], diag
+
+
 def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw]:
     sig = inspect.signature(fn)
     own = [p for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
@@ -148,7 +174,11 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
     def est(x: Variable, **kw: Any) -> Raw:
         raw_blocks = kw.pop("stderr_blocks")
         s = _signal(x, image)
-        blocks = _blocks(raw_blocks, s.shape[0], image)
+        blocks = (
+            0
+            if type(raw_blocks) is int and raw_blocks == 0
+            else _blocks(raw_blocks, s.shape[0], image)
+        )
         # where squares of x would overflow: rescaled by a power of two (scale-free ones)
         s, scale = measures.rescaled(s) if name in measures.SCALE_FREE else (s, 1.0)
         if kw.get("r_abs") is not None:  # an absolute tolerance scales with the signal
@@ -159,6 +189,8 @@ def _make(name: str, fn: Callable[..., float], image: bool) -> Callable[..., Raw
             deq = check_bool(kw.pop("dequantize"), "dequantize")
             seed = kw.pop("seed")
             s, warns, tie_diag = _grid_check(name, x, s, kw, deq, seed)
+        elif not image and x.diagnostics.get("few_distinct_float_columns"):
+            warns, tie_diag = _few_values(name, x)
         value = float(fn(s, **kw))
         diag: dict[str, Any] = {"measure": name, **tie_diag}
         if kw.get("normalize"):

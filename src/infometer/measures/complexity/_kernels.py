@@ -20,6 +20,9 @@ __all__ = [
     "ordinal_codes_2d",
     "embed_codes",
     "entropy_of_counts",
+    "gram_eigenvalues",
+    "gram_svd_entropy",
+    "abs_max",
     "coarse_grain",
     "fuzzy_phi",
     "classes_by_thresholds",
@@ -165,11 +168,93 @@ def embed_codes(z: np.ndarray, m: int, tau: int, c: int) -> np.ndarray:  # pragm
     return out
 
 
+#: Up to this many counts :func:`entropy_of_counts` sums them in one compiled pass; above,
+#: numpy's pairwise sums keep the rounding error of long spectra at O(log n) eps.
+SMALL_COUNTS = 4096
+
+
+@nb.njit(cache=True, nogil=True)
+def _entropy_small(c: np.ndarray) -> float:  # pragma: no cover
+    s = 0.0
+    for v in c:
+        if v > 0:
+            s += v
+    t = 0.0
+    for v in c:
+        if v > 0:
+            f = float(v)
+            t += f * math.log(f)
+    return math.log(s) - t / s
+
+
 def entropy_of_counts(c: np.ndarray) -> float:
-    """Plug-in Shannon entropy (nats) of non-negative counts (or weights)."""
+    """Plug-in Shannon entropy (nats) of non-negative counts (or weights), at least one
+    of them positive."""
+    if c.size <= SMALL_COUNTS:
+        return float(_entropy_small(c))
     c = c[c > 0].astype(np.float64)
     s = c.sum()
     return float(math.log(s) - (c * np.log(c)).sum() / s)
+
+
+@nb.njit(cache=True, nogil=True)
+def _dot(x: np.ndarray, a: int, b: int, n: int) -> float:  # pragma: no cover
+    """``x[a : a + n] @ x[b : b + n]`` with four partial sums (no copy, no call)."""
+    s0 = s1 = s2 = s3 = 0.0
+    i = 0
+    while i + 4 <= n:
+        s0 += x[a + i] * x[b + i]
+        s1 += x[a + i + 1] * x[b + i + 1]
+        s2 += x[a + i + 2] * x[b + i + 2]
+        s3 += x[a + i + 3] * x[b + i + 3]
+        i += 4
+    while i < n:
+        s0 += x[a + i] * x[b + i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@nb.njit(cache=True, nogil=True)
+def gram_eigenvalues(x: np.ndarray, m: int, tau: int, rows: int) -> np.ndarray:  # pragma: no cover
+    """Ascending eigenvalues of ``E^T E``, E the (rows, m) delay embedding
+    ``E[t, i] = x[t + i tau]``: one dot product per lag k for ``G[0, k]``, the rest of that
+    lag's diagonal by sliding the window (``G[i, i+k] = G[i-1, i-1+k]`` plus the tau
+    products entering, minus the tau leaving), then LAPACK's symmetric eigenvalues."""
+    g = np.empty((m, m))
+    for k in range(m):
+        v = _dot(x, 0, k * tau, rows)
+        g[0, k] = v
+        g[k, 0] = v
+        for i in range(1, m - k):
+            lo = (i - 1) * tau
+            hi = lo + rows
+            v += _dot(x, hi, hi + k * tau, tau) - _dot(x, lo, lo + k * tau, tau)
+            g[i, i + k] = v
+            g[i + k, i] = v
+    return np.linalg.eigvalsh(g)
+
+
+@nb.njit(cache=True, nogil=True)
+def gram_svd_entropy(x: np.ndarray, m: int, tau: int, rows: int) -> float:  # pragma: no cover
+    """SVD entropy (nats) of the delay embedding from :func:`gram_eigenvalues`: the
+    entropy of the normalised singular values ``sqrt(eigenvalues)``; NaN when the smallest
+    eigenvalue is not above 1e-8 of the largest (rank-deficient: the square roots would
+    only be accurate to ~1e-8 relative, and the caller takes the SVD of E itself)."""
+    ev = gram_eigenvalues(x, m, tau, rows)
+    if not (ev[m - 1] > 0 and ev[0] > 1e-8 * ev[m - 1]):
+        return np.nan
+    return _entropy_small(np.sqrt(ev))
+
+
+@nb.njit(cache=True, nogil=True)
+def abs_max(x: np.ndarray) -> float:  # pragma: no cover
+    """``max |x|`` over every element (0 for an empty array) in one pass, no temporary."""
+    top = 0.0
+    for v in x.flat:
+        a = abs(v)
+        if a > top:
+            top = a
+    return top
 
 
 def coarse_grain(x: np.ndarray, scale: int, offset: int = 0) -> np.ndarray:

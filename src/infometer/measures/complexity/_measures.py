@@ -87,7 +87,7 @@ def rescaled(x: np.ndarray) -> tuple[np.ndarray, float]:
     membership ``exp(-d^n / (r·sd))`` is not scale-free (unless n = 1): it is never
     rescaled, and refused where it underflows (:func:`fuzzy`).
     """
-    top = max(float(x.max()), -float(x.min())) if x.size else 0.0  # no |x| temporary
+    top = K.abs_max(x)
     if top == 0.0 or 2.0**-400 <= top <= 2.0**400:
         return x, 1.0
     f = 2.0 ** -math.frexp(top)[1]
@@ -344,38 +344,17 @@ def spectral(
     return _norm(K.entropy_of_counts(power), power.size, normalize)
 
 
-#: Rows of the delay embedding from which the Gram matrix slides each lag's diagonal
-#: instead of one dot product per entry (measured crossover, m = 5: ~3000 rows).
-SLIDE_MIN_ROWS = 4096
-
-
 def _singular_values(x: np.ndarray, m: int, tau: int, rows: int) -> np.ndarray:
     """Singular values of the (rows, m) delay-embedding matrix E.
 
-    From the m x m Gram matrix E^T E when it is well conditioned: one dot product of
-    shifted views per lag k (no copy of E), the rest of that lag's diagonal by sliding the
-    window (``G[i, i+k] = G[i-1, i-1+k]`` plus the tau products entering, minus the tau
-    leaving); its eigenvalues are the squared singular
-    values to ~1e-16 relative to the largest.  When the smallest is below 1e-8 of the
-    largest (a rank-deficient embedding, e.g. a sine), the square root would only be
+    From the m x m Gram matrix E^T E when it is well conditioned
+    (:func:`_kernels.gram_eigenvalues`: one dot product of shifted windows per lag, the
+    rest of each lag's diagonal by sliding, no copy of E); its eigenvalues are the squared
+    singular values to ~1e-16 relative to the largest.  When the smallest is below 1e-8 of
+    the largest (a rank-deficient embedding, e.g. a sine), the square root would only be
     accurate to ~1e-8 relative, so the SVD of E itself is taken.
     """
-    g = np.empty((m, m))
-    slide = rows > SLIDE_MIN_ROWS  # short: a dot product costs less than two updates
-    for k in range(m):  # lag k: one dot product, then the diagonal slides by tau samples
-        v = float(x[:rows] @ x[k * tau : k * tau + rows])
-        g[0, k] = g[k, 0] = v
-        for i in range(1, m - k):
-            j, lo, hi = i + k, (i - 1) * tau, (i - 1) * tau + rows
-            if slide:
-                v += float(
-                    x[hi : hi + tau] @ x[hi + k * tau : hi + (k + 1) * tau]
-                    - x[lo : lo + tau] @ x[lo + k * tau : lo + (k + 1) * tau]
-                )
-            else:
-                v = float(x[i * tau : i * tau + rows] @ x[j * tau : j * tau + rows])
-            g[i, j] = g[j, i] = v
-    ev = np.linalg.eigvalsh(g)
+    ev = K.gram_eigenvalues(x, m, tau, rows)
     if ev[-1] > 0 and ev[0] > 1e-8 * ev[-1]:
         return np.sqrt(ev[::-1])
     return np.linalg.svd(_embed(x, m, tau, rows), compute_uv=False)
@@ -386,10 +365,13 @@ def svd(x: np.ndarray, *, order: int = 3, delay: int = 1, normalize: bool = Fals
     check_bool(normalize, "normalize")
     m, tau = check_embedding(x.size, order, delay)
     rows = x.size - (m - 1) * tau
-    s = _singular_values(x, m, tau, rows)
-    if not np.any(s > 0):
-        return 0.0
-    return _norm(K.entropy_of_counts(s), m, normalize)
+    h = K.gram_svd_entropy(x, m, tau, rows)
+    if math.isnan(h):  # rank-deficient: the singular values from the SVD of E itself
+        s = _singular_values(x, m, tau, rows)
+        if not s[0] > 0:  # sorted descending: all zero
+            return 0.0
+        h = K.entropy_of_counts(s)
+    return _norm(h, m, normalize)
 
 
 def _jsd_uniform(p: np.ndarray) -> float:
