@@ -20,14 +20,21 @@ much infometer pays for being a library.
   I(Y_t+1; X_t | Y_t), the same kNN program in the 3-D joint space.
 * ``pairwise_ksg1``: the all-pairs KSG-1 matrix as a loop of ``ksg1_mi`` over the pairs
   (the sum of the single-pair floors).
+* ``network_floor``: the conditional-independence tests a Gaussian network search made
+  (mTE, PCMCI, PCMCI+; recorded by ``benchmarks/_netrecord.py``), replayed as a loop with
+  no search logic: per test one QR of the conditioning columns, explicit least-squares
+  residuals, the partial correlation, -1/2 log(1 - r^2) and its p-value (Student t, or
+  the permutation test with the search's permutations).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
-from scipy.special import digamma
+from scipy.special import digamma, stdtr
 
 
 def _entropy_of_counts(c: np.ndarray) -> float:
@@ -113,4 +120,151 @@ def pairwise_ksg1(x: np.ndarray, k: int = 3) -> np.ndarray:
     for i in range(p):
         for j in range(i + 1, p):
             out[i, j] = out[j, i] = ksg1_mi(x[:, i], x[:, j], k)
+    return out
+
+
+# ------------------------------------------------------------------ network searches
+def _residuals(q: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Least-squares residuals of ``a`` (rows: time) on the orthonormal columns ``q``."""
+    return a - q @ (q.T @ a)
+
+
+def _basis(z: np.ndarray) -> np.ndarray:
+    return np.linalg.qr(z)[0] if z.shape[1] else np.zeros((len(z), 0))
+
+
+def _gauss_cmi(r2: np.ndarray) -> np.ndarray:
+    """Gaussian I(x; y | z) = -1/2 log(1 - r^2), r^2 the squared partial correlation (or
+    R^2 of y on several x given z): the log-det form 1/2 log(|S_xz| |S_yz| / (|S_xyz| |S_z|))."""
+    return -0.5 * np.log1p(-np.minimum(r2, 1.0))
+
+
+def _perm_p(observed: float, null: np.ndarray) -> float:
+    return float((1 + np.count_nonzero(null >= observed)) / (1 + null.size))
+
+
+def _stepdown(obs: np.ndarray, null: np.ndarray) -> list[float]:
+    """Westfall-Young step-down max-statistic p-values."""
+    order = np.argsort(-obs, kind="stable")
+    p, prev = np.empty(obs.size), 0.0
+    for rank, i in enumerate(order):
+        prev = max(prev, _perm_p(obs[i], null[:, order[rank:]].max(axis=1)))
+        p[i] = prev
+    return p.tolist()
+
+
+def _draw_permutations(state: dict, n: int, count: int) -> np.ndarray:
+    """The permutation table a search drew, from its generator's recorded state."""
+    g = np.random.Generator(getattr(np.random, state["bit_generator"])())
+    g.bit_generator.state = state
+    table = np.tile(np.arange(n), (count, 1))  # C order: each permutation a contiguous row
+    g.permuted(table, axis=1, out=table)
+    return table
+
+
+def network_floor(
+    data, engines, pools, steps, projected: bool = False
+) -> list[tuple[list[float], Any, list[float]]]:
+    """Replay a network search's tests (``benchmarks/_netrecord.py``) as plain numpy.
+
+    ``engines[k] = (target, items, max_lag)``: the lag matrix ``data[t - lag, process]``
+    of the (process, lag) ``items`` and the target ``data[t, target]``, t = max_lag ..
+    T - 1, each column centred.  Per step, whatever its kind: one QR of the conditioning
+    columns per conditioning set, explicit residuals of the target and the candidates,
+    partial correlation r, I = -1/2 log(1 - r^2); the surrogates permute the candidate's
+    rows (``x[p]``) and redo the residuals and the correlation for every permutation (the
+    omnibus test: the sources jointly, R^2 of a least-squares fit).  P-values:
+    ``"parcorr"`` two-sided Student t on T' - 2 - |Z| degrees of freedom (``scipy.special.stdtr``,
+    which ``scipy.stats.t.sf`` calls behind 30 us of argument handling); ``"max"`` /
+    ``"min"`` the best / worst value against the per-permutation max / min over the step's
+    candidates; ``"stepdown"`` Westfall-Young; ``"omnibus"`` plain.  The permutation
+    tables are the search's (drawn once per table from the recorded generator state).
+
+    ``projected=True``: the surrogates of the single-candidate tests skip the explicit
+    residual of the permuted candidate: r_y is orthogonal to the conditions' basis Q, so
+    r_y . r_xp = r_y . xp and |r_xp|^2 = |x|^2 - |Q^T xp|^2 (one product per permutation
+    instead of two; the projection identity infometer's engine uses).
+
+    Returns per step ``(values, surrogates or None, p-values)``.
+    """
+    mats = []
+    for target, items, max_lag in engines:
+        t = np.arange(max_lag, data.shape[0])
+        proc = np.array([i for i, _ in items])
+        lag = np.array([g for _, g in items])
+        x = data[t[:, None] - lag[None, :], proc[None, :]]
+        y = data[t, target]
+        mats.append((y - y.mean(), x - x.mean(axis=0)))
+    tables: dict[int, np.ndarray] = {}
+    out: list[tuple[list[float], Any, list[float]]] = []
+    for st in steps:
+        y, x = mats[st.engine]
+        n = len(y)
+        perms = None
+        if st.pool is not None:
+            if st.pool not in tables:
+                tables[st.pool] = _draw_permutations(*pools[st.pool])
+            perms = tables[st.pool][: st.n_perm]
+        if st.kind == "parcorr":
+            z = st.conds[0]
+            q = _basis(x[:, z])
+            ry, rx = _residuals(q, y), _residuals(q, x[:, st.cands[0]])
+            r = float(ry @ rx / np.sqrt((ry @ ry) * (rx @ rx)))
+            dof = n - 2 - len(z)
+            tstat = abs(r) * np.sqrt(dof / (1.0 - min(r * r, 1.0 - 1e-16)))
+            out.append(([float(_gauss_cmi(np.array(r * r)))], None, [2 * stdtr(dof, -tstat)]))
+        elif st.kind == "omnibus":
+            q = _basis(x[:, st.conds[0]])
+            ry = _residuals(q, y)
+            xs = x[:, st.cands]
+
+            def r2(a, q=q, ry=ry):
+                ra = _residuals(q, a)
+                fit = ra @ np.linalg.lstsq(ra, ry, rcond=None)[0]
+                return (ry @ fit) / (ry @ ry)
+
+            val = float(_gauss_cmi(np.array(r2(xs))))
+            null = _gauss_cmi(np.array([r2(xs[p]) for p in perms]))
+            out.append(([val], null[:, None], [_perm_p(val, null)]))
+        elif st.kind == "max":  # one conditioning set for all the remaining candidates
+            q = _basis(x[:, st.conds[0]])
+            ry = _residuals(q, y)
+            ny = np.sqrt(ry @ ry)
+            xs = x[:, st.cands]
+            rx = _residuals(q, xs)
+            vals = _gauss_cmi(((ry @ rx) / ny) ** 2 / (rx * rx).sum(axis=0))
+            null = np.empty((len(perms), len(st.cands)))
+            xx = (xs * xs).sum(axis=0)  # a permutation keeps each column's norm
+            for s, p in enumerate(perms):
+                if projected:  # r_y is orthogonal to Q: r_y . r_xp = r_y . xp
+                    xp = xs[p]
+                    qx = q.T @ xp
+                    num, den = ry @ xp, xx - (qx * qx).sum(axis=0)
+                else:
+                    rp = _residuals(q, xs[p])
+                    num, den = ry @ rp, (rp * rp).sum(axis=0)
+                null[s] = _gauss_cmi((num / ny) ** 2 / den)
+            out.append((vals.tolist(), null, [_perm_p(vals.max(), null.max(axis=1))]))
+        else:  # "min", "stepdown": each candidate given its own conditioning set
+            vals = np.empty(len(st.cands))
+            null = np.empty((len(perms), len(st.cands)))
+            for k, (c, z) in enumerate(zip(st.cands, st.conds, strict=True)):
+                q = _basis(x[:, z])
+                ry = _residuals(q, y)
+                ny = np.sqrt(ry @ ry)
+                rx = _residuals(q, x[:, c])
+                vals[k] = _gauss_cmi(np.array((ry @ rx / ny) ** 2 / (rx @ rx)))
+                xp = x[:, c][perms]  # (S, T'): every permuted copy of the candidate
+                if projected:
+                    qx = xp @ q
+                    num, den = xp @ ry, x[:, c] @ x[:, c] - (qx * qx).sum(axis=1)
+                else:
+                    rp = xp - (xp @ q) @ q.T
+                    num, den = rp @ ry, (rp * rp).sum(axis=1)
+                null[:, k] = _gauss_cmi((num / ny) ** 2 / den)
+            if st.kind == "min":
+                p = [_perm_p(vals.min(), null.min(axis=1))]
+            else:
+                p = _stepdown(vals, null)
+            out.append((vals.tolist(), null, p))
     return out

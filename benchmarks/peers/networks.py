@@ -227,6 +227,31 @@ def contemporaneous_scm(n: int, n_lagged: int, n_contemp: int, t: int, seed: int
     return x[200:], truth
 
 
+def pcmciplus_systems() -> list[tuple[str, np.ndarray, set, int]]:
+    """The three PCMCI+ systems: (title, data, true links (i, j, lag), tau_max)."""
+    rng = np.random.default_rng(0)
+    e = rng.normal(size=(2100, 3))
+    xr = np.zeros_like(e)
+    for t in range(1, 2100):
+        xr[t, 0] = 0.8 * xr[t - 1, 0] + e[t, 0]
+        xr[t, 1] = 0.8 * xr[t - 1, 1] + 0.5 * xr[t, 0] + e[t, 1]
+        xr[t, 2] = 0.8 * xr[t - 1, 2] - 0.5 * xr[t - 1, 1] + 0.4 * xr[t, 0] + e[t, 2]
+    runge = {(0, 0, 1), (1, 1, 1), (2, 2, 1), (0, 1, 0), (0, 2, 0), (1, 2, 1)}
+    return [
+        ("Runge (2020) example, N = 2000, tau_max 2", xr[100:], runge, 2),
+        (
+            "8 nodes, 8 lagged + 6 contemporaneous links, N = 5000, tau_max 3",
+            *contemporaneous_scm(8, 8, 6, 5000, seed=0),
+            3,
+        ),
+        (
+            "10 nodes, 12 lagged + 10 contemporaneous links, N = 1000, tau_max 2",
+            *contemporaneous_scm(10, 12, 10, 1000, seed=9),
+            2,
+        ),
+    ]
+
+
 def plus_rows(name: str, timing, ref, truth: set, base) -> str:
     """One table row: links vs the true graph, agreement with Tigramite, time."""
     if timing.n == 0:
@@ -452,27 +477,7 @@ def main() -> None:
         )
     # 7. PCMCI+ with contemporaneous links, against Tigramite's run_pcmciplus (ParCorr)
     if "pcmciplus" in SECTIONS:
-        rng = np.random.default_rng(0)
-        e = rng.normal(size=(2100, 3))
-        xr = np.zeros_like(e)
-        for t in range(1, 2100):
-            xr[t, 0] = 0.8 * xr[t - 1, 0] + e[t, 0]
-            xr[t, 1] = 0.8 * xr[t - 1, 1] + 0.5 * xr[t, 0] + e[t, 1]
-            xr[t, 2] = 0.8 * xr[t - 1, 2] - 0.5 * xr[t - 1, 1] + 0.4 * xr[t, 0] + e[t, 2]
-        runge = {(0, 0, 1), (1, 1, 1), (2, 2, 1), (0, 1, 0), (0, 2, 0), (1, 2, 1)}
-        systems = [
-            ("Runge (2020) example, N = 2000, tau_max 2", xr[100:], runge, 2),
-            (
-                "8 nodes, 8 lagged + 6 contemporaneous links, N = 5000, tau_max 3",
-                *contemporaneous_scm(8, 8, 6, 5000, seed=0),
-                3,
-            ),
-            (
-                "10 nodes, 12 lagged + 10 contemporaneous links, N = 1000, tau_max 2",
-                *contemporaneous_scm(10, 12, 10, 1000, seed=9),
-                2,
-            ),
-        ]
+        systems = pcmciplus_systems()
         lines.append(
             "\n### PCMCI+ (tau_min 0, alpha = pc_alpha 0.01, ParCorr / gaussian)\n\n"
             "| system / contender | true links found | false links | contemporaneous "

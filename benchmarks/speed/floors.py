@@ -28,6 +28,15 @@ are compared first (the largest difference is printed with each table).  Tasks:
   at N = 10^3 ... 10^6 against ``ndtr`` + ``np.bincount``.
 * ``sample``: ``im.complexity(x, "sample")`` and its kernel at N = 300 ... 10^4 against a
   plain sorted-scan numba kernel (written here; compiled in the warm-up).
+* ``networks``: ``im.infer_network`` (mTE and PCMCI on the 5-node VAR, N = 2000, max_lag
+  3, and the 10-node VAR, N = 10^4, max_lag 5; PCMCI+ on the three systems of
+  ``benchmarks/peers/networks.py``; Gaussian CMI / ParCorr) against
+  ``_floors.network_floor``: the same list of conditional-independence tests, recorded from
+  one run of the search (``benchmarks/_netrecord.py``), replayed as a plain loop (per test
+  one QR, explicit residuals, partial correlation, p-value; the same permutations), and,
+  where the search permutes (mTE), the same replay with the projection identity for the
+  surrogates (one product per permutation).  The replay's statistics and decisions are
+  compared with the library's first.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_
     os.environ[_v] = "1"
 
 import argparse  # noqa: E402
+import importlib.util  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
 import warnings  # noqa: E402
@@ -49,7 +59,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import _timing as T  # noqa: E402
 
-TASKS = ("sweep", "single", "dispersion", "sample")
+TASKS = ("sweep", "single", "dispersion", "sample", "networks")
 LOG2PIE = math.log(2 * math.pi) + 1.0
 
 
@@ -284,6 +294,88 @@ def run_tasks(run: T.Run, only: set[str], repeats: int) -> list[dict]:
                 "plain sorted scan (numba)",
                 abs(CM.sample(x) - scan(x, 2, tol)),
             )
+    if "networks" in only:
+        summary += network_tasks(run, repeats)
+    return summary
+
+
+def network_systems() -> list[tuple[str, np.ndarray, dict, tuple[float, ...]]]:
+    """(title, data, infer_network keywords, the tests' levels) of the networks Summary row:
+    the systems of ``benchmarks/peers/networks.py``."""
+    from infometer.measures.dynamics import simulate
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_networks", Path(__file__).resolve().parents[1] / "peers" / "networks.py"
+    )
+    nets = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(nets)
+    a5, _ = simulate.random_var(5, 6, lags=(1, 2, 3), seed=11)
+    x5 = simulate.var(a5, 2000, seed=12)
+    a10, _ = simulate.random_var(10, 12, lags=(1, 2, 3), seed=3)
+    x10 = simulate.var(a10, 10_000, seed=4)
+    g = {"cmi": "gaussian"}
+    out = [
+        ("mTE, 5-node VAR, N = 2000, max_lag 3", x5, {"method": "mte", "max_lag": 3, **g}),
+        ("mTE, 10-node VAR, N = 10^4, max_lag 5", x10, {"method": "mte", "max_lag": 5, **g}),
+        ("PCMCI, 5-node VAR, N = 2000, max_lag 3", x5, {"method": "pcmci", "max_lag": 3, **g}),
+        ("PCMCI, 10-node VAR, N = 10^4, max_lag 5", x10, {"method": "pcmci", "max_lag": 5, **g}),
+    ]
+    out = [(t, x, kw, (0.05, 0.2)) for t, x, kw in out]  # alpha, PCMCI's pc_alpha
+    for title, x, _, tau in nets.pcmciplus_systems():
+        kw = {"method": "pcmciplus", "max_lag": tau, "alpha": 0.01, **g}
+        out.append((f"PCMCI+, {title}", x, kw, (0.01,)))
+    return out
+
+
+def network_tasks(run: T.Run, repeats: int) -> list[dict]:
+    """Each search against the plain replay of its recorded tests."""
+    import _netrecord as R
+    from _floors import network_floor
+
+    import infometer as im
+
+    summary = []
+    for title, x, kw, levels in network_systems():
+        unrecorded = im.infer_network(x, progress=False, **kw)
+        with R.recording() as rec:
+            net = im.infer_network(x, progress=False, **kw)
+        if net.edge_set() != unrecorded.edge_set():
+            raise AssertionError(f"{title}: the recorded run found other edges")
+        check = R.compare(rec, network_floor(rec.data, rec.engines, rec.pools, rec.steps), levels)
+        if any(st.pool is not None for st in rec.steps):
+            replay = network_floor(rec.data, rec.engines, rec.pools, rec.steps, True)
+            check["projection identity"] = R.compare(rec, replay, levels)
+        print(f"\n### {title}\n\ntests: {rec.summary()}; replay vs library: {check}", flush=True)
+        plain, ident = "floor: plain replay of the tests", "floor: replay, projection identity"
+        cands = [
+            T.Candidate(
+                "infometer",
+                lambda x=x, kw=kw: len(im.infer_network(x, progress=False, **kw).edges),
+            ),
+            T.Candidate(
+                plain, lambda r=rec: len(network_floor(r.data, r.engines, r.pools, r.steps))
+            ),
+        ]
+        if any(st.pool is not None for st in rec.steps):  # permutation tests: the variant
+            cands.append(
+                T.Candidate(
+                    ident,
+                    lambda r=rec: len(network_floor(r.data, r.engines, r.pools, r.steps, True)),
+                )
+            )
+        res = T.interleave(cands, repeats)
+        print(run.add(title, res, "infometer"), flush=True)
+        run.sections[-1].update(tests=rec.summary(), check=check)
+        a = res["infometer"]
+        row = {"task": title, "diff": check["max |d value|"]}
+        for name in (plain, ident):
+            if name in res:
+                b = res[name]
+                row[f"infometer / {name[7:]}"] = (
+                    a.stat("cpu", "min") / b.stat("cpu", "min"),
+                    a.stat("wall", "min") / b.stat("wall", "min"),
+                )
+        summary.append(row)
     return summary
 
 

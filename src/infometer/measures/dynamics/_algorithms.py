@@ -137,12 +137,12 @@ def parcorr_test(r: float, n: int, q: int) -> tuple[float, float]:
     """``(cmi, p)`` of a partial correlation ``r`` given ``q`` independent conditions on
     ``n`` rows: −½ log(1 − r²) and the two-sided Student t test on n − 2 − q degrees of
     freedom (Tigramite's ParCorr)."""
-    from scipy import stats
+    from scipy.special import stdtr  # scipy.stats.t.sf(x, dof) is stdtr(dof, -x), 40x slower
 
     dof = n - 2 - q
     r2 = min(r * r, 1.0 - 1e-16)
     tstat = abs(r) * np.sqrt(dof / (1.0 - r2))
-    return float(-0.5 * np.log1p(-r2)), float(2 * stats.t.sf(tstat, dof))
+    return float(-0.5 * np.log1p(-r2)), float(2 * stdtr(dof, -tstat))
 
 
 def _pcmci_items(n_proc: int, tau_max: int) -> list[tuple[int, int]]:
@@ -285,10 +285,10 @@ class LinkTests:
         if hit is None:
             eng, index, gram = self.engine(j)
             flat = sorted((int(k), int(g)) for k, g in z)
-            rng = derive(self.s["seed"], 3, i, tau, j, *(v for nd in flat for v in nd))
             cond = [index[nd] for nd in flat]
             hit = None if gram is None else self._gram_test(eng, gram, index[(i, tau)], cond)
-            if hit is None:
+            if hit is None:  # the permutations (non-Gaussian CMI) are seeded by the test
+                rng = derive(self.s["seed"], 3, i, tau, j, *(v for nd in flat for v in nd))
                 hit = ci_test(eng, index[(i, tau)], cond, self.s["n_permutations"], rng)
             self._cache[key] = hit
             self.n_tests += 1

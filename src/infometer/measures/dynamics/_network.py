@@ -626,6 +626,8 @@ def infer_network(
     if graph_array is not None:
         extra["val_matrix"] = extra["val_matrix"] * factor
     diag.update(extra)
+    order = {nm: i for i, nm in enumerate(panel.names)}  # rows by target, source, lag
+    edges = sorted(edges, key=lambda e: (order[e[1]], order[e[0]], e[2]))
     frame = pd.DataFrame(
         edges, columns=_EDGE_COLUMNS + (["link"] if graph_array is not None else [])
     )
@@ -634,9 +636,6 @@ def infer_network(
     if "omnibus_te" in tdf:
         tdf["omnibus_te"] = tdf["omnibus_te"] * factor
     diag["unit"] = unit_name
-    frame = frame.sort_values(["target", "source", "lag"], key=_name_key(panel.names)).reset_index(
-        drop=True
-    )
     return NetworkResult(
         edges=frame,
         nodes=tuple(panel.names),
@@ -674,15 +673,6 @@ def _min_lag(method: str, min_lag: Any, tau_min: Any, max_lag: int) -> int:
             f"({why}); use method='pcmciplus', or {name} >= 1"
         )
     return lag
-
-
-def _name_key(names: list[str]):
-    order = {nm: i for i, nm in enumerate(names)}
-
-    def key(col):
-        return col.map(order) if col.name in ("source", "target") else col
-
-    return key
 
 
 def _resolve_cmi(cmi: Any, panel: Any, params: dict[str, Any]) -> str:

@@ -267,7 +267,12 @@ def permutation_table(rng: np.random.Generator, n: int, count: int) -> np.ndarra
         name="n_permutations",
         override="pass a smaller n_permutations",
     )
-    return rng.permuted(np.broadcast_to(np.arange(n), (count, n)), axis=1)
+    # shuffled in place in C order: the same permutations as permuting a broadcast arange
+    # (which returns a column-major copy), but each permutation's row contiguous, so that
+    # gathering rows by one and inverting the table run at memory speed
+    table = np.tile(np.arange(n), (count, 1))
+    rng.permuted(table, axis=1, out=table)
+    return table
 
 
 def independent_orders(

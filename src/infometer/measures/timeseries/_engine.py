@@ -130,7 +130,9 @@ class GaussianEngine:
         for s0 in range(0, len(perms), _CHUNK):
             part = inv[s0 : s0 + _CHUNK]
             s = part.shape[0]
-            g = at[:, part].reshape(k * s, self.n)  # [r_y, Q] at rows p^-1, one GEMM
+            # [r_y, Q] at rows p^-1 for s permutations, one GEMM; np.take returns C order
+            # (at[:, part] does not, and its reshape was a copy)
+            g = np.take(at, part, axis=1).reshape(k * s, self.n)
             m = (g @ x).reshape(k, s, len(cands))
             num = m[0]
             den = yy * (xx[None, :] - np.einsum("ksc,ksc->sc", m[1:], m[1:]))
