@@ -339,6 +339,12 @@ def _ratio(t: Timing, base: Timing, what: str) -> str:
     return f"{t.stat(what, 'min') / b:.1f}x" if b > 0 else "–"
 
 
+def _s(x: float) -> str:
+    """Seconds: three decimals, or three significant digits below 0.01 s (a call of tens
+    of microseconds would read 0.000)."""
+    return f"{x:.3f}" if x == 0 or x >= 0.01 else f"{x:.3g}"
+
+
 def table(timings: dict[str, Timing], ref: str | None = None) -> str:
     """Markdown: runs, min / median wall, spread, min / median CPU, value, ratios of minima."""
     head = (
@@ -360,9 +366,9 @@ def table(timings: dict[str, Timing], ref: str | None = None) -> str:
             wr = cr = ""
         label = f"**{name}**" if name == ref else name
         lines.append(
-            f"| {label} | {t.n} | {t.stat('wall', 'min'):.3f} | {t.stat('wall', 'median'):.3f} "
-            f"| {t.stat('wall', 'min'):.3f}–{t.stat('wall', 'max'):.3f} "
-            f"| {t.stat('cpu', 'min'):.3f} | {t.stat('cpu', 'median'):.3f} "
+            f"| {label} | {t.n} | {_s(t.stat('wall', 'min'))} | {_s(t.stat('wall', 'median'))} "
+            f"| {_s(t.stat('wall', 'min'))}–{_s(t.stat('wall', 'max'))} "
+            f"| {_s(t.stat('cpu', 'min'))} | {_s(t.stat('cpu', 'median'))} "
             f"| {_fmt_value(t.value)} | {wr} | {cr} |"
         )
     return "\n".join(lines)

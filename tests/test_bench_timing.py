@@ -77,6 +77,10 @@ def test_table_ratios_are_ratios_of_minima_with_spread():
     assert cells[2] == "2.000" and cells[3] == "3.000"  # min and median wall
     assert cells[4] == "2.000–4.000"  # spread
     assert cells[8] == "2.0x" and cells[9] == "4.0x"  # 2/1 wall, 2/0.5 CPU
+    # microseconds keep three significant digits rather than reading 0.000
+    fast = T.Timing("fast", walls=[3.25e-5, 4e-5], cpus=[3.1e-5, 3.9e-5], loads=[1, 1])
+    cells = [c.strip() for c in T.table({"fast": fast}).splitlines()[2].strip("|").split("|")]
+    assert cells[2] == "3.25e-05" and cells[5] == "3.1e-05"
     # a reference with zero time gives no ratio rather than a ZeroDivisionError
     assert "–" in T.table({"zero": zero, "peer": peer}, ref="zero")
 
