@@ -71,4 +71,17 @@ def counts(points: np.ndarray, radii: np.ndarray, intervals) -> np.ndarray:
             acc = cube
         else:
             acc &= cube
-    return np.bitwise_count(acc).sum(axis=1, dtype=np.int64) - 1
+    return row_popcounts(acc) - 1
+
+
+#: Set bits of each byte value, for numpy < 2 (no ``np.bitwise_count``).
+_BYTE_BITS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def row_popcounts(words: np.ndarray, *, table: bool = False) -> np.ndarray:
+    """Set bits of each row of a 2-D ``uint64`` array: ``np.bitwise_count`` (numpy >= 2),
+    else (or with ``table``) a byte lookup table over the rows' bytes."""
+    if hasattr(np, "bitwise_count") and not table:
+        return np.bitwise_count(words).sum(axis=1, dtype=np.int64)
+    b = np.ascontiguousarray(words).view(np.uint8).reshape(words.shape[0], -1)
+    return _BYTE_BITS[b].sum(axis=1, dtype=np.int64)
