@@ -20,6 +20,7 @@ much infometer pays for being a library.
   I(Y_t+1; X_t | Y_t), the same kNN program in the 3-D joint space.
 * ``pairwise_ksg1``: the all-pairs KSG-1 matrix as a loop of ``ksg1_mi`` over the pairs
   (the sum of the single-pair floors).
+* ``broja_slsqp``: the BROJA PID of a pmf by the textbook primal program, scipy's SLSQP.
 * ``network_floor``: the conditional-independence tests a Gaussian network search made
   (mTE, PCMCI, PCMCI+; recorded by ``benchmarks/_netrecord.py``), replayed as a loop with
   no search logic: per test one QR of the conditioning columns, explicit least-squares
@@ -268,3 +269,63 @@ def network_floor(
                 p = _stepdown(vals, null)
             out.append((vals.tolist(), null, p))
     return out
+
+
+# ------------------------------------------------------------------------ BROJA
+def broja_slsqp(p: np.ndarray) -> tuple[float, float, float, float]:
+    """BROJA's ``(shared, unique S1, unique S2, synergy)`` in nats of a pmf ``p[s1, s2, t]``
+    by the textbook program (Bertschinger et al. 2014): minimise ``I_q(T; S1, S2)`` over the
+    pmfs ``q`` with the pairs ``(S1, T)`` and ``(S2, T)`` distributed as under ``p``, here
+    with scipy's general SLSQP on the primal (``q >= 0``, the linear marginal constraints
+    less the one redundant row per target value), from the feasible product
+    ``p(s1, t) p(s2, t) / p(t)``; then ``UI1 = I_q(T; S1 | S2)``, ``UI2`` likewise,
+    ``SI = I(T; S1) - UI1`` and ``CI = I_p(T; S1, S2) - I_q(T; S1, S2)``.  No dual, no
+    cone, no interior point: the simplest correct program, not a fast one."""
+    from scipy.optimize import minimize
+
+    k1, k2, kt = p.shape
+    p13, p23, pt = p.sum(1), p.sum(0), p.sum((0, 1))
+    q0 = p13[:, None, :] * p23[None, :, :] / np.where(pt > 0, pt, 1.0)
+    rows, b = [], []
+    for a in range(k1):  # sum over s2 of q(a, s2, t) = p(a, t)
+        for t in range(kt):
+            m = np.zeros((k1, k2, kt))
+            m[a, :, t] = 1.0
+            rows.append(m.ravel())
+            b.append(p13[a, t])
+    for c in range(k2 - 1):  # sum over s1 of q(s1, c, t) = p(c, t); the last c is implied
+        for t in range(kt):
+            m = np.zeros((k1, k2, kt))
+            m[:, c, t] = 1.0
+            rows.append(m.ravel())
+            b.append(p23[c, t])
+    A, b = np.array(rows), np.array(b)
+
+    def f(v):
+        q = np.maximum(v.reshape(k1, k2, kt), 1e-300)
+        q12 = q.sum(2, keepdims=True)
+        lq = np.log(q) - np.log(q12)
+        return float((q * lq).sum()), lq.ravel()
+
+    res = minimize(
+        f,
+        q0.ravel(),
+        jac=True,
+        method="SLSQP",
+        bounds=[(0.0, 1.0)] * q0.size,
+        constraints=[{"type": "eq", "fun": lambda v: A @ v - b, "jac": lambda v: A}],
+        options={"ftol": 1e-14, "maxiter": 2000},
+    )
+    q = np.maximum(res.x.reshape(k1, k2, kt), 0.0)
+
+    def h(a: np.ndarray) -> float:
+        a = a[a > 0]
+        return float(-(a * np.log(a)).sum())
+
+    # I(T; S1 | S2) = H(S2, T) + H(S1, S2) - H(S2) - H(S1, S2, T), under q
+    ui1 = h(q.sum(0)) + h(q.sum(2)) - h(q.sum((0, 2))) - h(q)
+    ui2 = h(q.sum(1)) + h(q.sum(2)) - h(q.sum((1, 2))) - h(q)
+    i1 = h(p13.sum(1)) + h(pt) - h(p13)  # I(T; S1), the same under p and q
+    i_p = h(p.sum(2)) + h(pt) - h(p)  # I(T; S1, S2) under p
+    i_q = h(q.sum(2)) + h(pt) - h(q)
+    return i1 - ui1, ui1, ui2, i_p - i_q
