@@ -392,3 +392,19 @@ def test_few_distinct_values_are_said_in_the_familys_terms():
         im.complexity(np.random.default_rng(3).normal(size=500), "permutation")  # no ties
     with pytest.raises(TypeError, match="discrete="):
         im.complexity(x, "permutation", discrete=True)
+
+
+@pytest.mark.parametrize("n_zeros", [0, 5, 5000])  # the compiled pass and numpy's sums
+def test_one_positive_weight_has_entropy_exactly_zero(n_zeros):
+    # log(s) - w log(w) / s came out -2.2e-16 for some w (a monotone series' weighted
+    # permutation entropy, found on numpy 1.26; these three w do it in plain Python too);
+    # sum p log(1/p) has no negative term
+    from infometer.measures.complexity import _kernels as K
+
+    for w in (1.0, 0.1, 44.538719405480144, 22.876222127045263, 38.12042376882124, 1e300):
+        c = np.zeros(n_zeros + 1)
+        c[n_zeros // 2] = w
+        assert K.entropy_of_counts(c) == 0.0
+    rng = np.random.default_rng(n_zeros)
+    for _ in range(50):
+        assert K.entropy_of_counts(rng.exponential(size=n_zeros + 2) ** 8) >= 0.0

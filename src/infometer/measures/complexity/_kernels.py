@@ -179,22 +179,24 @@ def _entropy_small(c: np.ndarray) -> float:  # pragma: no cover
     for v in c:
         if v > 0:
             s += v
-    t = 0.0
+    h = 0.0
     for v in c:
         if v > 0:
             f = float(v)
-            t += f * math.log(f)
-    return math.log(s) - t / s
+            h += (f / s) * math.log(s / f)
+    return h
 
 
 def entropy_of_counts(c: np.ndarray) -> float:
     """Plug-in Shannon entropy (nats) of non-negative counts (or weights), at least one
-    of them positive."""
+    of them positive, as ``sum p log(1/p)``: every term is >= 0, so the sum is never below
+    0 by rounding, and one count gives exactly 0 (``log s - sum c log c / s`` gave -2e-16
+    where ``w log w / w`` rounds above ``log w``)."""
     if c.size <= SMALL_COUNTS:
         return float(_entropy_small(c))
     c = c[c > 0].astype(np.float64)
     s = c.sum()
-    return float(math.log(s) - (c * np.log(c)).sum() / s)
+    return float((c / s * np.log(s / c)).sum())
 
 
 @nb.njit(cache=True, nogil=True)
