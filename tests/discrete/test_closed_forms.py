@@ -167,3 +167,14 @@ def test_mi_of_mostly_distinct_joint_symbols_warns_for_every_method():
         with pytest.warns(im.InfometerWarning, match="MI from counts is unreliable"):
             e = im.mutual_info(x, y, method=method)
         assert e.diagnostics["undersampled"] is True
+
+
+@pytest.mark.parametrize("n", [6, 22, 23, 26, 27, 39, 1000])
+def test_a_constant_has_entropy_exactly_zero(n):
+    # log N - N log N / N is -2.2e-16 (or +4.4e-16) for these N in floating point; the
+    # plug-in is computed as sum p log(1/p), with no term below 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few samples per symbol: said, not the point here
+        assert im.entropy(np.zeros(n, dtype=int), method="plugin").value == 0.0
+        x = np.arange(n) % 3
+        assert im.mutual_info(np.zeros(n, dtype=int), x, method="plugin").value == 0.0

@@ -132,8 +132,8 @@ def codes_block_entropies(
     starts = np.flatnonzero(new)
     runs = np.diff(np.append(starts, flat.size)).astype(np.float64)
     row = starts // n
-    clogc = np.bincount(row, weights=runs * np.log(runs), minlength=m)
-    h = np.log(n) - clogc / n
+    # sum p log(1/p) per block: no negative rounding (a constant block is exactly 0)
+    h = np.bincount(row, weights=runs / n * np.log(n / runs), minlength=m)
     if miller_madow:
         h = h + (np.bincount(row, minlength=m) - 1) / (2.0 * n)
     return h
