@@ -222,3 +222,27 @@ def test_masked_arrays_with_masked_values_are_refused():
         im.mutual_info(x, np.ma.masked_array(np.c_[y, y], mask=m2))
     plain = im.mutual_info(x, y).value
     assert im.mutual_info(np.ma.masked_array(x), y).value == plain
+
+
+def test_scalar_checks_take_common_types_fast_and_refuse_the_rest_by_name():
+    # the fast paths for plain int / float / bool / seed must refuse what the ABC checks
+    # refused, and a number beyond float range is a ValueError naming it, not OverflowError
+    from infometer.core.seeding import check_seed
+    from infometer.core.validation import check_bool, check_float, check_int
+
+    assert check_int(np.int64(3), "k") == 3 and check_float(np.float32(0.5), "r") == 0.5
+    assert check_float(2, "r") == 2.0 and check_bool(np.bool_(True), "b") is True
+    assert check_seed(7) == 7 and check_seed(np.int64(7)) == 7
+    for bad, fn in ((True, check_int), (2.0, check_int), (False, check_float), ("1", check_float)):
+        with pytest.raises(TypeError, match="arg"):
+            fn(bad, "arg")
+    with pytest.raises(TypeError, match="seed"):
+        check_seed(True)
+    with pytest.raises(ValueError, match="seed"):
+        check_seed(-1)
+    for bad in (10**400, -(10**400), float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="r must be a finite number|r must be finite"):
+            check_float(bad, "r")
+    x = np.random.default_rng(0).normal(size=300)
+    with pytest.raises(ValueError, match="^r must be a finite"):
+        im.complexity(x, "sample", r=10**400)

@@ -104,12 +104,17 @@ def check_float(
     >>> check_float(0.95, "ci", low=0, high=1, inclusive=(False, False))
     0.95
     """
-    if type(value) is float or type(value) is int:  # the common cases, no ABC checks
-        v = float(value)
-    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not (type(value) is float or type(value) is int) and (
+        isinstance(value, bool) or not isinstance(value, numbers.Real)
+    ):  # float and int, the common cases, skip the ABC check
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
-    else:
+    try:
         v = float(value)
+    except OverflowError:  # an int beyond float range (10**400)
+        raise ValueError(
+            f"{name} must be a finite number, got a {int(value).bit_length()}-bit integer "
+            "beyond float range"
+        ) from None
     if not math.isfinite(v):
         raise ValueError(f"{name} must be finite, got {v}")
     if low is not None and (v < low or (v == low and not inclusive[0])):
